@@ -1,0 +1,127 @@
+// Package campaign is the model of the files a user writes: scenario files
+// (server variants) and campaign files (a host, engine defaults, a sweep and
+// the scenarios to compare). It loads them strictly, resolves `extends`,
+// checks them, renders launch commands and computes the sweep fingerprint.
+package campaign
+
+import "time"
+
+// Engine names accepted in a scenario's `engine` field.
+const (
+	EngineSGLang  = "sglang"
+	EngineVLLM    = "vllm"
+	EngineGeneric = "generic"
+)
+
+// Campaign is a loaded, resolved and checked campaign file.
+type Campaign struct {
+	Name      string      // `campaign`
+	File      string      // path the campaign was loaded from
+	Host      Host        // where the servers run
+	Engine    EngineOpts  // defaults for every scenario's server
+	GPU       GPUOpts     // the GPU-memory wait between scenarios
+	Sweep     Sweep       // the identical load every scenario gets
+	Baseline  string      // name of the scenario the others are compared to
+	Scenarios []*Scenario // in campaign order, `extends` resolved
+	// Warnings are non-fatal findings (e.g. an unset max-running-requests on a
+	// speculative scenario swept above 48), each prefixed with file:line:col.
+	Warnings []string
+}
+
+// Host says where servers run. Local is true for `host: local`.
+type Host struct {
+	Local bool
+	// SSH is an alias from ~/.ssh/config or user@host:port.
+	SSH     string
+	Workdir string // remote directory for logs, pid files, the lock and uploads
+	Python  string // interpreter used to launch python engines (default python3)
+	// AcceptNew adds an unknown host key to known_hosts on first contact, as
+	// OpenSSH's StrictHostKeyChecking=accept-new does. A changed key always fails.
+	AcceptNew bool
+	// SweepMode is "host" (run the load generator next to the server, the
+	// default) or "tunnel" (run it here through an SSH-forwarded port).
+	SweepMode string
+}
+
+// EngineOpts are server settings shared by every scenario of a campaign.
+type EngineOpts struct {
+	Port           int
+	HealthPath     string        // default /health
+	HealthTimeout  time.Duration // how long loading may take before the scenario fails
+	PollInterval   time.Duration // health poll period
+	ReadyLine      string        // log line that also signals readiness (optional)
+	StopGrace      time.Duration // SIGTERM → SIGKILL grace period
+	// Command, when set, replaces the engine's own launcher (e.g.
+	// `python3 -m sglang.launch_server`) for every scenario. The token
+	// "{bakeoff}" expands to the bakeoff binary on the host, which is how the
+	// demo launches `bakeoff sim` with the scenarios' unchanged SGLang flags.
+	Command []string
+	// Env is added to every scenario's environment (scenario values win).
+	Env map[string]string
+}
+
+// GPUOpts controls the wait for free GPU memory before and after a server.
+type GPUOpts struct {
+	MaxUsedMiB  int           // every GPU must be at or under this to count as free
+	WaitTimeout time.Duration // how long to wait before failing the scenario
+	KillStrays  bool          // kill compute processes still holding memory after the wait
+	NvidiaSMI   string        // command to run instead of `nvidia-smi` (optional)
+}
+
+// Endpoint names for Sweep.Endpoint.
+const (
+	EndpointChat        = "chat"
+	EndpointCompletions = "completions"
+)
+
+// Sweep is the load every scenario gets; everything in it that affects the
+// measurement goes into the fingerprint.
+type Sweep struct {
+	Concurrency []int // levels, in order
+	// Requests per level; 0 means auto (see RequestsFor).
+	Requests    int
+	MaxTokens   int
+	Warmup      int     // requests sent before the first level, not measured
+	Prompts     string  // "builtin" or a path to a JSONL file (resolved relative to the config)
+	Temperature float64 //
+	IgnoreEOS   bool
+	Endpoint    string // chat or completions
+	Repeats     int    // how many times each level is run (≥1)
+	Seed        int64  // prompt order seed
+	// RequestTimeout bounds one request; 0 means the loadgen default.
+	RequestTimeout time.Duration
+}
+
+// RequestsFor returns the number of measured requests for concurrency c:
+// the configured number, or, for auto, max(30, 4×c) so every level reaches a
+// steady state.
+func (s Sweep) RequestsFor(c int) int {
+	if s.Requests > 0 {
+		return s.Requests
+	}
+	return max(30, 4*c)
+}
+
+// Scenario is one server variant after `extends` is resolved.
+type Scenario struct {
+	Name        string
+	Description string
+	Extends     string // as written; already applied to the fields below
+	Engine      string // sglang, vllm or generic
+	Model       string
+	// Args are the engine flags in a stable order (sorted by key), already
+	// merged with the parent's; false/null values have been removed.
+	Args []Arg
+	Env  map[string]string
+	// Launch, when set, replaces the whole launch command for this scenario.
+	Launch []string
+	File   string // the file the scenario came from
+}
+
+// Arg is one engine flag. Values holds the rendered values: none for a bare
+// boolean flag, one for a scalar, several for a list (the flag is repeated).
+type Arg struct {
+	Key    string
+	Values []string
+	Bare   bool
+}

@@ -1,0 +1,50 @@
+package loadgen
+
+// LevelSummary condenses one concurrency level (one repeat). It is derived
+// from the records and written to levels.json for quick reading; reports
+// recompute everything from the records instead of trusting it.
+type LevelSummary struct {
+	Level  int `json:"level"`
+	Repeat int `json:"repeat"`
+	// Requests is how many were sent; OK and Failed split them, and
+	// FailedByClass counts failures per error class.
+	Requests      int            `json:"requests"`
+	OK            int            `json:"ok"`
+	Failed        int            `json:"failed"`
+	FailedByClass map[string]int `json:"failed_by_class,omitempty"`
+	Tokens        int            `json:"tokens"` // completion tokens of successful requests
+	// TokensEstimated is true when any request's token count was estimated
+	// because the server sent no usage.
+	TokensEstimated bool `json:"tokens_estimated,omitempty"`
+
+	WallSeconds float64 `json:"wall_s"` // first send to last end
+	// Throughput is output tokens per second over the steady-state window;
+	// WallThroughput over the whole wall time. See docs/METHOD.md.
+	Throughput     float64 `json:"throughput_tok_s"`
+	WallThroughput float64 `json:"wall_throughput_tok_s"`
+	SteadyStartNs  int64   `json:"steady_start_ns"`
+	SteadyEndNs    int64   `json:"steady_end_ns"`
+	PerRequestTokS float64 `json:"per_request_tok_s"` // mean of tokens/latency over successful requests
+
+	LatencyMean float64 `json:"latency_mean_s"`
+	LatencyP50  float64 `json:"latency_p50_s"`
+	LatencyP99  float64 `json:"latency_p99_s"`
+	TTFTP50     float64 `json:"ttft_p50_s"`
+	TTFTP99     float64 `json:"ttft_p99_s"`
+	TPOTP50     float64 `json:"tpot_p50_s"`
+	TPOTP99     float64 `json:"tpot_p99_s"`
+
+	// AchievedConcurrency is the time-weighted mean number of requests in
+	// flight over the steady-state window.
+	AchievedConcurrency float64 `json:"achieved_concurrency"`
+	DispatchLagP99      float64 `json:"dispatch_lag_p99_s"`
+	// ClientLimited flags a level where the load generator, not the server,
+	// may have set the pace.
+	ClientLimited bool `json:"client_limited,omitempty"`
+
+	// AcceptLength is the speculative accept length over this level, when the
+	// engine exposes it (see docs/METHOD.md for each engine's source).
+	AcceptLength       *float64 `json:"accept_length,omitempty"`
+	AcceptLengthSource string   `json:"accept_length_source,omitempty"`
+	Warnings           []string `json:"warnings,omitempty"`
+}
