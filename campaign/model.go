@@ -45,12 +45,12 @@ type Host struct {
 
 // EngineOpts are server settings shared by every scenario of a campaign.
 type EngineOpts struct {
-	Port           int
-	HealthPath     string        // default /health
-	HealthTimeout  time.Duration // how long loading may take before the scenario fails
-	PollInterval   time.Duration // health poll period
-	ReadyLine      string        // log line that also signals readiness (optional)
-	StopGrace      time.Duration // SIGTERM → SIGKILL grace period
+	Port          int
+	HealthPath    string        // default /health
+	HealthTimeout time.Duration // how long loading may take before the scenario fails
+	PollInterval  time.Duration // health poll period
+	ReadyLine     string        // log line that also signals readiness (optional)
+	StopGrace     time.Duration // SIGTERM → SIGKILL grace period
 	// Command, when set, replaces the engine's own launcher (e.g.
 	// `python3 -m sglang.launch_server`) for every scenario. The token
 	// "{bakeoff}" expands to the bakeoff binary on the host, which is how the

@@ -7,28 +7,28 @@ import "time"
 
 // Error classes for Record.ErrClass. An empty class means the request succeeded.
 const (
-	ErrHTTP      = "http"       // non-2xx status
-	ErrConnect   = "connect"    // refused, reset or unreachable before a response
-	ErrCut       = "cut"        // stream ended mid-way (EOF or reset after headers)
-	ErrNoDone    = "no_done"    // stream closed cleanly without `data: [DONE]`
-	ErrMalformed = "malformed"  // bad SSE framing or JSON
-	ErrTimeout   = "timeout"    // per-request deadline exceeded
-	ErrCanceled  = "canceled"   // the sweep was stopped (Ctrl-C) while it ran
-	ErrEmpty     = "empty"      // finished without any generated token
+	ErrHTTP      = "http"      // non-2xx status
+	ErrConnect   = "connect"   // refused, reset or unreachable before a response
+	ErrCut       = "cut"       // stream ended mid-way (EOF or reset after headers)
+	ErrNoDone    = "no_done"   // stream closed cleanly without `data: [DONE]`
+	ErrMalformed = "malformed" // bad SSE framing or JSON
+	ErrTimeout   = "timeout"   // per-request deadline exceeded
+	ErrCanceled  = "canceled"  // the sweep was stopped (Ctrl-C) while it ran
+	ErrEmpty     = "empty"     // finished without any generated token
 )
 
 // Record is one request, written as one JSON line. Times are Unix nanoseconds
 // so records from different machines sort and subtract without parsing.
 type Record struct {
-	Level      int    `json:"level"`            // target concurrency
-	Repeat     int    `json:"repeat"`           // 0-based repeat of the level
-	Seq        int    `json:"seq"`              // 0-based index within the level repeat
-	Warmup     bool   `json:"warmup,omitempty"` // warm-up requests are recorded but never measured
-	Prompt     int    `json:"prompt"`           // index in the prompt set
-	PromptSet  string `json:"prompt_set"`       // hash of the prompt set
-	SendNs     int64  `json:"send_ns"`          // request written
-	FirstNs    int64  `json:"first_ns,omitempty"` // first chunk with non-empty content
-	EndNs      int64  `json:"end_ns"`           // stream finished or failed
+	Level     int    `json:"level"`              // target concurrency
+	Repeat    int    `json:"repeat"`             // 0-based repeat of the level
+	Seq       int    `json:"seq"`                // 0-based index within the level repeat
+	Warmup    bool   `json:"warmup,omitempty"`   // warm-up requests are recorded but never measured
+	Prompt    int    `json:"prompt"`             // index in the prompt set
+	PromptSet string `json:"prompt_set"`         // hash of the prompt set
+	SendNs    int64  `json:"send_ns"`            // request written
+	FirstNs   int64  `json:"first_ns,omitempty"` // first chunk with non-empty content
+	EndNs     int64  `json:"end_ns"`             // stream finished or failed
 	// DispatchLagNs is the client's own delay between a slot freeing and this
 	// request being sent: a self-audit of the load generator.
 	DispatchLagNs int64 `json:"dispatch_lag_ns"`
@@ -40,11 +40,11 @@ type Record struct {
 	Chunks          int  `json:"chunks"` // content-bearing SSE events
 	// MaxITLNs is the largest gap between content chunks divided by the tokens
 	// that chunk carried.
-	MaxITLNs   int64  `json:"max_itl_ns,omitempty"`
-	Status     int    `json:"status"` // HTTP status, 0 when none arrived
-	ErrClass   string `json:"err_class,omitempty"`
-	Error      string `json:"error,omitempty"`
-	OutputHash string `json:"output_hash,omitempty"` // sha256 of the generated text, for greedy-equality checks
+	MaxITLNs     int64  `json:"max_itl_ns,omitempty"`
+	Status       int    `json:"status"` // HTTP status, 0 when none arrived
+	ErrClass     string `json:"err_class,omitempty"`
+	Error        string `json:"error,omitempty"`
+	OutputHash   string `json:"output_hash,omitempty"` // sha256 of the generated text, for greedy-equality checks
 	FinishReason string `json:"finish_reason,omitempty"`
 }
 
