@@ -1,0 +1,157 @@
+// Package prompts is the prompt set a sweep draws from: the built-in set
+// embedded in the binary, or a user's JSONL file. The set's content hash goes
+// into every record and into the sweep fingerprint, so two runs can only be
+// compared when they sent the same text.
+package prompts
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Builtin is the name of the embedded set in configs and flags.
+const Builtin = "builtin"
+
+//go:embed builtin.jsonl
+var builtinJSONL []byte
+
+// Message is one chat turn.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Prompt is one request's input: Messages for the chat endpoint; Text (the
+// messages flattened) for the completions endpoint.
+type Prompt struct {
+	Messages []Message
+	Text     string
+}
+
+// Set is a loaded prompt set.
+type Set struct {
+	Name    string // "builtin" or the file path as given
+	Prompts []Prompt
+	Hash    string // "sha256:<hex>" of the canonical content
+}
+
+// Load returns the set named by spec: "builtin" (or empty) for the embedded
+// set, otherwise a JSONL file, resolved against baseDir when relative.
+func Load(spec, baseDir string) (*Set, error) {
+	if spec == "" || spec == Builtin {
+		return Parse(Builtin, builtinJSONL)
+	}
+	path := spec
+	if !filepath.IsAbs(path) && baseDir != "" {
+		path = filepath.Join(baseDir, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading prompts: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// line is the accepted JSONL shapes: {"prompt": "..."}, {"messages": [...]},
+// or ShareGPT-style {"conversations": [{"from": "human", "value": "..."}]}.
+type line struct {
+	Prompt        *string   `json:"prompt"`
+	Messages      []Message `json:"messages"`
+	Conversations []struct {
+		From  string `json:"from"`
+		Value string `json:"value"`
+	} `json:"conversations"`
+}
+
+// Parse decodes a JSONL prompt set; errors name the file and line.
+func Parse(name string, data []byte) (*Set, error) {
+	s := &Set{Name: name}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	n := 0
+	for sc.Scan() {
+		n++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 || b[0] == '#' {
+			continue
+		}
+		var l line
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		p, err := l.prompt()
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		s.Prompts = append(s.Prompts, p)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if len(s.Prompts) == 0 {
+		return nil, fmt.Errorf("%s: no prompts", name)
+	}
+	s.Hash = hashPrompts(s.Prompts)
+	return s, nil
+}
+
+func (l line) prompt() (Prompt, error) {
+	var msgs []Message
+	switch {
+	case l.Prompt != nil:
+		msgs = []Message{{Role: "user", Content: *l.Prompt}}
+	case len(l.Messages) > 0:
+		msgs = l.Messages
+	case len(l.Conversations) > 0:
+		for _, c := range l.Conversations {
+			role := map[string]string{"human": "user", "user": "user", "gpt": "assistant",
+				"assistant": "assistant", "system": "system"}[c.From]
+			if role == "" {
+				return Prompt{}, fmt.Errorf("unknown conversation role %q", c.From)
+			}
+			msgs = append(msgs, Message{Role: role, Content: c.Value})
+		}
+		// A ShareGPT conversation is a whole dialogue; the request is
+		// everything up to the last user turn, so the model answers it.
+		for len(msgs) > 0 && msgs[len(msgs)-1].Role != "user" {
+			msgs = msgs[:len(msgs)-1]
+		}
+	default:
+		return Prompt{}, errors.New(`want "prompt", "messages" or "conversations"`)
+	}
+	if len(msgs) == 0 || strings.TrimSpace(msgs[len(msgs)-1].Content) == "" {
+		return Prompt{}, errors.New("empty prompt")
+	}
+	var text strings.Builder
+	for i, m := range msgs {
+		if i > 0 {
+			text.WriteString("\n\n")
+		}
+		text.WriteString(m.Content)
+	}
+	return Prompt{Messages: msgs, Text: text.String()}, nil
+}
+
+// hashPrompts hashes the decoded content, not the file bytes, so formatting
+// changes (whitespace, key order, comments) do not change the fingerprint.
+func hashPrompts(ps []Prompt) string {
+	h := sha256.New()
+	for _, p := range ps {
+		for _, m := range p.Messages {
+			fmt.Fprintf(h, "%d:%s%d:%s", len(m.Role), m.Role, len(m.Content), m.Content)
+		}
+		h.Write([]byte{0})
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
