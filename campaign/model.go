@@ -4,7 +4,10 @@
 // checks them, renders launch commands and computes the sweep fingerprint.
 package campaign
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Engine names accepted in a scenario's `engine` field.
 const (
@@ -23,6 +26,9 @@ type Campaign struct {
 	Sweep     Sweep       // the identical load every scenario gets
 	Baseline  string      // name of the scenario the others are compared to
 	Scenarios []*Scenario // in campaign order, `extends` resolved
+	// PromptHash is the content hash of the sweep's prompt set
+	// ("sha256:..."), as prompts.Set.Hash computes it.
+	PromptHash string
 	// Warnings are non-fatal findings (e.g. an unset max-running-requests on a
 	// speculative scenario swept above 48), each prefixed with file:line:col.
 	Warnings []string
@@ -83,7 +89,7 @@ type Sweep struct {
 	MaxTokens   int
 	Warmup      int     // requests sent before the first level, not measured
 	Prompts     string  // "builtin" or a path to a JSONL file (resolved relative to the config)
-	Temperature float64 //
+	Temperature float64 // sampling temperature, 0 for greedy
 	IgnoreEOS   bool
 	Endpoint    string // chat or completions
 	Repeats     int    // how many times each level is run (≥1)
@@ -116,6 +122,8 @@ type Scenario struct {
 	// Launch, when set, replaces the whole launch command for this scenario.
 	Launch []string
 	File   string // the file the scenario came from
+
+	src *scenarioSrc // where each value was written; nil when built in code
 }
 
 // Arg is one engine flag. Values holds the rendered values: none for a bare
@@ -125,3 +133,34 @@ type Arg struct {
 	Values []string
 	Bare   bool
 }
+
+// Speculative reports whether the scenario runs speculative decoding: an
+// SGLang speculative-algorithm or a vLLM speculative-config.
+func (s *Scenario) Speculative() bool {
+	if v, ok := s.ArgValue("speculative-algorithm"); ok && v != "" {
+		return true
+	}
+	v, ok := s.ArgValue("speculative-config")
+	return ok && v != ""
+}
+
+// ArgValue returns a flag's value (the last one of a repeated flag, "" for a
+// bare flag) and whether the flag is set. The key may be written with or
+// without its leading dashes.
+func (s *Scenario) ArgValue(key string) (string, bool) {
+	key = strings.TrimLeft(key, "-")
+	for _, a := range s.Args {
+		if a.Key != key {
+			continue
+		}
+		if len(a.Values) == 0 {
+			return "", true
+		}
+		return a.Values[len(a.Values)-1], true
+	}
+	return "", false
+}
+
+// Fingerprint is the campaign's sweep fingerprint: Fingerprint(c.Sweep,
+// c.PromptHash).
+func (c *Campaign) Fingerprint() string { return Fingerprint(c.Sweep, c.PromptHash) }

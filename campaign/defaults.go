@@ -1,0 +1,49 @@
+package campaign
+
+import "time"
+
+// Defaults for every key a file may leave out. docs/CONFIG.md lists them.
+const (
+	DefaultEngine         = EngineSGLang
+	DefaultPython         = "python3"
+	DefaultSSHWorkdir     = "/tmp/bakeoff"
+	DefaultSweepMode      = SweepOnHost
+	DefaultPort           = 30000
+	DefaultHealthPath     = "/health"
+	DefaultHealthTimeout  = 30 * time.Minute
+	DefaultPollInterval   = 5 * time.Second
+	DefaultStopGrace      = 30 * time.Second
+	DefaultMaxUsedMiB     = 1024
+	DefaultGPUWaitTimeout = 5 * time.Minute
+	DefaultMaxTokens      = 200
+	DefaultWarmup         = 5
+	DefaultPrompts        = "builtin"
+	DefaultTemperature    = 0.0
+	DefaultIgnoreEOS      = true
+	DefaultEndpoint       = EndpointChat
+	DefaultRepeats        = 1
+	DefaultSeed           = 1
+	DefaultRequestTimeout = 10 * time.Minute
+	// LocalWorkdirPrefix names the default workdir for `host: local`:
+	// <TMPDIR>/bakeoff-local-<uid>, one per user so two users never share a
+	// lock or a pid file.
+	LocalWorkdirPrefix = "bakeoff-local-"
+)
+
+// Sweep modes for Host.SweepMode.
+const (
+	SweepOnHost   = "host"   // run `bakeoff sweep` on the GPU host, next to the server
+	SweepOverSSH  = "tunnel" // run the load here, through a forwarded port
+	launcherHost  = "127.0.0.1"
+	maxPort       = 65535
+	promptBuiltin = "builtin"
+)
+
+// SGLangSpecMaxRunning is the batch cap SGLang applies to speculative
+// decoding when --max-running-requests is unset ("Max running requests is
+// reset to 48 for speculative decoding").
+const SGLangSpecMaxRunning = 48
+
+// MaxConcurrency bounds a sweep level; a closed-loop level beyond it is a
+// typo, and the bound keeps the automatic request count from overflowing.
+const MaxConcurrency = 100000

@@ -1,0 +1,54 @@
+package campaign
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// fingerprintVersion names the canonical form below; change it whenever the
+// form changes, so old and new fingerprints can never collide.
+const fingerprintVersion = "bakeoff-sweep-v1"
+
+// Fingerprint is a stable "sha256:<hex>" of everything that must be
+// identical for two scenarios' results to be comparable: the levels in
+// order, the resolved request count per level (so `auto` and the numbers it
+// stands for agree), max_tokens, warmup, temperature, ignore_eos, endpoint,
+// repeats, seed and the prompt set's content hash. The canonical text is
+// built field by field with fixed formatting (integers in decimal, the
+// temperature as the shortest decimal that round-trips), so it depends on
+// neither map order nor the machine.
+func Fingerprint(s Sweep, promptSetHash string) string {
+	var b strings.Builder
+	line := func(k, v string) { fmt.Fprintf(&b, "%s=%s\n", k, v) }
+	line("version", fingerprintVersion)
+	levels := make([]string, len(s.Concurrency))
+	reqs := make([]string, len(s.Concurrency))
+	for i, c := range s.Concurrency {
+		levels[i] = strconv.Itoa(c)
+		reqs[i] = strconv.Itoa(s.RequestsFor(c))
+	}
+	line("levels", strings.Join(levels, ","))
+	line("requests", strings.Join(reqs, ","))
+	line("max_tokens", strconv.Itoa(s.MaxTokens))
+	line("warmup", strconv.Itoa(s.Warmup))
+	temp := s.Temperature
+	if temp == 0 {
+		temp = 0 // -0 and 0 sample alike
+	}
+	line("temperature", strconv.FormatFloat(temp, 'g', -1, 64))
+	line("ignore_eos", strconv.FormatBool(s.IgnoreEOS))
+	endpoint := s.Endpoint
+	if endpoint == "" {
+		endpoint = DefaultEndpoint
+	}
+	line("endpoint", endpoint)
+	repeats := max(s.Repeats, 1)
+	line("repeats", strconv.Itoa(repeats))
+	line("seed", strconv.FormatInt(s.Seed, 10))
+	line("prompts", promptSetHash)
+	sum := sha256.Sum256([]byte(b.String()))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}

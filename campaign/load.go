@@ -1,0 +1,624 @@
+package campaign
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/bakeoff-dev/bakeoff/prompts"
+)
+
+// Load reads a campaign file and every scenario it names, resolves
+// `extends`, applies defaults and runs every check. When anything is wrong it
+// returns *Errors holding all problems of all files; warnings go to
+// Campaign.Warnings.
+//
+// A scenario named NAME is <config dir>/../scenarios/NAME.yaml (the
+// `scenarios` folder beside the config's folder); a reference with a slash or
+// a .yaml suffix is a path relative to the config file.
+func Load(path string) (*Campaign, error) {
+	return load(path, os.ReadFile)
+}
+
+func load(path string, read func(string) ([]byte, error)) (*Campaign, error) {
+	l := newLoader(read)
+	c := l.campaign(path)
+	if err := l.p.err(); err != nil {
+		return nil, err
+	}
+	c.Warnings = l.p.warningStrings()
+	return c, nil
+}
+
+// defaultLocalWorkdir is <TMPDIR>/bakeoff-local-<uid>.
+func defaultLocalWorkdir() string {
+	return filepath.Join(os.TempDir(), LocalWorkdirPrefix+strconv.Itoa(os.Getuid()))
+}
+
+// campaignNodes keeps the positions the cross-file checks report at.
+type campaignNodes struct {
+	baseline, requests *yaml.Node
+	scenarios, prompts *yaml.Node
+	sweep              *yaml.Node
+	envAt              map[string]position
+}
+
+func (l *loader) campaign(path string) *Campaign {
+	c := &Campaign{
+		File: path,
+		Engine: EngineOpts{
+			Port:          DefaultPort,
+			HealthPath:    DefaultHealthPath,
+			HealthTimeout: DefaultHealthTimeout,
+			PollInterval:  DefaultPollInterval,
+			StopGrace:     DefaultStopGrace,
+			Env:           map[string]string{},
+		},
+		GPU: GPUOpts{MaxUsedMiB: DefaultMaxUsedMiB, WaitTimeout: DefaultGPUWaitTimeout},
+		Sweep: Sweep{
+			MaxTokens:      DefaultMaxTokens,
+			Warmup:         DefaultWarmup,
+			Prompts:        DefaultPrompts,
+			Temperature:    DefaultTemperature,
+			IgnoreEOS:      DefaultIgnoreEOS,
+			Endpoint:       DefaultEndpoint,
+			Repeats:        DefaultRepeats,
+			Seed:           DefaultSeed,
+			RequestTimeout: DefaultRequestTimeout,
+		},
+	}
+	l.p.seeFile(path)
+	data, err := l.read(path)
+	if err != nil {
+		l.p.errorf(position{file: path}, "reading campaign: %s", readMsg(err))
+		return nil
+	}
+	d := &doc{file: path, p: l.p}
+	root := d.parse(data)
+	if root == nil {
+		return nil
+	}
+	nodes := campaignNodes{envAt: map[string]position{}}
+	var hasHost, hasSweep, hasConcurrency bool
+	d.mapping(root, "campaign file", map[string]field{
+		"campaign": func(_, v *yaml.Node) {
+			if s, ok := d.str(v, "campaign"); ok {
+				if !validName(s) {
+					d.errorf(v, "campaign: %q must be letters, digits, '.', '_' or '-' (it names a results directory)", s)
+				}
+				c.Name = s
+			}
+		},
+		"host": func(_, v *yaml.Node) { hasHost = true; d.host(v, &c.Host) },
+		"engine": func(_, v *yaml.Node) {
+			d.engine(v, &c.Engine, nodes.envAt)
+		},
+		"gpu": func(_, v *yaml.Node) { d.gpu(v, &c.GPU) },
+		"sweep": func(_, v *yaml.Node) {
+			hasSweep, nodes.sweep = true, v
+			hasConcurrency = d.sweep(v, &c.Sweep, &nodes)
+		},
+		"baseline": func(_, v *yaml.Node) {
+			if s, ok := d.word(v, "baseline"); ok {
+				c.Baseline, nodes.baseline = s, v
+			}
+		},
+		"scenarios": func(_, v *yaml.Node) { nodes.scenarios = v },
+	})
+	top := position{file: path}
+	if c.Name == "" && !hasKey(root, "campaign") {
+		l.p.errorf(top, "campaign: missing (the campaign's name)")
+	}
+	if !hasHost {
+		l.p.errorf(top, "host: missing (`local`, or a mapping with ssh:)")
+	}
+	if !hasSweep {
+		l.p.errorf(top, "sweep: missing (at least sweep.concurrency)")
+	} else if !hasConcurrency && nodes.sweep.Kind == yaml.MappingNode {
+		d.errorf(nodes.sweep, "sweep.concurrency: missing (the levels to run, e.g. [1, 2, 5, 10])")
+	}
+	if c.Host.Workdir == "" {
+		if c.Host.Local {
+			c.Host.Workdir = defaultLocalWorkdir()
+		} else {
+			c.Host.Workdir = DefaultSSHWorkdir
+		}
+	}
+	if c.Host.Python == "" {
+		c.Host.Python = DefaultPython
+	}
+	if c.Host.SweepMode == "" {
+		c.Host.SweepMode = DefaultSweepMode
+	}
+	l.prompts(c, d.pos(nodes.prompts))
+	l.scenarios(c, d, nodes)
+	return c
+}
+
+// hasKey reports whether a mapping node has key.
+func hasKey(n *yaml.Node, key string) bool { return keyValue(n, key) != nil }
+
+func keyValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := deref(n.Content[i]); k != nil && k.Kind == yaml.ScalarNode && k.Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// prompts resolves the sweep's prompt set and records its content hash; a
+// missing or malformed file is reported at sweep.prompts.
+func (l *loader) prompts(c *Campaign, at position) {
+	if c.Sweep.Prompts == promptBuiltin {
+		set, err := prompts.Load(prompts.Builtin, "")
+		if err != nil {
+			l.p.errorf(at, "sweep.prompts: the built-in set: %v", err)
+			return
+		}
+		c.PromptHash = set.Hash
+		return
+	}
+	path := c.Sweep.Prompts
+	if !filepath.IsAbs(path) {
+		path = filepath.Clean(filepath.Join(filepath.Dir(c.File), path))
+	}
+	c.Sweep.Prompts = path
+	data, err := l.read(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			l.p.errorf(at, "sweep.prompts: %s does not exist (use `builtin` or a JSONL file)", path)
+		} else {
+			l.p.errorf(at, "sweep.prompts: reading %s: %s", path, readMsg(err))
+		}
+		return
+	}
+	set, err := prompts.Parse(path, data)
+	if err != nil {
+		l.p.errorf(at, "sweep.prompts: %v", err)
+		return
+	}
+	c.PromptHash = set.Hash
+}
+
+func (d *doc) host(v *yaml.Node, h *Host) {
+	if v.Kind == yaml.ScalarNode && !isNull(v) {
+		if v.Value == "local" {
+			h.Local = true
+			return
+		}
+		d.errorf(v, "host: want `local` or a mapping (host: {ssh: %s})", v.Value)
+		return
+	}
+	hasSSH := false
+	d.mapping(v, "host", map[string]field{
+		"ssh": func(_, v *yaml.Node) {
+			s, ok := d.word(v, "host.ssh")
+			if !ok {
+				return
+			}
+			hasSSH = true
+			if msg := checkSSHTarget(s); msg != "" {
+				d.errorf(v, "host.ssh: %s", msg)
+			}
+			h.SSH = s
+		},
+		"workdir": func(_, v *yaml.Node) {
+			if s, ok := d.word(v, "host.workdir"); ok {
+				if !strings.HasPrefix(s, "/") {
+					d.errorf(v, "host.workdir: %q must be an absolute path", s)
+				}
+				h.Workdir = filepath.Clean(s)
+			}
+		},
+		"python": func(_, v *yaml.Node) {
+			if s, ok := d.word(v, "host.python"); ok {
+				if s == "" {
+					d.errorf(v, "host.python: empty")
+				}
+				h.Python = s
+			}
+		},
+		"accept_new": func(_, v *yaml.Node) { h.AcceptNew, _ = d.boolean(v, "host.accept_new") },
+		"sweep_mode": func(_, v *yaml.Node) {
+			if s, ok := d.str(v, "host.sweep_mode"); ok {
+				if s != SweepOnHost && s != SweepOverSSH {
+					d.errorf(v, "host.sweep_mode: %q: want host or tunnel", s)
+				}
+				h.SweepMode = s
+			}
+		},
+	})
+	if v.Kind == yaml.MappingNode && !hasSSH && !hasKey(v, "ssh") {
+		d.errorf(v, "host: ssh: missing (an alias from ~/.ssh/config or user@host:port; or write host: local)")
+	}
+}
+
+// checkSSHTarget returns what is wrong with an ssh destination, or "".
+func checkSSHTarget(s string) string {
+	switch {
+	case s == "":
+		return "empty"
+	case strings.HasPrefix(s, "-"):
+		return fmt.Sprintf("%q starts with '-'", s)
+	case strings.ContainsAny(s, " \t"):
+		return fmt.Sprintf("%q contains a space", s)
+	}
+	hostPort := s[strings.LastIndexByte(s, '@')+1:]
+	if strings.HasPrefix(hostPort, "[") { // [v6addr]:port
+		end := strings.IndexByte(hostPort, ']')
+		if end < 0 {
+			return fmt.Sprintf("%q: unclosed '['", s)
+		}
+		hostPort = hostPort[end+1:]
+		if hostPort == "" {
+			return ""
+		}
+		if !strings.HasPrefix(hostPort, ":") {
+			return fmt.Sprintf("%q: want [address]:port", s)
+		}
+	} else if strings.Count(hostPort, ":") != 1 {
+		return ""
+	}
+	port := hostPort[strings.LastIndexByte(hostPort, ':')+1:]
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > maxPort {
+		return fmt.Sprintf("%q: port %q is not 1-%d", s, port, maxPort)
+	}
+	return ""
+}
+
+func (d *doc) engine(v *yaml.Node, e *EngineOpts, envAt map[string]position) {
+	d.mapping(v, "engine", map[string]field{
+		"port": func(_, v *yaml.Node) {
+			if n, ok := d.integer(v, "engine.port"); ok {
+				if n < 1 || n > maxPort {
+					d.errorf(v, "engine.port: %d is out of range (1-%d)", n, maxPort)
+				}
+				e.Port = n
+			}
+		},
+		"health_path": func(_, v *yaml.Node) {
+			if s, ok := d.word(v, "engine.health_path"); ok {
+				if !strings.HasPrefix(s, "/") || strings.ContainsAny(s, " \t") {
+					d.errorf(v, "engine.health_path: %q must be a URL path starting with '/'", s)
+				}
+				e.HealthPath = s
+			}
+		},
+		"health_timeout": func(_, v *yaml.Node) {
+			e.HealthTimeout, _ = d.positiveDuration(v, "engine.health_timeout")
+		},
+		"poll_interval": func(_, v *yaml.Node) {
+			e.PollInterval, _ = d.positiveDuration(v, "engine.poll_interval")
+		},
+		"ready_line": func(_, v *yaml.Node) { e.ReadyLine, _ = d.word(v, "engine.ready_line") },
+		"stop_grace": func(_, v *yaml.Node) {
+			if t, ok := d.duration(v, "engine.stop_grace"); ok {
+				if t < 0 {
+					d.errorf(v, "engine.stop_grace: must not be negative")
+				}
+				e.StopGrace = t
+			}
+		},
+		"command": func(_, v *yaml.Node) { e.Command = d.command(v) },
+		"env": func(_, v *yaml.Node) {
+			d.env(v, "engine.env", func(name, value string, remove bool, at position) {
+				if remove {
+					d.p.errorf(at, "engine.env.%s: want a value", name)
+					return
+				}
+				e.Env[name] = value
+				envAt[name] = at
+			})
+		},
+	})
+}
+
+// command decodes engine.command: a list of words, or one string split on
+// white space. Quotes in the one-string form would not be interpreted, so
+// they are refused rather than silently passed on.
+func (d *doc) command(v *yaml.Node) []string {
+	if v.Kind == yaml.ScalarNode && !isNull(v) {
+		s, ok := d.word(v, "engine.command")
+		if !ok {
+			return nil
+		}
+		if strings.ContainsAny(s, `'"\`) {
+			d.errorf(v, "engine.command: quotes and backslashes are not interpreted in the one-line form; write a list of words")
+			return nil
+		}
+		w := strings.Fields(s)
+		if len(w) == 0 {
+			d.errorf(v, "engine.command: empty")
+			return nil
+		}
+		return w
+	}
+	w, _ := d.words(v, "engine.command")
+	return w
+}
+
+func (d *doc) gpu(v *yaml.Node, g *GPUOpts) {
+	d.mapping(v, "gpu", map[string]field{
+		"max_used_mib": func(_, v *yaml.Node) {
+			if n, ok := d.integer(v, "gpu.max_used_mib"); ok {
+				if n < 0 {
+					d.errorf(v, "gpu.max_used_mib: must not be negative")
+				}
+				g.MaxUsedMiB = n
+			}
+		},
+		"wait_timeout": func(_, v *yaml.Node) { g.WaitTimeout, _ = d.positiveDuration(v, "gpu.wait_timeout") },
+		"kill_strays":  func(_, v *yaml.Node) { g.KillStrays, _ = d.boolean(v, "gpu.kill_strays") },
+		"nvidia_smi": func(_, v *yaml.Node) {
+			if s, ok := d.word(v, "gpu.nvidia_smi"); ok {
+				if strings.TrimSpace(s) == "" {
+					d.errorf(v, "gpu.nvidia_smi: empty")
+				}
+				g.NvidiaSMI = s
+			}
+		},
+	})
+}
+
+// sweep decodes the sweep; it reports whether concurrency was given.
+func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) bool {
+	hasLevels := false
+	d.mapping(v, "sweep", map[string]field{
+		"concurrency": func(_, v *yaml.Node) {
+			hasLevels = true
+			s.Concurrency = d.levels(v)
+		},
+		"requests": func(_, v *yaml.Node) {
+			nodes.requests = v
+			if v.Kind == yaml.ScalarNode && v.Value == "auto" && v.ShortTag() == "!!str" {
+				s.Requests = 0
+				return
+			}
+			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" {
+				d.errorf(v, "sweep.requests: want a number or auto, got %s", kindName(v))
+				return
+			}
+			if n, ok := d.integer(v, "sweep.requests"); ok {
+				if n <= 0 {
+					d.errorf(v, "sweep.requests: must be at least 1 (or auto), got %d", n)
+					return
+				}
+				s.Requests = n
+			}
+		},
+		"max_tokens": func(_, v *yaml.Node) {
+			if n, ok := d.integer(v, "sweep.max_tokens"); ok {
+				if n <= 0 {
+					d.errorf(v, "sweep.max_tokens: must be at least 1, got %d", n)
+				}
+				s.MaxTokens = n
+			}
+		},
+		"warmup": func(_, v *yaml.Node) {
+			if n, ok := d.integer(v, "sweep.warmup"); ok {
+				if n < 0 {
+					d.errorf(v, "sweep.warmup: must not be negative, got %d", n)
+				}
+				s.Warmup = n
+			}
+		},
+		"prompts": func(_, v *yaml.Node) {
+			nodes.prompts = v
+			if p, ok := d.word(v, "sweep.prompts"); ok {
+				if p == "" {
+					d.errorf(v, "sweep.prompts: empty (use builtin or a JSONL file)")
+					return
+				}
+				s.Prompts = p
+			}
+		},
+		"temperature": func(_, v *yaml.Node) {
+			if f, ok := d.number(v, "sweep.temperature"); ok {
+				if f < 0 {
+					d.errorf(v, "sweep.temperature: must not be negative")
+				}
+				s.Temperature = f
+			}
+		},
+		"ignore_eos": func(_, v *yaml.Node) { s.IgnoreEOS, _ = d.boolean(v, "sweep.ignore_eos") },
+		"endpoint": func(_, v *yaml.Node) {
+			if e, ok := d.str(v, "sweep.endpoint"); ok {
+				if e != EndpointChat && e != EndpointCompletions {
+					d.errorf(v, "sweep.endpoint: %q: want chat or completions", e)
+				}
+				s.Endpoint = e
+			}
+		},
+		"repeats": func(_, v *yaml.Node) {
+			if n, ok := d.integer(v, "sweep.repeats"); ok {
+				if n < 1 {
+					d.errorf(v, "sweep.repeats: must be at least 1, got %d", n)
+				}
+				s.Repeats = n
+			}
+		},
+		"seed": func(_, v *yaml.Node) {
+			if n, ok := d.integer(v, "sweep.seed"); ok {
+				s.Seed = int64(n)
+			}
+		},
+		"request_timeout": func(_, v *yaml.Node) {
+			s.RequestTimeout, _ = d.positiveDuration(v, "sweep.request_timeout")
+		},
+	})
+	return hasLevels
+}
+
+// levels decodes sweep.concurrency: positive, distinct integers.
+func (d *doc) levels(v *yaml.Node) []int {
+	if v.Kind != yaml.SequenceNode {
+		d.errorf(v, "sweep.concurrency: want a list of levels, got %s", kindName(v))
+		return nil
+	}
+	if len(v.Content) == 0 {
+		d.errorf(v, "sweep.concurrency: empty list (at least one level)")
+		return nil
+	}
+	var out []int
+	seen := map[int]*yaml.Node{}
+	for i, c := range v.Content {
+		c = deref(c)
+		what := fmt.Sprintf("sweep.concurrency[%d]", i)
+		n, ok := d.integer(c, what)
+		if !ok {
+			continue
+		}
+		switch {
+		case n <= 0:
+			d.errorf(c, "%s: level %d: must be at least 1", what, n)
+			continue
+		case n > MaxConcurrency:
+			d.errorf(c, "%s: level %d: more than %d", what, n, MaxConcurrency)
+			continue
+		}
+		if first, dup := seen[n]; dup {
+			d.errorf(c, "%s: level %d repeated (first at line %d)", what, n, first.Line)
+			continue
+		}
+		seen[n] = c
+		out = append(out, n)
+	}
+	return out
+}
+
+// scenarios loads the listed scenarios and runs the checks across them.
+func (l *loader) scenarios(c *Campaign, d *doc, nodes campaignNodes) {
+	v := deref(nodes.scenarios)
+	if v == nil {
+		l.p.errorf(position{file: c.File}, "scenarios: missing (the list of scenarios to compare)")
+		return
+	}
+	if v.Kind != yaml.SequenceNode {
+		d.errorf(v, "scenarios: want a list of names or paths, got %s", kindName(v))
+		return
+	}
+	if len(v.Content) == 0 {
+		d.errorf(v, "scenarios: empty list")
+		return
+	}
+	configDir := filepath.Dir(c.File)
+	nameDir := filepath.Join(configDir, "..", "scenarios")
+	// names holds every listed scenario's name, broken ones included (by
+	// their file name), so one broken file does not also fail the baseline.
+	names := map[string]*yaml.Node{}
+	var order []string
+	for i, e := range v.Content {
+		e = deref(e)
+		ref, ok := d.word(e, fmt.Sprintf("scenarios[%d]", i))
+		if !ok {
+			continue
+		}
+		if ref == "" {
+			d.errorf(e, "scenarios[%d]: empty", i)
+			continue
+		}
+		if !isPathRef(ref) && !validName(ref) {
+			d.errorf(e, "scenarios[%d]: %q is neither a scenario name nor a path to a .yaml file", i, ref)
+			continue
+		}
+		path := refPath(ref, nameDir, configDir)
+		s := l.scenario(path, d.pos(e), "scenario")
+		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		if s != nil {
+			l.finish(s)
+			name = s.Name
+			if !isPathRef(ref) && s.Name != ref {
+				l.p.warnf(d.pos(e), "scenarios[%d]: %s names itself %q; the campaign calls it %q", i, path, s.Name, s.Name)
+			}
+		}
+		if first, dup := names[name]; dup {
+			d.errorf(e, "scenarios[%d]: duplicate scenario name %q (first at line %d)", i, name, first.Line)
+			continue
+		}
+		names[name] = e
+		order = append(order, name)
+		if s != nil {
+			c.Scenarios = append(c.Scenarios, s)
+		}
+	}
+	switch {
+	case c.Baseline == "" && nodes.baseline == nil && len(order) > 0:
+		c.Baseline = order[0]
+	case nodes.baseline != nil && len(order) > 0 && names[c.Baseline] == nil:
+		d.errorf(nodes.baseline, "baseline: %q is not among the scenarios (%s)", c.Baseline, strings.Join(order, ", "))
+	}
+	l.warnings(c, d, nodes)
+}
+
+// warnings flags settings that make an A/B unfair or that the engine will
+// silently override.
+func (l *loader) warnings(c *Campaign, d *doc, nodes campaignNodes) {
+	maxLevel := 0
+	if len(c.Sweep.Concurrency) > 0 {
+		maxLevel = slices.Max(c.Sweep.Concurrency)
+	}
+	if c.Sweep.Requests > 0 && c.Sweep.Requests < maxLevel {
+		d.p.warnf(d.pos(nodes.requests), "sweep.requests: %d requests never reach concurrency %d; use auto or at least %d",
+			c.Sweep.Requests, maxLevel, maxLevel)
+	}
+	for _, s := range c.Scenarios {
+		if s.Engine != EngineSGLang || !s.Speculative() {
+			continue
+		}
+		algAt := s.src.argPos["speculative-algorithm"]
+		if _, ok := s.ArgValue("max-running-requests"); !ok && maxLevel > SGLangSpecMaxRunning {
+			l.p.warnf(algAt, "scenario %s: speculative SGLang caps running requests at %d unless max-running-requests is set, and the sweep goes to %d; set it (to the same value in every scenario)",
+				s.Name, SGLangSpecMaxRunning, maxLevel)
+		}
+		topk, hasTopk := argInt(s, "speculative-eagle-topk")
+		if v, at, ok := specV2(c, s, nodes.envAt); ok && hasTopk && topk > 1 {
+			l.p.warnf(at, "scenario %s: SGLANG_ENABLE_SPEC_V2=%s needs speculative-eagle-topk 1, and it is %d", s.Name, v, topk)
+		}
+		steps, hasSteps := argInt(s, "speculative-num-steps")
+		draft, hasDraft := argInt(s, "speculative-num-draft-tokens")
+		if hasTopk && topk == 1 && hasSteps && hasDraft && draft != steps+1 {
+			l.p.warnf(s.src.argPos["speculative-num-draft-tokens"], "scenario %s: with speculative-eagle-topk 1 SGLang forces speculative-num-draft-tokens to num-steps+1 = %d, not %d",
+				s.Name, steps+1, draft)
+		}
+	}
+}
+
+// specV2 reports whether SGLANG_ENABLE_SPEC_V2 is switched on for s, with
+// its value and where it was set.
+func specV2(c *Campaign, s *Scenario, campaignEnvAt map[string]position) (string, position, bool) {
+	const name = "SGLANG_ENABLE_SPEC_V2"
+	v, ok := s.Env[name]
+	at := s.src.envPos[name]
+	if !ok {
+		v, ok = c.Engine.Env[name]
+		at = campaignEnvAt[name]
+	}
+	if !ok {
+		return "", position{}, false
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "0", "false", "no", "off":
+		return v, at, false
+	}
+	return v, at, true
+}
+
+func argInt(s *Scenario, key string) (int, bool) {
+	v, ok := s.ArgValue(key)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	return n, err == nil
+}

@@ -1,0 +1,324 @@
+package campaign
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// doc decodes one YAML file at the node level, so every error carries the
+// line and column of the key or value it is about.
+type doc struct {
+	file string
+	p    *problems
+}
+
+// parse reads a file's single YAML document into its root node. Syntax
+// errors are recorded and yield nil.
+func (d *doc) parse(data []byte) *yaml.Node {
+	d.p.seeFile(d.file)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var root yaml.Node
+	if err := decodeNode(dec, &root); err != nil {
+		if errors.Is(err, io.EOF) {
+			d.p.errorf(position{file: d.file}, "empty file")
+			return nil
+		}
+		d.syntaxError(err)
+		return nil
+	}
+	var extra yaml.Node
+	if err := decodeNode(dec, &extra); err == nil {
+		d.p.errorf(d.pos(&extra), "a second YAML document: a file holds exactly one")
+		return nil
+	} else if !errors.Is(err, io.EOF) {
+		d.syntaxError(err)
+		return nil
+	}
+	n := &root
+	if n.Kind == yaml.DocumentNode {
+		if len(n.Content) == 0 {
+			d.p.errorf(position{file: d.file}, "empty file")
+			return nil
+		}
+		n = n.Content[0]
+	}
+	return n
+}
+
+// decodeNode guards against a panic inside the YAML library: a malformed
+// file must become an error, never a crash.
+func decodeNode(dec *yaml.Decoder, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: unreadable document (%v)", r)
+		}
+	}()
+	return dec.Decode(n)
+}
+
+var yamlLineErr = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func (d *doc) syntaxError(err error) {
+	msg := err.Error()
+	if m := yamlLineErr.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		d.p.errorf(position{d.file, line, 0}, "YAML syntax: %s", m[2])
+		return
+	}
+	d.p.errorf(position{file: d.file}, "YAML syntax: %s", strings.TrimPrefix(msg, "yaml: "))
+}
+
+func (d *doc) pos(n *yaml.Node) position {
+	if n == nil {
+		return position{file: d.file}
+	}
+	return position{d.file, n.Line, n.Column}
+}
+
+func (d *doc) errorf(n *yaml.Node, format string, args ...any) {
+	d.p.errorf(d.pos(n), format, args...)
+}
+
+// maxAliasDepth bounds alias chasing; YAML forbids an alias of an alias, so
+// one step is normal and more means a malformed tree.
+const maxAliasDepth = 4
+
+// deref follows an alias (*anchor) to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < maxAliasDepth; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if isNull(n) {
+			return "nothing (null)"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	default:
+		return "an alias"
+	}
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// field handles one key of a mapping; key is for positions, val is the value.
+type field func(key, val *yaml.Node)
+
+// mapping walks a mapping in document order, calling the handler of each
+// known key. Unknown and repeated keys are errors: strict decoding.
+func (d *doc) mapping(n *yaml.Node, what string, fields map[string]field) {
+	n = deref(n)
+	if n == nil {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "%s: want a mapping, got %s", what, kindName(n))
+		return
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), n.Content[i+1]
+		if k == nil || k.Kind != yaml.ScalarNode {
+			d.errorf(n.Content[i], "%s: a key must be a plain word", what)
+			continue
+		}
+		if k.ShortTag() == "!!merge" {
+			d.errorf(k, "%s: merge keys (<<) are not supported", what)
+			continue
+		}
+		if line, dup := seen[k.Value]; dup {
+			d.errorf(k, "%s: duplicate key %q (first at line %d)", what, k.Value, line)
+			continue
+		}
+		seen[k.Value] = k.Line
+		h, ok := fields[k.Value]
+		if !ok {
+			d.errorf(k, "%s: unknown key %q (known: %s)", what, k.Value, knownKeys(fields))
+			continue
+		}
+		h(k, deref(v))
+	}
+}
+
+// pairs walks a free-form mapping (args, env), reporting repeated keys.
+func (d *doc) pairs(n *yaml.Node, what string, fn func(key, val *yaml.Node)) {
+	n = deref(n)
+	if n == nil || isNull(n) {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "%s: want a mapping, got %s", what, kindName(n))
+		return
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		if k == nil || k.Kind != yaml.ScalarNode || isNull(k) {
+			d.errorf(n.Content[i], "%s: a key must be a plain word", what)
+			continue
+		}
+		if line, dup := seen[k.Value]; dup {
+			d.errorf(k, "%s: duplicate key %q (first at line %d)", what, k.Value, line)
+			continue
+		}
+		seen[k.Value] = k.Line
+		fn(k, v)
+	}
+}
+
+func knownKeys(fields map[string]field) string {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, ", ")
+}
+
+// str returns a scalar's text; any scalar (a number, a boolean) is taken as
+// written.
+func (d *doc) str(n *yaml.Node, what string) (string, bool) {
+	if n == nil || n.Kind != yaml.ScalarNode || isNull(n) {
+		if n != nil {
+			d.errorf(n, "%s: want a string, got %s", what, kindName(n))
+		}
+		return "", false
+	}
+	return n.Value, true
+}
+
+// word is a string that ends up on a command line or in an environment:
+// NUL cannot be passed to a process at all and a newline would split the
+// command, so both are refused.
+func (d *doc) word(n *yaml.Node, what string) (string, bool) {
+	s, ok := d.str(n, what)
+	if !ok {
+		return "", false
+	}
+	return s, d.checkWord(n, what, s)
+}
+
+func (d *doc) checkWord(n *yaml.Node, what, s string) bool {
+	switch {
+	case strings.ContainsRune(s, 0):
+		d.errorf(n, "%s: contains a NUL byte", what)
+		return false
+	case strings.ContainsAny(s, "\n\r"):
+		d.errorf(n, "%s: contains a newline", what)
+		return false
+	}
+	return true
+}
+
+func (d *doc) integer(n *yaml.Node, what string) (int, bool) {
+	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+		if n != nil {
+			d.errorf(n, "%s: want an integer, got %s", what, kindName(n))
+		}
+		return 0, false
+	}
+	var v int
+	if err := n.Decode(&v); err != nil {
+		d.errorf(n, "%s: %q is not an integer this tool can use", what, n.Value)
+		return 0, false
+	}
+	return v, true
+}
+
+func (d *doc) number(n *yaml.Node, what string) (float64, bool) {
+	if n == nil || n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
+		if n != nil {
+			d.errorf(n, "%s: want a number, got %s", what, kindName(n))
+		}
+		return 0, false
+	}
+	var v float64
+	if err := n.Decode(&v); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		d.errorf(n, "%s: %q is not a finite number", what, n.Value)
+		return 0, false
+	}
+	return v, true
+}
+
+func (d *doc) boolean(n *yaml.Node, what string) (bool, bool) {
+	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
+		if n != nil {
+			d.errorf(n, "%s: want true or false, got %s", what, kindName(n))
+		}
+		return false, false
+	}
+	var v bool
+	if err := n.Decode(&v); err != nil {
+		d.errorf(n, "%s: want true or false, got %q", what, n.Value)
+		return false, false
+	}
+	return v, true
+}
+
+// duration parses a Go duration ("30s", "5m", "1h30m", "200ms"). A bare
+// number is refused: its unit would be a guess.
+func (d *doc) duration(n *yaml.Node, what string) (time.Duration, bool) {
+	s, ok := d.str(n, what)
+	if !ok {
+		return 0, false
+	}
+	v, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		d.errorf(n, "%s: unparsable duration %q (want e.g. 200ms, 30s, 5m, 1h30m)", what, s)
+		return 0, false
+	}
+	return v, true
+}
+
+// positiveDuration is duration that must be > 0.
+func (d *doc) positiveDuration(n *yaml.Node, what string) (time.Duration, bool) {
+	v, ok := d.duration(n, what)
+	if ok && v <= 0 {
+		d.errorf(n, "%s: must be longer than 0, got %s", what, n.Value)
+		return 0, false
+	}
+	return v, ok
+}
+
+// words decodes a list of command words.
+func (d *doc) words(n *yaml.Node, what string) ([]string, bool) {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		if n != nil {
+			d.errorf(n, "%s: want a list of words, got %s", what, kindName(n))
+		}
+		return nil, false
+	}
+	if len(n.Content) == 0 {
+		d.errorf(n, "%s: empty list", what)
+		return nil, false
+	}
+	out := make([]string, 0, len(n.Content))
+	ok := true
+	for i, c := range n.Content {
+		c = deref(c)
+		w, good := d.word(c, fmt.Sprintf("%s[%d]", what, i))
+		ok = ok && good
+		out = append(out, w)
+	}
+	return out, ok
+}

@@ -1,0 +1,159 @@
+package campaign
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Launch is how to start one scenario's server on its host.
+type Launch struct {
+	// Argv is the engine's full command: launcher, fixed flags (model, host,
+	// port), then the scenario's args in key order.
+	Argv []string
+	// Env is the campaign's engine.env merged with the scenario's env
+	// (scenario values win).
+	Env map[string]string
+	// Command is Env and Argv as one POSIX sh line, `env -- K=V ... argv...`,
+	// every word quoted so that `sh -c Command` hands each byte to the engine
+	// unchanged and the shell interprets nothing.
+	Command string
+}
+
+// Tokens expanded in command words. {bakeoff} works in engine.command and in
+// a scenario's launch; {model} and {port} only in launch, where the fixed
+// flags are the user's to write.
+const (
+	TokenBakeoff = "{bakeoff}"
+	TokenModel   = "{model}"
+	TokenPort    = "{port}"
+)
+
+// Render builds the launch of scenario s under campaign c. bakeoff is the
+// path of the bakeoff binary on the host, substituted for {bakeoff}; when it
+// is empty the token is left as written (for a display before the path is
+// known).
+//
+// The default launchers are:
+//
+//	sglang:  <host.python> -m sglang.launch_server --model-path MODEL --host 127.0.0.1 --port PORT ARGS
+//	vllm:    vllm serve MODEL --host 127.0.0.1 --port PORT ARGS
+//
+// engine.command replaces the launcher prefix (`python3 -m
+// sglang.launch_server`, `vllm serve`) and keeps the rest; a scenario's
+// launch replaces the whole command, and ARGS are appended to it.
+func Render(c *Campaign, s *Scenario, bakeoff string) (*Launch, error) {
+	if c == nil || s == nil {
+		return nil, errors.New("render: no campaign or scenario")
+	}
+	port := c.Engine.Port
+	if port == 0 {
+		port = DefaultPort
+	}
+	expand := func(w string, launch bool) string {
+		if bakeoff != "" {
+			w = strings.ReplaceAll(w, TokenBakeoff, bakeoff)
+		}
+		if launch {
+			w = strings.ReplaceAll(w, TokenModel, s.Model)
+			w = strings.ReplaceAll(w, TokenPort, strconv.Itoa(port))
+		}
+		return w
+	}
+	var argv []string
+	if len(s.Launch) > 0 {
+		for _, w := range s.Launch {
+			argv = append(argv, expand(w, true))
+		}
+	} else {
+		engine := s.Engine
+		if engine == "" {
+			engine = DefaultEngine
+		}
+		if s.Model == "" && engine != EngineGeneric {
+			return nil, fmt.Errorf("render scenario %s: no model", s.Name)
+		}
+		python := c.Host.Python
+		if python == "" {
+			python = DefaultPython
+		}
+		var prefix, rest []string
+		switch engine {
+		case EngineSGLang:
+			prefix = []string{python, "-m", "sglang.launch_server"}
+			rest = []string{"--model-path", s.Model}
+		case EngineVLLM:
+			prefix = []string{"vllm", "serve"}
+			rest = []string{s.Model}
+		case EngineGeneric:
+			return nil, fmt.Errorf("render scenario %s: engine generic needs a launch command", s.Name)
+		default:
+			return nil, fmt.Errorf("render scenario %s: unknown engine %q", s.Name, engine)
+		}
+		if len(c.Engine.Command) > 0 {
+			prefix = nil
+			for _, w := range c.Engine.Command {
+				prefix = append(prefix, expand(w, false))
+			}
+		}
+		argv = append(prefix, rest...)
+		argv = append(argv, "--host", launcherHost, "--port", strconv.Itoa(port))
+	}
+	for _, a := range s.Args {
+		flag := "--" + a.Key
+		if a.Bare || len(a.Values) == 0 {
+			argv = append(argv, flag)
+			continue
+		}
+		for _, v := range a.Values {
+			argv = append(argv, flag, v)
+		}
+	}
+	env := maps.Clone(c.Engine.Env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	maps.Copy(env, s.Env)
+	if err := checkLaunch(argv, env); err != nil {
+		return nil, fmt.Errorf("render scenario %s: %w", s.Name, err)
+	}
+	// Variables in name order for a stable line; a name is a plain word, so
+	// only the value needs quoting.
+	var b strings.Builder
+	b.WriteString("env --")
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		b.WriteString(" " + k + "=" + ShellQuote(env[k]))
+	}
+	b.WriteString(" " + ShellJoin(argv))
+	return &Launch{Argv: argv, Env: env, Command: b.String()}, nil
+}
+
+// checkLaunch refuses what cannot travel through `sh -c` intact: NUL (no
+// process argument can hold it), newlines (they would end the command line
+// in logs and pid files), bad variable names, and a first word that env(1)
+// would take for an assignment.
+func checkLaunch(argv []string, env map[string]string) error {
+	if len(argv) == 0 || argv[0] == "" {
+		return errors.New("empty command")
+	}
+	if strings.ContainsRune(argv[0], '=') {
+		return fmt.Errorf("command %q contains '=', which env(1) would take for a variable", argv[0])
+	}
+	for _, w := range argv {
+		if strings.ContainsAny(w, "\x00\n\r") {
+			return fmt.Errorf("command word %q contains a NUL or a newline", w)
+		}
+	}
+	for k, v := range env {
+		if !envNameRe.MatchString(k) {
+			return fmt.Errorf("invalid environment variable name %q", k)
+		}
+		if strings.ContainsAny(v, "\x00\n\r") {
+			return fmt.Errorf("environment variable %s contains a NUL or a newline", k)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+)
+
+func init() {
+	register(&command{
+		Name:    "validate",
+		Summary: "check a campaign file and its scenarios; print the resolved campaign",
+		Usage: `
+Usage: bakeoff validate CONFIG
+
+Loads the campaign file CONFIG and every scenario it names, resolves extends,
+applies defaults and runs every check. On success prints the resolved
+campaign: the host, each scenario's exact launch command, the sweep and its
+fingerprint, and any warnings; exit 0. Otherwise prints every problem as
+file:line:col: message; exit 2. Nothing is run and no host is contacted.`,
+		Run: runValidate,
+	})
+}
+
+func runValidate(_ context.Context, e *env, args []string) int {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(e.Stderr, "usage: bakeoff validate CONFIG")
+		return exitBadInput
+	}
+	c, err := campaign.Load(args[0])
+	if err != nil {
+		var errs *campaign.Errors
+		if errors.As(err, &errs) {
+			for _, x := range errs.List {
+				fmt.Fprintln(e.Stderr, x.Error())
+			}
+			fmt.Fprintf(e.Stderr, "bakeoff validate: %s\n", plural(len(errs.List), "problem"))
+		} else {
+			fmt.Fprintf(e.Stderr, "bakeoff validate: %v\n", err)
+		}
+		return exitBadInput
+	}
+	// On a local host the engine command's {bakeoff} is this binary; on an
+	// SSH host it is the copy the run uploads, so it stays a placeholder.
+	bakeoff := ""
+	if c.Host.Local {
+		bakeoff = e.Executable
+	}
+	if err := printCampaign(e.Stdout, c, bakeoff); err != nil {
+		fmt.Fprintf(e.Stderr, "bakeoff validate: %v\n", err)
+		return exitBadInput
+	}
+	return exitOK
+}
+
+// printCampaign writes the resolved campaign summary.
+func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff string) error {
+	fmt.Fprintf(w, "campaign  %s (%s)\n", c.Name, c.File)
+	h := c.Host
+	if h.Local {
+		fmt.Fprintf(w, "host      local, workdir %s, python %s\n", h.Workdir, h.Python)
+	} else {
+		accept := ""
+		if h.AcceptNew {
+			accept = ", accepts a new host key"
+		}
+		fmt.Fprintf(w, "host      ssh %s, workdir %s, python %s, load runs %s%s\n",
+			h.SSH, h.Workdir, h.Python, sweepWhere(h.SweepMode), accept)
+	}
+	en := c.Engine
+	fmt.Fprintf(w, "engine    port %d, health %s every %s for up to %s, stop grace %s\n",
+		en.Port, en.HealthPath, fmtDur(en.PollInterval), fmtDur(en.HealthTimeout), fmtDur(en.StopGrace))
+	if en.ReadyLine != "" {
+		fmt.Fprintf(w, "          ready line %q\n", en.ReadyLine)
+	}
+	g := c.GPU
+	strays := "left alone (the scenario fails)"
+	if g.KillStrays {
+		strays = "killed"
+	}
+	smi := ""
+	if g.NvidiaSMI != "" {
+		smi = fmt.Sprintf(", via %s", g.NvidiaSMI)
+	}
+	fmt.Fprintf(w, "gpu       free at <= %d MiB used per GPU, wait up to %s%s; strays are %s\n",
+		g.MaxUsedMiB, fmtDur(g.WaitTimeout), smi, strays)
+	s := c.Sweep
+	requests := "auto (max(30, 4×C))"
+	if s.Requests > 0 {
+		requests = strconv.Itoa(s.Requests)
+	}
+	fmt.Fprintf(w, "sweep     concurrency %s; requests %s; max_tokens %d; warmup %d\n",
+		joinInts(s.Concurrency), requests, s.MaxTokens, s.Warmup)
+	fmt.Fprintf(w, "          temperature %s; ignore_eos %t; endpoint %s; repeats %d; seed %d; request timeout %s\n",
+		strconv.FormatFloat(s.Temperature, 'g', -1, 64), s.IgnoreEOS, s.Endpoint, s.Repeats, s.Seed, fmtDur(s.RequestTimeout))
+	fmt.Fprintf(w, "          prompts %s (%s)\n", s.Prompts, c.PromptHash)
+	fmt.Fprintf(w, "          fingerprint %s\n", c.Fingerprint())
+	fmt.Fprintf(w, "baseline  %s\n", c.Baseline)
+	for _, sc := range c.Scenarios {
+		l, err := campaign.Render(c, sc, bakeoff)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\nscenario  %s (%s)\n", sc.Name, sc.File)
+		if sc.Description != "" {
+			fmt.Fprintf(w, "          %s\n", sc.Description)
+		}
+		ext := ""
+		if sc.Extends != "" {
+			ext = ", extends " + sc.Extends
+		}
+		fmt.Fprintf(w, "          engine %s, model %s%s\n", sc.Engine, sc.Model, ext)
+		fmt.Fprintf(w, "          %s\n", l.Command)
+	}
+	if len(c.Warnings) > 0 {
+		fmt.Fprintln(w)
+		for _, x := range c.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", x)
+		}
+	}
+	fmt.Fprintf(w, "\nok: %s, %s\n", plural(len(c.Scenarios), "scenario"), plural(len(c.Warnings), "warning"))
+	return nil
+}
+
+func sweepWhere(mode string) string {
+	if mode == campaign.SweepOverSSH {
+		return "here through an SSH tunnel"
+	}
+	return "on the host"
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// fmtDur prints a duration without trailing zero units: 30m, not 30m0s.
+func fmtDur(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
