@@ -1,0 +1,18 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+)
+
+// EnsureDir creates dir on h, with its parents, if it does not exist. A
+// leading "~/" is the home directory of the user commands run as.
+func EnsureDir(ctx context.Context, h Host, dir string) error {
+	if dir == "" {
+		return fmt.Errorf("%s: creating a directory: empty path", h.Name())
+	}
+	if _, _, err := h.Run(ctx, "mkdir -p -- "+QuotePath(dir)); err != nil {
+		return fmt.Errorf("%s: creating directory %s: %w", h.Name(), dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,5 @@
+package remote
+
+import "testing"
+
+func TestLocalHost(t *testing.T) { hostSuite(t, NewLocal()) }

@@ -1,0 +1,330 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults for detached processes.
+const (
+	// DefaultStopPoll is how often Stop and StopMatching look whether the
+	// signalled processes are gone.
+	DefaultStopPoll = 200 * time.Millisecond
+	// DefaultKillWait is how long Stop waits after SIGKILL for the processes
+	// to disappear before it reports them as unkillable.
+	DefaultKillWait = 10 * time.Second
+	// pidFileWait is how long Start's shell waits for the detached process to
+	// write its pid file, in steps of 50 ms (about 10 s).
+	pidFileWaitSteps = 200
+)
+
+// ProcessSpec describes a server to start detached from the connection that
+// starts it.
+type ProcessSpec struct {
+	// Command is a shell command line, already quoted; it is run by `sh -c`.
+	Command string
+	// Env is added to the command's environment.
+	Env map[string]string
+	// Dir is the working directory ("" = the login directory).
+	Dir string
+	// LogFile receives stdout and stderr, appended.
+	LogFile string
+	// PIDFile receives the process id, which is also the process group and
+	// session id of everything the command starts.
+	PIDFile string
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Start launches p on h so that it survives the connection that launched it:
+// in a new session (setsid), stdin from /dev/null, stdout and stderr appended
+// to p.LogFile, and its pid, which is also its process group id, written to
+// p.PIDFile. It returns as soon as the pid file is written.
+func Start(ctx context.Context, h Host, p ProcessSpec) (int, error) {
+	switch {
+	case strings.TrimSpace(p.Command) == "":
+		return 0, fmt.Errorf("%s: starting a process: empty command", h.Name())
+	case p.LogFile == "" || p.PIDFile == "":
+		return 0, fmt.Errorf("%s: starting %q: a log file and a pid file are required", h.Name(), shorten(p.Command, 80))
+	}
+	keys := make([]string, 0, len(p.Env))
+	for k := range p.Env {
+		if !envName.MatchString(k) {
+			return 0, fmt.Errorf("%s: starting %q: bad environment variable name %q", h.Name(), shorten(p.Command, 80), k)
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+
+	pidFile, logFile := QuotePath(p.PIDFile), QuotePath(p.LogFile)
+	// The detached shell writes its own pid ($$) rather than the caller
+	// using $!: setsid forks when it happens to be a group leader, and then
+	// $! is a process that is already gone. exec keeps that pid for the
+	// command, so pid = process group = session.
+	var inner strings.Builder
+	fmt.Fprintf(&inner, "echo $$ > %s || exit 1\n", pidFile)
+	if p.Dir != "" {
+		fmt.Fprintf(&inner, "cd %s || exit 1\n", QuotePath(p.Dir))
+	}
+	for _, k := range keys {
+		fmt.Fprintf(&inner, "export %s=%s\n", k, Quote(p.Env[k]))
+	}
+	fmt.Fprintf(&inner, "exec sh -c %s\n", Quote(p.Command))
+
+	var outer strings.Builder
+	outer.WriteString("command -v setsid >/dev/null 2>&1 || { echo 'setsid not found' >&2; exit 1; }\n")
+	fmt.Fprintf(&outer, "mkdir -p %s %s || exit 1\n", QuotePath(path.Dir(p.PIDFile)), QuotePath(path.Dir(p.LogFile)))
+	if p.Dir != "" {
+		fmt.Fprintf(&outer, "[ -d %s ] || { echo 'no such directory' >&2; exit 1; }\n", QuotePath(p.Dir))
+	}
+	fmt.Fprintf(&outer, "rm -f %s\n", pidFile)
+	// Every descriptor is redirected so the connection's session can close
+	// while the process runs on.
+	fmt.Fprintf(&outer, "setsid sh -c %s </dev/null >>%s 2>&1 &\n", Quote(inner.String()), logFile)
+	fmt.Fprintf(&outer, "i=0\nwhile [ ! -s %s ]; do i=$((i+1)); if [ $i -gt %d ]; then echo 'pid file was not written' >&2; exit 1; fi; sleep 0.05; done\n", pidFile, pidFileWaitSteps)
+	fmt.Fprintf(&outer, "cat %s\n", pidFile)
+
+	out, _, err := h.Run(ctx, outer.String())
+	if err != nil {
+		return 0, fmt.Errorf("%s: starting %q: %w", h.Name(), shorten(p.Command, 80), err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || pid <= 1 {
+		return 0, fmt.Errorf("%s: starting %q: pid file %s holds %q", h.Name(), shorten(p.Command, 80), p.PIDFile, shorten(string(out), 40))
+	}
+	return pid, nil
+}
+
+// groupMembersFn is a shell function, `members G`, that prints the pids of
+// the live (not zombie) processes whose process group or session is G. It
+// reads /proc rather than running ps, which minimal hosts lack; a zombie
+// counts as gone because an init that does not reap would keep it forever.
+const groupMembersFn = `members() {
+  for d in /proc/[0-9]*; do
+    s=
+    read -r s 2>/dev/null < "$d/stat" || continue
+    s=${s##*) }
+    set -- $s
+    case "$1" in Z|X|x) continue ;; esac
+    if [ "$3" = "$g" ] || [ "$4" = "$g" ]; then echo "${d#/proc/}"; fi
+  done
+}
+`
+
+// readPID reads a pid file on h; ok is false when it is missing or empty.
+func readPID(ctx context.Context, h Host, pidFile string) (pid int, ok bool, err error) {
+	out, _, err := h.Run(ctx, fmt.Sprintf("if [ -s %[1]s ]; then cat %[1]s; fi", QuotePath(pidFile)))
+	if err != nil {
+		return 0, false, fmt.Errorf("%s: reading pid file %s: %w", h.Name(), pidFile, err)
+	}
+	s := strings.TrimSpace(string(out))
+	if s == "" {
+		return 0, false, nil
+	}
+	pid, err = strconv.Atoi(s)
+	if err != nil || pid <= 1 {
+		return 0, false, fmt.Errorf("%s: pid file %s holds %q, not a pid", h.Name(), pidFile, shorten(s, 40))
+	}
+	return pid, true, nil
+}
+
+// groupMembers returns the live processes in the process group or session g.
+func groupMembers(ctx context.Context, h Host, g int) ([]int, error) {
+	out, _, err := h.Run(ctx, fmt.Sprintf("%sg=%d; members", groupMembersFn, g))
+	if err != nil {
+		return nil, fmt.Errorf("%s: listing the processes of group %d: %w", h.Name(), g, err)
+	}
+	return parsePIDs(out), nil
+}
+
+// parsePIDs reads one pid per line, skipping anything else.
+func parsePIDs(out []byte) []int {
+	var pids []int
+	for _, f := range strings.Fields(string(out)) {
+		if n, err := strconv.Atoi(f); err == nil && n > 1 {
+			pids = append(pids, n)
+		}
+	}
+	return pids
+}
+
+// Alive reports whether the process group named by pidFile on h still has a
+// live process. A missing pid file is not alive.
+func Alive(ctx context.Context, h Host, pidFile string) (bool, error) {
+	pid, ok, err := readPID(ctx, h, pidFile)
+	if err != nil || !ok {
+		return false, err
+	}
+	m, err := groupMembers(ctx, h, pid)
+	return len(m) > 0, err
+}
+
+// Stop ends the process group (and session) named by pidFile on h: SIGTERM
+// to every member, up to grace for them to exit, then SIGKILL. Children and
+// grandchildren go too, as long as they stay in the group or session. A
+// missing pid file or a group already gone is not an error. The pid file is
+// removed once the group is gone.
+func Stop(ctx context.Context, h Host, pidFile string, grace time.Duration) error {
+	pid, ok, err := readPID(ctx, h, pidFile)
+	if err != nil {
+		return err
+	}
+	if ok {
+		sig := fmt.Sprintf("kill -s %%s -- -%d 2>/dev/null; %sg=%d; for p in $(members); do kill -s %%s \"$p\" 2>/dev/null; done; true", pid, groupMembersFn, pid)
+		members := func(ctx context.Context) ([]int, error) { return groupMembers(ctx, h, pid) }
+		signal := func(ctx context.Context, s string) error {
+			_, _, err := h.Run(ctx, fmt.Sprintf(sig, s, s))
+			return err
+		}
+		if err := termThenKill(ctx, members, signal, grace); err != nil {
+			return fmt.Errorf("%s: stopping process group %d (%s): %w", h.Name(), pid, pidFile, err)
+		}
+	}
+	if _, _, err := h.Run(ctx, "rm -f "+QuotePath(pidFile)); err != nil {
+		return fmt.Errorf("%s: removing pid file %s: %w", h.Name(), pidFile, err)
+	}
+	return nil
+}
+
+// termThenKill sends TERM, waits up to grace for members to come back empty,
+// sends KILL, and waits up to DefaultKillWait again.
+func termThenKill(ctx context.Context, members func(context.Context) ([]int, error), signal func(context.Context, string) error, grace time.Duration) error {
+	left, err := members(ctx)
+	if err != nil || len(left) == 0 {
+		return err
+	}
+	if err := signal(ctx, "TERM"); err != nil {
+		return fmt.Errorf("sending SIGTERM: %w", err)
+	}
+	if left, err = waitGone(ctx, members, grace); err != nil || len(left) == 0 {
+		return err
+	}
+	if err := signal(ctx, "KILL"); err != nil {
+		return fmt.Errorf("sending SIGKILL: %w", err)
+	}
+	if left, err = waitGone(ctx, members, DefaultKillWait); err != nil {
+		return err
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("processes %v still running %s after SIGKILL", left, DefaultKillWait)
+	}
+	return nil
+}
+
+// waitGone polls members until it is empty or d has passed, and returns
+// what is left.
+func waitGone(ctx context.Context, members func(context.Context) ([]int, error), d time.Duration) ([]int, error) {
+	deadline := time.Now().Add(d)
+	for {
+		left, err := members(ctx)
+		if err != nil || len(left) == 0 || !time.Now().Before(deadline) {
+			return left, err
+		}
+		select {
+		case <-ctx.Done():
+			return left, ctx.Err()
+		case <-time.After(min(DefaultStopPoll, time.Until(deadline))):
+		}
+	}
+}
+
+// minStopPattern is the shortest pattern StopMatching accepts; anything
+// shorter matches half the host.
+const minStopPattern = 3
+
+// StopMatching stops the processes on h whose full command line contains
+// pattern, a fixed string (not a regular expression), as `pgrep -f` would
+// find them: for servers left from an earlier run whose pid file is gone.
+// Each gets SIGTERM, up to grace to exit, then SIGKILL. It returns the pids it
+// signalled, sorted.
+func StopMatching(ctx context.Context, h Host, pattern string, grace time.Duration) ([]int, error) {
+	if len(pattern) < minStopPattern {
+		return nil, fmt.Errorf("%s: stopping processes matching %q: pattern shorter than %d bytes", h.Name(), pattern, minStopPattern)
+	}
+	if strings.ContainsRune(pattern, 0) || strings.ContainsRune(pattern, '\n') {
+		return nil, errors.New(h.Name() + ": stopping processes: pattern holds a NUL or newline")
+	}
+	// The pattern goes into the script one quoted byte at a time, so the
+	// shell running it (and every subshell it forks, which share its command
+	// line) never matches the pattern itself.
+	var lit strings.Builder
+	for i := 0; i < len(pattern); i++ {
+		if pattern[i] == '\'' {
+			lit.WriteString(`"'"`)
+		} else {
+			lit.WriteString("'" + pattern[i:i+1] + "'")
+		}
+	}
+	find := fmt.Sprintf(`P=%s
+if command -v ps >/dev/null 2>&1; then
+  ps -e -o pid= -o args= | while read -r pid args; do
+    case "$args" in *"$P"*) [ "$pid" != "$$" ] && echo "$pid" ;; esac
+  done
+else
+  for d in /proc/[0-9]*; do
+    args=$(tr '\000' ' ' < "$d/cmdline" 2>/dev/null) || continue
+    pid=${d#/proc/}
+    case "$args" in *"$P"*) [ "$pid" != "$$" ] && echo "$pid" ;; esac
+  done
+fi
+true`, lit.String())
+	members := func(ctx context.Context) ([]int, error) {
+		out, _, err := h.Run(ctx, find)
+		if err != nil {
+			return nil, fmt.Errorf("listing processes: %w", err)
+		}
+		return parsePIDs(out), nil
+	}
+	found, err := members(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: stopping processes matching %q: %w", h.Name(), pattern, err)
+	}
+	if len(found) == 0 {
+		return nil, nil
+	}
+	sort.Ints(found)
+	// Only the processes found first are signalled; one that starts later
+	// and matches is left alone, but still waited for.
+	signal := func(ctx context.Context, s string) error {
+		var b strings.Builder
+		for _, p := range found {
+			fmt.Fprintf(&b, "kill -s %s %d 2>/dev/null; ", s, p)
+		}
+		b.WriteString("true")
+		_, _, err := h.Run(ctx, b.String())
+		return err
+	}
+	alive := func(ctx context.Context) ([]int, error) {
+		m, err := members(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return intersect(found, m), nil
+	}
+	if err := termThenKill(ctx, alive, signal, grace); err != nil {
+		return found, fmt.Errorf("%s: stopping processes matching %q: %w", h.Name(), pattern, err)
+	}
+	return found, nil
+}
+
+// intersect returns the members of a that are also in b.
+func intersect(a, b []int) []int {
+	in := make(map[int]bool, len(b))
+	for _, x := range b {
+		in[x] = true
+	}
+	var out []int
+	for _, x := range a {
+		if in[x] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
