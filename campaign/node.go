@@ -68,10 +68,30 @@ func decodeNode(dec *yaml.Decoder, n *yaml.Node) (err error) {
 
 var yamlLineErr = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
+// parserProblems are the YAML library's parser (not scanner) messages. For
+// these it reports a 0-based line (where the enclosing construct began), for
+// scanner messages a 1-based one; the difference is undone here.
+var parserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
 func (d *doc) syntaxError(err error) {
 	msg := err.Error()
 	if m := yamlLineErr.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
+		if parserProblems[m[2]] {
+			line++
+		}
 		d.p.errorf(position{d.file, line, 0}, "YAML syntax: %s", m[2])
 		return
 	}
