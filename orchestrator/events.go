@@ -1,0 +1,45 @@
+package orchestrator
+
+import (
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// EventKind says what an Event reports.
+type EventKind string
+
+// Event kinds, in the order a campaign emits them.
+const (
+	EventCampaignStart EventKind = "campaign_start" // RunDir, Total, Message (host)
+	EventScenarioStart EventKind = "scenario_start" // Scenario, Index, Total
+	EventScenarioSkip  EventKind = "scenario_skip"  // already complete in a resumed run
+	EventPhaseStart    EventKind = "phase_start"    // Phase
+	EventPhaseEnd      EventKind = "phase_end"      // Phase, Outcome, Duration, Err
+	EventServerLog     EventKind = "server_log"     // Message: the newest server log line while loading
+	EventWaiting       EventKind = "waiting"        // Message: what a phase is waiting for (GPU memory, health)
+	EventSweep         EventKind = "sweep"          // Sweep: a load generator event
+	EventScenarioEnd   EventKind = "scenario_end"   // Result
+	EventWarning       EventKind = "warning"        // Message
+	EventDryCommand    EventKind = "dry_command"    // Phase, Message: a command --dry-run would run
+	EventCampaignEnd   EventKind = "campaign_end"   // RunDir
+)
+
+// Event is one thing worth showing a person watching a campaign. Packages
+// below cmd never print; the CLI turns events into a live display or lines.
+type Event struct {
+	Time     time.Time
+	Kind     EventKind
+	Scenario string
+	Index    int // 1-based position of the scenario in the campaign
+	Total    int // scenarios in the campaign
+	Phase    string
+	Outcome  string
+	Duration time.Duration
+	Err      error
+	Message  string
+	RunDir   string
+	Sweep    *loadgen.Event
+	Result   *results.ScenarioResult
+}

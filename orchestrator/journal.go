@@ -1,0 +1,190 @@
+package orchestrator
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Journal outcomes.
+const (
+	OutcomeOK       = "ok"
+	OutcomeFailed   = "failed"
+	OutcomeCanceled = "canceled"
+	OutcomeSkipped  = "skipped"
+)
+
+// PhaseScenario is the journal phase that brackets a whole scenario attempt;
+// its end line is what --resume trusts to call a scenario done.
+const PhaseScenario = "scenario"
+
+// JournalEntry is one line of journal.jsonl: a phase starting or ending.
+type JournalEntry struct {
+	Time     time.Time `json:"time"`
+	Scenario string    `json:"scenario,omitempty"` // empty for campaign-level phases
+	Attempt  int       `json:"attempt,omitempty"`
+	Phase    string    `json:"phase"`
+	Event    string    `json:"event"`             // "start" or "end"
+	Outcome  string    `json:"outcome,omitempty"` // on "end": ok, failed, canceled, skipped
+	// DurationS is the phase's wall time in seconds, on "end".
+	DurationS float64 `json:"duration_s,omitempty"`
+	Error     string  `json:"error,omitempty"`
+}
+
+// Journal is an append-only, fsynced log of phases. Each line is written
+// whole and synced before the phase it records goes on, so a process killed
+// at any instant leaves at most a torn last line, which readers drop.
+type Journal struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// OpenJournal opens (or creates) path for appending. A torn last line left by
+// a killed writer is cut off first, so the next line starts clean.
+func OpenJournal(path string) (*Journal, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening journal: %w", err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("reading journal %s: %w", path, err)
+	}
+	if n := len(data); n > 0 && data[n-1] != '\n' {
+		keep := bytes.LastIndexByte(data, '\n') + 1
+		if err := f.Truncate(int64(keep)); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("cutting the torn last line of %s: %w", path, err)
+		}
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("opening journal %s: %w", path, err)
+	}
+	return &Journal{f: f}, nil
+}
+
+// Append writes one entry as a line and fsyncs it.
+func (j *Journal) Append(e JournalEntry) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("encoding journal entry: %w", err)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if _, err := j.f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("writing journal %s: %w", j.f.Name(), err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("syncing journal %s: %w", j.f.Name(), err)
+	}
+	return nil
+}
+
+// Close closes the file.
+func (j *Journal) Close() error { return j.f.Close() }
+
+// ReadJournal reads every entry of a journal file. A torn last line is
+// dropped; a bad line anywhere else is an error naming it.
+func ReadJournal(path string) ([]JournalEntry, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading journal: %w", err)
+	}
+	var out []JournalEntry
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	var pending error
+	line := 0
+	for sc.Scan() {
+		line++
+		if pending != nil {
+			return nil, pending
+		}
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var e JournalEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			pending = fmt.Errorf("%s:%d: bad journal line: %w", path, line, err)
+			continue
+		}
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading journal %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// Finished returns, per scenario, the outcome of its newest attempt that
+// ended ok or failed. Canceled or unfinished attempts do not count: --resume
+// runs those again.
+func Finished(entries []JournalEntry) map[string]string {
+	out := map[string]string{}
+	for _, e := range entries {
+		if e.Phase != PhaseScenario || e.Event != "end" || e.Scenario == "" {
+			continue
+		}
+		switch e.Outcome {
+		case OutcomeOK, OutcomeFailed:
+			out[e.Scenario] = e.Outcome
+		}
+	}
+	return out
+}
+
+// Attempts returns, per scenario, the highest attempt number journaled.
+func Attempts(entries []JournalEntry) map[string]int {
+	out := map[string]int{}
+	for _, e := range entries {
+		if e.Scenario != "" && e.Attempt > out[e.Scenario] {
+			out[e.Scenario] = e.Attempt
+		}
+	}
+	return out
+}
+
+// PhaseTime is the total time spent in one phase across a run.
+type PhaseTime struct {
+	Phase   string
+	Seconds float64
+	Count   int
+}
+
+// PhaseTimes sums the durations of ended phases, scenario brackets left out,
+// largest first: where the time went.
+func PhaseTimes(entries []JournalEntry) []PhaseTime {
+	by := map[string]*PhaseTime{}
+	var order []string
+	for _, e := range entries {
+		if e.Event != "end" || e.Phase == PhaseScenario || e.Outcome == OutcomeSkipped {
+			continue
+		}
+		p := by[e.Phase]
+		if p == nil {
+			p = &PhaseTime{Phase: e.Phase}
+			by[e.Phase] = p
+			order = append(order, e.Phase)
+		}
+		p.Seconds += e.DurationS
+		p.Count++
+	}
+	out := make([]PhaseTime, 0, len(order))
+	for _, name := range order {
+		out = append(out, *by[name])
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Seconds > out[j].Seconds })
+	return out
+}

@@ -1,0 +1,293 @@
+// Package orchestrator runs a campaign: for each scenario, the lifecycle of
+// shared phases (stop what runs, wait for GPU memory, launch, wait for ready,
+// smoke, sweep, collect, stop), with a journal that makes a killed run
+// resumable, a host lock, failure isolation and progress events. It never
+// prints: the CLI draws the events it emits.
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/remote"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// Defaults for Options fields left zero.
+const (
+	// DefaultResultsRoot is where runs go: ROOT/CAMPAIGN/RUN.
+	DefaultResultsRoot = "results"
+	// DefaultTeardownTimeout bounds the stop and GPU wait that run after a
+	// failure or Ctrl-C, so a wedged host cannot keep the process forever.
+	DefaultTeardownTimeout = 5 * time.Minute
+	// DefaultMaxFailedFraction is the share of failed requests in one level
+	// above which a scenario's sweep counts as failed.
+	DefaultMaxFailedFraction = 0.2
+	// RunIDFormat names a run directory: its UTC start time.
+	RunIDFormat = "20060102T150405Z"
+)
+
+// Options says what to run and where results go.
+type Options struct {
+	Campaign *campaign.Campaign
+	// Host is the connected host the servers run on. Ignored with DryRun.
+	Host remote.Host
+	// Bakeoff is this machine's bakeoff binary: launched as the engine for
+	// "{bakeoff}" and as the sweep on a local host, uploaded to a remote one.
+	Bakeoff string
+	// Version is bakeoff's version, recorded in the manifest.
+	Version string
+
+	// ResultsRoot holds runs as ROOT/CAMPAIGN/RUN (DefaultResultsRoot).
+	ResultsRoot string
+	// OutDir, when set, is the run directory itself (it must not hold a run).
+	OutDir string
+	// ResumeDir continues the run in that directory: scenarios the journal
+	// shows finished are skipped, unless named in Only.
+	ResumeDir string
+	// Only limits the campaign to these scenarios. With ResumeDir they are run
+	// again even if finished, the earlier attempt kept under history/.
+	Only []string
+
+	// DryRun runs nothing: every command the lifecycle would run on the host
+	// is emitted as an EventDryCommand instead.
+	DryRun bool
+	// KeepServer leaves the last scenario's server running at the end.
+	KeepServer bool
+	// MaxFailedFraction overrides DefaultMaxFailedFraction.
+	MaxFailedFraction float64
+
+	// Events receives progress; nil drops it.
+	Events func(Event)
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Machine and PID identify this orchestrator in the host lock.
+	Machine string
+	PID     int
+	// PIDAlive reports whether a process on this machine is alive; it
+	// decides whether a lock left by an earlier orchestrator is stale.
+	PIDAlive func(pid int) bool
+}
+
+// Outcome is what a campaign run produced.
+type Outcome struct {
+	RunDir   string
+	Results  []results.ScenarioResult // this invocation's attempts, in order
+	Skipped  []string                 // finished earlier in a resumed run
+	Failed   int
+	Canceled bool // stopped by the context (Ctrl-C); resume to finish
+	Journal  []JournalEntry
+}
+
+// Run runs the campaign. A scenario that fails is recorded and the campaign
+// goes on; the returned error is for what stops the whole campaign (bad
+// options, a held lock, an unwritable results directory).
+func Run(ctx context.Context, opt Options) (*Outcome, error) {
+	o, err := newOrch(opt)
+	if err != nil {
+		return nil, err
+	}
+	return o.run(ctx)
+}
+
+// orch is one campaign run in progress.
+type orch struct {
+	opt    Options
+	c      *campaign.Campaign
+	h      remote.Host
+	now    func() time.Time
+	emit   func(Event)
+	runDir string
+	jr     *Journal
+	man    results.Manifest
+	sum    results.Summary
+	// attempts holds the newest journaled attempt per scenario (resume).
+	attempts map[string]int
+	finished map[string]string
+	paths    hostPaths
+	// hostBakeoff is the bakeoff binary as the host sees it; sweepOnHost says
+	// whether the sweep runs there (else through the tunnel).
+	hostBakeoff string
+	sweepOnHost bool
+	outcome     Outcome
+}
+
+func newOrch(opt Options) (*orch, error) {
+	if opt.Campaign == nil {
+		return nil, errors.New("orchestrator: no campaign")
+	}
+	if opt.ResumeDir != "" && opt.OutDir != "" {
+		return nil, errors.New("--out and --resume are exclusive: a resumed run stays in its directory")
+	}
+	o := &orch{opt: opt, c: opt.Campaign, h: opt.Host, now: opt.Now, emit: opt.Events}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	if o.emit == nil {
+		o.emit = func(Event) {}
+	}
+	if o.opt.PIDAlive == nil {
+		o.opt.PIDAlive = pidAlive
+	}
+	if o.opt.MaxFailedFraction == 0 {
+		o.opt.MaxFailedFraction = DefaultMaxFailedFraction
+	}
+	if o.opt.ResultsRoot == "" {
+		o.opt.ResultsRoot = DefaultResultsRoot
+	}
+	if opt.DryRun {
+		o.h = newDryHost(opt.Host, func(phase, cmd string) {
+			o.emit(Event{Time: o.now(), Kind: EventDryCommand, Phase: phase, Message: cmd})
+		})
+	}
+	if o.h == nil {
+		return nil, errors.New("orchestrator: no host")
+	}
+	for _, name := range opt.Only {
+		if !slices.ContainsFunc(o.c.Scenarios, func(s *campaign.Scenario) bool { return s.Name == name }) {
+			return nil, fmt.Errorf("--only: no scenario %q in campaign %s", name, o.c.Name)
+		}
+	}
+	o.paths = newHostPaths(o.c.Host.Workdir)
+	return o, nil
+}
+
+func (o *orch) run(ctx context.Context) (*Outcome, error) {
+	if err := o.openRun(); err != nil {
+		return nil, err
+	}
+	if o.jr != nil {
+		defer o.jr.Close()
+	}
+	o.outcome.RunDir = o.runDir
+	o.emit(Event{Time: o.now(), Kind: EventCampaignStart, RunDir: o.runDir, Total: len(o.c.Scenarios),
+		Message: o.h.Name()})
+
+	var lock *hostLock
+	err := o.campaignPhase(ctx, "lock", func(ctx context.Context) error {
+		var err error
+		lock, err = acquireLock(ctx, o.h, o.c.Host.Workdir, LockInfo{Machine: o.opt.Machine, PID: o.opt.PID,
+			Started: o.now().UTC(), Campaign: o.c.Name, RunDir: o.runDir}, o.opt.PIDAlive)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultTeardownTimeout)
+		defer cancel()
+		if err := lock.release(tctx); err != nil {
+			o.warn("", err.Error())
+		}
+	}()
+	if err := o.campaignPhase(ctx, "prepare", o.prepare); err != nil {
+		return nil, err
+	}
+
+	var last *scenarioRun
+	for i, sc := range o.c.Scenarios {
+		if ctx.Err() != nil {
+			o.outcome.Canceled = true
+			break
+		}
+		if !o.selected(sc.Name) {
+			if o.finished[sc.Name] != "" {
+				o.outcome.Skipped = append(o.outcome.Skipped, sc.Name)
+				o.emit(Event{Time: o.now(), Kind: EventScenarioSkip, Scenario: sc.Name, Index: i + 1,
+					Total: len(o.c.Scenarios), Outcome: o.finished[sc.Name]})
+			}
+			continue
+		}
+		sr := o.newScenarioRun(sc, i)
+		res := o.runScenario(ctx, sr)
+		last = sr
+		o.outcome.Results = append(o.outcome.Results, res)
+		if res.Status == results.StatusFailed {
+			o.outcome.Failed++
+		}
+		if res.Status == results.StatusPending {
+			o.outcome.Canceled = true
+			break
+		}
+	}
+	if o.opt.KeepServer && last != nil && last.keptServer {
+		o.warn("", fmt.Sprintf("server of %s left running on %s (--keep-server); pid file %s",
+			last.sc.Name, o.h.Name(), o.paths.serverPID))
+	}
+	if o.jr != nil {
+		entries, err := ReadJournal(filepath.Join(o.runDir, results.JournalFile))
+		if err != nil {
+			return nil, err
+		}
+		o.outcome.Journal = entries
+	}
+	o.emit(Event{Time: o.now(), Kind: EventCampaignEnd, RunDir: o.runDir})
+	return &o.outcome, nil
+}
+
+// selected reports whether a scenario runs in this invocation: named by
+// --only, or (without --only) not already finished in a resumed run.
+func (o *orch) selected(name string) bool {
+	if len(o.opt.Only) > 0 {
+		return slices.Contains(o.opt.Only, name)
+	}
+	return o.finished[name] == ""
+}
+
+// campaignPhase runs a campaign-level phase with its journal lines.
+func (o *orch) campaignPhase(ctx context.Context, name string, fn func(context.Context) error) error {
+	start := o.now()
+	o.journal(JournalEntry{Time: start, Phase: name, Event: "start"})
+	o.emit(Event{Time: start, Kind: EventPhaseStart, Phase: name})
+	err := fn(ctx)
+	end := o.now()
+	outcome := outcomeOf(ctx, err)
+	e := JournalEntry{Time: end, Phase: name, Event: "end", Outcome: outcome, DurationS: end.Sub(start).Seconds()}
+	if err != nil {
+		e.Error = err.Error()
+	}
+	o.journal(e)
+	o.emit(Event{Time: end, Kind: EventPhaseEnd, Phase: name, Outcome: outcome, Duration: end.Sub(start), Err: err})
+	return err
+}
+
+func outcomeOf(ctx context.Context, err error) string {
+	switch {
+	case err == nil:
+		return OutcomeOK
+	case ctx.Err() != nil:
+		return OutcomeCanceled
+	default:
+		return OutcomeFailed
+	}
+}
+
+// journal appends an entry; a journal that cannot be written is reported,
+// since resume depends on it, but the measurement goes on.
+func (o *orch) journal(e JournalEntry) {
+	if o.jr == nil {
+		return
+	}
+	if err := o.jr.Append(e); err != nil {
+		o.warn(e.Scenario, err.Error())
+	}
+}
+
+func (o *orch) warn(scenario, msg string) {
+	o.emit(Event{Time: o.now(), Kind: EventWarning, Scenario: scenario, Message: msg})
+}
+
+// pidAlive reports whether pid names a live process on this machine.
+func pidAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

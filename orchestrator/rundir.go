@@ -1,0 +1,202 @@
+package orchestrator
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// FingerprintChangedError refuses a resume whose sweep differs from the one
+// the run was started with: mixing them would compare unlike measurements.
+type FingerprintChangedError struct {
+	RunDir   string
+	Old, New string
+	// Diffs names each differing sweep setting as "field: old → new".
+	Diffs []string
+}
+
+func (e *FingerprintChangedError) Error() string {
+	msg := fmt.Sprintf("cannot resume %s: the sweep changed (fingerprint %s, now %s)", e.RunDir, e.Old, e.New)
+	if len(e.Diffs) > 0 {
+		msg += ":\n  " + strings.Join(e.Diffs, "\n  ")
+	}
+	return msg + "\nstart a new run instead, or restore the campaign file"
+}
+
+// sweepInfo is the manifest's record of the sweep.
+func sweepInfo(s campaign.Sweep, promptSet string) results.SweepInfo {
+	return results.SweepInfo{Concurrency: s.Concurrency, Requests: s.Requests, MaxTokens: s.MaxTokens,
+		Warmup: s.Warmup, Temperature: s.Temperature, IgnoreEOS: s.IgnoreEOS, Endpoint: s.Endpoint,
+		Repeats: s.Repeats, PromptSet: promptSet}
+}
+
+// sweepDiffs lists the SweepInfo fields that differ, for a refusal a person
+// can act on.
+func sweepDiffs(a, b results.SweepInfo) []string {
+	var out []string
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	for i := range va.NumField() {
+		x, y := va.Field(i).Interface(), vb.Field(i).Interface()
+		if !reflect.DeepEqual(x, y) {
+			name := va.Type().Field(i).Tag.Get("json")
+			out = append(out, fmt.Sprintf("%s: %v → %v", name, x, y))
+		}
+	}
+	return out
+}
+
+// openRun creates the run directory (or opens the resumed one), writes the
+// manifest, and opens the journal. A dry run touches nothing on disk.
+func (o *orch) openRun() error {
+	fp := o.c.Fingerprint()
+	start := o.now().UTC()
+	o.man = results.Manifest{Campaign: o.c.Name, Run: start.Format(RunIDFormat), Started: start,
+		ConfigFile: o.c.File, Fingerprint: fp, Baseline: o.c.Baseline, Sweep: sweepInfo(o.c.Sweep, o.c.PromptHash),
+		BakeoffVersion: o.opt.Version, Host: results.HostFacts{Name: o.h.Name()}, Resolved: o.c}
+	for _, s := range o.c.Scenarios {
+		o.man.Scenarios = append(o.man.Scenarios, s.Name)
+	}
+	o.finished = map[string]string{}
+	o.attempts = map[string]int{}
+	if o.opt.DryRun {
+		o.runDir = "(dry run)"
+		return nil
+	}
+
+	switch {
+	case o.opt.ResumeDir != "":
+		o.runDir = o.opt.ResumeDir
+		old, err := results.ReadRun(o.runDir)
+		if err != nil {
+			return fmt.Errorf("resuming %s: %w", o.runDir, err)
+		}
+		if old.Manifest.Fingerprint != fp {
+			return &FingerprintChangedError{RunDir: o.runDir, Old: old.Manifest.Fingerprint, New: fp,
+				Diffs: sweepDiffs(old.Manifest.Sweep, o.man.Sweep)}
+		}
+		if old.Manifest.Campaign != o.c.Name {
+			return fmt.Errorf("cannot resume %s: it is a run of campaign %q, not %q", o.runDir,
+				old.Manifest.Campaign, o.c.Name)
+		}
+		// The run keeps its identity; the resolved config is refreshed so the
+		// manifest describes the scenarios as they run from now on.
+		o.man.Run, o.man.Started, o.man.Host = old.Manifest.Run, old.Manifest.Started, old.Manifest.Host
+		o.sum = old.Summary
+		entries, err := ReadJournal(filepath.Join(o.runDir, results.JournalFile))
+		if err != nil {
+			return err
+		}
+		o.finished = Finished(entries)
+		o.attempts = Attempts(entries)
+	case o.opt.OutDir != "":
+		o.runDir = o.opt.OutDir
+	default:
+		o.runDir = filepath.Join(o.opt.ResultsRoot, o.c.Name, o.man.Run)
+	}
+	if o.opt.ResumeDir == "" {
+		if _, err := os.Stat(filepath.Join(o.runDir, results.ManifestFile)); err == nil {
+			return fmt.Errorf("%s already holds a run; use --resume %s to continue it", o.runDir, o.runDir)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("checking %s: %w", o.runDir, err)
+		}
+		o.sum = results.Summary{Campaign: o.c.Name, Run: o.man.Run, Fingerprint: fp, Baseline: o.c.Baseline}
+	}
+	if err := os.MkdirAll(o.runDir, results.DirMode); err != nil {
+		return fmt.Errorf("creating run directory: %w", err)
+	}
+	if err := results.WriteJSONAtomic(filepath.Join(o.runDir, results.ManifestFile), o.man); err != nil {
+		return err
+	}
+	jr, err := OpenJournal(filepath.Join(o.runDir, results.JournalFile))
+	if err != nil {
+		return err
+	}
+	o.jr = jr
+	return nil
+}
+
+// writeManifest rewrites the manifest (after host facts are known).
+func (o *orch) writeManifest() error {
+	if o.opt.DryRun {
+		return nil
+	}
+	return results.WriteJSONAtomic(filepath.Join(o.runDir, results.ManifestFile), o.man)
+}
+
+// recordResult puts a scenario's attempt into summary.json (replacing its
+// earlier attempt, keeping campaign order) and writes it atomically, so a
+// crash at any instant leaves the last complete summary on disk.
+func (o *orch) recordResult(r results.ScenarioResult) error {
+	if o.opt.DryRun {
+		return nil
+	}
+	replaced := false
+	for i := range o.sum.Scenarios {
+		if o.sum.Scenarios[i].Name == r.Name {
+			o.sum.Scenarios[i] = r
+			replaced = true
+		}
+	}
+	if !replaced {
+		o.sum.Scenarios = append(o.sum.Scenarios, r)
+	}
+	order := map[string]int{}
+	for i, s := range o.c.Scenarios {
+		order[s.Name] = i
+	}
+	sortByOrder(o.sum.Scenarios, order)
+	o.sum.Updated = o.now().UTC()
+	return results.WriteJSONAtomic(filepath.Join(o.runDir, results.SummaryFile), o.sum)
+}
+
+func sortByOrder(list []results.ScenarioResult, order map[string]int) {
+	for i := 1; i < len(list); i++ {
+		for j := i; j > 0 && order[list[j].Name] < order[list[j-1].Name]; j-- {
+			list[j], list[j-1] = list[j-1], list[j]
+		}
+	}
+}
+
+// archiveAttempt moves a scenario's earlier files to SCENARIO/history/N/ so a
+// rerun starts in a clean directory and nothing measured is lost.
+func (o *orch) archiveAttempt(name string, attempt int) error {
+	dir := filepath.Join(o.runDir, name)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("archiving %s: %w", dir, err)
+	}
+	var move []string
+	for _, e := range entries {
+		if e.Name() != results.HistoryDir {
+			move = append(move, e.Name())
+		}
+	}
+	if len(move) == 0 {
+		return nil
+	}
+	dest := filepath.Join(dir, results.HistoryDir, fmt.Sprint(attempt))
+	for n := attempt; ; n++ {
+		dest = filepath.Join(dir, results.HistoryDir, fmt.Sprint(n))
+		if _, err := os.Stat(dest); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+	}
+	if err := os.MkdirAll(dest, results.DirMode); err != nil {
+		return fmt.Errorf("archiving %s: %w", dir, err)
+	}
+	for _, n := range move {
+		if err := os.Rename(filepath.Join(dir, n), filepath.Join(dest, n)); err != nil {
+			return fmt.Errorf("archiving %s: %w", dir, err)
+		}
+	}
+	return nil
+}

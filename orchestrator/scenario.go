@@ -1,0 +1,264 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path"
+	"path/filepath"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// step is one named phase of a scenario's lifecycle.
+type step struct {
+	name string
+	run  func(ctx context.Context, s *scenarioRun) error
+}
+
+func (s step) String() string { return s.name }
+
+// lifecycle is a scenario from a clean host to its measurements. The first
+// step that fails ends the scenario (never the campaign); teardown runs after
+// it in every case.
+var lifecycle = []step{
+	// A server left by an earlier scenario, campaign or killed orchestrator
+	// holds the port and the GPUs; nothing measured next to it is honest.
+	{"stop-old", stopOld},
+	// Launching while memory is still held ends in CUDA out of memory, often
+	// minutes into loading.
+	{"gpu-free", waitGPUFree},
+	// Detached (setsid, log file, pid file) so a dropped link leaves it running.
+	{"launch", launch},
+	// Health 503 means loading; a dead process or a fatal log line fails fast.
+	{"ready", waitReady},
+	// Healthy servers can still crash on the first real request.
+	{"smoke", smoke},
+	// The identical load every scenario gets.
+	{"sweep", sweep},
+	// Engine version, accept length and raw metrics, while the server is up.
+	{"collect", collect},
+}
+
+// teardown leaves the host clean for the next scenario, whatever happened.
+var teardown = []step{
+	// The server goes before anything else, so a failure never leaves it up.
+	{"stop", stopServer},
+	// The complete log, shutdown lines included, for the record.
+	{"save-log", saveLog},
+	// The next scenario must start on free GPUs; a holder is named here.
+	{"gpu-free-after", waitGPUFree},
+}
+
+// ScenarioError is a failed scenario: which phase, why, and the server log's
+// tail when the server had something to say.
+type ScenarioError struct {
+	Scenario string
+	Host     string
+	Phase    string
+	Reason   string
+	LogTail  string
+	Err      error
+}
+
+func (e *ScenarioError) Error() string {
+	return fmt.Sprintf("scenario %s on %s failed at %s: %s", e.Scenario, e.Host, e.Phase, e.Reason)
+}
+
+func (e *ScenarioError) Unwrap() error { return e.Err }
+
+// hostPaths are the files the lifecycle keeps in the host's workdir. One
+// server runs per host at a time, so its pid file has a fixed name that a
+// later campaign (or a resumed one) finds.
+type hostPaths struct {
+	workdir   string
+	serverPID string
+	sweepPID  string
+	logs      string
+	sweeps    string
+	bin       string
+}
+
+func newHostPaths(workdir string) hostPaths {
+	return hostPaths{
+		workdir:   workdir,
+		serverPID: path.Join(workdir, "server.pid"),
+		sweepPID:  path.Join(workdir, "sweep.pid"),
+		logs:      path.Join(workdir, "logs"),
+		sweeps:    path.Join(workdir, "sweeps"),
+		bin:       path.Join(workdir, "bin", "bakeoff"),
+	}
+}
+
+// scenarioRun is one attempt at one scenario.
+type scenarioRun struct {
+	o       *orch
+	sc      *campaign.Scenario
+	index   int // 0-based
+	attempt int
+	dir     string // local results directory
+	launch  *campaign.Launch
+	// serverLog is the engine's log on the host; logOffset how much of it
+	// the ready phase has read.
+	serverLog  string
+	logOffset  int64
+	sweepDir   string // on the host
+	client     *http.Client
+	baseURL    string
+	model      string
+	result     results.ScenarioResult
+	keptServer bool
+}
+
+func (o *orch) newScenarioRun(sc *campaign.Scenario, i int) *scenarioRun {
+	return &scenarioRun{
+		o: o, sc: sc, index: i, attempt: o.attempts[sc.Name] + 1,
+		dir:       filepath.Join(o.runDir, sc.Name),
+		serverLog: path.Join(o.paths.logs, sc.Name+".log"),
+		sweepDir:  path.Join(o.paths.sweeps, sc.Name),
+		client:    hostHTTPClient(o.h),
+		baseURL:   fmt.Sprintf("http://127.0.0.1:%d", o.c.Engine.Port),
+	}
+}
+
+func (s *scenarioRun) event(e Event) {
+	e.Time = s.o.now()
+	e.Scenario = s.sc.Name
+	e.Index = s.index + 1
+	e.Total = len(s.o.c.Scenarios)
+	s.o.emit(e)
+}
+
+func (s *scenarioRun) fail(phase, reason, tail string, err error) *ScenarioError {
+	return &ScenarioError{Scenario: s.sc.Name, Host: s.o.h.Name(), Phase: phase, Reason: reason, LogTail: tail, Err: err}
+}
+
+// runScenario runs the lifecycle and the teardown and returns the attempt's
+// result, also written to summary.json.
+func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.ScenarioResult {
+	start := o.now()
+	s.result = results.ScenarioResult{Name: s.sc.Name, Status: results.StatusPending, Attempt: s.attempt,
+		Fingerprint: o.man.Fingerprint, Started: start.UTC(), PhaseSeconds: map[string]float64{}}
+	s.event(Event{Kind: EventScenarioStart})
+	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Attempt: s.attempt, Phase: PhaseScenario, Event: "start"})
+	if !o.opt.DryRun {
+		if err := o.archiveAttempt(s.sc.Name, s.attempt-1); err != nil {
+			o.warn(s.sc.Name, err.Error())
+		}
+	}
+
+	var failed error
+	for _, st := range lifecycle {
+		if err := s.phase(ctx, st); err != nil {
+			failed = err
+			break
+		}
+	}
+	// Teardown runs even after Ctrl-C: a detached server must not outlive
+	// the campaign unless asked. It gets its own deadline instead.
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultTeardownTimeout)
+	defer cancel()
+	for _, st := range teardown {
+		if st.name == "stop" && o.opt.KeepServer && failed == nil && s.index == o.lastSelected() {
+			s.keptServer = true
+			continue
+		}
+		if err := s.phase(tctx, st); err != nil {
+			// The measurement stands; the next scenario's own gpu-free
+			// will refuse to launch while the holder remains.
+			o.warn(s.sc.Name, err.Error())
+		}
+	}
+
+	end := o.now()
+	s.result.Ended = end.UTC()
+	outcome := OutcomeOK
+	var se *ScenarioError
+	switch {
+	case failed == nil:
+		s.result.Status = results.StatusOK
+	case ctx.Err() != nil:
+		s.result.Status = results.StatusPending
+		s.result.Reason = "interrupted: " + failed.Error()
+		outcome = OutcomeCanceled
+	case errors.As(failed, &se):
+		s.result.Status = results.StatusFailed
+		s.result.FailedPhase, s.result.Reason, s.result.LogExcerpt = se.Phase, se.Reason, se.LogTail
+		outcome = OutcomeFailed
+	default:
+		s.result.Status = results.StatusFailed
+		s.result.Reason = failed.Error()
+		outcome = OutcomeFailed
+	}
+	e := JournalEntry{Time: end, Scenario: s.sc.Name, Attempt: s.attempt, Phase: PhaseScenario, Event: "end",
+		Outcome: outcome, DurationS: end.Sub(start).Seconds()}
+	if failed != nil {
+		e.Error = failed.Error()
+	}
+	if !o.opt.DryRun {
+		if err := results.WriteJSONAtomic(filepath.Join(s.dir, "result.json"), s.result); err != nil {
+			o.warn(s.sc.Name, err.Error())
+		}
+		if err := o.recordResult(s.result); err != nil {
+			o.warn(s.sc.Name, err.Error())
+		}
+	}
+	// The journal's end line comes last: once it says "done", every file the
+	// scenario wrote is already on disk.
+	o.journal(e)
+	res := s.result
+	s.event(Event{Kind: EventScenarioEnd, Outcome: outcome, Result: &res, Err: failed})
+	return s.result
+}
+
+// lastSelected is the index of the last scenario this invocation runs.
+func (o *orch) lastSelected() int {
+	last := -1
+	for i, sc := range o.c.Scenarios {
+		if o.selected(sc.Name) {
+			last = i
+		}
+	}
+	return last
+}
+
+// phase runs one step with its journal lines and events. A plain error from
+// a step becomes a ScenarioError for that phase.
+func (s *scenarioRun) phase(ctx context.Context, st step) error {
+	o := s.o
+	start := o.now()
+	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Attempt: s.attempt, Phase: st.name, Event: "start"})
+	s.event(Event{Kind: EventPhaseStart, Phase: st.name})
+	err := st.run(ctx, s)
+	var se *ScenarioError
+	if err != nil && !errors.As(err, &se) {
+		err = s.fail(st.name, err.Error(), "", err)
+	}
+	end := o.now()
+	d := end.Sub(start)
+	outcome := outcomeOf(ctx, err)
+	e := JournalEntry{Time: end, Scenario: s.sc.Name, Attempt: s.attempt, Phase: st.name, Event: "end",
+		Outcome: outcome, DurationS: d.Seconds()}
+	if err != nil {
+		e.Error = err.Error()
+	}
+	o.journal(e)
+	s.result.PhaseSeconds[st.name] += d.Seconds()
+	s.event(Event{Kind: EventPhaseEnd, Phase: st.name, Outcome: outcome, Duration: d, Err: err})
+	return err
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

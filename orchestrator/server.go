@@ -1,0 +1,92 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"path/filepath"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/remote"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// stopOld stops a sweep and a server left by anything before this scenario:
+// the pid files have fixed names, so a killed orchestrator's leftovers are
+// found by the next run, resumed or not.
+func stopOld(ctx context.Context, s *scenarioRun) error {
+	o := s.o
+	for _, pidFile := range []string{o.paths.sweepPID, o.paths.serverPID} {
+		if err := remote.Stop(ctx, o.h, pidFile, o.c.Engine.StopGrace); err != nil {
+			return fmt.Errorf("stopping the process of %s on %s: %w", pidFile, o.h.Name(), err)
+		}
+	}
+	return nil
+}
+
+// launch starts the server detached, its output in a fresh log file.
+func launch(ctx context.Context, s *scenarioRun) error {
+	o := s.o
+	l, err := campaign.Render(o.c, s.sc, o.hostBakeoff)
+	if err != nil {
+		return err
+	}
+	s.launch = l
+	s.result.Launch = l.Command
+	if err := remote.EnsureDir(ctx, o.h, o.paths.logs); err != nil {
+		return fmt.Errorf("creating %s on %s: %w", o.paths.logs, o.h.Name(), err)
+	}
+	// A fresh log, so the ready phase scans only this server's lines.
+	if _, _, err := o.h.Run(ctx, "rm -f "+campaign.ShellQuote(s.serverLog)); err != nil {
+		return fmt.Errorf("clearing %s on %s: %w", s.serverLog, o.h.Name(), err)
+	}
+	s.logOffset = 0
+	pid, err := remote.Start(ctx, o.h, remote.ProcessSpec{Command: l.Command, Dir: o.paths.workdir,
+		LogFile: s.serverLog, PIDFile: o.paths.serverPID})
+	if err != nil {
+		return fmt.Errorf("launching %s on %s: %w", s.sc.Name, o.h.Name(), err)
+	}
+	s.event(Event{Kind: EventWaiting, Phase: "launch", Message: fmt.Sprintf("server pid %d, log %s", pid, s.serverLog)})
+	return nil
+}
+
+// stopServer stops the server's process group: SIGTERM, the grace period,
+// then SIGKILL. The sweep goes first, so the server drains no new load.
+func stopServer(ctx context.Context, s *scenarioRun) error {
+	o := s.o
+	if err := remote.Stop(ctx, o.h, o.paths.sweepPID, o.c.Engine.StopGrace); err != nil {
+		return fmt.Errorf("stopping the sweep of %s on %s: %w", s.sc.Name, o.h.Name(), err)
+	}
+	if err := remote.Stop(ctx, o.h, o.paths.serverPID, o.c.Engine.StopGrace); err != nil {
+		return fmt.Errorf("stopping the server of %s on %s: %w", s.sc.Name, o.h.Name(), err)
+	}
+	return nil
+}
+
+// saveLog downloads the whole server log into the scenario's results.
+func saveLog(ctx context.Context, s *scenarioRun) error {
+	if s.o.opt.DryRun || s.launch == nil {
+		return nil
+	}
+	local := filepath.Join(s.dir, results.ServerLog)
+	if err := s.o.h.Download(ctx, s.serverLog, local); err != nil {
+		return fmt.Errorf("downloading the server log %s from %s: %w", s.serverLog, s.o.h.Name(), err)
+	}
+	return nil
+}
+
+// logTail is the last lines of the server log, for a failure's excerpt; an
+// error reading it becomes the excerpt, since the failure matters more.
+func (s *scenarioRun) logTail(ctx context.Context) string {
+	if s.o.opt.DryRun {
+		return ""
+	}
+	tail, err := remote.LastLines(ctx, s.o.h, s.serverLog, DefaultLogTailLines)
+	if err != nil {
+		return fmt.Sprintf("(reading %s: %v)", path.Base(s.serverLog), err)
+	}
+	return tail
+}
+
+// DefaultLogTailLines is how many log lines a failure carries.
+const DefaultLogTailLines = 40

@@ -1,0 +1,332 @@
+package orchestrator
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/prompts"
+	"github.com/bakeoff-dev/bakeoff/remote"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// Defaults for following a sweep that runs on the host.
+const (
+	// DefaultSweepPoll is how often the sweep's event log is read.
+	DefaultSweepPoll = 250 * time.Millisecond
+	// DefaultLinkPatience is how long a dropped link may stay down before
+	// the sweep is given up on; the sweep itself runs on regardless.
+	DefaultLinkPatience = 15 * time.Minute
+)
+
+// Files of a sweep run on the host, inside its directory.
+const (
+	sweepEvents = "events.log" // the sweep's --json stdout and its stderr
+	sweepExit   = "exit-status"
+)
+
+// sweepArgv is the `bakeoff sweep` command line for this campaign's sweep
+// against url, writing into dir. Host mode runs it; --dry-run shows it.
+func sweepArgv(bakeoff string, sw campaign.Sweep, url, promptsPath, dir string) []string {
+	levels := make([]string, len(sw.Concurrency))
+	for i, c := range sw.Concurrency {
+		levels[i] = strconv.Itoa(c)
+	}
+	requests := "auto"
+	if sw.Requests > 0 {
+		requests = strconv.Itoa(sw.Requests)
+	}
+	argv := []string{bakeoff, "sweep", "--url", url,
+		"--concurrency", strings.Join(levels, ","),
+		"--requests", requests,
+		"--max-tokens", strconv.Itoa(sw.MaxTokens),
+		"--warmup", strconv.Itoa(sw.Warmup),
+		"--endpoint", sw.Endpoint,
+		"--prompts", promptsPath,
+		"--temperature", strconv.FormatFloat(sw.Temperature, 'g', -1, 64),
+		"--repeats", strconv.Itoa(max(1, sw.Repeats)),
+		"--seed", strconv.FormatInt(sw.Seed, 10),
+	}
+	if sw.IgnoreEOS {
+		argv = append(argv, "--ignore-eos")
+	}
+	if sw.RequestTimeout > 0 {
+		argv = append(argv, "--request-timeout", sw.RequestTimeout.String())
+	}
+	return append(argv, "--out", path.Join(dir, results.RequestsFile), "--levels", path.Join(dir, results.LevelsFile),
+		"--metrics-dir", path.Join(dir, results.MetricsDir), "--json")
+}
+
+// sweep runs the identical load against the server: on the host next to it
+// by default, through the tunnel when the host cannot run this binary or the
+// campaign asks for it. Afterwards each level's failures are checked.
+func sweep(ctx context.Context, s *scenarioRun) error {
+	var levels []loadgen.LevelSummary
+	var err error
+	if s.o.sweepOnHost {
+		levels, err = sweepOnHost(ctx, s)
+	} else {
+		levels, err = sweepTunnel(ctx, s)
+	}
+	s.result.Levels = levels
+	if err != nil {
+		return err
+	}
+	if s.o.opt.DryRun {
+		return nil
+	}
+	return s.checkLevels(ctx, levels)
+}
+
+// checkLevels fails the scenario when the server died during the sweep or a
+// level lost more than the allowed share of its requests.
+func (s *scenarioRun) checkLevels(ctx context.Context, levels []loadgen.LevelSummary) error {
+	if alive, err := remote.Alive(ctx, s.o.h, s.o.paths.serverPID); err == nil && !alive {
+		return s.crashed(ctx, "sweep", "server exited during the sweep", nil)
+	}
+	if len(levels) == 0 {
+		return s.fail("sweep", "the sweep measured no level", "", nil)
+	}
+	for _, l := range levels {
+		if l.Requests == 0 || float64(l.Failed) > s.o.opt.MaxFailedFraction*float64(l.Requests) {
+			var classes []string
+			for k, v := range l.FailedByClass {
+				classes = append(classes, fmt.Sprintf("%s %d", k, v))
+			}
+			return s.fail("sweep", fmt.Sprintf("C=%d: %d of %d requests failed (%s)", l.Level, l.Failed, l.Requests,
+				strings.Join(classes, ", ")), s.logTail(ctx), nil)
+		}
+	}
+	return nil
+}
+
+// sweepOnHost runs `bakeoff sweep --json` detached on the host, follows its
+// events for progress, and downloads its files when it ends. The sweep does
+// not depend on this connection: if the link drops, it keeps measuring and
+// the files are fetched once the link is back.
+func sweepOnHost(ctx context.Context, s *scenarioRun) ([]loadgen.LevelSummary, error) {
+	o := s.o
+	promptsPath := o.c.Sweep.Prompts
+	if promptsPath != prompts.Builtin && promptsPath != "" && !o.c.Host.Local {
+		promptsPath = path.Join(s.sweepDir, "prompts.jsonl")
+	}
+	argv := sweepArgv(o.hostBakeoff, o.c.Sweep, s.baseURL, promptsPath, s.sweepDir)
+	eventsPath := path.Join(s.sweepDir, sweepEvents)
+	exitPath := path.Join(s.sweepDir, sweepExit)
+	prep := fmt.Sprintf("rm -rf %[1]s && mkdir -p %[1]s", campaign.ShellQuote(s.sweepDir))
+	if _, _, err := o.h.Run(ctx, prep); err != nil {
+		return nil, fmt.Errorf("preparing %s on %s: %w", s.sweepDir, o.h.Name(), err)
+	}
+	if promptsPath != o.c.Sweep.Prompts {
+		if err := o.h.Upload(ctx, o.c.Sweep.Prompts, promptsPath); err != nil {
+			return nil, fmt.Errorf("uploading the prompt set to %s: %w", o.h.Name(), err)
+		}
+	}
+	// The exit status is written by the shell around the sweep: the detached
+	// process has no parent here to report it.
+	cmd := campaign.ShellJoin(argv) + "; echo $? > " + campaign.ShellQuote(exitPath)
+	if _, err := remote.Start(ctx, o.h, remote.ProcessSpec{Command: cmd, Dir: o.paths.workdir,
+		LogFile: eventsPath, PIDFile: o.paths.sweepPID}); err != nil {
+		return nil, fmt.Errorf("starting the sweep of %s on %s: %w", s.sc.Name, o.h.Name(), err)
+	}
+	if o.opt.DryRun {
+		return nil, nil
+	}
+
+	var (
+		scan     lineScanner
+		offset   int64
+		tail     []string
+		downFrom time.Time
+	)
+	follow := func() error {
+		data, next, err := remote.ReadFrom(ctx, o.h, eventsPath, offset, DefaultLogChunk)
+		offset = next
+		for _, line := range scan.feed(data) {
+			var ev loadgen.Event
+			if strings.HasPrefix(line, "{") && json.Unmarshal([]byte(line), &ev) == nil && ev.Kind != "" {
+				s.event(Event{Kind: EventSweep, Phase: "sweep", Sweep: &ev})
+				continue
+			}
+			tail = append(tail, line)
+			if len(tail) > DefaultLogTailLines {
+				tail = tail[1:]
+			}
+		}
+		return err
+	}
+	for {
+		err := follow()
+		var alive bool
+		if err == nil {
+			alive, err = remote.Alive(ctx, o.h, o.paths.sweepPID)
+		}
+		if ctx.Err() != nil {
+			return s.fetchSweep(context.WithoutCancel(ctx), true), ctx.Err()
+		}
+		if err != nil {
+			// A dropped link: the host reconnects on a later call while the
+			// detached sweep keeps running; only a long outage gives up.
+			if downFrom.IsZero() {
+				downFrom = o.now()
+				o.warn(s.sc.Name, fmt.Sprintf("following the sweep on %s: %v; retrying", o.h.Name(), err))
+			}
+			if o.now().Sub(downFrom) > DefaultLinkPatience {
+				return nil, fmt.Errorf("following the sweep on %s: link down for %s: %w", o.h.Name(), DefaultLinkPatience, err)
+			}
+		} else {
+			downFrom = time.Time{}
+			if !alive {
+				break
+			}
+			// The server dying mid-sweep ends the scenario now, not after
+			// every remaining request has failed.
+			if up, aerr := remote.Alive(ctx, o.h, o.paths.serverPID); aerr == nil && !up {
+				_ = remote.Stop(ctx, o.h, o.paths.sweepPID, o.c.Engine.StopGrace)
+				levels := s.fetchSweep(ctx, true)
+				return levels, s.crashed(ctx, "sweep", "server exited during the sweep", nil)
+			}
+		}
+		if err := sleep(ctx, DefaultSweepPoll); err != nil {
+			return s.fetchSweep(context.WithoutCancel(ctx), true), err
+		}
+	}
+	_ = follow()
+	status, _, err := o.h.Run(ctx, "cat "+campaign.ShellQuote(exitPath)+" 2>/dev/null || true")
+	if err != nil {
+		return nil, fmt.Errorf("reading the sweep's exit status on %s: %w", o.h.Name(), err)
+	}
+	levels := s.fetchSweep(ctx, false)
+	if code := strings.TrimSpace(string(status)); code != "0" {
+		if code == "" {
+			code = "unknown (killed?)"
+		}
+		return levels, s.fail("sweep", fmt.Sprintf("bakeoff sweep on %s exited with status %s", o.h.Name(), code),
+			strings.Join(tail, "\n"), nil)
+	}
+	if levels == nil {
+		return nil, s.fail("sweep", "the sweep wrote no "+results.LevelsFile, strings.Join(tail, "\n"), nil)
+	}
+	return levels, nil
+}
+
+// fetchSweep downloads the sweep's files into the scenario's directory and
+// returns its level summaries (nil when there are none). Partial files of an
+// interrupted sweep are kept too: nothing measured is thrown away.
+func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []loadgen.LevelSummary {
+	o := s.o
+	if partial {
+		// Stopping the sweep first lets it write what it measured.
+		if err := remote.Stop(ctx, o.h, o.paths.sweepPID, o.c.Engine.StopGrace); err != nil {
+			o.warn(s.sc.Name, err.Error())
+		}
+	}
+	if err := os.MkdirAll(s.dir, results.DirMode); err != nil {
+		o.warn(s.sc.Name, err.Error())
+		return nil
+	}
+	for _, name := range []string{results.RequestsFile, results.LevelsFile} {
+		if err := o.h.Download(ctx, path.Join(s.sweepDir, name), filepath.Join(s.dir, name)); err != nil && !partial {
+			o.warn(s.sc.Name, fmt.Sprintf("downloading %s of %s: %v", name, s.sc.Name, err))
+		}
+	}
+	if err := downloadDir(ctx, o.h, path.Join(s.sweepDir, results.MetricsDir), filepath.Join(s.dir, results.MetricsDir)); err != nil {
+		o.warn(s.sc.Name, err.Error())
+	}
+	var levels []loadgen.LevelSummary
+	data, err := os.ReadFile(filepath.Join(s.dir, results.LevelsFile))
+	if err != nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, &levels); err != nil {
+		o.warn(s.sc.Name, fmt.Sprintf("reading %s of %s: %v", results.LevelsFile, s.sc.Name, err))
+		return nil
+	}
+	return levels
+}
+
+// downloadDir copies the plain files of a host directory (one level deep);
+// a missing directory copies nothing.
+func downloadDir(ctx context.Context, h remote.Host, dir, local string) error {
+	out, _, err := h.Run(ctx, fmt.Sprintf("if [ -d %[1]s ]; then cd %[1]s && for f in *; do [ -f \"$f\" ] && printf '%%s\\n' \"$f\"; done; fi; true",
+		campaign.ShellQuote(dir)))
+	if err != nil {
+		return fmt.Errorf("listing %s on %s: %w", dir, h.Name(), err)
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		name := sc.Text()
+		if name == "" || strings.Contains(name, "/") {
+			continue
+		}
+		if err := os.MkdirAll(local, results.DirMode); err != nil {
+			return err
+		}
+		if err := h.Download(ctx, path.Join(dir, name), filepath.Join(local, name)); err != nil {
+			return fmt.Errorf("downloading %s from %s: %w", path.Join(dir, name), h.Name(), err)
+		}
+	}
+	return nil
+}
+
+// sweepTunnel runs the load generator in this process, its connections
+// dialed through the host: the fallback when the host cannot run this binary.
+func sweepTunnel(ctx context.Context, s *scenarioRun) ([]loadgen.LevelSummary, error) {
+	o := s.o
+	if o.opt.DryRun {
+		s.event(Event{Kind: EventDryCommand, Phase: "sweep", Message: "in-process sweep through the host's port: " +
+			campaign.ShellJoin(sweepArgv("bakeoff", o.c.Sweep, s.baseURL, o.c.Sweep.Prompts, s.dir))})
+		return nil, nil
+	}
+	set, err := prompts.Load(o.c.Sweep.Prompts, "")
+	if err != nil {
+		return nil, fmt.Errorf("loading the prompt set: %w", err)
+	}
+	if err := os.MkdirAll(s.dir, results.DirMode); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", s.dir, err)
+	}
+	f, err := os.OpenFile(filepath.Join(s.dir, results.RequestsFile), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, results.FileMode)
+	if err != nil {
+		return nil, fmt.Errorf("creating the records file: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	sw := o.c.Sweep
+	res, runErr := loadgen.Run(ctx, loadgen.Options{
+		URL: s.baseURL, Endpoint: sw.Endpoint, Concurrency: sw.Concurrency, Requests: sw.Requests,
+		MaxTokens: sw.MaxTokens, Warmup: sw.Warmup, Temperature: sw.Temperature, IgnoreEOS: sw.IgnoreEOS,
+		Repeats: max(1, sw.Repeats), Seed: sw.Seed, Prompts: set, RequestTimeout: sw.RequestTimeout,
+		Client:     s.client,
+		Records:    func(r loadgen.Record) error { return enc.Encode(r) },
+		Events:     func(e loadgen.Event) { s.event(Event{Kind: EventSweep, Phase: "sweep", Sweep: &e}) },
+		MetricsDir: filepath.Join(s.dir, results.MetricsDir),
+	})
+	err = errors.Join(w.Flush(), f.Sync(), f.Close())
+	if err != nil {
+		return nil, fmt.Errorf("writing the records of %s: %w", s.sc.Name, err)
+	}
+	var levels []loadgen.LevelSummary
+	if res != nil {
+		levels = res.Levels
+		for _, w := range res.Warnings {
+			o.warn(s.sc.Name, w)
+		}
+		if werr := results.WriteJSONAtomic(filepath.Join(s.dir, results.LevelsFile), levels); werr != nil {
+			return levels, werr
+		}
+	}
+	if runErr != nil {
+		return levels, fmt.Errorf("sweeping %s through %s: %w", s.sc.Name, o.h.Name(), runErr)
+	}
+	return levels, nil
+}
