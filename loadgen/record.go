@@ -15,6 +15,7 @@ const (
 	ErrTimeout   = "timeout"   // per-request deadline exceeded
 	ErrCanceled  = "canceled"  // the sweep was stopped (Ctrl-C) while it ran
 	ErrEmpty     = "empty"     // finished without any generated token
+	ErrServer    = "server"    // the stream carried an error object instead of a chunk
 )
 
 // Record is one request, written as one JSON line. Times are Unix nanoseconds

@@ -1,0 +1,233 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Client defaults.
+const (
+	// DefaultRequestTimeout bounds one request from send to the end of its
+	// stream when Options.RequestTimeout is zero.
+	DefaultRequestTimeout = 10 * time.Minute
+	// drainGrace is how long the client waits, after [DONE], for the server
+	// to end the response so the connection can be reused. The request's
+	// times are already taken; a server that holds the stream open only
+	// costs a new connection.
+	drainGrace = 200 * time.Millisecond
+	// drainBytes bounds what is read after [DONE].
+	drainBytes = 64 << 10
+	// errorBodyBytes bounds how much of a failed response's body goes into
+	// the record's error message.
+	errorBodyBytes = 300
+)
+
+// requester sends one streaming request and turns what happened into a
+// Record.
+type requester struct {
+	client    *http.Client
+	url       string // the completions endpoint
+	apiKey    string
+	timeout   time.Duration
+	maxTokens int
+}
+
+// do sends body and streams the answer into rec, which arrives with its
+// identifying fields set. sweep is the sweep's context: its cancellation
+// marks the record ErrCanceled rather than ErrTimeout.
+func (q *requester) do(sweep context.Context, body []byte, rec *Record) {
+	ctx, cancel := context.WithTimeout(sweep, q.timeout)
+	defer cancel()
+	fail := func(class string, err error) {
+		if rec.EndNs == 0 {
+			rec.EndNs = nowNs()
+		}
+		switch {
+		case sweep.Err() != nil:
+			class = ErrCanceled
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			class = ErrTimeout
+			err = fmt.Errorf("no complete answer within %s: %w", q.timeout, err)
+		}
+		rec.ErrClass = class
+		rec.Error = shortError(err)
+	}
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, q.url, bytes.NewReader(body))
+	if err != nil {
+		rec.SendNs = nowNs()
+		fail(ErrConnect, err)
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	if q.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+q.apiKey)
+	}
+	rec.SendNs = nowNs()
+	resp, err := q.client.Do(req)
+	if err != nil {
+		fail(ErrConnect, err)
+		return
+	}
+	defer resp.Body.Close()
+	rec.Status = resp.StatusCode
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
+		fail(ErrHTTP, fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(msg))))
+		return
+	}
+	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct == "application/json" {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
+		fail(ErrMalformed, fmt.Errorf("server answered with JSON, not a stream: %s", strings.TrimSpace(string(msg))))
+		return
+	}
+
+	st := streamState{hash: sha256.New()}
+	sse := newSSEReader(resp.Body)
+	var c chunk
+	for {
+		data, err := sse.next()
+		now := nowNs()
+		if err != nil {
+			rec.EndNs = now
+			st.finish(rec, q.maxTokens)
+			switch {
+			case err == io.EOF:
+				fail(ErrNoDone, errors.New("stream closed without data: [DONE]"))
+			case errors.Is(err, errEventTooBig):
+				fail(ErrMalformed, err)
+			default:
+				fail(ErrCut, fmt.Errorf("stream cut: %w", err))
+			}
+			return
+		}
+		if bytes.Equal(bytes.TrimSpace(data), doneMarker) {
+			rec.EndNs = now
+			break
+		}
+		if err := parseChunk(data, &c); err != nil {
+			rec.EndNs = now
+			st.finish(rec, q.maxTokens)
+			fail(ErrMalformed, err)
+			return
+		}
+		if c.Error != nil {
+			rec.EndNs = now
+			st.finish(rec, q.maxTokens)
+			fail(ErrServer, fmt.Errorf("server error in stream: %s", c.Error.Message))
+			return
+		}
+		st.add(&c, now, rec)
+	}
+	st.finish(rec, q.maxTokens)
+	if rec.Tokens == 0 && rec.Chunks == 0 {
+		fail(ErrEmpty, errors.New("stream ended without generated text"))
+	}
+
+	// Let the transport reuse the connection: read the end of the response,
+	// bounded in time and size.
+	t := time.AfterFunc(drainGrace, cancel)
+	io.Copy(io.Discard, io.LimitReader(resp.Body, drainBytes))
+	t.Stop()
+}
+
+// streamState accumulates one stream's chunks.
+type streamState struct {
+	hash      hash.Hash // of the generated text
+	lastNs    int64     // time of the previous content chunk
+	maxGap    int64     // largest gap between content chunks, ns
+	maxITL    int64     // largest gap per token where per-chunk counts are known
+	usage     bool
+	cumTokens int // completion tokens reported so far by per-chunk usage
+	perChunk  bool
+}
+
+// add takes one parsed chunk that arrived at now.
+func (s *streamState) add(c *chunk, now int64, rec *Record) {
+	content := false
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		for _, t := range [...]string{ch.Delta.ReasoningContent, ch.Delta.Content, ch.Text} {
+			if t != "" {
+				s.hash.Write([]byte(t))
+				content = true
+			}
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			rec.FinishReason = *ch.FinishReason
+		}
+	}
+	if c.Usage != nil {
+		s.usage = true
+		rec.PromptTokens = c.Usage.PromptTokens
+		rec.Tokens = c.Usage.CompletionTokens
+	}
+	if !content {
+		return // role-only, usage-only or finish-only: not a token
+	}
+	rec.Chunks++
+	if rec.FirstNs == 0 {
+		rec.FirstNs = now
+	} else {
+		gap := now - s.lastNs
+		s.maxGap = max(s.maxGap, gap)
+		// Servers that report usage on every chunk tell how many tokens this
+		// chunk carried; spread the gap over them.
+		if c.Usage != nil && c.Usage.CompletionTokens > s.cumTokens {
+			s.perChunk = true
+			s.maxITL = max(s.maxITL, gap/int64(c.Usage.CompletionTokens-s.cumTokens))
+		}
+	}
+	if c.Usage != nil {
+		s.cumTokens = c.Usage.CompletionTokens
+	}
+	s.lastNs = now
+}
+
+// finish fills the record's token count, ITL and output hash.
+func (s *streamState) finish(rec *Record, maxTokens int) {
+	if rec.Chunks > 0 {
+		rec.OutputHash = "sha256:" + hex.EncodeToString(s.hash.Sum(nil))
+	}
+	if !s.usage && rec.Chunks > 0 {
+		// No usage: estimate. A stream stopped by max_tokens produced exactly
+		// that many; otherwise each content chunk carried at least one token,
+		// which is exact at one token per chunk and low when servers batch.
+		rec.TokensEstimated = true
+		rec.Tokens = rec.Chunks
+		if rec.FinishReason == "length" && maxTokens > 0 {
+			rec.Tokens = maxTokens
+		}
+	}
+	switch {
+	case s.perChunk:
+		rec.MaxITLNs = s.maxITL
+	case s.maxGap > 0 && rec.Tokens > rec.Chunks && rec.Chunks > 0:
+		// Per-chunk counts unknown: spread by the stream's mean tokens per chunk.
+		rec.MaxITLNs = s.maxGap * int64(rec.Chunks) / int64(rec.Tokens)
+	default:
+		rec.MaxITLNs = s.maxGap
+	}
+}
+
+// maxErrorLen bounds a record's error message.
+const maxErrorLen = 300
+
+func shortError(err error) string {
+	s := strings.Join(strings.Fields(err.Error()), " ")
+	if len(s) > maxErrorLen {
+		s = s[:maxErrorLen] + "…"
+	}
+	return s
+}

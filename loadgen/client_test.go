@@ -1,0 +1,189 @@
+package loadgen
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// doOnce sends one request to url with a fresh client and returns its record.
+func doOnce(t *testing.T, url string, timeout time.Duration) Record {
+	t.Helper()
+	q := &requester{client: NewHTTPClient(4), url: url, timeout: timeout, maxTokens: 50}
+	var rec Record
+	q.do(context.Background(), []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`), &rec)
+	return rec
+}
+
+func TestRequestOutcomes(t *testing.T) {
+	tests := []struct {
+		name       string
+		sc         script
+		path       string
+		class      string
+		tokens     int
+		chunks     int
+		estimated  bool
+		status     int
+		errContain string
+	}{
+		{name: "one token per chunk", sc: script{chunks: 5}, tokens: 5, chunks: 5, status: 200},
+		{name: "multi-token chunks", sc: script{chunks: 4, tokensPerChunk: 3}, tokens: 12, chunks: 4, status: 200},
+		{name: "role-only first chunk", sc: script{chunks: 3, roleFirst: true}, tokens: 3, chunks: 3, status: 200},
+		{name: "comments and keep-alives, CRLF", sc: script{chunks: 3, keepAlive: true, crlf: true}, tokens: 3, chunks: 3, status: 200},
+		{name: "completions endpoint", sc: script{chunks: 3, completions: true}, path: "/v1/completions", tokens: 3, chunks: 3, status: 200},
+		{name: "no usage, stopped by length", sc: script{chunks: 4, tokensPerChunk: 2, noUsage: true}, tokens: 50, chunks: 4, estimated: true, status: 200},
+		{name: "no usage, stopped by eos", sc: script{chunks: 4, tokensPerChunk: 2, noUsage: true, finish: "stop"}, tokens: 4, chunks: 4, estimated: true, status: 200},
+		{name: "missing DONE", sc: script{chunks: 3, noDone: true}, class: ErrNoDone, tokens: 3, chunks: 3, status: 200, errContain: "[DONE]"},
+		{name: "disconnect mid-stream", sc: script{chunks: 10, cutAfter: 4}, class: ErrCut, chunks: 4, status: 200, errContain: "cut"},
+		{name: "HTTP 500", sc: script{status: 500}, class: ErrHTTP, status: 500, errContain: "overloaded"},
+		{name: "HTTP 429", sc: script{status: 429}, class: ErrHTTP, status: 429, errContain: "HTTP 429"},
+		{name: "empty answer", sc: script{chunks: 0, noUsage: true}, class: ErrEmpty, status: 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t, tt.sc)
+			path := tt.path
+			if path == "" {
+				path = "/v1/chat/completions"
+			}
+			rec := doOnce(t, srv.URL+path, 10*time.Second)
+			if rec.ErrClass != tt.class {
+				t.Fatalf("class %q (%s), want %q", rec.ErrClass, rec.Error, tt.class)
+			}
+			if tt.errContain != "" && !strings.Contains(rec.Error, tt.errContain) {
+				t.Errorf("error %q does not mention %q", rec.Error, tt.errContain)
+			}
+			if rec.Status != tt.status {
+				t.Errorf("status %d, want %d", rec.Status, tt.status)
+			}
+			if tt.class == "" || tt.class == ErrNoDone {
+				if rec.Tokens != tt.tokens {
+					t.Errorf("tokens %d, want %d", rec.Tokens, tt.tokens)
+				}
+			}
+			if rec.Chunks != tt.chunks {
+				t.Errorf("chunks %d, want %d", rec.Chunks, tt.chunks)
+			}
+			if rec.OK() && rec.TokensEstimated != tt.estimated {
+				t.Errorf("estimated %v, want %v", rec.TokensEstimated, tt.estimated)
+			}
+			if rec.SendNs == 0 || rec.EndNs < rec.SendNs {
+				t.Errorf("times send %d end %d", rec.SendNs, rec.EndNs)
+			}
+			if rec.Chunks > 0 && (rec.FirstNs < rec.SendNs || rec.FirstNs > rec.EndNs) {
+				t.Errorf("first token at %d outside [%d, %d]", rec.FirstNs, rec.SendNs, rec.EndNs)
+			}
+		})
+	}
+}
+
+func TestRoleOnlyChunkIsNotFirstToken(t *testing.T) {
+	const ttft = 150 * time.Millisecond
+	srv := newServer(t, script{chunks: 2, roleFirst: true, ttft: ttft})
+	rec := doOnce(t, srv.URL+"/v1/chat/completions", 10*time.Second)
+	if !rec.OK() {
+		t.Fatal(rec.Error)
+	}
+	// The role chunk arrives at once; TTFT must wait for the content.
+	if rec.TTFT() < ttft {
+		t.Errorf("TTFT %v, want at least %v: the role-only chunk was taken as the first token", rec.TTFT(), ttft)
+	}
+}
+
+func TestUsageAndHash(t *testing.T) {
+	srv := newServer(t, script{chunks: 3, tokensPerChunk: 2, finish: "stop"})
+	rec := doOnce(t, srv.URL+"/v1/chat/completions", 10*time.Second)
+	if rec.PromptTokens != 12 || rec.Tokens != 6 || rec.FinishReason != "stop" {
+		t.Errorf("prompt %d tokens %d finish %q, want 12, 6, stop", rec.PromptTokens, rec.Tokens, rec.FinishReason)
+	}
+	sum := sha256.Sum256([]byte(strings.Repeat("tok ", 6)))
+	if want := "sha256:" + hex.EncodeToString(sum[:]); rec.OutputHash != want {
+		t.Errorf("hash %s, want %s", rec.OutputHash, want)
+	}
+}
+
+func TestMultiTokenChunkITL(t *testing.T) {
+	// 4 tokens per chunk every 40 ms: the per-token gap is about 10 ms, not 40.
+	srv := newServer(t, script{chunks: 5, tokensPerChunk: 4, gap: 40 * time.Millisecond})
+	rec := doOnce(t, srv.URL+"/v1/chat/completions", 10*time.Second)
+	if !rec.OK() {
+		t.Fatal(rec.Error)
+	}
+	itl := time.Duration(rec.MaxITLNs)
+	if itl < 9*time.Millisecond || itl > 35*time.Millisecond {
+		t.Errorf("max ITL %v, want about 10ms (a 40ms gap over 4 tokens)", itl)
+	}
+	tpot := rec.TPOT()
+	if tpot < 8*time.Millisecond || tpot > 30*time.Millisecond {
+		t.Errorf("TPOT %v, want about 160ms/19 = 8.4ms", tpot)
+	}
+}
+
+func TestSlowServerTimesOut(t *testing.T) {
+	srv := newServer(t, script{chunks: 2, ttft: 20 * time.Second})
+	start := time.Now()
+	rec := doOnce(t, srv.URL+"/v1/chat/completions", 300*time.Millisecond)
+	if rec.ErrClass != ErrTimeout {
+		t.Fatalf("class %q (%s), want timeout", rec.ErrClass, rec.Error)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("timeout took %v", el)
+	}
+}
+
+func TestTimeoutMidStream(t *testing.T) {
+	srv := newServer(t, script{chunks: 100, gap: 100 * time.Millisecond})
+	rec := doOnce(t, srv.URL+"/v1/chat/completions", 350*time.Millisecond)
+	if rec.ErrClass != ErrTimeout || rec.Chunks == 0 {
+		t.Fatalf("class %q chunks %d (%s), want timeout after some chunks", rec.ErrClass, rec.Chunks, rec.Error)
+	}
+}
+
+func TestConnectionRefused(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	rec := doOnce(t, "http://"+addr+"/v1/chat/completions", 5*time.Second)
+	if rec.ErrClass != ErrConnect || rec.Status != 0 {
+		t.Errorf("class %q status %d (%s), want connect, 0", rec.ErrClass, rec.Status, rec.Error)
+	}
+}
+
+func TestMalformedStreams(t *testing.T) {
+	tests := []struct {
+		name, body, ctype, class, contains string
+	}{
+		{"bad JSON", "data: {\"choices\": [\n\n", "text/event-stream", ErrMalformed, "bad chunk JSON"},
+		{"error object", "data: {\"error\":{\"message\":\"KV cache exhausted\"}}\n\n", "text/event-stream", ErrServer, "KV cache exhausted"},
+		{"not a stream", `{"choices":[{"message":{"content":"hi"}}]}`, "application/json", ErrMalformed, "not a stream"},
+		{"cut inside a line", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"cho", "text/event-stream", ErrCut, "middle of a line"},
+		{"oversized event", "data: " + strings.Repeat("x", MaxEventBytes+10) + "\n\n", "text/event-stream", ErrMalformed, "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tt.ctype)
+				fmt.Fprint(w, tt.body)
+			}))
+			defer srv.Close()
+			rec := doOnce(t, srv.URL, 10*time.Second)
+			if rec.ErrClass != tt.class || !strings.Contains(rec.Error, tt.contains) {
+				t.Errorf("got %q %q, want %q containing %q", rec.ErrClass, rec.Error, tt.class, tt.contains)
+			}
+			if len(rec.Error) > maxErrorLen+10 {
+				t.Errorf("error message is %d bytes long", len(rec.Error))
+			}
+		})
+	}
+}

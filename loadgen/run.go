@@ -1,0 +1,434 @@
+package loadgen
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/prompts"
+)
+
+// Endpoint names for Options.Endpoint.
+const (
+	EndpointChat        = "chat"
+	EndpointCompletions = "completions"
+)
+
+// Sweep defaults.
+const (
+	// MinAutoRequests and AutoRequestsPerSlot size an automatic level:
+	// max(MinAutoRequests, AutoRequestsPerSlot×C) requests, so every level
+	// has a steady state well past its ramp-up.
+	MinAutoRequests     = 30
+	AutoRequestsPerSlot = 4
+	// DefaultMaxTokens is the completion length when Options.MaxTokens is 0.
+	DefaultMaxTokens = 200
+	// ProgressInterval is the shortest time between two progress events.
+	ProgressInterval = 250 * time.Millisecond
+)
+
+// Event kinds.
+const (
+	EventStart      = "start" // the model is known; Message names it
+	EventWarmup     = "warmup"
+	EventLevelStart = "level_start"
+	EventProgress   = "progress"
+	EventLevelEnd   = "level_end"
+	EventWarning    = "warning"
+)
+
+// Event is a progress report from a running sweep. It is also the JSON line
+// `bakeoff sweep --json` prints, so a remote caller decodes the same type.
+type Event struct {
+	Kind   string `json:"event"`
+	Level  int    `json:"level,omitempty"`
+	Repeat int    `json:"repeat,omitempty"`
+	// Done and Total count the level's (or the warm-up's) finished and
+	// planned requests.
+	Done  int `json:"done,omitempty"`
+	Total int `json:"total,omitempty"`
+	// TokPerSec is the level's output tokens per second so far.
+	TokPerSec float64       `json:"tok_per_sec,omitempty"`
+	Summary   *LevelSummary `json:"summary,omitempty"`
+	Message   string        `json:"message,omitempty"`
+}
+
+// Options configure a sweep.
+type Options struct {
+	URL    string // server base URL, e.g. http://127.0.0.1:30000
+	Model  string // empty: the first id from /v1/models
+	APIKey string // sent as a bearer token; never written anywhere
+	// Endpoint is EndpointChat (default) or EndpointCompletions.
+	Endpoint    string
+	Concurrency []int // levels, in order
+	// Requests per level; 0 is auto: max(30, 4×C).
+	Requests    int
+	MaxTokens   int // 0: DefaultMaxTokens
+	Warmup      int // requests before the first level, recorded, not measured
+	Temperature float64
+	IgnoreEOS   bool
+	Repeats     int   // runs of each level; 0 means 1
+	Seed        int64 // prompt order
+	Prompts     *prompts.Set
+	// RequestTimeout bounds one request; 0: DefaultRequestTimeout.
+	RequestTimeout time.Duration
+	// Client sends the requests; nil: a client tuned for many streams.
+	Client *http.Client
+	// Records is called for every record, warm-up included, in completion
+	// order and never concurrently; an error stops the sweep.
+	Records func(Record) error
+	// Events receives progress; may be nil. Called from one goroutine at a time.
+	Events func(Event)
+	// MetricsDir, when set, receives the raw /metrics and /get_server_info
+	// scrapes of each level.
+	MetricsDir string
+}
+
+// Result is what a sweep measured.
+type Result struct {
+	Model  string
+	Levels []LevelSummary
+	// UsageMissing is true when the server sent no usage, so token counts
+	// are estimates.
+	UsageMissing bool
+	Warnings     []string
+}
+
+// RequestsFor is the number of measured requests at concurrency c.
+func (o Options) RequestsFor(c int) int {
+	if o.Requests > 0 {
+		return o.Requests
+	}
+	return max(MinAutoRequests, AutoRequestsPerSlot*c)
+}
+
+// NewHTTPClient returns a client for many concurrent streams: enough idle
+// connections that a closed loop reuses them, no compression (a gzip layer
+// would buffer the stream), and no overall timeout (each request has its own
+// deadline).
+func NewHTTPClient(maxConns int) *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        maxConns,
+		MaxIdleConnsPerHost: maxConns,
+		DisableCompression:  true,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   false,
+	}}
+}
+
+// Run warms the server up and runs every level in order. Cancelling ctx
+// stops it within a second: in-flight requests are recorded as ErrCanceled,
+// the partial level is summarised, and Run returns what it measured with
+// ctx's error.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if o.Client == nil {
+		o.Client = NewHTTPClient(max(100, maxOf(o.Concurrency)))
+	}
+	base := strings.TrimRight(o.URL, "/")
+	res := &Result{Model: o.Model}
+	if res.Model == "" {
+		m, err := FirstModel(ctx, o.Client, base, o.APIKey)
+		if err != nil {
+			return nil, err
+		}
+		res.Model = m
+	}
+	s := &sweep{o: o, res: res, base: base}
+	if err := s.prepare(); err != nil {
+		return nil, err
+	}
+	s.event(Event{Kind: EventStart, Message: res.Model})
+	err := s.run(ctx)
+	if err == nil {
+		err = ctx.Err()
+	}
+	return res, err
+}
+
+func (o *Options) check() error {
+	if o.URL == "" {
+		return errors.New("loadgen: no server URL")
+	}
+	if len(o.Concurrency) == 0 {
+		return errors.New("loadgen: no concurrency levels")
+	}
+	for _, c := range o.Concurrency {
+		if c < 1 {
+			return fmt.Errorf("loadgen: concurrency %d: want at least 1", c)
+		}
+	}
+	switch o.Endpoint {
+	case "":
+		o.Endpoint = EndpointChat
+	case EndpointChat, EndpointCompletions:
+	default:
+		return fmt.Errorf("loadgen: endpoint %q: want %q or %q", o.Endpoint, EndpointChat, EndpointCompletions)
+	}
+	if o.Prompts == nil || len(o.Prompts.Prompts) == 0 {
+		return errors.New("loadgen: no prompts")
+	}
+	if o.Requests < 0 || o.Warmup < 0 || o.Repeats < 0 || o.MaxTokens < 0 {
+		return errors.New("loadgen: requests, warm-up, repeats and max tokens must not be negative")
+	}
+	if o.MaxTokens == 0 {
+		o.MaxTokens = DefaultMaxTokens
+	}
+	if o.Repeats == 0 {
+		o.Repeats = 1
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	return nil
+}
+
+func maxOf(xs []int) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+// sweep is one Run's state.
+type sweep struct {
+	o      Options
+	res    *Result
+	base   string
+	q      *requester
+	bodies [][]byte // request body per prompt, built once
+	order  []int    // prompt index per sequence number, from the seed
+
+	mu      sync.Mutex // serialises Records and Events
+	stopErr error      // the first error from Records
+}
+
+// requestBody is the JSON a request sends. Sampling fields are always
+// present so every variant of a campaign gets exactly the same request.
+type requestBody struct {
+	Model         string            `json:"model"`
+	Messages      []prompts.Message `json:"messages,omitempty"`
+	Prompt        *string           `json:"prompt,omitempty"`
+	MaxTokens     int               `json:"max_tokens"`
+	Temperature   float64           `json:"temperature"`
+	Stream        bool              `json:"stream"`
+	StreamOptions map[string]bool   `json:"stream_options"`
+	IgnoreEOS     bool              `json:"ignore_eos,omitempty"`
+}
+
+func (s *sweep) prepare() error {
+	path := "/v1/chat/completions"
+	if s.o.Endpoint == EndpointCompletions {
+		path = "/v1/completions"
+	}
+	s.q = &requester{client: s.o.Client, url: s.base + path, apiKey: s.o.APIKey,
+		timeout: s.o.RequestTimeout, maxTokens: s.o.MaxTokens}
+	for _, p := range s.o.Prompts.Prompts {
+		b := requestBody{Model: s.res.Model, MaxTokens: s.o.MaxTokens, Temperature: s.o.Temperature,
+			Stream: true, StreamOptions: map[string]bool{"include_usage": true}, IgnoreEOS: s.o.IgnoreEOS}
+		if s.o.Endpoint == EndpointCompletions {
+			b.Prompt = &p.Text
+		} else {
+			b.Messages = p.Messages
+		}
+		data, err := json.Marshal(b)
+		if err != nil {
+			return fmt.Errorf("encoding request: %w", err)
+		}
+		s.bodies = append(s.bodies, data)
+	}
+	rng := rand.New(rand.NewPCG(uint64(s.o.Seed), uint64(len(s.bodies))))
+	s.order = rng.Perm(len(s.bodies))
+	return nil
+}
+
+// promptFor maps a sequence number to a prompt index. Every level starts at
+// the beginning of the same seeded order, so every level and every variant
+// sends the same prompts in the same order.
+func (s *sweep) promptFor(seq int) int { return s.order[seq%len(s.order)] }
+
+func (s *sweep) event(e Event) {
+	if s.o.Events != nil {
+		s.o.Events(e)
+	}
+}
+
+func (s *sweep) warn(msg string) {
+	s.res.Warnings = append(s.res.Warnings, msg)
+	s.mu.Lock()
+	s.event(Event{Kind: EventWarning, Message: msg})
+	s.mu.Unlock()
+}
+
+func (s *sweep) run(ctx context.Context) error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if s.o.Warmup > 0 {
+		c := min(s.o.Warmup, maxOf(s.o.Concurrency))
+		s.mu.Lock()
+		s.event(Event{Kind: EventWarmup, Total: s.o.Warmup, Level: c})
+		s.mu.Unlock()
+		recs := s.level(ctx, stop, levelSpec{c: c, n: s.o.Warmup, warmup: true})
+		if s.stopErr != nil {
+			return s.stopErr
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if failed := countFailed(recs); failed == len(recs) {
+			s.warn(fmt.Sprintf("all %d warm-up requests failed (%s)", failed, recs[0].Error))
+		}
+	}
+	for _, c := range s.o.Concurrency {
+		n := s.o.RequestsFor(c)
+		if n < 2*c {
+			s.warn(fmt.Sprintf("C=%d: %d requests are fewer than 2×C, so the level barely reaches its concurrency (use --requests auto)", c, n))
+		}
+		for r := 0; r < s.o.Repeats; r++ {
+			m := newMetricsProbe(s.o.Client, s.base, s.o.APIKey, s.o.MetricsDir, c, r)
+			m.scrape(ctx, phaseBefore)
+			s.mu.Lock()
+			s.event(Event{Kind: EventLevelStart, Level: c, Repeat: r, Total: n})
+			s.mu.Unlock()
+			recs := s.level(ctx, stop, levelSpec{c: c, n: n, repeat: r, probe: m})
+			if len(recs) == 0 {
+				return s.stopErr
+			}
+			if ctx.Err() == nil {
+				m.scrape(ctx, phaseAfter)
+			}
+			sum := Summarize(c, r, recs)
+			if al, src := m.acceptLength(); src != "" {
+				sum.AcceptLength, sum.AcceptLengthSource = &al, src
+			}
+			for _, w := range m.warnings {
+				sum.Warnings = append(sum.Warnings, w)
+			}
+			if ctx.Err() != nil {
+				sum.Warnings = append(sum.Warnings, "level stopped early: the sweep was canceled")
+			}
+			if sum.TokensEstimated {
+				s.res.UsageMissing = true
+			}
+			s.res.Levels = append(s.res.Levels, sum)
+			s.mu.Lock()
+			s.event(Event{Kind: EventLevelEnd, Level: c, Repeat: r, Done: len(recs), Total: n, TokPerSec: sum.Throughput, Summary: &sum})
+			s.mu.Unlock()
+			if s.stopErr != nil {
+				return s.stopErr
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+func countFailed(recs []Record) int {
+	n := 0
+	for _, r := range recs {
+		if !r.OK() {
+			n++
+		}
+	}
+	return n
+}
+
+// levelSpec is one closed-loop run: n requests, c in flight.
+type levelSpec struct {
+	c, n, repeat int
+	warmup       bool
+	probe        *metricsProbe // mid-level scrape; nil for the warm-up
+}
+
+// level runs a closed loop: c workers, each sending its next request the
+// moment its previous one ends, until n requests have been sent. It returns
+// the records in completion order.
+func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec) []Record {
+	var (
+		next     int // next sequence number to send; guarded by s.mu
+		recs     = make([]Record, 0, l.n)
+		tokens   int
+		start    = nowNs()
+		lastProg int64
+		wg       sync.WaitGroup
+		midOnce  sync.Once
+	)
+	worker := func() {
+		defer wg.Done()
+		freed := start // when this slot last became free
+		for {
+			s.mu.Lock()
+			seq := next
+			if seq >= l.n || ctx.Err() != nil {
+				s.mu.Unlock()
+				return
+			}
+			next++
+			s.mu.Unlock()
+
+			p := s.promptFor(seq)
+			rec := Record{Level: l.c, Repeat: l.repeat, Seq: seq, Warmup: l.warmup, Prompt: p,
+				PromptSet: s.o.Prompts.Hash}
+			if l.warmup {
+				rec.Level = 0
+			}
+			s.q.do(ctx, s.bodies[p], &rec)
+			rec.DispatchLagNs = max(0, rec.SendNs-freed)
+			freed = nowNs()
+
+			s.mu.Lock()
+			recs = append(recs, rec)
+			if rec.OK() {
+				tokens += rec.Tokens
+			}
+			if s.o.Records != nil && s.stopErr == nil {
+				if err := s.o.Records(rec); err != nil {
+					s.stopErr = fmt.Errorf("writing records: %w", err)
+					stop()
+				}
+			}
+			done := len(recs)
+			if now := nowNs(); s.o.Events != nil && (now-lastProg >= int64(ProgressInterval) || done == l.n) {
+				lastProg = now
+				tps := 0.0
+				if el := float64(now-start) / 1e9; el > 0 {
+					tps = float64(tokens) / el
+				}
+				e := Event{Kind: EventProgress, Level: l.c, Repeat: l.repeat, Done: done, Total: l.n, TokPerSec: tps}
+				if l.warmup {
+					e.Kind, e.Level = EventWarmup, 0
+				}
+				s.event(e)
+			}
+			s.mu.Unlock()
+			// Halfway through, the level is in its steady state: the moment
+			// for windowed server gauges.
+			if l.probe != nil && done >= l.n/2 {
+				midOnce.Do(func() {
+					wg.Add(1)
+					go func() { defer wg.Done(); l.probe.scrape(ctx, phaseMid) }()
+				})
+			}
+		}
+	}
+	wg.Add(l.c)
+	for range l.c {
+		go worker()
+	}
+	wg.Wait()
+	return recs
+}

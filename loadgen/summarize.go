@@ -1,0 +1,186 @@
+package loadgen
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+// Self-audit thresholds: a level is flagged as possibly client-limited when
+// the client's own dispatch lag is large next to the requests it sends, or
+// when the load never reached its target concurrency.
+const (
+	// ClientLagFloor is the dispatch lag p99 (seconds) below which the
+	// client is never suspected: scheduler noise on a busy machine.
+	ClientLagFloor = 0.001
+	// ClientLagShare is the dispatch lag p99 as a share of the median
+	// request latency above which the client may be setting the pace.
+	ClientLagShare = 0.01
+	// MinAchievedShare is the achieved concurrency, as a share of the
+	// target, below which a level with a steady state is flagged.
+	MinAchievedShare = 0.9
+)
+
+// Summarize condenses the records of one level repeat. It ignores warm-up
+// records and records of other levels or repeats; it is a pure function of
+// the records, so reports rebuild it from requests.jsonl.
+func Summarize(level, repeat int, recs []Record) LevelSummary {
+	s := LevelSummary{Level: level, Repeat: repeat}
+	var rs []Record
+	for _, r := range recs {
+		if !r.Warmup && r.Level == level && r.Repeat == repeat {
+			rs = append(rs, r)
+		}
+	}
+	s.Requests = len(rs)
+	if len(rs) == 0 {
+		return s
+	}
+	var lat, ttft, tpot, lag []float64
+	var perReq float64
+	first, last := rs[0].SendNs, rs[0].EndNs
+	for _, r := range rs {
+		first = min(first, r.SendNs)
+		last = max(last, r.EndNs)
+		lag = append(lag, float64(r.DispatchLagNs)/1e9)
+		if !r.OK() {
+			s.Failed++
+			if s.FailedByClass == nil {
+				s.FailedByClass = map[string]int{}
+			}
+			s.FailedByClass[r.ErrClass]++
+			continue
+		}
+		s.OK++
+		s.Tokens += r.Tokens
+		s.TokensEstimated = s.TokensEstimated || r.TokensEstimated
+		l := r.Latency().Seconds()
+		lat = append(lat, l)
+		if l > 0 {
+			perReq += float64(r.Tokens) / l
+		}
+		if r.FirstNs != 0 {
+			ttft = append(ttft, r.TTFT().Seconds())
+		}
+		if r.Tokens >= 2 && r.FirstNs != 0 {
+			tpot = append(tpot, r.TPOT().Seconds())
+		}
+	}
+	s.WallSeconds = float64(last-first) / 1e9
+	if s.WallSeconds > 0 {
+		s.WallThroughput = float64(s.Tokens) / s.WallSeconds
+	}
+	if s.OK > 0 {
+		s.PerRequestTokS = perReq / float64(s.OK)
+	}
+	s.LatencyMean = mean(lat)
+	s.LatencyP50, s.LatencyP99 = Percentile(lat, 50), Percentile(lat, 99)
+	s.TTFTP50, s.TTFTP99 = Percentile(ttft, 50), Percentile(ttft, 99)
+	s.TPOTP50, s.TPOTP99 = Percentile(tpot, 50), Percentile(tpot, 99)
+	s.DispatchLagP99 = Percentile(lag, 99)
+
+	start, end, steady := SteadyWindow(level, rs)
+	if !steady {
+		start, end = first, last
+		s.Warnings = append(s.Warnings, fmt.Sprintf(
+			"no steady state: %d requests at C=%d; throughput is over the whole wall time", len(rs), level))
+	}
+	s.SteadyStartNs, s.SteadyEndNs = start, end
+	if span := float64(end - start); span > 0 {
+		var tok, busy float64
+		for _, r := range rs {
+			busy += float64(overlap(r.SendNs, r.EndNs, start, end))
+			if r.OK() {
+				tok += tokensIn(r, start, end)
+			}
+		}
+		s.Throughput = tok / span * 1e9
+		s.AchievedConcurrency = busy / span
+	}
+
+	if s.TokensEstimated {
+		s.Warnings = append(s.Warnings, "the server sent no usage: token counts are estimated")
+	}
+	switch {
+	case s.DispatchLagP99 > ClientLagFloor && s.DispatchLagP99 > ClientLagShare*s.LatencyP50:
+		s.ClientLimited = true
+		s.Warnings = append(s.Warnings, fmt.Sprintf(
+			"client dispatch lag p99 %.1f ms is large next to the latency: the load generator may be the limit",
+			s.DispatchLagP99*1e3))
+	case steady && len(rs) >= 2*level && s.AchievedConcurrency < MinAchievedShare*float64(level):
+		s.ClientLimited = true
+		s.Warnings = append(s.Warnings, fmt.Sprintf(
+			"achieved concurrency %.1f of %d: the load generator may be the limit", s.AchievedConcurrency, level))
+	}
+	return s
+}
+
+// SteadyWindow returns the level's steady-state window in Unix ns: from the
+// moment the C-th request is in flight (or the first completion, if that
+// comes sooner) to the moment the first slot goes idle with nothing left to
+// send, which in a closed loop is the (N−C+1)-th completion. ok is false
+// when no such window exists (fewer requests than slots).
+func SteadyWindow(c int, recs []Record) (start, end int64, ok bool) {
+	n := len(recs)
+	if n == 0 || c < 1 || n < c {
+		return 0, 0, false
+	}
+	sends := make([]int64, n)
+	ends := make([]int64, n)
+	for i, r := range recs {
+		sends[i], ends[i] = r.SendNs, r.EndNs
+	}
+	slices.Sort(sends)
+	slices.Sort(ends)
+	start = min(sends[c-1], ends[0])
+	end = ends[n-c]
+	return start, end, end > start
+}
+
+// tokensIn is the share of a request's tokens produced inside [start, end],
+// with its tokens spread evenly from its first token to its end; the first
+// token's chunk counts at its arrival.
+func tokensIn(r Record, start, end int64) float64 {
+	t0 := r.FirstNs
+	if t0 == 0 {
+		t0 = r.SendNs
+	}
+	if r.EndNs <= t0 {
+		if t0 >= start && t0 <= end {
+			return float64(r.Tokens)
+		}
+		return 0
+	}
+	return float64(r.Tokens) * float64(overlap(t0, r.EndNs, start, end)) / float64(r.EndNs-t0)
+}
+
+func overlap(a0, a1, b0, b1 int64) int64 {
+	return max(0, min(a1, b1)-max(a0, b0))
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// Percentile is the p-th percentile (0–100) of xs by linear interpolation
+// between closest ranks (numpy's default), zero for no values. xs is not
+// modified.
+func Percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	pos := p / 100 * float64(len(s)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(s)-1)
+	return s[lo] + (s[hi]-s[lo])*(pos-float64(lo))
+}
