@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build test demo vet fmt bench fuzz clean
+.PHONY: all build test demo vet fmt bench fuzz faults clean
 
 all: build
 
@@ -21,6 +21,25 @@ test: build
 # A whole campaign against the simulated engine on this machine.
 demo: build
 	./scripts/demo.sh
+
+# Every fuzz target in the module, one at a time, FUZZTIME each. A crasher
+# is written to the owning package's testdata/fuzz/ and fails the target;
+# commit it there so it stays a regression test. The other targets still run.
+FUZZTIME ?= 20s
+fuzz:
+	@failed=""; \
+	for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+	  for t in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go | sed 's/^func //' | sort -u); do \
+	    echo "== $$dir $$t for $(FUZZTIME)"; \
+	    $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$dir || failed="$$failed $$dir:$$t"; \
+	  done; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failures in$$failed"; exit 1; fi
+
+# Only the reliability and security suite (also part of make test):
+# hosts in network namespaces, faults on purpose, the bad-input corpus.
+faults: build
+	$(GO) test -count=1 -v -timeout 9m ./internal/testhost ./faults
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./loadgen/...
