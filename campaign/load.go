@@ -342,6 +342,9 @@ func (d *doc) command(v *yaml.Node) []string {
 			d.errorf(v, "engine.command: empty")
 			return nil
 		}
+		if !d.checkProgram(v, "engine.command", w[0]) {
+			return nil
+		}
 		return w
 	}
 	w, _ := d.words(v, "engine.command")

@@ -170,6 +170,11 @@ func TestLoadErrors(t *testing.T) {
 			}},
 		{"command string with quotes", memFiles{cfgPath: goodFiles[cfgPath] + "engine:\n  command: python -c 'x'\n"},
 			[]string{`c/configs/camp.yaml:10:12: engine.command: quotes and backslashes are not interpreted in the one-line form; write a list of words`}},
+		{"empty program", memFiles{specPath: "extends: base\nlaunch: [\"\", x]\n", cfgPath: goodFiles[cfgPath] + "engine:\n  command: [A=1, x]\n"},
+			[]string{
+				`c/configs/camp.yaml:10:13: engine.command: the program "A=1" contains '='`,
+				`c/scenarios/spec.yaml:2:10: launch: the first word (the program) is empty`,
+			}},
 		{"merge keys refused", memFiles{cfgPath: goodFiles[cfgPath] + "gpu:\n  <<: {kill_strays: true}\n"},
 			[]string{`c/configs/camp.yaml:10:3: gpu: merge keys (<<) are not supported`}},
 		{"wrong types", memFiles{cfgPath: goodFiles[cfgPath] + "gpu:\n  max_used_mib: lots\n  kill_strays: [true]\nengine: [1]\n"},

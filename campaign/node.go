@@ -340,5 +340,22 @@ func (d *doc) words(n *yaml.Node, what string) ([]string, bool) {
 		ok = ok && good
 		out = append(out, w)
 	}
+	if ok {
+		ok = d.checkProgram(deref(n.Content[0]), what, out[0])
+	}
 	return out, ok
+}
+
+// checkProgram checks a command's first word: a program must be named, and
+// env(1), which starts every launch, would take NAME=VALUE for a variable.
+func (d *doc) checkProgram(n *yaml.Node, what, w string) bool {
+	switch {
+	case strings.TrimSpace(w) == "":
+		d.errorf(n, "%s: the first word (the program) is empty", what)
+		return false
+	case strings.ContainsRune(w, '='):
+		d.errorf(n, "%s: the program %q contains '='", what, w)
+		return false
+	}
+	return true
 }

@@ -1,0 +1,107 @@
+package campaign
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+var fpSweep = Sweep{
+	Concurrency: []int{1, 2, 5}, MaxTokens: 200, Warmup: 5, Prompts: "builtin", Temperature: 0,
+	IgnoreEOS: true, Endpoint: EndpointChat, Repeats: 1, Seed: 1, RequestTimeout: 10 * time.Minute,
+}
+
+const fpHash = "sha256:prompts"
+
+// TestFingerprintPinned pins the canonical form: a change here breaks every
+// comparison with earlier runs, so it must be deliberate (and bump
+// fingerprintVersion). The value is sha256sum of the canonical text:
+// version=bakeoff-sweep-v1, levels=1,2,5, requests=30,30,30, max_tokens=200,
+// warmup=5, temperature=0, ignore_eos=true, endpoint=chat, repeats=1, seed=1,
+// prompts=sha256:prompts, one "key=value\n" line each.
+func TestFingerprintPinned(t *testing.T) {
+	const want = "sha256:9228476afde9d54a8da6427e530532783e9495195a945e7872829db0a42e67d9"
+	if got := Fingerprint(fpSweep, fpHash); got != want {
+		t.Errorf("Fingerprint = %s, want %s", got, want)
+	}
+}
+
+func TestFingerprintCoversEveryField(t *testing.T) {
+	base := Fingerprint(fpSweep, fpHash)
+	tests := []struct {
+		name   string
+		change func(*Sweep, *string)
+		same   bool
+	}{
+		{"levels", func(s *Sweep, _ *string) { s.Concurrency = []int{1, 2, 6} }, false},
+		{"level order", func(s *Sweep, _ *string) { s.Concurrency = []int{2, 1, 5} }, false},
+		{"requests", func(s *Sweep, _ *string) { s.Requests = 31 }, false},
+		{"max_tokens", func(s *Sweep, _ *string) { s.MaxTokens = 201 }, false},
+		{"warmup", func(s *Sweep, _ *string) { s.Warmup = 4 }, false},
+		{"temperature", func(s *Sweep, _ *string) { s.Temperature = 0.7 }, false},
+		{"ignore_eos", func(s *Sweep, _ *string) { s.IgnoreEOS = false }, false},
+		{"endpoint", func(s *Sweep, _ *string) { s.Endpoint = EndpointCompletions }, false},
+		{"repeats", func(s *Sweep, _ *string) { s.Repeats = 2 }, false},
+		{"seed", func(s *Sweep, _ *string) { s.Seed = 2 }, false},
+		{"prompt set", func(_ *Sweep, h *string) { *h = "sha256:other" }, false},
+		{"negative zero temperature", func(s *Sweep, _ *string) { s.Temperature = math.Copysign(0, -1) }, true},
+		{"prompt file path (only content counts)", func(s *Sweep, _ *string) { s.Prompts = "/elsewhere/p.jsonl" }, true},
+		{"request timeout (not the load)", func(s *Sweep, _ *string) { s.RequestTimeout = time.Minute }, true},
+		{"empty endpoint is the default", func(s *Sweep, _ *string) { s.Endpoint = "" }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, h := fpSweep, fpHash
+			s.Concurrency = append([]int(nil), s.Concurrency...)
+			tt.change(&s, &h)
+			if got := Fingerprint(s, h); (got == base) != tt.same {
+				t.Errorf("same fingerprint = %v, want %v", got == base, tt.same)
+			}
+		})
+	}
+	auto := fpSweep
+	auto.Concurrency = []int{1}
+	explicit := auto
+	explicit.Requests = auto.RequestsFor(1)
+	if Fingerprint(auto, fpHash) != Fingerprint(explicit, fpHash) {
+		t.Error("requests: auto and the count it resolves to differ")
+	}
+}
+
+// TestFingerprintIgnoresFormatting: two files that say the same thing in
+// different YAML give the same fingerprint.
+func TestFingerprintIgnoresFormatting(t *testing.T) {
+	a := goodFiles.with(memFiles{cfgPath: `campaign: t
+host: {ssh: gpu}
+sweep:
+  concurrency: [1, 8]
+  max_tokens: 50
+  temperature: 0
+scenarios: [base]
+`})
+	b := goodFiles.with(memFiles{cfgPath: `# the same sweep, written differently
+scenarios:
+  - base
+sweep:
+  temperature: 0.0   # a float this time
+  max_tokens: 0x32
+  concurrency:
+    - 1
+    - 8
+  requests: auto
+host:
+  ssh: gpu
+campaign: t
+`})
+	ca, errs := loadMem(t, a)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	cb, errs := loadMem(t, b)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	if ca.Fingerprint() != cb.Fingerprint() {
+		t.Errorf("fingerprints differ: %s vs %s", ca.Fingerprint(), cb.Fingerprint())
+	}
+}
