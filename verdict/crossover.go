@@ -1,0 +1,166 @@
+package verdict
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Crossover says, for one variant, where it wins, ties and loses against the
+// baseline across the levels.
+type Crossover struct {
+	Scenario string `json:"scenario"`
+	// Sentence is the whole story in one line, e.g. "eagle3-topk4: +3.8% at
+	// C=1 (p=0.002); ~ at C=2; loses from C=5 on, down to −54% at C=250".
+	Sentence string    `json:"sentence"`
+	Segments []Segment `json:"segments"`
+	// StopsWinning brackets the first place where the variant, having won,
+	// no longer wins: it won at From and did not at To. Nil when it never
+	// won or never stopped winning.
+	StopsWinning *Bracket `json:"stops_winning,omitempty"`
+	// StartsLosing brackets the first place where the variant, not having
+	// lost, starts losing: From is the last level before it lost, To the
+	// first where it did. Nil when it never loses or loses from the first level.
+	StartsLosing *Bracket `json:"starts_losing,omitempty"`
+}
+
+// Bracket is a pair of adjacent measured levels.
+type Bracket struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+// Segment is a run of adjacent measured levels with the same outcome.
+type Segment struct {
+	// Sign is +1 (significantly faster), 0 (~) or −1 (significantly slower).
+	Sign   int   `json:"sign"`
+	Levels []int `json:"levels"`
+	// Extreme is the level with the largest delta in the segment's
+	// direction (for a tie, the one with the largest |delta|).
+	Extreme  int     `json:"extreme"`
+	DeltaPct float64 `json:"delta_pct"`
+	P        float64 `json:"p"`
+}
+
+func crossovers(v *Verdict) []Crossover {
+	var out []Crossover
+	for _, s := range v.Scenarios {
+		if s.Name == v.Baseline || s.Failed() {
+			continue
+		}
+		var cells []Cell
+		var levels []int
+		for _, c := range v.Levels {
+			if cell := v.Cell(c, s.Name); cell != nil && cell.Compared {
+				cells = append(cells, *cell)
+				levels = append(levels, c)
+			}
+		}
+		if len(cells) == 0 {
+			continue
+		}
+		out = append(out, crossoverOf(s.Name, levels, cells))
+	}
+	return out
+}
+
+func crossoverOf(name string, levels []int, cells []Cell) Crossover {
+	x := Crossover{Scenario: name}
+	for i, c := range cells {
+		sign := c.Sign()
+		if n := len(x.Segments); n > 0 && x.Segments[n-1].Sign == sign {
+			seg := &x.Segments[n-1]
+			seg.Levels = append(seg.Levels, levels[i])
+			if moreExtreme(sign, c.DeltaPct, seg.DeltaPct) {
+				seg.Extreme, seg.DeltaPct, seg.P = levels[i], c.DeltaPct, c.P
+			}
+			continue
+		}
+		x.Segments = append(x.Segments, Segment{Sign: sign, Levels: []int{levels[i]},
+			Extreme: levels[i], DeltaPct: c.DeltaPct, P: c.P})
+	}
+	for i := 1; i < len(x.Segments); i++ {
+		prev, cur := x.Segments[i-1], x.Segments[i]
+		b := &Bracket{From: prev.Levels[len(prev.Levels)-1], To: cur.Levels[0]}
+		if prev.Sign == 1 && x.StopsWinning == nil {
+			x.StopsWinning = b
+		}
+		if cur.Sign == -1 && x.StartsLosing == nil {
+			x.StartsLosing = b
+		}
+	}
+	x.Sentence = name + ": " + x.describe()
+	return x
+}
+
+func moreExtreme(sign int, d, than float64) bool {
+	switch sign {
+	case 1:
+		return d > than
+	case -1:
+		return d < than
+	}
+	return math.Abs(d) > math.Abs(than)
+}
+
+func (x Crossover) describe() string {
+	if len(x.Segments) == 1 {
+		s := x.Segments[0]
+		span := fmt.Sprintf("C=%d to C=%d", s.Levels[0], s.Levels[len(s.Levels)-1])
+		if len(s.Levels) == 1 {
+			span = fmt.Sprintf("C=%d", s.Levels[0])
+		}
+		switch s.Sign {
+		case 1:
+			return fmt.Sprintf("wins at every level (%s), up to %s at C=%d (%s)", span, Pct(s.DeltaPct), s.Extreme, PClause(s.P))
+		case -1:
+			return fmt.Sprintf("loses at every level (%s), down to %s at C=%d (%s)", span, Pct(s.DeltaPct), s.Extreme, PClause(s.P))
+		}
+		return fmt.Sprintf("no significant difference at any level (%s)", span)
+	}
+	parts := make([]string, len(x.Segments))
+	for i, s := range x.Segments {
+		last := i == len(x.Segments)-1
+		first, end := s.Levels[0], s.Levels[len(s.Levels)-1]
+		span := fmt.Sprintf("from C=%d to C=%d", first, end)
+		if last {
+			span = fmt.Sprintf("from C=%d on", first)
+		}
+		switch {
+		case len(s.Levels) == 1 && s.Sign != 0:
+			parts[i] = fmt.Sprintf("%s at C=%d (%s)", Pct(s.DeltaPct), first, PClause(s.P))
+		case len(s.Levels) == 1:
+			parts[i] = fmt.Sprintf("~ at C=%d", first)
+		case s.Sign == 1:
+			parts[i] = fmt.Sprintf("wins %s, up to %s at C=%d", span, Pct(s.DeltaPct), s.Extreme)
+		case s.Sign == -1:
+			parts[i] = fmt.Sprintf("loses %s, down to %s at C=%d", span, Pct(s.DeltaPct), s.Extreme)
+		default:
+			parts[i] = "~ " + span
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Pct formats a percentage delta with its sign and a true minus sign, e.g.
+// "+3.8%" or "−54.0%".
+func Pct(d float64) string {
+	s := fmt.Sprintf("%+.1f%%", d)
+	return strings.Replace(s, "-", "−", 1)
+}
+
+// FormatP formats a p-value with three decimals, "<0.001" below that.
+func FormatP(p float64) string {
+	if p < 0.001 {
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", p)
+}
+
+// PClause is "p=0.002", or "p<0.001" below that.
+func PClause(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return fmt.Sprintf("p=%.3f", p)
+}

@@ -1,0 +1,298 @@
+package verdict
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/loadgen"
+)
+
+// Check names, as Note.Check carries them.
+const (
+	CheckFingerprint = "fingerprint"
+	CheckScenario    = "scenario"
+	CheckRequests    = "requests"
+	CheckTokens      = "tokens"
+	CheckGreedy      = "greedy"
+	CheckConcurrency = "concurrency"
+	CheckClient      = "client"
+	CheckSamples     = "samples"
+)
+
+// fairness runs every check; none passes silently: a check that passed
+// says so in an info note.
+func fairness(v *Verdict, in Input) []Note {
+	var notes []Note
+	notes = append(notes, checkFingerprint(v, in)...)
+	notes = append(notes, checkScenarios(v)...)
+	notes = append(notes, checkRequests(v)...)
+	notes = append(notes, checkTokens(v, in)...)
+	notes = append(notes, checkGreedy(v, in)...)
+	notes = append(notes, checkConcurrency(v)...)
+	notes = append(notes, checkSamples(v)...)
+	rank := map[string]int{SeverityRed: 0, SeverityWarn: 1, SeverityInfo: 2}
+	slices.SortStableFunc(notes, func(a, b Note) int { return cmp.Compare(rank[a.Severity], rank[b.Severity]) })
+	return notes
+}
+
+func short(fp string) string {
+	if len(fp) > 12 {
+		return fp[:12]
+	}
+	return fp
+}
+
+func checkFingerprint(v *Verdict, in Input) []Note {
+	var notes []Note
+	for _, s := range v.Scenarios {
+		if s.Fingerprint != "" && v.Fingerprint != "" && s.Fingerprint != v.Fingerprint {
+			notes = append(notes, Note{Severity: SeverityRed, Check: CheckFingerprint, Scenario: s.Name,
+				Text: fmt.Sprintf("%s ran with sweep fingerprint %s, the run's is %s: not the same load, not comparable",
+					s.Name, short(s.Fingerprint), short(v.Fingerprint))})
+		}
+	}
+	want := in.Manifest.Sweep.PromptSet
+	sets := map[string]map[string]bool{} // scenario → prompt-set hashes seen
+	for _, s := range v.Scenarios {
+		for _, r := range in.Records[s.Name] {
+			if sets[s.Name] == nil {
+				sets[s.Name] = map[string]bool{}
+			}
+			sets[s.Name][r.PromptSet] = true
+		}
+	}
+	ref := want
+	for _, s := range v.Scenarios {
+		for ps := range sets[s.Name] {
+			if ref == "" {
+				ref = ps
+			}
+			if ps != ref {
+				notes = append(notes, Note{Severity: SeverityRed, Check: CheckFingerprint, Scenario: s.Name,
+					Text: fmt.Sprintf("%s sent prompt set %s, expected %s", s.Name, short(ps), short(ref))})
+			}
+		}
+	}
+	if len(notes) == 0 {
+		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckFingerprint,
+			Text: fmt.Sprintf("same sweep fingerprint (%s) and prompt set in every scenario", short(v.Fingerprint))})
+	}
+	return notes
+}
+
+func checkScenarios(v *Verdict) []Note {
+	var notes []Note
+	for _, s := range v.Scenarios {
+		switch {
+		case s.Failed():
+			text := fmt.Sprintf("%s failed", s.Name)
+			if s.FailedPhase != "" {
+				text += " in phase " + s.FailedPhase
+			}
+			if s.Reason != "" {
+				text += ": " + s.Reason
+			}
+			notes = append(notes, Note{Severity: SeverityRed, Check: CheckScenario, Scenario: s.Name,
+				Text: text + "; it has no measurements"})
+		case len(s.Levels) == 0:
+			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckScenario, Scenario: s.Name,
+				Text: fmt.Sprintf("%s has no measured requests (status %s)", s.Name, s.Status)})
+		}
+	}
+	return notes
+}
+
+func checkRequests(v *Verdict) []Note {
+	var notes []Note
+	total := 0
+	for _, s := range v.Scenarios {
+		for _, l := range s.Levels {
+			total += l.Requests
+			if l.Failed == 0 {
+				continue
+			}
+			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckRequests, Scenario: s.Name, Level: l.Level,
+				Text: fmt.Sprintf("%s C=%d: %d of %d requests failed (%s); throughput counts successful requests only",
+					s.Name, l.Level, l.Failed, l.Requests, classes(l.FailedByClass))})
+		}
+	}
+	if len(notes) == 0 && total > 0 {
+		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckRequests,
+			Text: fmt.Sprintf("all %d measured requests succeeded", total)})
+	}
+	return notes
+}
+
+func classes(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func checkTokens(v *Verdict, in Input) []Note {
+	var notes []Note
+	estimated := false
+	for _, s := range v.Scenarios {
+		short, n := 0, 0
+		for _, r := range in.Records[s.Name] {
+			if r.Warmup || !r.OK() {
+				continue
+			}
+			n++
+			estimated = estimated || r.TokensEstimated
+			if v.IgnoreEOS && v.MaxTokens > 0 && r.Tokens != v.MaxTokens {
+				short++
+			}
+		}
+		if short > 0 {
+			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckTokens, Scenario: s.Name,
+				Text: fmt.Sprintf("%s: %d of %d requests did not produce exactly max_tokens=%d although ignore_eos is on",
+					s.Name, short, n, v.MaxTokens)})
+		}
+		if estimated {
+			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckTokens, Scenario: s.Name,
+				Text: fmt.Sprintf("%s: the server sent no usage; token counts are estimated from the text", s.Name)})
+			estimated = false
+		}
+	}
+	if len(notes) == 0 && v.IgnoreEOS && v.MaxTokens > 0 {
+		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckTokens,
+			Text: fmt.Sprintf("every successful request produced max_tokens=%d (ignore_eos)", v.MaxTokens)})
+	}
+	return notes
+}
+
+// outputsByPrompt maps a prompt index to the output hashes seen for it.
+func outputsByPrompt(recs []loadgen.Record) map[int]map[string]bool {
+	out := map[int]map[string]bool{}
+	for _, r := range recs {
+		if !r.OK() || r.OutputHash == "" {
+			continue
+		}
+		if out[r.Prompt] == nil {
+			out[r.Prompt] = map[string]bool{}
+		}
+		out[r.Prompt][r.OutputHash] = true
+	}
+	return out
+}
+
+// checkGreedy compares outputs with the baseline's under temperature 0: a
+// speculative decoding that changes greedy output is a correctness bug.
+func checkGreedy(v *Verdict, in Input) []Note {
+	if v.Temperature != 0 {
+		return []Note{{Severity: SeverityInfo, Check: CheckGreedy,
+			Text: fmt.Sprintf("temperature %v: outputs are not compared with the baseline's", v.Temperature)}}
+	}
+	base := outputsByPrompt(in.Records[v.Baseline])
+	if len(base) == 0 {
+		return []Note{{Severity: SeverityWarn, Check: CheckGreedy,
+			Text: "no output hashes in the baseline's records: greedy outputs could not be compared"}}
+	}
+	var notes []Note
+	unstable := 0
+	for _, hs := range base {
+		if len(hs) > 1 {
+			unstable++
+		}
+	}
+	if unstable > 0 {
+		notes = append(notes, Note{Severity: SeverityWarn, Check: CheckGreedy, Scenario: v.Baseline,
+			Text: fmt.Sprintf("%s gave different outputs for the same prompt at temperature 0 (%d of %d prompts): greedy decoding is not deterministic there (batch-dependent numerics), so output equality is a weak check",
+				v.Baseline, unstable, len(base))})
+	}
+	compared := 0
+	for _, s := range v.Scenarios {
+		if s.Name == v.Baseline || s.Failed() {
+			continue
+		}
+		outs := outputsByPrompt(in.Records[s.Name])
+		differ, common := 0, 0
+		var example []int
+		for p, hs := range outs {
+			bh, ok := base[p]
+			if !ok {
+				continue
+			}
+			common++
+			for h := range hs {
+				if !bh[h] {
+					differ++
+					example = append(example, p)
+					break
+				}
+			}
+		}
+		if differ > 0 {
+			slices.Sort(example)
+			notes = append(notes, Note{Severity: SeverityRed, Check: CheckGreedy, Scenario: s.Name,
+				Text: fmt.Sprintf("%s: greedy output differs from the baseline's for %d of %d prompts (first: prompt %d); at temperature 0 a variant must not change the text (a speculative decoding bug)",
+					s.Name, differ, common, example[0])})
+		}
+		compared += common
+	}
+	if len(notes) == 0 && compared > 0 {
+		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckGreedy,
+			Text: "greedy outputs of every variant equal the baseline's for every common prompt"})
+	}
+	return notes
+}
+
+func checkConcurrency(v *Verdict) []Note {
+	var notes []Note
+	for _, s := range v.Scenarios {
+		for _, l := range s.Levels {
+			if l.AchievedConcurrency < DefaultMinConcurrencyRatio*float64(l.Level) {
+				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckConcurrency, Scenario: s.Name, Level: l.Level,
+					Text: fmt.Sprintf("%s C=%d: only %.1f requests in flight on average in the steady state",
+						s.Name, l.Level, l.AchievedConcurrency)})
+			}
+			if l.ClientLimited {
+				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckClient, Scenario: s.Name, Level: l.Level,
+					Text: fmt.Sprintf("%s C=%d: the load generator may have set the pace (dispatch lag p99 %.2f ms against median latency %.2f s)",
+						s.Name, l.Level, l.DispatchLagP99*1e3, l.Latency.P50)})
+			}
+		}
+	}
+	if len(notes) == 0 {
+		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckConcurrency,
+			Text: fmt.Sprintf("achieved concurrency within %.0f%% of the target at every level; the client kept up",
+				100*(1-DefaultMinConcurrencyRatio))})
+	}
+	return notes
+}
+
+// checkSamples surfaces levels whose samples are too few for a difference
+// ever to be significant, and the samples' own warnings.
+func checkSamples(v *Verdict) []Note {
+	var notes []Note
+	for _, s := range v.Scenarios {
+		var hopeless []string
+		for _, c := range v.Levels {
+			if cell := v.Cell(c, s.Name); cell != nil && cell.Hopeless {
+				hopeless = append(hopeless, fmt.Sprintf("C=%d", c))
+			}
+		}
+		if len(hopeless) > 0 {
+			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckSamples, Scenario: s.Name,
+				Text: fmt.Sprintf("%s: too few throughput samples to ever reach significance at alpha %v at %s; add repeats or requests",
+					s.Name, v.Alpha, strings.Join(hopeless, ", "))})
+		}
+		for _, l := range s.Levels {
+			for _, w := range l.Warnings {
+				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckSamples, Scenario: s.Name, Level: l.Level,
+					Text: s.Name + " " + w})
+			}
+		}
+	}
+	return notes
+}

@@ -1,0 +1,148 @@
+package verdict
+
+import (
+	"fmt"
+	"slices"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/bakeoff-dev/bakeoff/loadgen"
+)
+
+// levelKey identifies one repeat of one level.
+type levelKey struct{ level, repeat int }
+
+// groupLevels splits measured records (warm-up left out) by level, then by
+// repeat, each repeat in send order.
+func groupLevels(recs []loadgen.Record) map[int]map[int][]loadgen.Record {
+	out := map[int]map[int][]loadgen.Record{}
+	for _, r := range recs {
+		if r.Warmup {
+			continue
+		}
+		if out[r.Level] == nil {
+			out[r.Level] = map[int][]loadgen.Record{}
+		}
+		out[r.Level][r.Repeat] = append(out[r.Level][r.Repeat], r)
+	}
+	for _, reps := range out {
+		for _, rs := range reps {
+			slices.SortStableFunc(rs, func(a, b loadgen.Record) int {
+				if a.SendNs != b.SendNs {
+					return cmpInt64(a.SendNs, b.SendNs)
+				}
+				return a.Seq - b.Seq
+			})
+		}
+	}
+	return out
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// measureLevel computes one level of one scenario from its repeats.
+func measureLevel(level int, reps map[int][]loadgen.Record, maxSlices int, conf float64, th *benchmath.Thresholds) Level {
+	l := Level{Level: level, Repeats: len(reps), FailedByClass: map[string]int{}}
+	var perReq, lat, ttft, tpot, lags []float64
+	var steadyTok, steadySec, wallTok, wallSec, busy float64
+	repeatIDs := make([]int, 0, len(reps))
+	for id := range reps {
+		repeatIDs = append(repeatIDs, id)
+	}
+	slices.Sort(repeatIDs)
+	for _, id := range repeatIDs {
+		recs := reps[id]
+		for _, r := range recs {
+			l.Requests++
+			lags = append(lags, float64(r.DispatchLagNs)/1e9)
+			if !r.OK() {
+				l.Failed++
+				l.FailedByClass[r.ErrClass]++
+				continue
+			}
+			l.OK++
+			l.Tokens += r.Tokens
+			if d := r.Latency().Seconds(); d > 0 {
+				lat = append(lat, d)
+				perReq = append(perReq, float64(r.Tokens)/d)
+			}
+			if d := r.TTFT().Seconds(); d > 0 {
+				ttft = append(ttft, d)
+			}
+			if d := r.TPOT().Seconds(); d > 0 {
+				tpot = append(tpot, d)
+			}
+		}
+		samples, w, steady := turnoverSamples(recs, level, maxSlices)
+		if !steady {
+			l.Warnings = append(l.Warnings, fmt.Sprintf(
+				"C=%d repeat %d: %d requests are too few for a steady state at concurrency %d (need %d); throughput is over the whole wall time",
+				level, id, len(recs), level, 2*level-1))
+		}
+		steadyTok += tokensIn(recs, w)
+		steadySec += w.seconds()
+		busy += inFlight(recs, w) * w.seconds()
+		l.Samples = append(l.Samples, samples...)
+		wall, _ := wallWindow(recs)
+		wallTok += float64(okTokens(recs))
+		wallSec += wall.seconds()
+	}
+	if len(l.FailedByClass) == 0 {
+		l.FailedByClass = nil
+	}
+	if steadySec > 0 {
+		l.SteadyThroughput = steadyTok / steadySec
+		l.AchievedConcurrency = busy / steadySec
+		l.SliceSeconds = steadySec / float64(max(len(l.Samples), 1))
+	}
+	if wallSec > 0 {
+		l.WallThroughput = wallTok / wallSec
+	}
+	l.SteadySeconds = steadySec
+	l.PerRequest = distOf(perReq)
+	l.Latency = distOf(lat)
+	l.TTFT = distOf(ttft)
+	l.TPOT = distOf(tpot)
+	l.DispatchLagP99 = distOf(lags).P99
+	if len(l.Samples) > 0 {
+		s := benchmath.NewSample(slices.Clone(l.Samples), th)
+		sum := assumption.Summary(s, conf)
+		l.Throughput = Estimate{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi,
+			Confidence: sum.Confidence, N: len(l.Samples)}
+		for _, w := range append(s.Warnings, sum.Warnings...) {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("C=%d: %v", level, w))
+		}
+	}
+	return l
+}
+
+// wallWindow is first send to last end.
+func wallWindow(recs []loadgen.Record) (window, bool) {
+	if len(recs) == 0 {
+		return window{}, false
+	}
+	w := window{recs[0].SendNs, recs[0].EndNs}
+	for _, r := range recs {
+		w.Start = min(w.Start, r.SendNs)
+		w.End = max(w.End, r.EndNs)
+	}
+	return w, w.End > w.Start
+}
+
+func okTokens(recs []loadgen.Record) int {
+	n := 0
+	for _, r := range recs {
+		if r.OK() {
+			n += r.Tokens
+		}
+	}
+	return n
+}
