@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/bakeoff-dev/bakeoff/sim"
+)
+
+const simUsage = `
+bakeoff sim [SGLang flags] [--sim-… flags]
+bakeoff sim nvidia-smi [nvidia-smi query flags]
+
+Runs a simulated SGLang server: it accepts SGLang's launch flags (an unknown
+flag fails with "unrecognized arguments", as SGLang's does), loads slowly,
+serves /health, /v1/chat/completions, /v1/completions, /metrics and friends,
+and holds "GPU memory" in one scheduler child per --tp rank, which the fake
+nvidia-smi reports. SGLANG_ENABLE_SPEC_V2=1 selects the spec-v2 path.
+
+Sim knobs:
+  --sim-speed X          run simulated time X times faster (default 1)
+  --sim-load-time D      simulated load time (default 20s; wall time D/X)
+  --sim-seed N           seed of the noise and accept lengths (default: fresh)
+  --sim-slowdown F       multiply every step time by F (default 1)
+  --sim-noise F          relative noise σ of each step (default 0.02)
+  --sim-gpus N           GPUs this server may use (default: --tp)
+  --sim-state DIR        memory registry (default $BAKEOFF_SIM_STATE or
+                         $TMPDIR/bakeoff-sim-state-UID)
+  --sim-fault NAME[=ARG] die-during-load, hang-during-load,
+                         crash-on-first-request, crash-after=N,
+                         ignore-sigterm=D, hold-memory=D, orphan-children,
+                         wrong-output (repeatable; durations are wall time)
+
+See docs/SIM.md for the performance model and its calibration.`
+
+func init() {
+	register(&command{
+		Name:    "sim",
+		Summary: "run the simulated SGLang engine (or its fake nvidia-smi)",
+		Usage:   simUsage,
+		Run:     runSim,
+	})
+}
+
+func runSim(ctx context.Context, e *env, args []string) int {
+	if len(args) > 0 && args[0] == "nvidia-smi" {
+		return sim.NvidiaSMI(args[1:], sim.SMIEnv{Stdout: e.Stdout, Stderr: e.Stderr, Getenv: e.Getenv, Now: e.Now})
+	}
+	for _, a := range args {
+		if a == "-h" || a == "--help" {
+			fmt.Fprintln(e.Stdout, simUsage[1:])
+			return exitOK
+		}
+	}
+	cfg, err := sim.ParseArgs(args, e.Getenv)
+	if err != nil {
+		fmt.Fprintln(e.Stderr, err)
+		return exitBadInput
+	}
+	if cfg.Sim.ChildRank >= 0 {
+		if err := sim.RunChild(ctx, cfg, e.Now); err != nil {
+			fmt.Fprintf(e.Stderr, "bakeoff sim: scheduler TP%d: %v\n", cfg.Sim.ChildRank, err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	err = sim.Run(ctx, cfg, sim.RunOptions{Log: e.Stderr, Executable: e.Executable, Args: args, Now: e.Now})
+	var ee *sim.ExitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.Code
+	default:
+		fmt.Fprintf(e.Stderr, "bakeoff sim: %v\n", err)
+		return exitFailed
+	}
+}

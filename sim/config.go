@@ -1,0 +1,146 @@
+// Package sim is a simulated SGLang server: it accepts SGLang's launch flags,
+// loads slowly, answers health and the OpenAI-compatible streaming API, runs a
+// continuous-batching performance model calibrated to a real 8-GPU campaign,
+// holds "GPU memory" in per-rank scheduler child processes, and fails on
+// demand. It also contains the fake nvidia-smi that reports that memory.
+//
+// The performance model (model.go, scheduler.go, virtual.go) is pure code;
+// the HTTP server (server.go) and the process handling (run.go, child.go)
+// drive it in wall time scaled by --sim-speed.
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults of SGLang's flags that the simulation reads, and of the sim's own
+// knobs. Durations are simulated time unless said otherwise.
+const (
+	DefaultHost               = "127.0.0.1"
+	DefaultPort               = 30000
+	DefaultTP                 = 1
+	DefaultMemFractionStatic  = 0.88
+	DefaultCudaGraphMaxBS     = 160
+	DefaultChunkedPrefillSize = 8192
+	DefaultContextLength      = 262144
+	DefaultSpecSteps          = 3
+	DefaultSpecTopK           = 1
+	// SpecMaxRunningRequests is the cap SGLang applies to speculative runs
+	// when --max-running-requests is not given.
+	SpecMaxRunningRequests = 48
+	// DefaultMaxRunningRequests is the cap of a non-speculative run without
+	// --max-running-requests (SGLang derives it from the KV cache; the sim
+	// uses a fixed value that is never the bottleneck of a campaign).
+	DefaultMaxRunningRequests = 1024
+
+	DefaultSpeed    = 1.0
+	DefaultLoadTime = 20 * time.Second
+	DefaultNoise    = 0.02
+	DefaultSlowdown = 1.0
+	// DefaultSimGPUsEnv names the environment variable that sets how many
+	// GPUs the fake host (and nvidia-smi) has.
+	SimGPUsEnv = "BAKEOFF_SIM_GPUS"
+	// SimStateEnv names the environment variable for --sim-state.
+	SimStateEnv = "BAKEOFF_SIM_STATE"
+	// SpecV2Env is SGLang's switch for the spec-v2 overlap path.
+	SpecV2Env = "SGLANG_ENABLE_SPEC_V2"
+)
+
+// Config is a parsed `bakeoff sim` command line.
+type Config struct {
+	ModelPath       string
+	ServedModelName string
+	Host            string
+	Port            int
+	TP              int
+
+	SpecAlgorithm   string // "" when not speculative
+	DraftModelPath  string
+	SpecSteps       int
+	SpecTopK        int
+	SpecDraftTokens int // 0 when not given
+	SpecV2          bool
+
+	CudaGraphMaxBS     int
+	MaxRunningRequests int // 0 when not given
+	AttentionBackend   string
+	AllreduceFusion    bool
+	DisableCustomAR    bool
+	EnableMetrics      bool
+	MemFractionStatic  float64
+	ContextLength      int
+	ChunkedPrefillSize int
+	LogLevel           string
+
+	// Given holds every flag as written (canonical name → value, "true" for a
+	// bare flag), for /get_server_info and the server_args log line.
+	Given map[string]string
+
+	Sim SimOptions
+}
+
+// SimOptions are the sim's own knobs (--sim-…).
+type SimOptions struct {
+	// Speed makes all simulated time pass Speed times faster in wall time.
+	Speed float64
+	// LoadTime is the simulated weight-loading and warm-up time.
+	LoadTime time.Duration
+	// Seed seeds the noise and accept-length draws; SeedSet is false when it
+	// was not given, and then a fresh seed is drawn so repeated runs differ.
+	Seed    int64
+	SeedSet bool
+	// Slowdown multiplies every step time (1.05 is a truly 5% slower engine).
+	Slowdown float64
+	// Noise is the relative standard deviation of each step's time.
+	Noise float64
+	// GPUs is how many GPUs the fake host has for this server (default: TP).
+	GPUs int
+	// StateDir is where memory holders register for the fake nvidia-smi.
+	StateDir string
+	Faults   Faults
+
+	// ChildRank and ParentPID are set only in a scheduler child process.
+	ChildRank int // -1 in the server process
+	ParentPID int
+}
+
+// Speculative reports whether a speculative algorithm is configured.
+func (c *Config) Speculative() bool { return c.SpecAlgorithm != "" }
+
+// ModelName is the id the server answers with: --served-model-name or the
+// model path.
+func (c *Config) ModelName() string {
+	if c.ServedModelName != "" {
+		return c.ServedModelName
+	}
+	return c.ModelPath
+}
+
+// RunningCap is the most requests decoded at once and whether it is SGLang's
+// speculative reset to 48 (which the server logs as a warning).
+func (c *Config) RunningCap() (n int, specReset bool) {
+	switch {
+	case c.MaxRunningRequests > 0:
+		return c.MaxRunningRequests, false
+	case c.Speculative():
+		return SpecMaxRunningRequests, true
+	default:
+		return DefaultMaxRunningRequests, false
+	}
+}
+
+// DraftTokens is the number of tokens verified per request per step: as
+// given, except that topk 1 forces steps+1 as SGLang does.
+func (c *Config) DraftTokens() int {
+	if !c.Speculative() {
+		return 1
+	}
+	if c.SpecTopK <= 1 || c.SpecDraftTokens <= 0 {
+		return c.SpecSteps + 1
+	}
+	return c.SpecDraftTokens
+}
+
+// Addr is the host:port the server listens on.
+func (c *Config) Addr() string { return fmt.Sprintf("%s:%d", c.Host, c.Port) }

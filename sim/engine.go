@@ -1,0 +1,246 @@
+package sim
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+const (
+	// decodeLogInterval is SGLang's default --decode-log-interval: the decode
+	// log line, the metric gauges and the server info's accept length are
+	// refreshed every this many decode steps.
+	decodeLogInterval = 40
+	// maxClockLag is how far (wall time) the engine may fall behind its
+	// simulated schedule before it gives the time up instead of catching up
+	// in a burst; an overloaded machine then simply makes a slower server.
+	maxClockLag = 100 * time.Millisecond
+)
+
+// delivery is what a waiting request receives after each step it was in.
+type delivery struct {
+	tokens int
+	done   bool
+	at     time.Time // wall time the step ended
+}
+
+// ticket is a request's registration with the engine.
+type ticket struct {
+	job *Job
+	ch  chan delivery
+}
+
+// Engine runs the Scheduler in wall time: each step sleeps its simulated
+// duration divided by the speed, then hands its tokens to the requests.
+type Engine struct {
+	perf  Perf
+	speed float64
+	log   *Logger
+	stats *Stats
+	now   func() time.Time
+
+	mu      sync.Mutex
+	sched   *Scheduler
+	tickets map[*Job]*ticket
+	nextID  uint64
+	wake    chan struct{}
+	// onDone is called, outside the lock, with the total of completed
+	// requests after each completion (the crash-after fault hooks in here).
+	onDone func(completed int)
+	done   int
+}
+
+// NewEngine builds the engine for cfg.
+func NewEngine(cfg *Config, log *Logger, stats *Stats, seed uint64, now func() time.Time) *Engine {
+	perf := NewPerf(cfg)
+	maxRun, _ := cfg.RunningCap()
+	return &Engine{
+		perf:    perf,
+		speed:   cfg.Sim.Speed,
+		log:     log,
+		stats:   stats,
+		now:     now,
+		sched:   NewScheduler(perf, maxRun, cfg.ChunkedPrefillSize, rand.New(rand.NewPCG(seed, seed^0xe1e1))),
+		tickets: map[*Job]*ticket{},
+		wake:    make(chan struct{}, 1),
+	}
+}
+
+// Submit queues a request of promptTokens that will generate target tokens
+// and returns the channel its deliveries arrive on, and a cancel function.
+func (e *Engine) Submit(promptTokens, target int) (*Job, <-chan delivery, func()) {
+	e.mu.Lock()
+	e.nextID++
+	j := &Job{ID: e.nextID, PromptTokens: promptTokens, Target: max(1, target)}
+	t := &ticket{job: j, ch: make(chan delivery, j.Target+1)}
+	e.tickets[j] = t
+	e.sched.Add(j)
+	e.mu.Unlock()
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+	cancel := func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if _, ok := e.tickets[j]; ok {
+			e.sched.Cancel(j)
+			delete(e.tickets, j)
+		}
+	}
+	return j, t.ch, cancel
+}
+
+// Load is the number of running and waiting requests.
+func (e *Engine) Load() (running, waiting int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.sched.Running(), e.sched.Waiting()
+}
+
+// Run steps the scheduler until ctx ends.
+func (e *Engine) Run(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	anchor := e.now()
+	var simSince time.Duration // simulated time since anchor
+	win := newDecodeWindow()
+	for {
+		e.mu.Lock()
+		r := e.sched.Step()
+		running, waiting, kv := e.sched.Running(), e.sched.Waiting(), e.sched.KVTokens()
+		e.mu.Unlock()
+		if r.Kind == StepIdle {
+			select {
+			case <-ctx.Done():
+				return
+			case <-e.wake:
+			}
+			anchor, simSince = e.now(), 0
+			continue
+		}
+		simSince += r.Duration
+		deadline := anchor.Add(time.Duration(float64(simSince) / e.speed))
+		if lag := e.now().Sub(deadline); lag > maxClockLag {
+			anchor, simSince = e.now(), 0
+		} else if lag < 0 {
+			timer.Reset(-lag)
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+		}
+		end := e.now()
+		e.deliver(r, end)
+		e.stats.Step(r, running, waiting, kv)
+		if r.Kind == StepPrefill {
+			e.log.Rankf(0, "Prefill batch, #new-seq: %d, #new-token: %d, #cached-token: 0, token usage: %.2f, #running-req: %d, #queue-req: %d",
+				r.Batch, r.NewTokens, e.stats.TokenUsage(), running-(len(r.Emits)-countDone(r)), waiting)
+			continue
+		}
+		if w, ok := win.add(r, end); ok {
+			e.stats.Window(w)
+			line := "Decode batch, #running-req: %d, #token: %d, token usage: %.2f, "
+			args := []any{r.Batch, e.stats.KVTokens(), e.stats.TokenUsage()}
+			if e.perf.Speculative() {
+				line += "accept len: %.2f, accept rate: %.2f, "
+				args = append(args, w.acceptLen, w.acceptRate(e.perf.steps))
+			}
+			line += "cuda graph: %s, gen throughput (token/s): %.2f, #queue-req: %d"
+			args = append(args, pyBool(r.Graph), w.throughput, waiting)
+			e.log.Rankf(0, line, args...)
+		}
+	}
+}
+
+func countDone(r StepResult) int {
+	n := 0
+	for _, em := range r.Emits {
+		if em.Done {
+			n++
+		}
+	}
+	return n
+}
+
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
+
+func (e *Engine) deliver(r StepResult, at time.Time) {
+	completed := 0
+	e.mu.Lock()
+	for _, em := range r.Emits {
+		t, ok := e.tickets[em.Job]
+		if !ok {
+			continue // canceled meanwhile
+		}
+		t.ch <- delivery{tokens: em.Tokens, done: em.Done, at: at}
+		if em.Done {
+			delete(e.tickets, em.Job)
+			e.done++
+			completed = e.done
+		}
+	}
+	onDone := e.onDone
+	e.mu.Unlock()
+	if completed > 0 && onDone != nil {
+		onDone(completed)
+	}
+}
+
+// decodeWindow accumulates decode steps until a log interval is full.
+type decodeWindow struct {
+	steps     int
+	tokens    int
+	acceptSum int
+	acceptN   int
+	start     time.Time
+}
+
+// windowStats are the figures of one full window.
+type windowStats struct {
+	throughput float64 // tokens per wall second
+	acceptLen  float64
+	acceptSum  int
+	acceptN    int
+}
+
+func (w windowStats) acceptRate(steps int) float64 {
+	if steps <= 0 {
+		return 0
+	}
+	return (w.acceptLen - 1) / float64(steps)
+}
+
+func newDecodeWindow() *decodeWindow { return &decodeWindow{} }
+
+func (w *decodeWindow) add(r StepResult, end time.Time) (windowStats, bool) {
+	if w.start.IsZero() {
+		w.start = end.Add(-time.Millisecond) // never a zero-length window
+	}
+	w.steps++
+	for _, em := range r.Emits {
+		w.tokens += em.Tokens
+	}
+	w.acceptSum += r.AcceptSum
+	w.acceptN += r.AcceptN
+	if w.steps < decodeLogInterval {
+		return windowStats{}, false
+	}
+	s := windowStats{
+		throughput: float64(w.tokens) / end.Sub(w.start).Seconds(),
+		acceptLen:  float64(w.acceptSum) / float64(max(1, w.acceptN)),
+		acceptSum:  w.acceptSum,
+		acceptN:    w.acceptN,
+	}
+	// The next window starts where this one ended, idle time included, as
+	// SGLang's gen throughput does.
+	*w = decodeWindow{start: end}
+	return s, true
+}

@@ -1,0 +1,109 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Fault names accepted by --sim-fault.
+const (
+	FaultDieDuringLoad       = "die-during-load"
+	FaultHangDuringLoad      = "hang-during-load"
+	FaultCrashOnFirstRequest = "crash-on-first-request"
+	FaultCrashAfter          = "crash-after"    // =N completed requests
+	FaultIgnoreSigterm       = "ignore-sigterm" // =D wall time
+	FaultHoldMemory          = "hold-memory"    // =D wall time
+	FaultOrphanChildren      = "orphan-children"
+	FaultWrongOutput         = "wrong-output"
+)
+
+// Faults are the failures switched on for one server. Durations are wall
+// time: they exercise the orchestrator's own wall-clock timeouts (stop grace,
+// GPU-free wait), which --sim-speed does not scale.
+type Faults struct {
+	DieDuringLoad       bool
+	HangDuringLoad      bool
+	CrashOnFirstRequest bool
+	CrashAfter          int           // 0: off; crash when this many requests have completed
+	IgnoreSigterm       time.Duration // 0: off; keep serving this long after SIGTERM
+	HoldMemory          time.Duration // 0: off; memory stays reported this long after exit
+	OrphanChildren      bool
+	WrongOutput         bool
+	names               []string
+}
+
+// Add parses one --sim-fault value, NAME or NAME=ARG.
+func (f *Faults) Add(v string) error {
+	name, arg, hasArg := strings.Cut(v, "=")
+	needArg := func() error {
+		if !hasArg || arg == "" {
+			return fmt.Errorf("fault %s needs a value (%s=...)", name, name)
+		}
+		return nil
+	}
+	noArg := func() error {
+		if hasArg {
+			return fmt.Errorf("fault %s takes no value", name)
+		}
+		return nil
+	}
+	var err error
+	switch name {
+	case FaultDieDuringLoad:
+		err = noArg()
+		f.DieDuringLoad = true
+	case FaultHangDuringLoad:
+		err = noArg()
+		f.HangDuringLoad = true
+	case FaultCrashOnFirstRequest:
+		err = noArg()
+		f.CrashOnFirstRequest = true
+	case FaultOrphanChildren:
+		err = noArg()
+		f.OrphanChildren = true
+	case FaultWrongOutput:
+		err = noArg()
+		f.WrongOutput = true
+	case FaultCrashAfter:
+		if err = needArg(); err == nil {
+			f.CrashAfter, err = strconv.Atoi(arg)
+			if err == nil && f.CrashAfter < 1 {
+				err = fmt.Errorf("crash-after needs N ≥ 1, got %d", f.CrashAfter)
+			}
+		}
+	case FaultIgnoreSigterm, FaultHoldMemory:
+		if err = needArg(); err == nil {
+			var d time.Duration
+			d, err = time.ParseDuration(arg)
+			if err == nil && d <= 0 {
+				err = fmt.Errorf("%s needs a positive duration, got %s", name, arg)
+			}
+			if name == FaultIgnoreSigterm {
+				f.IgnoreSigterm = d
+			} else {
+				f.HoldMemory = d
+			}
+		}
+	default:
+		return fmt.Errorf("unknown fault %q (known: %s)", name, strings.Join(FaultNames(), ", "))
+	}
+	if err != nil {
+		return err
+	}
+	f.names = append(f.names, v)
+	return nil
+}
+
+// Names returns the faults as given, for the log.
+func (f Faults) Names() []string { return append([]string(nil), f.names...) }
+
+// FaultNames lists every fault name, sorted.
+func FaultNames() []string {
+	n := []string{FaultDieDuringLoad, FaultHangDuringLoad, FaultCrashOnFirstRequest, FaultCrashAfter,
+		FaultIgnoreSigterm, FaultHoldMemory, FaultOrphanChildren, FaultWrongOutput}
+	sort.Strings(n)
+	return n
+}

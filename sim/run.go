@@ -1,0 +1,157 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"time"
+)
+
+const (
+	// drainTimeout bounds (wall time) the wait for in-flight requests after
+	// SIGTERM.
+	drainTimeout = 30 * time.Second
+	// drainPoll is how often the drain checks for remaining requests.
+	drainPoll = 20 * time.Millisecond
+)
+
+// ExitError carries the process exit status of a failed server.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// RunOptions is what the server process needs from outside.
+type RunOptions struct {
+	// Log receives the SGLang-style log (cmd passes stderr).
+	Log io.Writer
+	// Executable is this binary, re-executed as the scheduler children.
+	Executable string
+	// Args is the command line after `bakeoff sim`, passed on to children.
+	Args []string
+	Now  func() time.Time
+}
+
+// Run is the `bakeoff sim` server process: bind the port, start one
+// scheduler child per rank, load, serve until ctx ends (SIGTERM), drain.
+// Failures return *ExitError after writing their log.
+func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	log := NewLogger(opt.Log, now)
+	seed := uint64(cfg.Sim.Seed)
+	if !cfg.Sim.SeedSet {
+		seed = uint64(now().UnixNano()) ^ uint64(os.Getpid())<<32
+	}
+	log.Printf("%s", serverArgsLine(cfg))
+	if len(cfg.Sim.Faults.Names()) > 0 {
+		log.Printf("bakeoff sim: faults %v, speed %gx, seed %d", cfg.Sim.Faults.Names(), cfg.Sim.Speed, seed)
+	} else {
+		log.Printf("bakeoff sim: speed %gx, seed %d", cfg.Sim.Speed, seed)
+	}
+	if msg := checkConfig(cfg, log); msg != "" {
+		log.Raw(configErrorTraceback(msg))
+		return &ExitError{Code: 1, Err: errors.New(msg)}
+	}
+	ln, err := listen(cfg)
+	if err != nil {
+		log.Raw(addrInUseTraceback(cfg))
+		return &ExitError{Code: 1, Err: fmt.Errorf("binding %s: %w", cfg.Addr(), err)}
+	}
+	defer ln.Close()
+
+	if err := startChildren(cfg, opt); err != nil {
+		return &ExitError{Code: 1, Err: err}
+	}
+
+	stats := NewStats(cfg.SpecSteps)
+	engine := NewEngine(cfg, log, stats, seed, now)
+	srv := NewServer(cfg, log, stats, engine, seed, now)
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+	defer hs.Close()
+	log.Raw(fmt.Sprintf("INFO:     Started server process [%d]\nINFO:     Waiting for application startup.\nINFO:     Application startup complete.\nINFO:     Uvicorn running on http://%s (Press CTRL+C to quit)", pid(), cfg.Addr()))
+
+	engineCtx, stopEngine := context.WithCancel(context.Background())
+	defer stopEngine()
+	go engine.Run(engineCtx)
+
+	l := &loader{cfg: cfg, log: log, speed: cfg.Sim.Speed, now: now}
+	if err := l.run(ctx); err != nil {
+		if errors.Is(err, errLoadFailed) {
+			return &ExitError{Code: 1, Err: err}
+		}
+		return nil // stopped while loading
+	}
+	log.Raw(`INFO:     127.0.0.1:0 - "POST /generate HTTP/1.1" 200 OK`)
+	srv.phase.Store(phaseReady)
+	log.Printf("The server is fired up and ready to roll!")
+
+	select {
+	case <-srv.Dead():
+		return &ExitError{Code: 1, Err: errors.New("the scheduler crashed")}
+	case err := <-serveErr:
+		return &ExitError{Code: 1, Err: fmt.Errorf("serving %s: %w", cfg.Addr(), err)}
+	case <-ctx.Done():
+	}
+	log.Printf("SIGTERM received. signum=None frame=None. Draining requests and shutting down...")
+	if d := cfg.Sim.Faults.IgnoreSigterm; d > 0 {
+		// A server that keeps serving through SIGTERM (wall time).
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-srv.Dead():
+			return &ExitError{Code: 1, Err: errors.New("the scheduler crashed")}
+		}
+	}
+	srv.phase.Store(phaseDraining)
+	deadline := time.Now().Add(drainTimeout)
+	for srv.inflight.Load() > 0 && time.Now().Before(deadline) {
+		log.Printf("Gracefully exiting... Remaining number of requests %d", srv.inflight.Load())
+		time.Sleep(drainPoll)
+	}
+	return nil
+}
+
+// checkConfig logs SGLang's adjustments and returns the message of a
+// configuration SGLang refuses, or "".
+func checkConfig(cfg *Config, log *Logger) string {
+	if _, reset := cfg.RunningCap(); reset {
+		log.Printf("Max running requests is reset to %d for speculative decoding. You can override this by explicitly setting --max-running-requests.", SpecMaxRunningRequests)
+	}
+	if cfg.Speculative() && cfg.SpecTopK == 1 && cfg.SpecDraftTokens != 0 && cfg.SpecDraftTokens != cfg.SpecSteps+1 {
+		log.Printf("speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1")
+	}
+	if cfg.SpecV2 && cfg.Speculative() && cfg.SpecTopK > 1 {
+		return fmt.Sprintf("SGLANG_ENABLE_SPEC_V2 only supports speculative_eagle_topk == 1, got %d", cfg.SpecTopK)
+	}
+	return ""
+}
+
+// startChildren starts one scheduler child per rank, each a re-exec of this
+// binary named sglang::scheduler_TP<rank> that holds the rank's memory. The
+// children exit on their own once this process is gone.
+func startChildren(cfg *Config, opt RunOptions) error {
+	for r := range cfg.TP {
+		args := append([]string{"sglang::scheduler_TP" + strconv.Itoa(r), "sim"}, opt.Args...)
+		args = append(args, "--sim-child-rank", strconv.Itoa(r), "--sim-parent-pid", strconv.Itoa(os.Getpid()),
+			"--sim-state", cfg.Sim.StateDir)
+		cmd := &exec.Cmd{Path: opt.Executable, Args: args, SysProcAttr: childAttr(cfg.Sim.Faults.OrphanChildren)}
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("starting scheduler TP%d: %w", r, err)
+		}
+		go cmd.Wait() // reap it, so that a dead child is not a zombie holding memory
+	}
+	return nil
+}

@@ -1,0 +1,216 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server phases, as health reports them.
+const (
+	phaseLoading int32 = iota
+	phaseReady
+	phaseDraining
+)
+
+// Version is what /get_server_info reports: an SGLang version with a local
+// suffix that says it is the simulation.
+const Version = "0.5.6.post2+bakeoff.sim"
+
+// Server is the HTTP face of the simulated engine.
+type Server struct {
+	cfg    *Config
+	log    *Logger
+	stats  *Stats
+	engine *Engine
+	now    func() time.Time
+
+	phase    atomic.Int32
+	inflight atomic.Int64
+	crashed  atomic.Bool // crash-on-first-request has fired
+	created  int64
+
+	rngMu sync.Mutex
+	rng   *rand.Rand
+
+	dieOnce sync.Once
+	dead    chan struct{} // closed when the server crashes (a fault)
+}
+
+// NewServer builds the server around an engine.
+func NewServer(cfg *Config, log *Logger, stats *Stats, engine *Engine, seed uint64, now func() time.Time) *Server {
+	s := &Server{
+		cfg: cfg, log: log, stats: stats, engine: engine, now: now,
+		created: now().Unix(),
+		rng:     rand.New(rand.NewPCG(seed, seed^0x7e7)),
+		dead:    make(chan struct{}),
+	}
+	if cfg.Sim.Faults.CrashAfter > 0 {
+		engine.onDone = func(completed int) {
+			if completed >= cfg.Sim.Faults.CrashAfter {
+				s.die(crashAfterTraceback(now))
+			}
+		}
+	}
+	return s
+}
+
+// Dead is closed when a fault has crashed the server.
+func (s *Server) Dead() <-chan struct{} { return s.dead }
+
+// die logs a crash and marks the server dead; the process then exits 1.
+func (s *Server) die(text string) {
+	s.dieOnce.Do(func() {
+		s.log.Raw(text)
+		close(s.dead)
+	})
+}
+
+// Handler routes SGLang's HTTP surface.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", s.health)
+	mux.HandleFunc("GET /health_generate", s.health)
+	mux.HandleFunc("GET /v1/models", s.models)
+	mux.HandleFunc("GET /get_model_info", s.modelInfo)
+	mux.HandleFunc("GET /get_server_info", s.serverInfo)
+	mux.HandleFunc("GET /server_info", s.serverInfo)
+	mux.HandleFunc("GET /metrics", s.metrics)
+	mux.HandleFunc("POST /v1/chat/completions", s.completions(true))
+	mux.HandleFunc("POST /v1/completions", s.completions(false))
+	mux.HandleFunc("POST /generate", s.generate)
+	return s.accessLog(mux)
+}
+
+// statusWriter remembers the status for the access log and passes Flush on.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// accessLog writes uvicorn's access line for every request.
+func (s *Server) accessLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if sw.status != 0 {
+				s.log.Raw(fmt.Sprintf("INFO:     %s - \"%s %s HTTP/1.1\" %d %s", r.RemoteAddr, r.Method, r.URL.Path, sw.status, http.StatusText(sw.status)))
+			}
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
+	if s.phase.Load() != phaseReady {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]any{"object": "error", "message": msg, "type": http.StatusText(code), "code": code})
+}
+
+func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"object": "list",
+		"data": []any{map[string]any{
+			"id": s.cfg.ModelName(), "object": "model", "created": s.created, "owned_by": "sglang",
+			"root": s.cfg.ModelPath, "max_model_len": s.cfg.ContextLength,
+		}},
+	})
+}
+
+func (s *Server) modelInfo(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"model_path": s.cfg.ModelPath, "tokenizer_path": s.cfg.ModelPath, "is_generation": true,
+		"preferred_sampling_params": nil, "weight_version": "default",
+		"has_image_understanding": false, "has_audio_understanding": false,
+	})
+}
+
+func (s *Server) serverInfo(w http.ResponseWriter, _ *http.Request) {
+	info := map[string]any{}
+	for k, v := range serverArgs(s.cfg) {
+		info[k] = v
+	}
+	state := map[string]any{"last_gen_throughput": s.stats.GenThroughput(), "memory_usage": map[string]any{}}
+	if s.cfg.Speculative() {
+		state["avg_spec_accept_length"] = s.stats.AvgAcceptLength()
+	}
+	info["internal_states"] = []any{state}
+	info["version"] = Version
+	writeJSON(w, http.StatusOK, info)
+}
+
+func (s *Server) metrics(w http.ResponseWriter, _ *http.Request) {
+	if !s.cfg.EnableMetrics {
+		http.NotFound(w, nil)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	s.stats.WritePrometheus(w, s.cfg.ModelName(), s.cfg.Speculative())
+}
+
+// admit gates a real completion: 503 unless ready, and the faults that fire
+// on a request. It reports false when the request must not run.
+func (s *Server) admit(w http.ResponseWriter) bool {
+	if s.phase.Load() != phaseReady {
+		writeError(w, http.StatusServiceUnavailable, "The server is not ready.")
+		return false
+	}
+	if s.cfg.Sim.Faults.CrashOnFirstRequest && s.crashed.CompareAndSwap(false, true) {
+		s.die(firstRequestTraceback(s.now))
+		s.hangUp()
+	}
+	return true
+}
+
+// hangUp waits for the crash to end the process, then drops the connection
+// without an answer, as a dead server does.
+func (s *Server) hangUp() {
+	<-s.dead
+	panic(http.ErrAbortHandler)
+}
+
+// pid is the server's process id, for log lines.
+func pid() int { return os.Getpid() }
+
+// listen binds the server's address, with uvicorn's error when it is taken.
+func listen(cfg *Config) (net.Listener, error) {
+	return net.Listen("tcp", cfg.Addr())
+}

@@ -1,0 +1,93 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// serverArgs is the configuration as SGLang's ServerArgs names it, for
+// /get_server_info and the server_args log line: the effective values of the
+// flags the sim reads, plus every other flag as given.
+func serverArgs(c *Config) map[string]any {
+	maxRun, _ := c.RunningCap()
+	m := map[string]any{}
+	for k, v := range c.Given {
+		key := strings.ReplaceAll(k, "-", "_")
+		if v == "true" {
+			m[key] = true
+		} else if n, err := strconv.Atoi(v); err == nil {
+			m[key] = n
+		} else {
+			m[key] = v
+		}
+	}
+	var specAlg any
+	if c.Speculative() {
+		specAlg = c.SpecAlgorithm
+	}
+	for k, v := range map[string]any{
+		"model_path":                         c.ModelPath,
+		"tokenizer_path":                     c.ModelPath,
+		"served_model_name":                  c.ModelName(),
+		"host":                               c.Host,
+		"port":                               c.Port,
+		"tp_size":                            c.TP,
+		"speculative_algorithm":              specAlg,
+		"speculative_draft_model_path":       nilIfEmpty(c.DraftModelPath),
+		"speculative_num_steps":              c.SpecSteps,
+		"speculative_eagle_topk":             c.SpecTopK,
+		"speculative_num_draft_tokens":       c.DraftTokens(),
+		"cuda_graph_max_bs":                  c.CudaGraphMaxBS,
+		"max_running_requests":               maxRun,
+		"attention_backend":                  nilIfEmpty(c.AttentionBackend),
+		"enable_flashinfer_allreduce_fusion": c.AllreduceFusion,
+		"disable_custom_all_reduce":          c.DisableCustomAR,
+		"enable_metrics":                     c.EnableMetrics,
+		"mem_fraction_static":                c.MemFractionStatic,
+		"context_length":                     c.ContextLength,
+		"chunked_prefill_size":               c.ChunkedPrefillSize,
+		"log_level":                          c.LogLevel,
+	} {
+		m[k] = v
+	}
+	delete(m, "tp")
+	delete(m, "model")
+	return m
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// serverArgsLine renders the args as Python's dataclass repr, sorted.
+func serverArgsLine(c *Config) string {
+	m := serverArgs(c)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + pyRepr(m[k])
+	}
+	return "server_args=ServerArgs(" + strings.Join(parts, ", ") + ")"
+}
+
+func pyRepr(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		return pyBool(x)
+	case string:
+		return "'" + x + "'"
+	default:
+		return fmt.Sprint(x)
+	}
+}

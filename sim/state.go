@@ -1,0 +1,121 @@
+package sim
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Holder is one process holding "GPU memory", registered as one small JSON
+// file in the state directory so that the fake nvidia-smi, a separate
+// process, can see it.
+type Holder struct {
+	PID  int    `json:"pid"`
+	GPU  int    `json:"gpu"`
+	MiB  int    `json:"mib"`
+	Name string `json:"name"` // process_name, e.g. sglang::scheduler_TP0
+	// HoldFor is how long the memory stays reported after the process dies
+	// (the hold-memory fault), and HeldUntil when that ends (Unix ns; set
+	// by the process on its way out or by nvidia-smi when it first sees the
+	// process dead).
+	HoldFor   time.Duration `json:"hold_for,omitempty"`
+	HeldUntil int64         `json:"held_until,omitempty"`
+}
+
+const holderPrefix = "holder-"
+
+func holderPath(dir string, pid int) string {
+	return filepath.Join(dir, fmt.Sprintf("%s%d.json", holderPrefix, pid))
+}
+
+// WriteHolder registers or updates h, atomically (write then rename).
+func WriteHolder(dir string, h Holder) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating sim state dir: %w", err)
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	path := holderPath(dir, h.PID)
+	tmp, err := os.CreateTemp(dir, ".tmp-holder-*")
+	if err != nil {
+		return fmt.Errorf("writing holder %s: %w", path, err)
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing holder %s: %w", path, err)
+	}
+	return nil
+}
+
+// RemoveHolder unregisters the holder of pid.
+func RemoveHolder(dir string, pid int) error {
+	err := os.Remove(holderPath(dir, pid))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// LiveHolders returns the holders that count now: live processes, and dead
+// ones still inside their hold time. Holders that no longer count are
+// removed; a dead holder with a hold time but no end yet gets one from now.
+func LiveHolders(dir string, now time.Time) ([]Holder, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading sim state dir: %w", err)
+	}
+	var out []Holder
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), holderPrefix) || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // removed meanwhile
+		}
+		var h Holder
+		if json.Unmarshal(b, &h) != nil {
+			continue
+		}
+		if !pidAlive(h.PID) {
+			if h.HoldFor <= 0 {
+				os.Remove(path)
+				continue
+			}
+			if h.HeldUntil == 0 {
+				h.HeldUntil = now.Add(h.HoldFor).UnixNano()
+				WriteHolder(dir, h)
+			}
+			if now.UnixNano() >= h.HeldUntil {
+				os.Remove(path)
+				continue
+			}
+		}
+		out = append(out, h)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].GPU != out[j].GPU {
+			return out[i].GPU < out[j].GPU
+		}
+		return out[i].PID < out[j].PID
+	})
+	return out, nil
+}

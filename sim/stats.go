@@ -1,0 +1,138 @@
+package sim
+
+import (
+	"sync"
+	"time"
+)
+
+// kvCacheTokens is the KV-cache capacity the sim reports (max_total_num_tokens),
+// the denominator of token usage.
+const kvCacheTokens = 1_204_224
+
+// Histogram bucket bounds in seconds, as SGLang's metrics collector uses.
+var (
+	ttftBuckets = []float64{0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 120, 160}
+	itlBuckets  = []float64{0.002, 0.004, 0.006, 0.008, 0.010, 0.015, 0.020, 0.025, 0.030, 0.035, 0.040,
+		0.060, 0.080, 0.100, 0.200, 0.400, 0.600, 0.800, 1.0, 2.0, 4.0, 6.0, 8.0}
+	e2eBuckets = []float64{0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400, 800}
+)
+
+// histogram is a Prometheus histogram: cumulative counts per upper bound.
+type histogram struct {
+	bounds []float64
+	counts []uint64 // per bucket, not cumulative; len(bounds)+1 with +Inf last
+	sum    float64
+	n      uint64
+}
+
+func newHistogram(bounds []float64) *histogram {
+	return &histogram{bounds: bounds, counts: make([]uint64, len(bounds)+1)}
+}
+
+func (h *histogram) observe(v float64, times int) {
+	i := 0
+	for i < len(h.bounds) && v > h.bounds[i] {
+		i++
+	}
+	h.counts[i] += uint64(times)
+	h.sum += v * float64(times)
+	h.n += uint64(times)
+}
+
+// Stats holds the server's metrics: live load, the windowed gauges SGLang
+// refreshes every decode log interval, counters and latency histograms.
+type Stats struct {
+	mu sync.Mutex
+
+	running, queued int
+	kvTokens        int
+	// Windowed gauges, kept when idle.
+	genThroughput float64
+	acceptLen     float64
+	acceptRate    float64
+	// Cumulative accept length, refreshed per window (it lags, as SGLang's).
+	acceptSum, acceptN int
+	steps              int // spec steps, for the rate
+
+	promptTokens, genTokens, requests uint64
+	ttft, itl, e2e                    *histogram
+}
+
+// NewStats returns empty metrics; steps is the speculative step count (0
+// without speculation).
+func NewStats(steps int) *Stats {
+	return &Stats{steps: steps, ttft: newHistogram(ttftBuckets), itl: newHistogram(itlBuckets), e2e: newHistogram(e2eBuckets)}
+}
+
+// Step records the load after a scheduler step.
+func (s *Stats) Step(r StepResult, running, queued, kvTokens int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running, s.queued, s.kvTokens = running, queued, kvTokens
+	for _, em := range r.Emits {
+		s.genTokens += uint64(em.Tokens)
+	}
+	s.promptTokens += uint64(r.NewTokens)
+}
+
+// Window records one full decode log interval.
+func (s *Stats) Window(w windowStats) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.genThroughput = w.throughput
+	s.acceptLen = w.acceptLen
+	s.acceptRate = w.acceptRate(s.steps)
+	s.acceptSum += w.acceptSum
+	s.acceptN += w.acceptN
+}
+
+// Finished records a completed request: its time to first token, its
+// inter-token gaps (a chunk's gap spread over its tokens) and its latency.
+func (s *Stats) Finished(ttft, e2e time.Duration, gaps []tokenGap) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests++
+	s.ttft.observe(ttft.Seconds(), 1)
+	s.e2e.observe(e2e.Seconds(), 1)
+	for _, g := range gaps {
+		s.itl.observe(g.gap.Seconds()/float64(g.tokens), g.tokens)
+	}
+}
+
+// tokenGap is the wall time between two chunks and the tokens the later one carried.
+type tokenGap struct {
+	gap    time.Duration
+	tokens int
+}
+
+// TokenUsage is the fraction of the KV cache in use.
+func (s *Stats) TokenUsage() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return float64(s.kvTokens) / kvCacheTokens
+}
+
+// KVTokens is the tokens held by the running batch.
+func (s *Stats) KVTokens() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.kvTokens
+}
+
+// AvgAcceptLength is the accept length over the server's life, as of the
+// last full decode log interval; 0 before the first.
+func (s *Stats) AvgAcceptLength() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.acceptN == 0 {
+		return 0
+	}
+	return float64(s.acceptSum) / float64(s.acceptN)
+}
+
+// GenThroughput is the last window's generation throughput (tokens per wall second).
+func (s *Stats) GenThroughput() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.genThroughput
+}

@@ -1,0 +1,155 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// stream is one completion in flight: it submits the request to the engine
+// and turns each delivery (one scheduler step) into one SSE chunk, so the
+// accepted tokens of a verify step arrive together.
+type stream struct {
+	s            *Server
+	chat         bool
+	model        string
+	g            genRequest
+	includeUsage bool
+	id           string
+	obs          latencyObserver
+}
+
+func newStream(s *Server, chat bool, model string, g genRequest) *stream {
+	if model == "" {
+		model = s.cfg.ModelName()
+	}
+	return &stream{s: s, chat: chat, model: model, g: g}
+}
+
+// run submits the request and calls emit for every delivery, in order,
+// with the text of its tokens. It returns the job and finish reason, or
+// ok=false when the client left or the server died (the handler then aborts).
+func (st *stream) run(r *http.Request, emit func(text string, done bool) error) (*Job, string, bool) {
+	target, reason := st.g.target()
+	st.obs.start = st.s.now()
+	job, ch, cancel := st.s.engine.Submit(st.g.promptTokens, target)
+	defer cancel()
+	st.id = fmt.Sprintf("%032x", job.ID)
+	produced := 0
+	for {
+		select {
+		case d := <-ch:
+			text := st.g.key.Tokens(produced, produced+d.tokens, st.g.wrong)
+			produced += d.tokens
+			st.obs.chunk(d.at, d.tokens)
+			if err := emit(text, d.done); err != nil {
+				return job, reason, false
+			}
+			if d.done {
+				st.s.stats.Finished(st.obs.first.Sub(st.obs.start), d.at.Sub(st.obs.start), st.obs.gaps)
+				return job, reason, true
+			}
+		case <-r.Context().Done():
+			return job, reason, false
+		case <-st.s.dead:
+			st.s.hangUp()
+		}
+	}
+}
+
+// chunk builds one SSE event body.
+func (st *stream) chunk(text string, first bool, finish any) map[string]any {
+	choice := map[string]any{"index": 0, "logprobs": nil, "finish_reason": finish}
+	obj := "text_completion"
+	if st.chat {
+		obj = "chat.completion.chunk"
+		delta := map[string]any{}
+		if first {
+			delta["role"] = "assistant"
+		}
+		if text != "" || first {
+			delta["content"] = text
+		}
+		choice["delta"] = delta
+	} else {
+		choice["text"] = text
+	}
+	return map[string]any{"id": st.id, "object": obj, "created": st.s.created, "model": st.model,
+		"choices": []any{choice}, "usage": nil}
+}
+
+func (st *stream) usage(completion int) map[string]any {
+	return map[string]any{"prompt_tokens": st.g.promptTokens, "completion_tokens": completion,
+		"total_tokens": st.g.promptTokens + completion}
+}
+
+// serveStream answers with server-sent events ending in `data: [DONE]`.
+func (st *stream) serveStream(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	var buf strings.Builder
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		buf.WriteString("data: ")
+		buf.Write(b)
+		buf.WriteString("\n\n")
+	}
+	flush := func() error {
+		_, err := w.Write([]byte(buf.String()))
+		buf.Reset()
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return err
+	}
+	first := true
+	job, reason, ok := st.run(r, func(text string, done bool) error {
+		if first && st.chat {
+			send(st.chunk("", true, nil))
+		}
+		first = false
+		send(st.chunk(text, false, nil))
+		return flush()
+	})
+	if !ok {
+		return
+	}
+	send(st.chunk("", false, reason))
+	if st.includeUsage {
+		send(map[string]any{"id": st.id, "object": st.chunk("", false, nil)["object"], "created": st.s.created,
+			"model": st.model, "choices": []any{}, "usage": st.usage(job.Generated)})
+	}
+	buf.WriteString("data: [DONE]\n\n")
+	flush()
+}
+
+// collect runs the request to the end and returns its whole text.
+func (st *stream) collect(r *http.Request) (string, *Job, string, bool) {
+	var b strings.Builder
+	job, reason, ok := st.run(r, func(text string, _ bool) error {
+		b.WriteString(text)
+		return nil
+	})
+	return b.String(), job, reason, ok
+}
+
+// serveWhole answers a non-streaming request with one JSON body.
+func (st *stream) serveWhole(w http.ResponseWriter, r *http.Request) {
+	text, job, reason, ok := st.collect(r)
+	if !ok {
+		return
+	}
+	choice := map[string]any{"index": 0, "logprobs": nil, "finish_reason": reason}
+	obj := "text_completion"
+	if st.chat {
+		obj = "chat.completion"
+		choice["message"] = map[string]any{"role": "assistant", "content": text}
+	} else {
+		choice["text"] = text
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": st.id, "object": obj, "created": st.s.created,
+		"model": st.model, "choices": []any{choice}, "usage": st.usage(job.Generated)})
+}

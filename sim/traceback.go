@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// The crash texts of the faults, shaped like the Python tracebacks SGLang
+// prints, so the orchestrator's failure signatures match them.
+
+// FirstRequestError is the last line of the crash-on-first-request
+// traceback: the seeds' EAGLE worker bug.
+const FirstRequestError = "AttributeError: 'EAGLEWorkerV2' object has no attribute 'spec_disable_batch_threshold'"
+
+func stamp(now func() time.Time, rank int) string {
+	return fmt.Sprintf("[%s TP%d]", now().Format(logTimeFormat), rank)
+}
+
+func firstRequestTraceback(now func() time.Time) string {
+	return stamp(now, 0) + ` Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2851, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "/usr/local/lib/python3.12/dist-packages/torch/utils/_contextlib.py", line 120, in decorate_context
+    return func(*args, **kwargs)
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1012, in event_loop_overlap
+    batch_result = self.run_batch(batch)
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2015, in run_batch
+    batch_result = self.model_worker.forward_batch_generation(model_worker_batch)
+  File "/sgl-workspace/sglang/python/sglang/srt/speculative/eagle_worker_v2.py", line 611, in forward_batch_generation
+    if batch.batch_size() > self.spec_disable_batch_threshold:
+` + FirstRequestError + "\n"
+}
+
+func crashAfterTraceback(now func() time.Time) string {
+	return stamp(now, 0) + ` Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2851, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1012, in event_loop_overlap
+    batch_result = self.run_batch(batch)
+  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 2270, in forward_decode
+    return self.model.forward(
+RuntimeError: CUDA error: an illegal memory access was encountered
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+
+` + fmt.Sprintf("[%s] Received sigquit from a child process. It usually means the child failed.\n", now().Format(logTimeFormat))
+}
+
+func dieDuringLoadTraceback(now func() time.Time) string {
+	return stamp(now, 0) + ` Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2836, in run_scheduler_process
+    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)
+  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 812, in load_model
+    self.model = get_model(
+torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:77, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.27.3
+
+` + fmt.Sprintf("[%s] Rank 0 scheduler is dead. Please check if there are relevant logs.\n", now().Format(logTimeFormat)) +
+		fmt.Sprintf("[%s] Exit code: -6\n", now().Format(logTimeFormat)) +
+		"RuntimeError: Initialization failed. Please see the error messages above.\n"
+}
+
+func addrInUseTraceback(cfg *Config) string {
+	return `Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/launch_server.py", line 29, in <module>
+    launch_server(server_args)
+  File "/sgl-workspace/sglang/python/sglang/srt/entrypoints/http_server.py", line 1450, in launch_server
+    uvicorn.run(
+OSError: [Errno 98] Address already in use
+` + fmt.Sprintf("ERROR:    [Errno 98] error while attempting to bind on address ('%s', %d): address already in use\n", cfg.Host, cfg.Port)
+}
+
+func configErrorTraceback(msg string) string {
+	return `Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/launch_server.py", line 25, in <module>
+    server_args = prepare_server_args(sys.argv[1:])
+  File "/sgl-workspace/sglang/python/sglang/srt/server_args.py", line 4012, in __post_init__
+    self._handle_speculative_decoding()
+` + "ValueError: " + msg + "\n"
+}
+
+func oomTraceback(now func() time.Time, needMiB, freeMiB int) string {
+	return stamp(now, 0) + ` Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 1880, in init_memory_pool
+    raise RuntimeError(
+` + fmt.Sprintf("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. (need %d MiB for weights, %d MiB available: CUDA out of memory)\n", needMiB, freeMiB)
+}

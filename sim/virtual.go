@@ -1,0 +1,99 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// ClosedLoop describes a closed-loop load for RunVirtual: Concurrency clients
+// each send their next request as soon as the previous one ends, Requests in
+// all, every request asking for MaxTokens tokens (ignore_eos).
+type ClosedLoop struct {
+	Concurrency  int
+	Requests     int
+	MaxTokens    int
+	PromptTokens int
+}
+
+// VirtualResult is the outcome of a virtual closed-loop run, in simulated time.
+type VirtualResult struct {
+	// Throughput is output tokens per simulated second over the steady
+	// state: from the start until the last request is sent (the drain tail,
+	// when fewer than Concurrency requests remain, is left out).
+	Throughput float64
+	// WallThroughput is all tokens over the whole run.
+	WallThroughput float64
+	// PerRequest is the mean of tokens/latency over requests.
+	PerRequest float64
+	// MeanAccept is the mean accept length over decode steps.
+	MeanAccept float64
+	Makespan   time.Duration
+}
+
+// RunVirtual drives the scheduler for cfg with a closed-loop load in
+// simulated time, without sleeping: the calibration and the docs table use it
+// to read the model's figures exactly, and the server uses the same
+// Scheduler in wall time.
+func RunVirtual(cfg *Config, load ClosedLoop, seed uint64) VirtualResult {
+	perf := NewPerf(cfg)
+	maxRun, _ := cfg.RunningCap()
+	s := NewScheduler(perf, maxRun, cfg.ChunkedPrefillSize, rand.New(rand.NewPCG(seed, seed^0x5eed)))
+	var (
+		now       time.Duration
+		sent      int
+		start     = map[*Job]time.Duration{}
+		lastSend  time.Duration
+		steadyTok int
+		allTok    int
+		perReqSum float64
+		done      int
+		accSum    int
+		accN      int
+	)
+	send := func() {
+		j := &Job{ID: uint64(sent), PromptTokens: load.PromptTokens, Target: load.MaxTokens}
+		s.Add(j)
+		start[j] = now
+		lastSend = now
+		sent++
+	}
+	for sent < min(load.Concurrency, load.Requests) {
+		send()
+	}
+	for !s.Idle() {
+		r := s.Step()
+		now += r.Duration
+		accSum += r.AcceptSum
+		accN += r.AcceptN
+		for _, e := range r.Emits {
+			allTok += e.Tokens
+			if sent < load.Requests || now <= lastSend {
+				steadyTok += e.Tokens
+			}
+			if e.Done {
+				done++
+				lat := now - start[e.Job]
+				perReqSum += float64(e.Job.Generated) / lat.Seconds()
+				if sent < load.Requests {
+					send()
+				}
+			}
+		}
+	}
+	res := VirtualResult{Makespan: now}
+	if lastSend > 0 {
+		res.Throughput = float64(steadyTok) / lastSend.Seconds()
+	} else if now > 0 {
+		res.Throughput = float64(allTok) / now.Seconds()
+	}
+	if now > 0 {
+		res.WallThroughput = float64(allTok) / now.Seconds()
+	}
+	if done > 0 {
+		res.PerRequest = perReqSum / float64(done)
+	}
+	if accN > 0 {
+		res.MeanAccept = float64(accSum) / float64(accN)
+	}
+	return res
+}
