@@ -38,8 +38,8 @@ type Host struct {
 	// BinDir is first on the PATH of every SSH session; it holds
 	// nvidia-smi when WithNvidiaSMI is given.
 	BinDir string
-	// SimState is BAKEOFF_SIM_STATE in every SSH session: the file through
-	// which the sim and its fake nvidia-smi share "GPU memory".
+	// SimState is BAKEOFF_SIM_STATE in every SSH session: the directory
+	// through which the sim and its fake nvidia-smi share "GPU memory".
 	SimState string
 	SSHDLog  string        // sshd's own log (-e), for a failing test to show
 	HostKey  ssh.PublicKey // the key sshd presents now
@@ -134,7 +134,7 @@ func (h *Host) prepare(ctx context.Context, o options) error {
 	h.sshdConfig = filepath.Join(h.Dir, "sshd", "sshd_config")
 	h.hostKeyPath = h.hostKeyFile()
 	h.authorizedKeys = filepath.Join(h.Dir, "sshd", "authorized_keys")
-	for _, d := range []string{h.Workdir, h.BinDir, filepath.Dir(h.SSHDLog), filepath.Join(h.Home, ".ssh")} {
+	for _, d := range []string{h.Workdir, h.BinDir, h.SimState, filepath.Dir(h.SSHDLog), filepath.Join(h.Home, ".ssh")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return fmt.Errorf("creating %s: %w", d, err)
 		}
