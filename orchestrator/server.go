@@ -33,6 +33,9 @@ func launch(ctx context.Context, s *scenarioRun) error {
 	}
 	s.launch = l
 	s.result.Launch = l.Command
+	if o.opt.DryRun {
+		s.event(Event{Kind: EventDryCommand, Phase: "launch", Message: "# the server: " + l.Command})
+	}
 	if err := remote.EnsureDir(ctx, o.h, o.paths.logs); err != nil {
 		return fmt.Errorf("creating %s on %s: %w", o.paths.logs, o.h.Name(), err)
 	}
@@ -43,6 +46,9 @@ func launch(ctx context.Context, s *scenarioRun) error {
 	s.logOffset = 0
 	pid, err := remote.Start(ctx, o.h, remote.ProcessSpec{Command: l.Command, Dir: o.paths.workdir,
 		LogFile: s.serverLog, PIDFile: o.paths.serverPID})
+	if o.opt.DryRun {
+		return nil // the dry host has no pid to give; the command is recorded
+	}
 	if err != nil {
 		return fmt.Errorf("launching %s on %s: %w", s.sc.Name, o.h.Name(), err)
 	}

@@ -135,12 +135,16 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]loadgen.LevelSummary, e
 	// The exit status is written by the shell around the sweep: the detached
 	// process has no parent here to report it.
 	cmd := campaign.ShellJoin(argv) + "; echo $? > " + campaign.ShellQuote(exitPath)
-	if _, err := remote.Start(ctx, o.h, remote.ProcessSpec{Command: cmd, Dir: o.paths.workdir,
-		LogFile: eventsPath, PIDFile: o.paths.sweepPID}); err != nil {
-		return nil, fmt.Errorf("starting the sweep of %s on %s: %w", s.sc.Name, o.h.Name(), err)
-	}
 	if o.opt.DryRun {
-		return nil, nil
+		s.event(Event{Kind: EventDryCommand, Phase: "sweep", Message: "# the sweep: " + cmd})
+	}
+	_, err := remote.Start(ctx, o.h, remote.ProcessSpec{Command: cmd, Dir: o.paths.workdir,
+		LogFile: eventsPath, PIDFile: o.paths.sweepPID})
+	if o.opt.DryRun {
+		return nil, nil // the dry host has no pid to give; the command is recorded
+	}
+	if err != nil {
+		return nil, fmt.Errorf("starting the sweep of %s on %s: %w", s.sc.Name, o.h.Name(), err)
 	}
 
 	var (

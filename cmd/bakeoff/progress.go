@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+)
+
+// progress draws a campaign's events: a live display on a terminal, plain
+// timestamped lines otherwise (nohup, tmux logs, CI).
+type progress interface {
+	event(orchestrator.Event)
+	close()
+}
+
+func newProgress(e *env, sweepTotal int) progress {
+	if e.IsTerminal {
+		return newLiveProgress(e.Stdout, e.Now, sweepTotal)
+	}
+	return &plainProgress{w: e.Stdout}
+}
+
+// plainProgress writes one timestamped line per event worth keeping in a log.
+type plainProgress struct {
+	w io.Writer
+}
+
+func (p *plainProgress) event(ev orchestrator.Event) {
+	if line := eventLine(ev); line != "" {
+		fmt.Fprintf(p.w, "%s %s\n", ev.Time.UTC().Format("15:04:05"), line)
+	}
+}
+
+func (p *plainProgress) close() {}
+
+// eventLine is the one-line text of an event, or "" for events too frequent
+// for a log (sweep progress ticks).
+func eventLine(ev orchestrator.Event) string {
+	who := ""
+	if ev.Scenario != "" {
+		who = fmt.Sprintf("[%d/%d %s] ", ev.Index, ev.Total, ev.Scenario)
+	}
+	switch ev.Kind {
+	case orchestrator.EventCampaignStart:
+		return fmt.Sprintf("campaign: %d scenarios on %s, results in %s", ev.Total, ev.Message, ev.RunDir)
+	case orchestrator.EventScenarioStart:
+		return who + "start"
+	case orchestrator.EventScenarioSkip:
+		return who + "already " + ev.Outcome + " in this run, skipped"
+	case orchestrator.EventPhaseStart:
+		return who + ev.Phase + " …"
+	case orchestrator.EventPhaseEnd:
+		line := fmt.Sprintf("%s%s %s in %s", who, ev.Phase, ev.Outcome, fmtSeconds(ev.Duration))
+		if ev.Err != nil && ev.Phase != "" {
+			line += ": " + firstLine(ev.Err.Error())
+		}
+		return line
+	case orchestrator.EventServerLog:
+		return who + "log: " + truncate(ev.Message, 160)
+	case orchestrator.EventWaiting:
+		return who + ev.Message
+	case orchestrator.EventSweep:
+		return who + sweepLine(ev.Sweep)
+	case orchestrator.EventScenarioEnd:
+		if r := ev.Result; r != nil && r.FailedPhase != "" {
+			return fmt.Sprintf("%s%s at %s: %s", who, ev.Outcome, r.FailedPhase, firstLine(r.Reason))
+		}
+		return who + ev.Outcome
+	case orchestrator.EventWarning:
+		return who + "warning: " + ev.Message
+	case orchestrator.EventCampaignEnd:
+		return "campaign done"
+	}
+	return ""
+}
+
+// sweepLine describes a load generator event; progress ticks give "".
+func sweepLine(ev *loadgen.Event) string {
+	if ev == nil {
+		return ""
+	}
+	switch ev.Kind {
+	case loadgen.EventStart:
+		return "sweep: model " + ev.Message
+	case loadgen.EventWarmup:
+		return fmt.Sprintf("sweep: warm-up %d requests", ev.Total)
+	case loadgen.EventLevelStart:
+		return fmt.Sprintf("sweep: C=%d, %d requests", ev.Level, ev.Total)
+	case loadgen.EventLevelEnd:
+		if ev.Summary != nil {
+			return loadgen.FormatLevel(*ev.Summary)
+		}
+		return fmt.Sprintf("sweep: C=%d done", ev.Level)
+	case loadgen.EventWarning:
+		return "sweep warning: " + ev.Message
+	}
+	return ""
+}
+
+func fmtSeconds(d time.Duration) string {
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+)
+
+// liveRefresh is how often the live display redraws.
+const liveRefresh = 200 * time.Millisecond
+
+// liveProgress is the terminal display: a campaign bar (scenario i/N, elapsed,
+// an ETA from the scenarios done so far) and, per scenario, a bar of the
+// sweep's requests with its phase, elapsed time, the newest server log line
+// while loading and the level in progress with live tok/s. Finished
+// scenarios and warnings are printed above the bars as lines.
+type liveProgress struct {
+	p   *mpb.Progress
+	now func() time.Time
+
+	mu         sync.Mutex
+	campaign   *mpb.Bar
+	bar        *mpb.Bar
+	sweepTotal int // requests per scenario's sweep, warm-up included
+	done       int // requests of finished levels in the current sweep
+	warm       int // warm-up requests finished in the current sweep
+	name       string
+	phase      string
+	status     string
+	started    time.Time // campaign
+	scStarted  time.Time
+	finished   int
+	total      int
+}
+
+func newLiveProgress(w io.Writer, now func() time.Time, sweepTotal int) *liveProgress {
+	return &liveProgress{
+		p:          mpb.New(mpb.WithOutput(w), mpb.WithWidth(30), mpb.WithRefreshRate(liveRefresh)),
+		now:        now,
+		sweepTotal: max(1, sweepTotal),
+		started:    now(),
+	}
+}
+
+func (l *liveProgress) println(s string) {
+	fmt.Fprintln(l.p, l.now().UTC().Format("15:04:05")+" "+s)
+}
+
+func (l *liveProgress) text(fn func() string) decor.Decorator {
+	return decor.Any(func(decor.Statistics) string {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return fn()
+	})
+}
+
+func (l *liveProgress) event(ev orchestrator.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch ev.Kind {
+	case orchestrator.EventCampaignStart:
+		l.total = ev.Total
+		l.campaign = l.p.AddBar(int64(max(1, ev.Total)),
+			mpb.PrependDecorators(decor.Name("campaign ", decor.WCSyncSpaceR),
+				l.text(func() string { return fmt.Sprintf("%d/%d", l.finished, l.total) })),
+			mpb.AppendDecorators(l.text(l.campaignTimes)))
+		l.unlocked(func() { l.println(eventLine(ev)) })
+	case orchestrator.EventScenarioStart:
+		l.name, l.phase, l.status, l.done, l.warm, l.scStarted = ev.Scenario, "", "", 0, 0, ev.Time
+		label := fmt.Sprintf("[%d/%d] %s ", ev.Index, ev.Total, ev.Scenario)
+		l.bar = l.p.AddBar(int64(l.sweepTotal),
+			mpb.BarRemoveOnComplete(),
+			mpb.PrependDecorators(decor.Name(label, decor.WCSyncSpaceR),
+				l.text(func() string { return fmt.Sprintf("%-14s %s", l.phase, fmtSeconds(l.now().Sub(l.scStarted))) })),
+			mpb.AppendDecorators(l.text(func() string { return truncate(l.status, 70) })))
+	case orchestrator.EventScenarioSkip:
+		l.finished++
+		if l.campaign != nil {
+			l.campaign.Increment()
+		}
+		l.unlocked(func() { l.println(eventLine(ev)) })
+	case orchestrator.EventPhaseStart:
+		l.phase, l.status = ev.Phase, ""
+	case orchestrator.EventPhaseEnd:
+		if ev.Outcome != orchestrator.OutcomeOK || ev.Scenario == "" {
+			l.unlocked(func() { l.println(eventLine(ev)) })
+		}
+	case orchestrator.EventServerLog, orchestrator.EventWaiting:
+		l.status = ev.Message
+	case orchestrator.EventSweep:
+		l.sweep(ev.Sweep)
+	case orchestrator.EventScenarioEnd:
+		l.finished++
+		if l.bar != nil {
+			l.bar.SetTotal(-1, true)
+			l.bar = nil
+		}
+		if l.campaign != nil {
+			l.campaign.Increment()
+		}
+		l.unlocked(func() { l.println(eventLine(ev)) })
+	case orchestrator.EventWarning:
+		l.unlocked(func() { l.println(eventLine(ev)) })
+	case orchestrator.EventCampaignEnd:
+		if l.campaign != nil {
+			l.campaign.SetTotal(-1, true)
+		}
+	}
+}
+
+// unlocked runs fn without the lock: writing above the bars waits for a
+// redraw, which reads the decorators, which take the lock.
+func (l *liveProgress) unlocked(fn func()) {
+	l.mu.Unlock()
+	defer l.mu.Lock()
+	fn()
+}
+
+func (l *liveProgress) sweep(ev *loadgen.Event) {
+	if ev == nil || l.bar == nil {
+		return
+	}
+	switch ev.Kind {
+	case loadgen.EventWarmup, loadgen.EventLevelStart, loadgen.EventProgress:
+		if ev.Kind == loadgen.EventWarmup {
+			l.warm = ev.Done
+			l.status = fmt.Sprintf("warm-up %d/%d", ev.Done, ev.Total)
+		} else {
+			l.status = fmt.Sprintf("C=%d %d/%d  %.1f tok/s", ev.Level, ev.Done, ev.Total, ev.TokPerSec)
+		}
+		cur := l.warm + l.done
+		if ev.Kind != loadgen.EventWarmup {
+			cur += ev.Done
+		}
+		l.bar.SetCurrent(int64(min(l.sweepTotal-1, cur)))
+	case loadgen.EventLevelEnd:
+		l.done += ev.Total
+		if ev.Summary != nil {
+			line := fmt.Sprintf("[%s] %s", l.name, loadgen.FormatLevel(*ev.Summary))
+			l.unlocked(func() { l.println(line) })
+		}
+	}
+}
+
+// campaignTimes is the elapsed time and, once a scenario has finished, an
+// ETA from the mean time per finished scenario.
+func (l *liveProgress) campaignTimes() string {
+	el := l.now().Sub(l.started)
+	s := "elapsed " + fmtSeconds(el)
+	if l.finished > 0 && l.finished < l.total {
+		per := el / time.Duration(l.finished)
+		s += ", ETA " + fmtSeconds(per*time.Duration(l.total-l.finished))
+	}
+	return s
+}
+
+func (l *liveProgress) close() {
+	l.mu.Lock()
+	if l.bar != nil {
+		l.bar.Abort(true)
+	}
+	if l.campaign != nil && !l.campaign.Completed() {
+		l.campaign.Abort(false)
+	}
+	l.mu.Unlock()
+	l.p.Wait()
+}

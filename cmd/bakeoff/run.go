@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/internal/buildinfo"
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/remote"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+func init() {
+	register(&command{
+		Name:    "run",
+		Summary: "run a campaign: every scenario's server, the identical sweep, the verdict",
+		Usage: `
+Usage: bakeoff run CONFIG [--only NAME,...] [--out DIR | --resume DIR] [--dry-run] [--keep-server]
+
+Runs each scenario of the campaign in turn on its host: stop what runs, wait
+for free GPU memory, launch the server detached, wait until healthy, send one
+smoke request, run the sweep, collect metrics and the log, stop. A scenario
+that fails is recorded with its phase and log excerpt and the campaign goes
+on. Results go to results/CAMPAIGN/RUN/ (see docs/RESULTS.md).
+
+Flags:
+  --only NAME,...  run only these scenarios; with --resume, run them again
+                   into that run (the earlier attempt moves to history/)
+  --out DIR        write the run into DIR instead of results/CAMPAIGN/RUN
+  --resume DIR     continue the run in DIR: finished scenarios are skipped;
+                   refused if the sweep (its fingerprint) changed
+  --results DIR    root for new runs (default results)
+  --dry-run        print every command the run would execute; run nothing
+  --keep-server    leave the last scenario's server running at the end
+
+Ctrl-C stops gracefully (the server is stopped, what was measured is kept,
+the resume command printed); a second Ctrl-C exits at once.
+Exit status: 0 all scenarios passed, 1 a scenario failed or the run was
+interrupted, 2 bad input (usage, configuration).`,
+		Run: runRun,
+	})
+}
+
+type runFlags struct {
+	config     string
+	only       string
+	out        string
+	resume     string
+	root       string
+	dryRun     bool
+	keepServer bool
+}
+
+// parseRunFlags accepts flags before and after CONFIG.
+func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
+	f := &runFlags{}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.only, "only", "", "")
+	fs.StringVar(&f.out, "out", "", "")
+	fs.StringVar(&f.resume, "resume", "", "")
+	fs.StringVar(&f.root, "results", orchestrator.DefaultResultsRoot, "")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "")
+	fs.BoolVar(&f.keepServer, "keep-server", false, "")
+	fs.Usage = func() { fmt.Fprintln(stderr, strings.TrimSpace(commands["run"].Usage)) }
+	var pos []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return nil, usagef("%v", err)
+		}
+		args = fs.Args()
+		if len(args) > 0 {
+			pos = append(pos, args[0])
+			args = args[1:]
+		}
+	}
+	if len(pos) != 1 {
+		return nil, usagef("usage: bakeoff run CONFIG [--only NAME,...] [--out DIR | --resume DIR] [--dry-run] [--keep-server]")
+	}
+	if f.out != "" && f.resume != "" {
+		return nil, usagef("--out and --resume are exclusive: a resumed run stays in its directory")
+	}
+	f.config = pos[0]
+	return f, nil
+}
+
+func runRun(ctx context.Context, e *env, args []string) int {
+	f, err := parseRunFlags(args, e.Stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(e.Stderr, "bakeoff run:", err)
+		}
+		return exitBadInput
+	}
+	c, err := campaign.Load(f.config)
+	if err != nil {
+		fmt.Fprintln(e.Stderr, err)
+		return exitBadInput
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintln(e.Stderr, "warning:", w)
+	}
+	var only []string
+	if f.only != "" {
+		only = strings.Split(f.only, ",")
+	}
+
+	machine, _ := os.Hostname()
+	opt := orchestrator.Options{
+		Campaign: c, Bakeoff: e.Executable, Version: buildinfo.Version(),
+		ResultsRoot: f.root, OutDir: f.out, ResumeDir: f.resume, Only: only,
+		DryRun: f.dryRun, KeepServer: f.keepServer,
+		Now: e.Now, Machine: machine, PID: os.Getpid(),
+	}
+	if f.dryRun {
+		p := newDryPrinter(e.Stdout, c)
+		opt.Events = p.event
+		if _, err := orchestrator.Run(ctx, opt); err != nil {
+			fmt.Fprintln(e.Stderr, "bakeoff run:", err)
+			return exitFailed
+		}
+		return exitOK
+	}
+
+	h, err := connectHost(ctx, e, c)
+	if err != nil {
+		fmt.Fprintln(e.Stderr, "bakeoff run:", err)
+		return exitFailed
+	}
+	defer h.Close()
+	opt.Host = h
+
+	// The first Ctrl-C cancels ctx: the orchestrator stops the server and
+	// writes what it has. From then on the signals' default action applies,
+	// so a second Ctrl-C ends the process at once.
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go func() {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(e.Stderr, "\nbakeoff: stopping gracefully (the server is being stopped); Ctrl-C again to exit at once")
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
+		case <-stopWatch:
+		}
+	}()
+
+	prog := newProgress(e, sweepRequests(c.Sweep))
+	opt.Events = prog.event
+	out, err := orchestrator.Run(ctx, opt)
+	prog.close()
+	if err != nil {
+		fmt.Fprintln(e.Stderr, "bakeoff run:", err)
+		var fp *orchestrator.FingerprintChangedError
+		if errors.As(err, &fp) {
+			return exitBadInput
+		}
+		return exitFailed
+	}
+	printEnd(e, c, f, out)
+	if out.Canceled || out.Failed > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// connectHost opens the campaign's host: this machine, or SSH.
+func connectHost(ctx context.Context, e *env, c *campaign.Campaign) (remote.Host, error) {
+	if c.Host.Local {
+		return remote.NewLocal(), nil
+	}
+	return dialSSH(ctx, e, c)
+}
+
+// printEnd writes the verdict, where the time went, the results path and,
+// after an interruption, how to resume.
+func printEnd(e *env, c *campaign.Campaign, f *runFlags, out *orchestrator.Outcome) {
+	w := e.Stdout
+	fmt.Fprintln(w)
+	if err := printVerdict(w, out.RunDir); err != nil {
+		fmt.Fprintf(e.Stderr, "bakeoff run: building the verdict: %v\n", err)
+	}
+	for _, r := range out.Results {
+		if r.Status == results.StatusFailed {
+			fmt.Fprintf(w, "\nFAILED %s at %s: %s\n", r.Name, r.FailedPhase, r.Reason)
+		}
+	}
+	if pt := orchestrator.PhaseTimes(out.Journal); len(pt) > 0 {
+		fmt.Fprintln(w, "\nWhere the time went:")
+		total := 0.0
+		for _, p := range pt {
+			total += p.Seconds
+		}
+		for _, p := range pt {
+			share := 0.0
+			if total > 0 {
+				share = 100 * p.Seconds / total
+			}
+			fmt.Fprintf(w, "  %-15s %8.1fs  %5.1f%%  (%d×)\n", p.Phase, p.Seconds, share, p.Count)
+		}
+	}
+	fmt.Fprintf(w, "\nResults: %s\n", out.RunDir)
+	if out.Canceled {
+		abs, _ := filepath.Abs(out.RunDir)
+		fmt.Fprintf(w, "Interrupted. Resume with: bakeoff run %s --resume %s\n",
+			campaign.ShellQuote(f.config), campaign.ShellQuote(abs))
+	}
+}
+
+// sweepRequests is how many requests one scenario's sweep sends, warm-up
+// included: the length of the live display's sweep bar.
+func sweepRequests(s campaign.Sweep) int {
+	n := s.Warmup
+	for _, c := range s.Concurrency {
+		n += s.RequestsFor(c) * max(1, s.Repeats)
+	}
+	return n
+}
