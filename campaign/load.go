@@ -173,7 +173,12 @@ func (l *loader) prompts(c *Campaign, at position) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Clean(filepath.Join(filepath.Dir(c.File), path))
 	}
+	// Stored absolute, so prompts.Load finds the same file from any
+	// directory and whatever base it is given; messages keep the short form.
 	c.Sweep.Prompts = path
+	if abs, err := filepath.Abs(path); err == nil {
+		c.Sweep.Prompts = abs
+	}
 	data, err := l.read(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

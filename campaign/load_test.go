@@ -444,3 +444,29 @@ func TestErrorFormat(t *testing.T) {
 		t.Errorf("Errors.Error() = %q", got)
 	}
 }
+
+func TestLoadPromptsFile(t *testing.T) {
+	files := goodFiles.with(memFiles{
+		cfgPath:             strings.Replace(goodFiles[cfgPath], "max_tokens: 50", "max_tokens: 50\n  prompts: ../p.jsonl", 1),
+		"c/p.jsonl":         "{\"prompt\": \"hello\"}\n",
+		"c/configs/p.jsonl": "{\"prompt\": \"a decoy beside the config\"}\n",
+	})
+	c, errs := loadMem(t, files)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	want, err := filepath.Abs("c/p.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Sweep.Prompts != want {
+		t.Errorf("prompts path %q, want %q", c.Sweep.Prompts, want)
+	}
+	builtin, errs := loadMem(t, goodFiles)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	if c.PromptHash == "" || c.PromptHash == builtin.PromptHash || c.Fingerprint() == builtin.Fingerprint() {
+		t.Errorf("a different prompt set must change the hash and the fingerprint: %s", c.PromptHash)
+	}
+}

@@ -88,7 +88,7 @@ type Sweep struct {
 	Requests    int
 	MaxTokens   int
 	Warmup      int     // requests sent before the first level, not measured
-	Prompts     string  // "builtin" or a path to a JSONL file (resolved relative to the config)
+	Prompts     string  // "builtin" or the absolute path of a JSONL file (written relative to the config)
 	Temperature float64 // sampling temperature, 0 for greedy
 	IgnoreEOS   bool
 	Endpoint    string // chat or completions

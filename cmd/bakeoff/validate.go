@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -99,7 +100,7 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff string) error {
 		joinInts(s.Concurrency), requests, s.MaxTokens, s.Warmup)
 	fmt.Fprintf(w, "          temperature %s; ignore_eos %t; endpoint %s; repeats %d; seed %d; request timeout %s\n",
 		strconv.FormatFloat(s.Temperature, 'g', -1, 64), s.IgnoreEOS, s.Endpoint, s.Repeats, s.Seed, fmtDur(s.RequestTimeout))
-	fmt.Fprintf(w, "          prompts %s (%s)\n", s.Prompts, c.PromptHash)
+	fmt.Fprintf(w, "          prompts %s (%s)\n", promptsShown(c), c.PromptHash)
 	fmt.Fprintf(w, "          fingerprint %s\n", c.Fingerprint())
 	fmt.Fprintf(w, "baseline  %s\n", c.Baseline)
 	for _, sc := range c.Scenarios {
@@ -126,6 +127,23 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff string) error {
 	}
 	fmt.Fprintf(w, "\nok: %s, %s\n", plural(len(c.Scenarios), "scenario"), plural(len(c.Warnings), "warning"))
 	return nil
+}
+
+// promptsShown names the prompt file relative to the config, as the user
+// wrote it, rather than by its machine-specific absolute path.
+func promptsShown(c *campaign.Campaign) string {
+	p := c.Sweep.Prompts
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	dir, err := filepath.Abs(filepath.Dir(c.File))
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(dir, p); err == nil {
+		return rel
+	}
+	return p
 }
 
 func sweepWhere(mode string) string {
