@@ -1,0 +1,238 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// simBinary is bakeoff built once for the tests that run the sim as a real
+// process, as the orchestrator does.
+var simBinary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "bakeoff-sim-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	simBinary = filepath.Join(dir, "bakeoff")
+	build := exec.Command("go", "build", "-o", simBinary, "../cmd/bakeoff")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building bakeoff:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// syncBuffer is a log sink safe for the process's writer and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// simProc is a running `bakeoff sim`.
+type simProc struct {
+	t     *testing.T
+	cmd   *exec.Cmd
+	log   *syncBuffer
+	port  int
+	state string
+	done  chan struct{}
+	code  int
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// testSpeed and testLoad make a sim load in 50 ms of wall time.
+const (
+	testSpeed = "100"
+	testLoad  = "5s"
+)
+
+// startSim runs bakeoff sim with args (a port, speed and load time are added
+// unless given) and env, and stops it and its children at cleanup.
+func startSim(t *testing.T, env map[string]string, args ...string) *simProc {
+	t.Helper()
+	p := &simProc{t: t, log: &syncBuffer{}, state: t.TempDir(), done: make(chan struct{})}
+	joined := " " + strings.Join(args, " ")
+	if !strings.Contains(joined, " --port") {
+		p.port = freePort(t)
+		args = append(args, "--port", strconv.Itoa(p.port))
+	}
+	if !strings.Contains(joined, "--sim-speed") {
+		args = append(args, "--sim-speed", testSpeed)
+	}
+	if !strings.Contains(joined, "--sim-load-time") {
+		args = append(args, "--sim-load-time", testLoad)
+	}
+	p.cmd = exec.Command(simBinary, append([]string{"sim"}, args...)...)
+	p.cmd.Env = append(os.Environ(), SimStateEnv+"="+p.state)
+	for k, v := range env {
+		p.cmd.Env = append(p.cmd.Env, k+"="+v)
+	}
+	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.cmd.Wait()
+		p.code = p.cmd.ProcessState.ExitCode()
+		close(p.done)
+	}()
+	t.Cleanup(p.stop)
+	return p
+}
+
+func (p *simProc) url(path string) string { return fmt.Sprintf("http://127.0.0.1:%d%s", p.port, path) }
+
+// stop kills the server and every process that registered memory in its
+// state dir (its children), by pid.
+func (p *simProc) stop() {
+	if !p.exited() {
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+	for _, h := range p.holders() {
+		if h.PID != os.Getpid() {
+			syscall.Kill(h.PID, syscall.SIGKILL)
+		}
+	}
+	waitFor(p.t, 5*time.Second, func() bool { return len(p.liveChildren()) == 0 })
+	if p.t.Failed() {
+		p.t.Logf("sim log:\n%s", tail(p.log.String(), 60))
+	}
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (p *simProc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait waits for the process to exit and returns its status.
+func (p *simProc) wait(d time.Duration) int {
+	p.t.Helper()
+	select {
+	case <-p.done:
+		return p.code
+	case <-time.After(d):
+		p.t.Fatalf("sim still running after %s", d)
+		return -1
+	}
+}
+
+// holders reads every registered holder file, dead or alive.
+func (p *simProc) holders() []Holder {
+	var out []Holder
+	files, _ := filepath.Glob(filepath.Join(p.state, holderPrefix+"*.json"))
+	for _, f := range files {
+		pid, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), holderPrefix), ".json"))
+		out = append(out, Holder{PID: pid})
+	}
+	return out
+}
+
+// liveChildren are the registered pids still running.
+func (p *simProc) liveChildren() []int {
+	var out []int
+	for _, h := range p.holders() {
+		if pidAlive(h.PID) {
+			out = append(out, h.PID)
+		}
+	}
+	return out
+}
+
+func waitFor(t *testing.T, d time.Duration, cond func() bool) bool {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return cond()
+}
+
+func status(url string) int {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// waitHealthy waits until /health answers 200.
+func (p *simProc) waitHealthy() {
+	p.t.Helper()
+	if !waitFor(p.t, 20*time.Second, func() bool { return p.exited() || status(p.url("/health")) == 200 }) || p.exited() {
+		p.t.Fatalf("sim never turned healthy (exited=%v)", p.exited())
+	}
+}
+
+// smi runs the fake nvidia-smi against the sim's state dir.
+func (p *simProc) smi(args ...string) string {
+	p.t.Helper()
+	cmd := exec.Command(simBinary, append([]string{"sim", "nvidia-smi"}, args...)...)
+	cmd.Env = append(os.Environ(), SimStateEnv+"="+p.state, SimGPUsEnv+"=8")
+	out, err := cmd.Output()
+	if err != nil {
+		p.t.Fatalf("nvidia-smi %v: %v", args, err)
+	}
+	return string(out)
+}
+
+func ctxT(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}

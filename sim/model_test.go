@@ -1,0 +1,174 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// seedFigure is one throughput of the seeds' campaign (tok/s, 200 output
+// tokens per request).
+type seedFigure struct {
+	scenario string
+	c        int
+	tokS     float64
+}
+
+// seedFigures are the seeds' table; "high concurrency (C ≥ 70)" is checked
+// at 70, 100 and 250. EAGLE-3 topk=4 at high concurrency is "~340–354".
+var seedFigures = []seedFigure{
+	{"baseline", 1, 92.6}, {"baseline", 70, 773}, {"baseline", 100, 773}, {"baseline", 250, 773},
+	{"eagle3-topk4", 1, 96.1}, {"eagle3-topk4", 70, 347}, {"eagle3-topk4", 100, 347}, {"eagle3-topk4", 250, 347},
+	{"eagle3-topk1-specv2", 1, 86.8}, {"eagle3-topk1-specv2", 2, 145.5}, {"eagle3-topk1-specv2", 5, 279.0},
+}
+
+// calibrationPromptTokens is the prompt length of the calibration runs
+// (the built-in prompts are 20–40 tokens with the chat template).
+const calibrationPromptTokens = 32
+
+func scenarioConfig(t *testing.T, name string, extra ...string) *Config {
+	t.Helper()
+	for _, sc := range seedScenarios {
+		if sc.name == name {
+			c, err := ParseArgs(sc.fields(extra...), sc.getenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+	}
+	t.Fatalf("no scenario %s", name)
+	return nil
+}
+
+func virtual(cfg *Config, c int) VirtualResult {
+	return RunVirtual(cfg, ClosedLoop{Concurrency: c, Requests: max(30, 4*c), MaxTokens: 200, PromptTokens: calibrationPromptTokens}, 1)
+}
+
+// TestCalibrationModel checks the model against every seed figure within
+// 10%, reading it exactly in simulated time.
+func TestCalibrationModel(t *testing.T) {
+	for _, f := range seedFigures {
+		got := virtual(scenarioConfig(t, f.scenario), f.c).Throughput
+		if math.Abs(got/f.tokS-1) > 0.10 {
+			t.Errorf("%s C=%d: %.1f tok/s, seed %.1f (off by %+.1f%%)", f.scenario, f.c, got, f.tokS, 100*(got/f.tokS-1))
+		} else {
+			t.Logf("%s C=%d: %.1f tok/s (seed %.1f)", f.scenario, f.c, got, f.tokS)
+		}
+	}
+}
+
+func TestModelShape(t *testing.T) {
+	base := NewPerf(scenarioConfig(t, "baseline"))
+	topk4 := NewPerf(scenarioConfig(t, "eagle3-topk4"))
+	for b := 1; b < 256; b++ {
+		if base.DecodeStep(b+1) <= base.DecodeStep(b) || topk4.DecodeStep(b+1) <= topk4.DecodeStep(b) {
+			t.Fatalf("step time does not grow with the batch at %d", b)
+		}
+	}
+	// Verify cost grows with batch × draft tokens: the speculative step
+	// grows faster with the batch than the plain one.
+	if d4, d := topk4.DecodeStep(100)-topk4.DecodeStep(1), base.DecodeStep(100)-base.DecodeStep(1); d4 < 4*d {
+		t.Errorf("verify growth %v not ≫ decode growth %v", d4, d)
+	}
+	slow := NewPerf(scenarioConfig(t, "baseline", "--sim-slowdown", "1.05"))
+	if r := float64(slow.DecodeStep(10)) / float64(base.DecodeStep(10)); math.Abs(r-1.05) > 1e-6 {
+		t.Errorf("slowdown ratio %.4f, want 1.05", r)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	sum, n := 0, 20000
+	for range n {
+		a := topk4.DrawAccept(rng)
+		if a < 1 || a > 4 {
+			t.Fatalf("accept length %d outside 1..steps+1", a)
+		}
+		sum += a
+	}
+	if mean := float64(sum) / float64(n); math.Abs(mean-topk4.MeanAccept()) > 0.03 {
+		t.Errorf("mean accept %.3f, model says %.3f", mean, topk4.MeanAccept())
+	}
+	if base.DrawAccept(rng) != 1 {
+		t.Error("a plain step must emit one token")
+	}
+}
+
+// TestNoiseVariesRuns: unseeded noise makes repeated runs differ, a little.
+func TestNoiseVariesRuns(t *testing.T) {
+	cfg := scenarioConfig(t, "baseline")
+	a := RunVirtual(cfg, ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}, 1).Throughput
+	b := RunVirtual(cfg, ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}, 2).Throughput
+	if a == b || math.Abs(a/b-1) > 0.02 {
+		t.Errorf("seeds 1 and 2: %.2f vs %.2f tok/s; want different but within 2%%", a, b)
+	}
+	quiet := scenarioConfig(t, "baseline", "--sim-noise", "0")
+	a = RunVirtual(quiet, ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}, 1).Throughput
+	b = RunVirtual(quiet, ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}, 2).Throughput
+	if a != b {
+		t.Errorf("without noise a plain model is deterministic: %.3f vs %.3f", a, b)
+	}
+}
+
+// TestSpecCap48: a speculative run without --max-running-requests decodes
+// at most 48 requests at once and queues the rest.
+func TestSpecCap48(t *testing.T) {
+	for _, tt := range []struct {
+		extra string
+		want  int
+	}{
+		{"", 48},
+		{"--max-running-requests 64", 64},
+	} {
+		args := "--tp 8 --speculative-algorithm EAGLE3 --speculative-num-steps 3 --speculative-eagle-topk 1 " + tt.extra
+		cfg, err := ParseArgs(strings.Fields(args), noEnv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maxRun, _ := cfg.RunningCap()
+		s := NewScheduler(NewPerf(cfg), maxRun, cfg.ChunkedPrefillSize, rand.New(rand.NewPCG(1, 1)))
+		for i := range 100 {
+			s.Add(&Job{ID: uint64(i), PromptTokens: 30, Target: 50})
+		}
+		peak, queuedAtPeak := 0, 0
+		for !s.Idle() {
+			s.Step()
+			if s.Running() > peak {
+				peak, queuedAtPeak = s.Running(), s.Waiting()
+			}
+		}
+		if peak != tt.want || queuedAtPeak != 100-tt.want {
+			t.Errorf("%q: peak running %d (queued %d), want %d", tt.extra, peak, queuedAtPeak, tt.want)
+		}
+	}
+}
+
+func TestSchedulerTokens(t *testing.T) {
+	cfg := scenarioConfig(t, "eagle3-topk4")
+	s := NewScheduler(NewPerf(cfg), 256, 8192, rand.New(rand.NewPCG(3, 3)))
+	jobs := []*Job{{PromptTokens: 10, Target: 1}, {PromptTokens: 10, Target: 7}, {PromptTokens: 10, Target: 200}}
+	for _, j := range jobs {
+		s.Add(j)
+	}
+	got := map[*Job]int{}
+	multi := false
+	for !s.Idle() {
+		r := s.Step()
+		for _, e := range r.Emits {
+			got[e.Job] += e.Tokens
+			if e.Tokens > 1 {
+				multi = true
+			}
+			if e.Done != (got[e.Job] == e.Job.Target) {
+				t.Fatalf("done flag wrong at %d/%d", got[e.Job], e.Job.Target)
+			}
+		}
+	}
+	for _, j := range jobs {
+		if got[j] != j.Target {
+			t.Errorf("job got %d tokens, want exactly %d", got[j], j.Target)
+		}
+	}
+	if !multi {
+		t.Error("speculative steps never emitted several tokens at once")
+	}
+}
