@@ -547,7 +547,7 @@ func (l *loader) scenarios(c *Campaign, d *doc, nodes campaignNodes) {
 			l.finish(s)
 			name = s.Name
 			if !isPathRef(ref) && s.Name != ref {
-				l.p.warnf(d.pos(e), "scenarios[%d]: %s names itself %q; the campaign calls it %q", i, path, s.Name, s.Name)
+				l.p.warnf(d.pos(e), "scenarios[%d]: %s names itself %q, not %q; results and baseline use %q", i, path, s.Name, ref, s.Name)
 			}
 		}
 		if first, dup := names[name]; dup {

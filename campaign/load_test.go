@@ -231,7 +231,7 @@ func TestLoadWarnings(t *testing.T) {
 		{"requests below the top level", memFiles{cfgPath: strings.Replace(goodFiles[cfgPath], "max_tokens: 50", "max_tokens: 50\n  requests: 5", 1)},
 			[]string{`c/configs/camp.yaml:7:13: sweep.requests: 5 requests never reach concurrency 8; use auto or at least 8`}},
 		{"scenario file names itself differently", memFiles{specPath: "name: other\nextends: base\n"},
-			[]string{`c/configs/camp.yaml:8:19: scenarios[1]: c/scenarios/spec.yaml names itself "other"; the campaign calls it "other"`}},
+			[]string{`c/configs/camp.yaml:8:19: scenarios[1]: c/scenarios/spec.yaml names itself "other", not "spec"; results and baseline use "other"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
