@@ -93,7 +93,7 @@ func (q *requester) do(sweep context.Context, body []byte, rec *Record) {
 		return
 	}
 
-	st := streamState{hash: sha256.New()}
+	st := streamState{hash: sha256New()}
 	sse := newSSEReader(resp.Body)
 	var c chunk
 	for {
@@ -231,3 +231,5 @@ func shortError(err error) string {
 	}
 	return s
 }
+
+func sha256New() hash.Hash { return sha256.New() }

@@ -156,7 +156,8 @@ func (m *metricsProbe) acceptLength() (float64, string) {
 
 // ParseMetrics parses Prometheus text exposition into one value per metric
 // name: counters summed over their label sets (e.g. per engine), gauges and
-// untyped values averaged (a per-rank gauge is not additive). Histograms and
+// untyped values averaged (a per-rank gauge is not additive), except that a
+// name ending in _total is always a counter. Histograms and
 // summaries contribute their _count and _sum. A parse error returns what was
 // read before it.
 func ParseMetrics(r io.Reader) (map[string]float64, error) {
@@ -190,8 +191,10 @@ func ParseMetrics(r io.Reader) (map[string]float64, error) {
 		if n == 0 {
 			continue
 		}
-		switch f.GetType() {
-		case dto.MetricType_COUNTER:
+		// A _total sample whose TYPE line named the family without the
+		// suffix parses as untyped; it is still a counter.
+		switch {
+		case f.GetType() == dto.MetricType_COUNTER || strings.HasSuffix(name, "_total"):
 			out[name] = sum
 			// Some exporters name the family without the _total its samples carry.
 			if !strings.HasSuffix(name, "_total") {
