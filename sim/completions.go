@@ -198,6 +198,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 			"e2e_latency": s.now().Sub(start).Seconds(), "spec_verify_ct": job.VerifySteps,
 		},
 	})
+	s.answeredOne()
 }
 
 // latencyObserver gathers one request's timings for the histograms.

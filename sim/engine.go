@@ -45,10 +45,6 @@ type Engine struct {
 	tickets map[*Job]*ticket
 	nextID  uint64
 	wake    chan struct{}
-	// onDone is called, outside the lock, with the total of completed
-	// requests after each completion (the crash-after fault hooks in here).
-	onDone func(completed int)
-	done   int
 }
 
 // NewEngine builds the engine for cfg.
@@ -173,8 +169,8 @@ func pyBool(b bool) string {
 }
 
 func (e *Engine) deliver(r StepResult, at time.Time) {
-	completed := 0
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	for _, em := range r.Emits {
 		t, ok := e.tickets[em.Job]
 		if !ok {
@@ -183,14 +179,7 @@ func (e *Engine) deliver(r StepResult, at time.Time) {
 		t.ch <- delivery{tokens: em.Tokens, done: em.Done, at: at}
 		if em.Done {
 			delete(e.tickets, em.Job)
-			e.done++
-			completed = e.done
 		}
-	}
-	onDone := e.onDone
-	e.mu.Unlock()
-	if completed > 0 && onDone != nil {
-		onDone(completed)
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 	"time"
 )
 
+var sigterm = syscall.SIGTERM
+
 // simBinary is bakeoff built once for the tests that run the sim as a real
 // process, as the orchestrator does.
 var simBinary string
@@ -107,6 +109,8 @@ func startSim(t *testing.T, env map[string]string, args ...string) *simProc {
 		p.cmd.Env = append(p.cmd.Env, k+"="+v)
 	}
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	// Its own process group, as the orchestrator launches servers.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

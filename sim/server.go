@@ -33,7 +33,8 @@ type Server struct {
 
 	phase    atomic.Int32
 	inflight atomic.Int64
-	crashed  atomic.Bool // crash-on-first-request has fired
+	crashed  atomic.Bool  // crash-on-first-request has fired
+	answered atomic.Int64 // completions answered in full (for crash-after)
 	created  int64
 
 	rngMu sync.Mutex
@@ -50,13 +51,6 @@ func NewServer(cfg *Config, log *Logger, stats *Stats, engine *Engine, seed uint
 		created: now().Unix(),
 		rng:     rand.New(rand.NewPCG(seed, seed^0x7e7)),
 		dead:    make(chan struct{}),
-	}
-	if cfg.Sim.Faults.CrashAfter > 0 {
-		engine.onDone = func(completed int) {
-			if completed >= cfg.Sim.Faults.CrashAfter {
-				s.die(crashAfterTraceback(now))
-			}
-		}
 	}
 	return s
 }
@@ -198,6 +192,15 @@ func (s *Server) admit(w http.ResponseWriter) bool {
 		s.hangUp()
 	}
 	return true
+}
+
+// answeredOne counts a completion answered in full; the crash-after fault
+// fires once the count is reached, after the answer went out.
+func (s *Server) answeredOne() {
+	n := s.answered.Add(1)
+	if k := s.cfg.Sim.Faults.CrashAfter; k > 0 && n >= int64(k) {
+		s.die(crashAfterTraceback(s.now))
+	}
 }
 
 // hangUp waits for the crash to end the process, then drops the connection

@@ -123,7 +123,9 @@ func (st *stream) serveStream(w http.ResponseWriter, r *http.Request) {
 			"model": st.model, "choices": []any{}, "usage": st.usage(job.Generated)})
 	}
 	buf.WriteString("data: [DONE]\n\n")
-	flush()
+	if flush() == nil {
+		st.s.answeredOne()
+	}
 }
 
 // collect runs the request to the end and returns its whole text.
@@ -152,4 +154,5 @@ func (st *stream) serveWhole(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"id": st.id, "object": obj, "created": st.s.created,
 		"model": st.model, "choices": []any{choice}, "usage": st.usage(job.Generated)})
+	st.s.answeredOne()
 }
