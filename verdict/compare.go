@@ -122,3 +122,12 @@ func pickWinner(row *Row, levels []*Level, th *benchmath.Thresholds) {
 	}
 	row.Tied = tied
 }
+
+// Compare tests two throughput samples as the verdict does (Welch's t-test,
+// two-sided) and returns the p-value, whether the sizes can never reach
+// significance at alpha, and benchmath's warnings. Package report's diff of
+// two runs uses it so that both answer the same question the same way.
+func Compare(a, b []float64, alpha float64) (p float64, hopeless bool, warnings []string) {
+	c := compareSamples(a, b, &benchmath.Thresholds{CompareAlpha: alpha})
+	return c.P, c.Hopeless, c.Warnings
+}

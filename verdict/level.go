@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"golang.org/x/perf/benchmath"
@@ -117,6 +118,10 @@ func measureLevel(level int, reps map[int][]loadgen.Record, maxSlices int, conf 
 		sum := assumption.Summary(s, conf)
 		l.Throughput = Estimate{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi,
 			Confidence: sum.Confidence, N: len(l.Samples)}
+		if !finite(sum.Lo) || !finite(sum.Hi) {
+			l.Throughput.Lo, l.Throughput.Hi = sum.Center, sum.Center
+			l.Warnings = append(l.Warnings, fmt.Sprintf("C=%d: %d throughput sample(s): no confidence interval", level, len(l.Samples)))
+		}
 		for _, w := range append(s.Warnings, sum.Warnings...) {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("C=%d: %v", level, w))
 		}
@@ -146,3 +151,5 @@ func okTokens(recs []loadgen.Record) int {
 	}
 	return n
 }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

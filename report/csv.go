@@ -1,0 +1,60 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+// CSVHeader is the fixed column order of CSV.
+var CSVHeader = []string{"scenario", "level", "requests", "ok", "failed", "tokens",
+	"throughput_tok_s", "throughput_lo", "throughput_hi", "samples",
+	"delta_pct", "p", "significant", "winner",
+	"per_request_tok_s", "latency_mean_s", "latency_p50_s", "latency_p99_s",
+	"ttft_p50_s", "ttft_p99_s", "tpot_p50_s", "tpot_p99_s",
+	"achieved_concurrency", "accept_length"}
+
+// CSV writes one row per scenario and level, in campaign then level order.
+// Floats are written in full precision so the file reads back exactly.
+func CSV(w io.Writer, v *verdict.Verdict) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return fmt.Errorf("writing CSV: %w", err)
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, row := range v.Rows {
+		for i, s := range v.Scenarios {
+			l := s.Level(row.Level)
+			if l == nil {
+				continue
+			}
+			c := row.Cells[i]
+			delta, p, sig := "", "", ""
+			if c.Compared {
+				delta, p, sig = f(c.DeltaPct), f(c.P), strconv.FormatBool(c.Significant)
+			}
+			accept := ""
+			if l.AcceptLength != nil {
+				accept = f(*l.AcceptLength)
+			}
+			rec := []string{s.Name, strconv.Itoa(l.Level), strconv.Itoa(l.Requests), strconv.Itoa(l.OK),
+				strconv.Itoa(l.Failed), strconv.Itoa(l.Tokens),
+				f(l.Throughput.Center), f(l.Throughput.Lo), f(l.Throughput.Hi), strconv.Itoa(len(l.Samples)),
+				delta, p, sig, strconv.FormatBool(row.Winner == s.Name),
+				f(l.PerRequest.Mean), f(l.Latency.Mean), f(l.Latency.P50), f(l.Latency.P99),
+				f(l.TTFT.P50), f(l.TTFT.P99), f(l.TPOT.P50), f(l.TPOT.P99),
+				f(l.AchievedConcurrency), accept}
+			if err := cw.Write(rec); err != nil {
+				return fmt.Errorf("writing CSV: %w", err)
+			}
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("writing CSV: %w", err)
+	}
+	return nil
+}

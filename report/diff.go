@@ -1,0 +1,180 @@
+package report
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+// DefaultThreshold is the slowdown, as a fraction, beyond which a
+// significant difference counts as a regression.
+const DefaultThreshold = 0.03
+
+// DiffOptions tune Diff. The zero value means the defaults.
+type DiffOptions struct {
+	// Threshold is the fractional slowdown that counts as a regression when
+	// significant (DefaultThreshold when zero).
+	Threshold float64
+	// Force compares runs whose sweep fingerprints differ.
+	Force bool
+	// Alpha is the significance level (verdict.DefaultAlpha when zero).
+	Alpha float64
+}
+
+// FingerprintError refuses two runs measured under different sweeps.
+type FingerprintError struct {
+	Old, New string
+	// Fields name the sweep settings that differ, "name: old → new".
+	Fields []string
+}
+
+func (e *FingerprintError) Error() string {
+	what := "no recorded sweep setting differs, but the fingerprints do (prompt text, engine or other hashed input)"
+	if len(e.Fields) > 0 {
+		what = strings.Join(e.Fields, "; ")
+	}
+	return fmt.Sprintf("the runs were measured under different sweeps (fingerprint %s vs %s): %s; use --force to compare anyway",
+		shortFP(e.Old), shortFP(e.New), what)
+}
+
+func shortFP(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// DiffRow is one scenario at one level in both runs.
+type DiffRow struct {
+	Scenario string           `json:"scenario"`
+	Level    int              `json:"level"`
+	Old      verdict.Estimate `json:"old"`
+	New      verdict.Estimate `json:"new"`
+	// DeltaPct is new against old, percent.
+	DeltaPct    float64 `json:"delta_pct"`
+	P           float64 `json:"p"`
+	Significant bool    `json:"significant"`
+	Hopeless    bool    `json:"hopeless,omitempty"`
+	// Regression is a significant slowdown beyond the threshold;
+	// Improvement a significant speed-up beyond it.
+	Regression  bool `json:"regression,omitempty"`
+	Improvement bool `json:"improvement,omitempty"`
+}
+
+// DiffResult compares the same scenarios in two runs, level by level.
+type DiffResult struct {
+	OldRun, NewRun string
+	Threshold      float64
+	Alpha          float64
+	// Forced is set when the fingerprints differ and Force allowed it;
+	// FingerprintFields then says how.
+	Forced            bool
+	FingerprintFields []string
+	Rows              []DiffRow
+	// Unmatched names what only one run has ("scenario X only in OLD",
+	// "X C=250 only in NEW").
+	Unmatched []string
+}
+
+// Regressed reports whether any row is a significant regression beyond the
+// threshold.
+func (d *DiffResult) Regressed() bool {
+	for _, r := range d.Rows {
+		if r.Regression {
+			return true
+		}
+	}
+	return false
+}
+
+// Diff compares two runs: every scenario both measured, at every level both
+// measured, with the verdict's test. Runs with different sweep fingerprints
+// are refused with a *FingerprintError unless o.Force.
+func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
+	if o.Threshold <= 0 {
+		o.Threshold = DefaultThreshold
+	}
+	if o.Alpha <= 0 || o.Alpha >= 1 {
+		o.Alpha = verdict.DefaultAlpha
+	}
+	d := &DiffResult{OldRun: old.Dir, NewRun: new.Dir, Threshold: o.Threshold, Alpha: o.Alpha}
+	if old.Manifest.Fingerprint != new.Manifest.Fingerprint {
+		fields := sweepDiff(old.Manifest.Sweep, new.Manifest.Sweep)
+		if !o.Force {
+			return nil, &FingerprintError{Old: old.Manifest.Fingerprint, New: new.Manifest.Fingerprint, Fields: fields}
+		}
+		d.Forced, d.FingerprintFields = true, fields
+	}
+	vo, err := verdict.Compute(old, verdict.Options{Alpha: o.Alpha})
+	if err != nil {
+		return nil, err
+	}
+	vn, err := verdict.Compute(new, verdict.Options{Alpha: o.Alpha})
+	if err != nil {
+		return nil, err
+	}
+	for _, so := range vo.Scenarios {
+		sn := vn.Scenario(so.Name)
+		switch {
+		case sn == nil || sn.Failed() || len(sn.Levels) == 0:
+			d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s: no measurements in NEW", so.Name))
+			continue
+		case so.Failed() || len(so.Levels) == 0:
+			d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s: no measurements in OLD", so.Name))
+			continue
+		}
+		for _, lo := range so.Levels {
+			ln := sn.Level(lo.Level)
+			if ln == nil {
+				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s C=%d: only in OLD", so.Name, lo.Level))
+				continue
+			}
+			d.Rows = append(d.Rows, diffRow(so.Name, &lo, ln, o))
+		}
+		for _, ln := range sn.Levels {
+			if so.Level(ln.Level) == nil {
+				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s C=%d: only in NEW", so.Name, ln.Level))
+			}
+		}
+	}
+	for _, sn := range vn.Scenarios {
+		if vo.Scenario(sn.Name) == nil {
+			d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s: only in NEW", sn.Name))
+		}
+	}
+	return d, nil
+}
+
+func diffRow(name string, lo, ln *verdict.Level, o DiffOptions) DiffRow {
+	r := DiffRow{Scenario: name, Level: lo.Level, Old: lo.Throughput, New: ln.Throughput}
+	if lo.Throughput.Center > 0 {
+		r.DeltaPct = 100 * (ln.Throughput.Center/lo.Throughput.Center - 1)
+	}
+	r.P, r.Hopeless, _ = verdict.Compare(lo.Samples, ln.Samples, o.Alpha)
+	r.Significant = r.P < o.Alpha
+	r.Regression = r.Significant && r.DeltaPct < -100*o.Threshold
+	r.Improvement = r.Significant && r.DeltaPct > 100*o.Threshold
+	return r
+}
+
+// sweepDiff lists the SweepInfo fields that differ, by their JSON names.
+func sweepDiff(a, b results.SweepInfo) []string {
+	var out []string
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	t := va.Type()
+	for i := range t.NumField() {
+		fa, fb := va.Field(i).Interface(), vb.Field(i).Interface()
+		if reflect.DeepEqual(fa, fb) {
+			continue
+		}
+		name := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
+		if name == "" {
+			name = t.Field(i).Name
+		}
+		out = append(out, fmt.Sprintf("%s: %v → %v", name, fa, fb))
+	}
+	return out
+}

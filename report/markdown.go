@@ -1,0 +1,82 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/olekukonko/tablewriter/renderer"
+
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+// Markdown writes the verdict for pasting into a pull request or a chat:
+// the same content as Text, as Markdown.
+func Markdown(w io.Writer, v *verdict.Verdict) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "## %s: verdict (%s)\n\n", v.Campaign, v.Run)
+	fmt.Fprintf(ew, "Baseline **%s**; throughput is the mean over steady-state turnovers ± its %.0f%% confidence interval; "+
+		"a delta is shown only when Welch's t-test gives p < %v, `~` otherwise.\n\n", v.Baseline, 100*v.Confidence, v.Alpha)
+	if len(v.Notes) > 0 {
+		fmt.Fprintln(ew, "### Fairness")
+		fmt.Fprintln(ew)
+		for _, n := range v.Notes {
+			mark := map[string]string{verdict.SeverityRed: "🔴", verdict.SeverityWarn: "⚠️", verdict.SeverityInfo: "✅"}[n.Severity]
+			fmt.Fprintf(ew, "- %s %s\n", mark, n.Text)
+		}
+		fmt.Fprintln(ew)
+	}
+	fmt.Fprintln(ew, "### Throughput (output tok/s)")
+	fmt.Fprintln(ew)
+	if err := renderTable(ew, sideBySide(v), renderer.NewMarkdown()); err != nil {
+		return err
+	}
+	if hasHopeless(v) {
+		fmt.Fprintln(ew)
+		fmt.Fprintln(ew, hopelessFootnote)
+	}
+	if len(v.Crossovers) > 0 {
+		fmt.Fprintln(ew)
+		fmt.Fprintln(ew, "### Crossovers")
+		fmt.Fprintln(ew)
+		for _, x := range v.Crossovers {
+			fmt.Fprintf(ew, "- %s\n", x.Sentence)
+		}
+	}
+	if al := acceptLengths(v); len(al) > 0 {
+		fmt.Fprintln(ew)
+		fmt.Fprintln(ew, "### Speculative accept length")
+		fmt.Fprintln(ew)
+		for _, line := range al {
+			fmt.Fprintf(ew, "- %s\n", line)
+		}
+	}
+	for _, s := range v.Scenarios {
+		fmt.Fprintf(ew, "\n### %s\n\n", s.Name)
+		if s.Failed() {
+			fmt.Fprintf(ew, "Failed in phase %s: %s\n", s.FailedPhase, s.Reason)
+			continue
+		}
+		if err := renderTable(ew, detailTable(s), renderer.NewMarkdown()); err != nil {
+			return err
+		}
+	}
+	return ew.err
+}
+
+// detailTable is a scenario's per-level measurements as a grid.
+func detailTable(s verdict.Scenario) table {
+	t := table{Header: []string{"C", "requests", "ok", "tok/s", "per-req tok/s",
+		"latency avg/p50/p99 s", "TTFT p50/p99 s", "TPOT p50/p99 ms", "in flight"}}
+	for _, l := range s.Levels {
+		t.Rows = append(t.Rows, []string{
+			fmt.Sprint(l.Level), fmt.Sprint(l.Requests), fmt.Sprintf("%d/%d", l.OK, l.Requests),
+			estimate(l.Throughput),
+			fmt.Sprintf("%.1f", l.PerRequest.Mean),
+			fmt.Sprintf("%.2f/%.2f/%.2f", l.Latency.Mean, l.Latency.P50, l.Latency.P99),
+			fmt.Sprintf("%.3f/%.3f", l.TTFT.P50, l.TTFT.P99),
+			fmt.Sprintf("%.1f/%.1f", l.TPOT.P50*1e3, l.TPOT.P99*1e3),
+			fmt.Sprintf("%.1f", l.AchievedConcurrency),
+		})
+	}
+	return t
+}

@@ -1,0 +1,166 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+// Plot sizes.
+const (
+	PlotWidth  = 8 * vg.Inch
+	PlotHeight = 5 * vg.Inch
+)
+
+// Plot names, without extension; each is written as .png and .svg.
+const (
+	PlotThroughput = "throughput"
+	PlotSpeedup    = "speedup"
+	PlotLatencyP99 = "latency-p99"
+)
+
+// Plots returns every plot, encoded, by file name (e.g. "speedup.svg").
+func Plots(v *verdict.Verdict) (map[string][]byte, error) {
+	builders := []struct {
+		name  string
+		build func(*verdict.Verdict) (*plot.Plot, error)
+	}{
+		{PlotThroughput, throughputPlot},
+		{PlotSpeedup, speedupPlot},
+		{PlotLatencyP99, latencyPlot},
+	}
+	out := map[string][]byte{}
+	for _, b := range builders {
+		p, err := b.build(v)
+		if err != nil {
+			return nil, fmt.Errorf("plot %s: %w", b.name, err)
+		}
+		for _, ext := range []string{"png", "svg"} {
+			wt, err := p.WriterTo(PlotWidth, PlotHeight, ext)
+			if err != nil {
+				return nil, fmt.Errorf("plot %s.%s: %w", b.name, ext, err)
+			}
+			var buf bytes.Buffer
+			if _, err := wt.WriteTo(&buf); err != nil {
+				return nil, fmt.Errorf("plot %s.%s: %w", b.name, ext, err)
+			}
+			out[b.name+"."+ext] = buf.Bytes()
+		}
+	}
+	return out, nil
+}
+
+// newLevelPlot is a plot with concurrency on a log axis, ticked at the levels.
+func newLevelPlot(v *verdict.Verdict, title, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "concurrency"
+	p.Y.Label.Text = ylabel
+	p.X.Scale = plot.LogScale{}
+	var ticks []plot.Tick
+	for _, c := range v.Levels {
+		ticks = append(ticks, plot.Tick{Value: float64(c), Label: strconv.Itoa(c)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// series returns one point per level where f gives a value.
+func series(s verdict.Scenario, f func(verdict.Level) (float64, bool)) plotter.XYs {
+	var xy plotter.XYs
+	for _, l := range s.Levels {
+		if y, ok := f(l); ok && l.Level > 0 {
+			xy = append(xy, plotter.XY{X: float64(l.Level), Y: y})
+		}
+	}
+	return xy
+}
+
+func addLines(p *plot.Plot, v *verdict.Verdict, f func(verdict.Level) (float64, bool)) error {
+	var args []any
+	for _, s := range v.Scenarios {
+		if xy := series(s, f); len(xy) > 0 {
+			args = append(args, s.Name, xy)
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	return plotutil.AddLinePoints(p, args...)
+}
+
+func throughputPlot(v *verdict.Verdict) (*plot.Plot, error) {
+	p := newLevelPlot(v, v.Campaign+": throughput", "output tok/s")
+	return p, addLines(p, v, func(l verdict.Level) (float64, bool) {
+		return l.Throughput.Center, l.Throughput.N > 0
+	})
+}
+
+func latencyPlot(v *verdict.Verdict) (*plot.Plot, error) {
+	p := newLevelPlot(v, v.Campaign+": p99 latency", "p99 latency (s)")
+	return p, addLines(p, v, func(l verdict.Level) (float64, bool) { return l.Latency.P99, l.Latency.N > 0 })
+}
+
+// speedupPlot draws each variant's throughput over the baseline's with its
+// confidence band, and the 1.0 line: above it the variant is faster.
+func speedupPlot(v *verdict.Verdict) (*plot.Plot, error) {
+	p := newLevelPlot(v, v.Campaign+": speedup against "+v.Baseline, "throughput / "+v.Baseline)
+	one := plotter.NewFunction(func(float64) float64 { return 1 })
+	one.Color = color.Gray{Y: 80}
+	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(one)
+	i := 0
+	for _, s := range v.Scenarios {
+		if s.Name == v.Baseline || s.Failed() {
+			continue
+		}
+		var mid, lo, hi plotter.XYs
+		for _, c := range v.Levels {
+			cell := v.Cell(c, s.Name)
+			if cell == nil || !cell.Compared || cell.Speedup == 0 {
+				continue
+			}
+			x := float64(c)
+			mid = append(mid, plotter.XY{X: x, Y: cell.Speedup})
+			lo = append(lo, plotter.XY{X: x, Y: cell.SpeedupLo})
+			hi = append(hi, plotter.XY{X: x, Y: cell.SpeedupHi})
+		}
+		if len(mid) == 0 {
+			continue
+		}
+		col := plotutil.Color(i)
+		i++
+		if len(mid) > 1 {
+			ring := append(plotter.XYs{}, lo...)
+			for j := len(hi) - 1; j >= 0; j-- {
+				ring = append(ring, hi[j])
+			}
+			band, err := plotter.NewPolygon(ring)
+			if err != nil {
+				return nil, err
+			}
+			r, g, b, _ := col.RGBA()
+			band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 50}
+			band.LineStyle.Width = 0
+			p.Add(band)
+		}
+		line, points, err := plotter.NewLinePoints(mid)
+		if err != nil {
+			return nil, err
+		}
+		line.Color, points.Color = col, col
+		p.Add(line, points)
+		p.Legend.Add(s.Name, line, points)
+	}
+	return p, nil
+}

@@ -1,0 +1,307 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"flag"
+	"image/png"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func smallSweep() verdicttest.Sweep {
+	s := verdicttest.DefaultSweep()
+	s.Concurrency = []int{1, 2, 5, 30}
+	return s
+}
+
+// writeCampaign writes a three-scenario run: the baseline, EAGLE-3 topk=4
+// (faster single-stream, slower under load) and a scenario that failed.
+func writeCampaign(t *testing.T, dir string, seed uint64, slowdown float64, fingerprint string) *results.Run {
+	t.Helper()
+	s := smallSweep()
+	base := verdicttest.Baseline
+	base.Slowdown = slowdown
+	accept := 2.3
+	run, err := verdicttest.WriteRun(dir,
+		verdicttest.Manifest("kimi-k25-eagle3", "20260101T000000Z", fingerprint, "baseline", s,
+			"baseline", "eagle3-topk4", "eagle3-topk1-specv2"),
+		[]verdicttest.Scenario{
+			{Name: "baseline", Records: verdicttest.Simulate(base, s, seed)},
+			{Name: "eagle3-topk4", Records: verdicttest.Simulate(verdicttest.Eagle3TopK4, s, seed+1), AcceptLength: &accept},
+			{Name: "eagle3-topk1-specv2", Status: results.StatusFailed,
+				Reason: "healthy, then crashed on the first request: AttributeError"},
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+func testVerdict(t *testing.T) (*verdict.Verdict, *results.Run) {
+	t.Helper()
+	run := writeCampaign(t, t.TempDir(), 1, 1, "sha256:aaaa")
+	v, err := verdict.Compute(run, verdict.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Dir = "" // a temporary path would make the golden files differ
+	return v, run
+}
+
+// golden compares got with testdata/name; on mismatch it writes got beside
+// it as name.got.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		os.WriteFile(path+".got", got, 0o644)
+		t.Errorf("%s differs from the golden file; got written to %s.got", name, path)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	v, _ := testVerdict(t)
+	for _, tc := range []struct {
+		name   string
+		render func(*bytes.Buffer) error
+	}{
+		{"verdict.txt", func(b *bytes.Buffer) error { return Text(b, v) }},
+		{"verdict.md", func(b *bytes.Buffer) error { return Markdown(b, v) }},
+		{"benchstat.txt", func(b *bytes.Buffer) error { return Benchstat(b, v) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := tc.render(&buf); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, buf.Bytes())
+		})
+	}
+}
+
+func TestTextSaysWhatMatters(t *testing.T) {
+	v, _ := testVerdict(t)
+	var buf bytes.Buffer
+	if err := Text(&buf, v); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"eagle3-topk4: +",            // the crossover sentence
+		"loses from C=2 on",          // and where it turns
+		"eagle3-topk1-specv2 failed", // a failed scenario is listed
+		"accept length 2.30",
+		"  C=  1 | 30 requests | throughput:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestBenchstatParses reads the output back with benchfmt, the parser
+// benchstat uses, and checks every sample arrives.
+func TestBenchstatParses(t *testing.T) {
+	v, _ := testVerdict(t)
+	var buf bytes.Buffer
+	if err := Benchstat(&buf, v); err != nil {
+		t.Fatal(err)
+	}
+	r := benchfmt.NewReader(&buf, "benchstat.txt")
+	got := map[string]int{}
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.Result:
+			if len(rec.Values) != 1 || rec.Values[0].Unit != "tok/s" {
+				t.Fatalf("bad values %+v", rec.Values)
+			}
+			got[string(rec.Name)]++
+		case *benchfmt.SyntaxError:
+			t.Fatalf("benchfmt: %v", rec)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range v.Scenarios {
+		for _, l := range s.Levels {
+			name := "Serve/C=" + strconv.Itoa(l.Level) + "/scenario=" + s.Name
+			if got[name] != len(l.Samples) {
+				t.Errorf("%s: %d results, want %d", name, got[name], len(l.Samples))
+			}
+		}
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	v, _ := testVerdict(t)
+	var buf bytes.Buffer
+	if err := CSV(&buf, v); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rows[0], CSVHeader) {
+		t.Fatalf("header %v", rows[0])
+	}
+	col := map[string]int{}
+	for i, h := range CSVHeader {
+		col[h] = i
+	}
+	n := 0
+	for _, row := range rows[1:] {
+		c, _ := strconv.Atoi(row[col["level"]])
+		l := v.Scenario(row[col["scenario"]]).Level(c)
+		if l == nil {
+			t.Fatalf("row for unknown level: %v", row)
+		}
+		n++
+		tp, _ := strconv.ParseFloat(row[col["throughput_tok_s"]], 64)
+		p99, _ := strconv.ParseFloat(row[col["latency_p99_s"]], 64)
+		if tp != l.Throughput.Center || p99 != l.Latency.P99 {
+			t.Errorf("%v: throughput %v latency p99 %v, want %v %v", row[:2], tp, p99, l.Throughput.Center, l.Latency.P99)
+		}
+		if cell := v.Cell(c, l2s(row)); cell.Compared {
+			d, _ := strconv.ParseFloat(row[col["delta_pct"]], 64)
+			if d != cell.DeltaPct {
+				t.Errorf("%v: delta %v, want %v", row[:2], d, cell.DeltaPct)
+			}
+		}
+	}
+	if want := len(v.Scenario("baseline").Levels) + len(v.Scenario("eagle3-topk4").Levels); n != want {
+		t.Errorf("%d rows, want %d", n, want)
+	}
+}
+
+func l2s(row []string) string { return row[0] }
+
+func TestJSONRoundTrip(t *testing.T) {
+	v, _ := testVerdict(t)
+	var buf bytes.Buffer
+	if err := JSON(&buf, v); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(v, back) {
+		t.Errorf("JSON round trip changed the verdict")
+	}
+}
+
+func TestWriteAll(t *testing.T) {
+	v, run := testVerdict(t)
+	if err := WriteAll(run.Dir, v); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{TextFile, MarkdownFile, CSVFile, JSONFile, BenchstatFile,
+		"throughput.png", "throughput.svg", "speedup.png", "speedup.svg", "latency-p99.png", "latency-p99.svg"} {
+		fi, err := os.Stat(filepath.Join(run.Dir, Dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() == 0 {
+			t.Errorf("%s is empty", name)
+		}
+	}
+	f, err := os.Open(filepath.Join(run.Dir, Dir, "speedup.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("speedup.png: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
+		t.Errorf("speedup.png is %v", b)
+	}
+	svg, _ := os.ReadFile(filepath.Join(run.Dir, Dir, "speedup.svg"))
+	if !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("eagle3-topk4")) {
+		t.Errorf("speedup.svg lacks the svg element or the variant's legend")
+	}
+}
+
+func TestDiff(t *testing.T) {
+	dir := t.TempDir()
+	old := writeCampaign(t, filepath.Join(dir, "old"), 1, 1, "sha256:aaaa")
+	same := writeCampaign(t, filepath.Join(dir, "same"), 7, 1, "sha256:aaaa")
+	slower := writeCampaign(t, filepath.Join(dir, "slower"), 7, 1.10, "sha256:aaaa")
+	for _, tc := range []struct {
+		name      string
+		new       *results.Run
+		regressed bool
+	}{
+		{"A/A", same, false},
+		{"10% slower baseline", slower, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Diff(old, tc.new, DiffOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := DiffText(&buf, d); err != nil {
+				t.Fatal(err)
+			}
+			if d.Regressed() != tc.regressed {
+				t.Errorf("Regressed() = %v, want %v\n%s", d.Regressed(), tc.regressed, buf.String())
+			}
+			if tc.regressed && !strings.Contains(buf.String(), "REGRESSION") {
+				t.Errorf("no REGRESSION mark:\n%s", buf.String())
+			}
+			if !strings.Contains(buf.String(), "eagle3-topk1-specv2: no measurements") {
+				t.Errorf("the failed scenario is not listed:\n%s", buf.String())
+			}
+		})
+	}
+}
+
+func TestDiffRefusesUnlikeRuns(t *testing.T) {
+	dir := t.TempDir()
+	old := writeCampaign(t, filepath.Join(dir, "old"), 1, 1, "sha256:aaaa")
+	other := writeCampaign(t, filepath.Join(dir, "other"), 2, 1, "sha256:bbbb")
+	other.Manifest.Sweep.MaxTokens = 512
+	_, err := Diff(old, other, DiffOptions{})
+	var fe *FingerprintError
+	if !errors.As(err, &fe) {
+		t.Fatalf("err = %v, want a FingerprintError", err)
+	}
+	if !strings.Contains(err.Error(), "max_tokens: 200 → 512") || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("error does not say which field differs: %v", err)
+	}
+	d, err := Diff(old, other, DiffOptions{Force: true})
+	if err != nil {
+		t.Fatalf("forced: %v", err)
+	}
+	if !d.Forced || len(d.FingerprintFields) != 1 {
+		t.Errorf("forced diff: Forced=%v fields=%v", d.Forced, d.FingerprintFields)
+	}
+}

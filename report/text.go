@@ -1,0 +1,107 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+// Text writes the terminal report: the fairness notes (above the table, so
+// they are read first), the side-by-side table, the crossover sentences, the
+// accept lengths, and a detailed block per scenario.
+func Text(w io.Writer, v *verdict.Verdict) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "%s %s: baseline %s, alpha %v, throughput mean ± %.0f%% CI over steady-state turnovers\n\n",
+		v.Campaign, v.Run, v.Baseline, v.Alpha, 100*v.Confidence)
+	if len(v.Notes) > 0 {
+		fmt.Fprintln(ew, "Fairness:")
+		for _, n := range v.Notes {
+			fmt.Fprintf(ew, "  %s%s\n", noteMark(n), n.Text)
+		}
+		fmt.Fprintln(ew)
+	}
+	if err := renderTable(ew, sideBySide(v), nil); err != nil {
+		return err
+	}
+	if hasHopeless(v) {
+		fmt.Fprintln(ew, hopelessFootnote)
+	}
+	if len(v.Crossovers) > 0 {
+		fmt.Fprintln(ew)
+		for _, x := range v.Crossovers {
+			fmt.Fprintln(ew, x.Sentence)
+		}
+	}
+	if al := acceptLengths(v); len(al) > 0 {
+		fmt.Fprintln(ew)
+		for _, line := range al {
+			fmt.Fprintln(ew, line)
+		}
+	}
+	for _, s := range v.Scenarios {
+		fmt.Fprintf(ew, "\n%s", s.Name)
+		if s.Failed() {
+			fmt.Fprintf(ew, ": failed (%s)\n", s.Reason)
+			continue
+		}
+		fmt.Fprintln(ew)
+		for _, l := range s.Levels {
+			fmt.Fprintln(ew, detailLine(l))
+		}
+	}
+	return ew.err
+}
+
+// renderTable draws t with tablewriter; r picks the renderer (nil: the
+// default box drawing).
+func renderTable(w io.Writer, t table, r tw.Renderer) error {
+	opts := []tablewriter.Option{
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignment(tw.AlignRight),
+		tablewriter.WithHeaderAlignment(tw.AlignCenter),
+	}
+	if r != nil {
+		opts = append(opts, tablewriter.WithRenderer(r))
+	} else {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)})))
+	}
+	tb := tablewriter.NewTable(w, opts...)
+	tb.Header(anySlice(t.Header)...)
+	for _, row := range t.Rows {
+		if err := tb.Append(row); err != nil {
+			return fmt.Errorf("rendering table: %w", err)
+		}
+	}
+	if err := tb.Render(); err != nil {
+		return fmt.Errorf("rendering table: %w", err)
+	}
+	return nil
+}
+
+func anySlice(s []string) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+// errWriter keeps the first write error so a renderer checks once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
