@@ -210,13 +210,17 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]loadgen.LevelSummary, e
 	if err != nil {
 		return nil, fmt.Errorf("reading the sweep's exit status on %s: %w", o.h.Name(), err)
 	}
-	levels := s.fetchSweep(ctx, false)
-	if code := strings.TrimSpace(string(status)); code != "0" {
+	code := strings.TrimSpace(string(status))
+	levels := s.fetchSweep(ctx, code != "0")
+	if code != "0" {
 		if code == "" {
 			code = "unknown (killed?)"
 		}
-		return levels, s.fail("sweep", fmt.Sprintf("bakeoff sweep on %s exited with status %s", o.h.Name(), code),
-			strings.Join(tail, "\n"), nil)
+		reason := fmt.Sprintf("bakeoff sweep on %s exited with status %s", o.h.Name(), code)
+		if n := len(tail); n > 0 {
+			reason += ": " + tail[n-1]
+		}
+		return levels, s.fail("sweep", reason, strings.Join(tail, "\n"), nil)
 	}
 	if levels == nil {
 		return nil, s.fail("sweep", "the sweep wrote no "+results.LevelsFile, strings.Join(tail, "\n"), nil)

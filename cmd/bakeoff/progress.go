@@ -41,8 +41,11 @@ func (p *plainProgress) close() {}
 // for a log (sweep progress ticks).
 func eventLine(ev orchestrator.Event) string {
 	who := ""
-	if ev.Scenario != "" {
+	switch {
+	case ev.Scenario != "" && ev.Total > 0:
 		who = fmt.Sprintf("[%d/%d %s] ", ev.Index, ev.Total, ev.Scenario)
+	case ev.Scenario != "":
+		who = "[" + ev.Scenario + "] "
 	}
 	switch ev.Kind {
 	case orchestrator.EventCampaignStart:

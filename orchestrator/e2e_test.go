@@ -1,0 +1,361 @@
+package orchestrator_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/remote"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// bakeoffBin is the real bakeoff binary, built once for every test: the
+// engine (bakeoff sim), the sweep and, for the CLI tests, the orchestrator.
+var bakeoffBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "orchestrator-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bakeoffBin = filepath.Join(dir, "bakeoff")
+	build := exec.Command("go", "build", "-o", bakeoffBin, "../cmd/bakeoff")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building bakeoff: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// world is one test's private machine state: a campaign directory, a sim
+// state directory read by the fake nvidia-smi on PATH, a workdir (through
+// TMPDIR, which the local host's default workdir follows) and a free port.
+type world struct {
+	t       *testing.T
+	root    string
+	config  string
+	port    int
+	env     []string // for child orchestrators
+	scenDir string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	root := t.TempDir()
+	w := &world{t: t, root: root, port: freePort(t), scenDir: filepath.Join(root, "scenarios")}
+	for _, d := range []string{"bin", "tmp", "sim-state", "scenarios", "configs"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(bakeoffBin, filepath.Join(root, "bin", "nvidia-smi")); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, "bin") + ":" + os.Getenv("PATH")
+	t.Setenv("PATH", path)
+	t.Setenv("BAKEOFF_SIM_STATE", filepath.Join(root, "sim-state"))
+	t.Setenv("TMPDIR", filepath.Join(root, "tmp"))
+	w.env = append(os.Environ(), "PATH="+path, "BAKEOFF_SIM_STATE="+filepath.Join(root, "sim-state"),
+		"TMPDIR="+filepath.Join(root, "tmp"))
+	t.Cleanup(func() { w.checkNoLeftovers() })
+	return w
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// scenario writes scenarios/NAME.yaml; extra is YAML appended under args.
+func (w *world) scenario(name, extends string, args ...string) {
+	w.t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: %s\n", name)
+	if extends != "" {
+		fmt.Fprintf(&b, "extends: %s\n", extends)
+	} else {
+		b.WriteString("engine: sglang\nmodel: /models/test\n")
+	}
+	b.WriteString("args:\n")
+	if extends == "" {
+		b.WriteString("  tp: 2\n  enable-metrics: true\n  max-running-requests: 64\n")
+	}
+	for _, a := range args {
+		fmt.Fprintf(&b, "  %s\n", a)
+	}
+	if err := os.WriteFile(filepath.Join(w.scenDir, name+".yaml"), []byte(b.String()), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// campaignOpts tune the campaign file a test writes.
+type campaignOpts struct {
+	scenarios     []string
+	healthTimeout string
+	gpuWait       string
+	killStrays    bool
+	requests      int
+	concurrency   string
+	maxTokens     int
+	speed         int
+}
+
+func (w *world) writeConfig(o campaignOpts) string {
+	w.t.Helper()
+	if o.healthTimeout == "" {
+		o.healthTimeout = "30s"
+	}
+	if o.gpuWait == "" {
+		o.gpuWait = "10s"
+	}
+	if o.requests == 0 {
+		o.requests = 8
+	}
+	if o.concurrency == "" {
+		o.concurrency = "[1, 4]"
+	}
+	if o.maxTokens == 0 {
+		o.maxTokens = 32
+	}
+	if o.speed == 0 {
+		o.speed = 200
+	}
+	cfg := fmt.Sprintf(`campaign: e2e
+host: local
+engine:
+  command: [%q, "sim", "--sim-speed", "%d", "--sim-load-time", "20s"]
+  port: %d
+  health_timeout: %s
+  poll_interval: 100ms
+  stop_grace: 5s
+gpu:
+  max_used_mib: 1024
+  wait_timeout: %s
+  kill_strays: %v
+sweep:
+  concurrency: %s
+  requests: %d
+  max_tokens: %d
+  warmup: 1
+baseline: %s
+scenarios: [%s]
+`, "{bakeoff}", o.speed, w.port, o.healthTimeout, o.gpuWait, o.killStrays, o.concurrency, o.requests, o.maxTokens,
+		o.scenarios[0], strings.Join(o.scenarios, ", "))
+	w.config = filepath.Join(w.root, "configs", "e2e.yaml")
+	if err := os.WriteFile(w.config, []byte(cfg), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+	return w.config
+}
+
+// runInProcess runs the campaign through the orchestrator package.
+func (w *world) runInProcess(ctx context.Context, opt orchestrator.Options) (*orchestrator.Outcome, []orchestrator.Event, error) {
+	w.t.Helper()
+	c, err := campaign.Load(w.config)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var events []orchestrator.Event
+	opt.Campaign = c
+	if opt.Host == nil {
+		opt.Host = remote.NewLocal()
+	}
+	opt.Bakeoff = bakeoffBin
+	opt.Machine, opt.PID = "test-machine", os.Getpid()
+	opt.Events = func(e orchestrator.Event) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+	}
+	if opt.OutDir == "" && opt.ResumeDir == "" {
+		opt.OutDir = filepath.Join(w.root, "run")
+	}
+	out, err := orchestrator.Run(ctx, opt)
+	return out, events, err
+}
+
+// bakeoff starts the real CLI with this world's environment.
+func (w *world) bakeoff(args ...string) *exec.Cmd {
+	cmd := exec.Command(bakeoffBin, args...)
+	cmd.Env = w.env
+	cmd.Dir = w.root
+	return cmd
+}
+
+// checkNoLeftovers fails the test if a process it started (a sim, its
+// schedulers, a sweep) is still running, and kills those by pid.
+func (w *world) checkNoLeftovers() {
+	pids := w.leftovers()
+	if len(pids) == 0 {
+		return
+	}
+	w.t.Errorf("processes left running: %v", pids)
+	for _, p := range pids {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
+func (w *world) leftovers() []int {
+	var out []int
+	port := strconv.Itoa(w.port)
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		raw, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil || !bytes.Contains(raw, []byte(bakeoffBin)) {
+			continue
+		}
+		args := strings.Split(string(raw), "\x00")
+		mine := false
+		for i, a := range args {
+			if strings.Contains(a, w.root) || strings.Contains(a, "127.0.0.1:"+port) ||
+				(a == "--port" && i+1 < len(args) && args[i+1] == port) {
+				mine = true
+			}
+		}
+		if stat, err := os.ReadFile(filepath.Join(d, "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
+			mine = false // a zombie is gone, only not yet reaped
+		}
+		if mine {
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func readSummary(t *testing.T, dir string) *results.Run {
+	t.Helper()
+	run, err := results.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+func scenarioResult(t *testing.T, run *results.Run, name string) results.ScenarioResult {
+	t.Helper()
+	for _, s := range run.Summary.Scenarios {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no scenario %s in summary of %s", name, run.Dir)
+	return results.ScenarioResult{}
+}
+
+func journal(t *testing.T, dir string) []orchestrator.JournalEntry {
+	t.Helper()
+	e, err := orchestrator.ReadJournal(filepath.Join(dir, results.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// scenarioEnds counts the journal's scenario end lines per scenario and outcome.
+func scenarioEnds(entries []orchestrator.JournalEntry) map[string]int {
+	out := map[string]int{}
+	for _, e := range entries {
+		if e.Phase == orchestrator.PhaseScenario && e.Event == "end" {
+			out[e.Scenario+":"+e.Outcome]++
+		}
+	}
+	return out
+}
+
+// TestDemoCampaignLocal runs the shipped scenarios (baseline, EAGLE-3 topk
+// 4, topk 1 spec v2) against the sim on this machine, end to end.
+func TestDemoCampaignLocal(t *testing.T) {
+	w := newWorld(t)
+	for _, n := range []string{"baseline", "eagle3-topk4", "eagle3-topk1-specv2"} {
+		data, err := os.ReadFile(filepath.Join("..", "scenarios", n+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// TP 8 would start eight scheduler processes per server; two do.
+		data = bytes.Replace(data, []byte("tp: 8"), []byte("tp: 2"), 1)
+		if err := os.WriteFile(filepath.Join(w.scenDir, n+".yaml"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.writeConfig(campaignOpts{scenarios: []string{"baseline", "eagle3-topk4", "eagle3-topk1-specv2"}})
+	out, events, err := w.runInProcess(context.Background(), orchestrator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Failed != 0 || out.Canceled {
+		t.Fatalf("failed %d, canceled %v: %+v", out.Failed, out.Canceled, out.Results)
+	}
+	run := readSummary(t, out.RunDir)
+	if got := len(run.Summary.Scenarios); got != 3 {
+		t.Fatalf("summary has %d scenarios, want 3", got)
+	}
+	for _, s := range run.Summary.Scenarios {
+		if s.Status != results.StatusOK || len(s.Levels) != 2 {
+			t.Errorf("%s: status %s, %d levels", s.Name, s.Status, len(s.Levels))
+		}
+		for _, f := range []string{results.RequestsFile, results.LevelsFile, results.ServerLog, "result.json"} {
+			if fi, err := os.Stat(filepath.Join(out.RunDir, s.Name, f)); err != nil || fi.Size() == 0 {
+				t.Errorf("%s/%s: missing or empty (%v)", s.Name, f, err)
+			}
+		}
+		recs, err := run.Records(s.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != 1+2*8 {
+			t.Errorf("%s: %d records, want warm-up 1 + 2 levels × 8", s.Name, len(recs))
+		}
+		if s.EngineVersion == "" {
+			t.Errorf("%s: no engine version collected", s.Name)
+		}
+		if s.Fingerprint != run.Manifest.Fingerprint {
+			t.Errorf("%s: fingerprint %s, manifest %s", s.Name, s.Fingerprint, run.Manifest.Fingerprint)
+		}
+	}
+	if s := scenarioResult(t, run, "eagle3-topk4"); s.AcceptLength == nil {
+		t.Errorf("eagle3-topk4: no accept length collected")
+	}
+	if len(run.Manifest.Host.GPUs) == 0 {
+		t.Errorf("manifest has no GPU facts: %+v", run.Manifest.Host)
+	}
+	ends := scenarioEnds(journal(t, out.RunDir))
+	for _, n := range []string{"baseline", "eagle3-topk4", "eagle3-topk1-specv2"} {
+		if ends[n+":ok"] != 1 {
+			t.Errorf("journal: %s ended ok %d times", n, ends[n+":ok"])
+		}
+	}
+	var sawLevel, sawLog bool
+	for _, e := range events {
+		sawLevel = sawLevel || (e.Kind == orchestrator.EventSweep && e.Sweep.Kind == "level_end")
+		sawLog = sawLog || e.Kind == orchestrator.EventServerLog
+	}
+	if !sawLevel || !sawLog {
+		t.Errorf("events: level_end seen %v, server log line seen %v", sawLevel, sawLog)
+	}
+	if _, err := os.Stat(filepath.Join(w.root, "tmp", campaign.LocalWorkdirPrefix+strconv.Itoa(os.Getuid()), orchestrator.LockFile)); err == nil {
+		t.Errorf("the host lock was left behind")
+	}
+}

@@ -1,0 +1,137 @@
+package orchestrator_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// TestCrashOnFirstRequest: a server that passes health and dies on its first
+// real request fails at smoke with the traceback in its reason; the other
+// scenarios complete and the CLI exits 1.
+func TestCrashOnFirstRequest(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "")
+	w.scenario("b", "a", "sim-fault: crash-on-first-request")
+	w.scenario("c", "a", "speculative-algorithm: EAGLE3", "speculative-eagle-topk: 1",
+		"speculative-num-steps: 3", "speculative-num-draft-tokens: 4")
+	w.writeConfig(campaignOpts{scenarios: []string{"a", "b", "c"}})
+	dir := filepath.Join(w.root, "run")
+	cmd := w.bakeoff("run", w.config, "--out", dir)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want status 1\n%s", err, out)
+	}
+	run := readSummary(t, dir)
+	b := scenarioResult(t, run, "b")
+	if b.Status != results.StatusFailed || b.FailedPhase != "smoke" {
+		t.Fatalf("b: status %s at %q, want failed at smoke: %s", b.Status, b.FailedPhase, b.Reason)
+	}
+	if !strings.Contains(b.Reason, "Traceback (most recent call last)") {
+		t.Errorf("b's reason has no traceback:\n%s", b.Reason)
+	}
+	for _, n := range []string{"a", "c"} {
+		if s := scenarioResult(t, run, n); s.Status != results.StatusOK {
+			t.Errorf("%s: %s (%s), want ok", n, s.Status, s.Reason)
+		}
+	}
+	if !strings.Contains(string(out), "FAILED b at smoke") {
+		t.Errorf("the CLI did not report the failure:\n%s", out)
+	}
+}
+
+// TestHangDuringLoad: health never turns 200, so the health timeout ends
+// the wait, with the log tail.
+func TestHangDuringLoad(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "", "sim-fault: hang-during-load")
+	w.writeConfig(campaignOpts{scenarios: []string{"a"}, healthTimeout: "3s"})
+	out, _, err := w.runInProcess(context.Background(), orchestrator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.Results[0]
+	if r.Status != results.StatusFailed || r.FailedPhase != "ready" || !strings.Contains(r.Reason, "not healthy after 3s") {
+		t.Fatalf("got %s at %q: %s", r.Status, r.FailedPhase, r.Reason)
+	}
+	if strings.TrimSpace(r.LogExcerpt) == "" {
+		t.Errorf("no log tail in the failure")
+	}
+}
+
+// TestDieDuringLoad: a server that exits while loading fails at once, long
+// before the health timeout.
+func TestDieDuringLoad(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "", "sim-fault: die-during-load")
+	w.writeConfig(campaignOpts{scenarios: []string{"a"}, healthTimeout: "10m"})
+	out, _, err := w.runInProcess(context.Background(), orchestrator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.Results[0]
+	if r.Status != results.StatusFailed || r.FailedPhase != "ready" {
+		t.Fatalf("got %s at %q: %s", r.Status, r.FailedPhase, r.Reason)
+	}
+	// Generous: the point is "not at the 10-minute timeout".
+	if s := r.PhaseSeconds["ready"]; s > 120 {
+		t.Errorf("ready took %.0fs; a dead server must fail fast", s)
+	}
+	if strings.TrimSpace(r.LogExcerpt) == "" {
+		t.Errorf("no log tail in the failure")
+	}
+}
+
+// TestGPUHeldAfterStop: scheduler processes that escape the server's process
+// group keep GPU memory after the stop. Without kill_strays the next scenario
+// refuses to launch and names the holder; with it, they are killed.
+func TestGPUHeldAfterStop(t *testing.T) {
+	for _, kill := range []bool{false, true} {
+		name := "refuse"
+		if kill {
+			name = "kill-strays"
+		}
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(t)
+			w.scenario("a", "", "sim-fault: orphan-children")
+			w.scenario("b", "a", "sim-fault: null")
+			w.writeConfig(campaignOpts{scenarios: []string{"a", "b"}, gpuWait: "2s", killStrays: kill})
+			t.Cleanup(func() { killHolders(t, w) })
+			out, _, err := w.runInProcess(context.Background(), orchestrator.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := out.Results[1]
+			if kill {
+				if b.Status != results.StatusOK {
+					t.Fatalf("b: %s at %s: %s", b.Status, b.FailedPhase, b.Reason)
+				}
+				return
+			}
+			if b.Status != results.StatusFailed || b.FailedPhase != "gpu-free" {
+				t.Fatalf("b: %s at %q: %s", b.Status, b.FailedPhase, b.Reason)
+			}
+			if !strings.Contains(b.Reason, "held by pid") || !strings.Contains(b.Reason, "scheduler") {
+				t.Errorf("the reason does not name the holder: %s", b.Reason)
+			}
+		})
+	}
+}
+
+// killHolders kills the orphaned schedulers a test made on purpose, by the
+// pids the fake nvidia-smi reports.
+func killHolders(t *testing.T, w *world) {
+	for _, pid := range w.leftovers() {
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Kill()
+		}
+	}
+}

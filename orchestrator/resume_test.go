@@ -1,0 +1,239 @@
+package orchestrator_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// waitFor polls cond until it holds; the limit only stops a broken test
+// from hanging, it is not a timing assertion.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func journalHas(dir string, match func(orchestrator.JournalEntry) bool) bool {
+	entries, err := orchestrator.ReadJournal(filepath.Join(dir, results.JournalFile))
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if match(e) {
+			return true
+		}
+	}
+	return false
+}
+
+func fileHash(t *testing.T, path string) [32]byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(data)
+}
+
+// TestKillAndResume: SIGKILL the orchestrator in the middle of a scenario's
+// sweep; --resume then finishes the campaign, every scenario completes
+// exactly once, the finished one's files are untouched and no process of the
+// killed run is left behind.
+func TestKillAndResume(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "")
+	w.scenario("b", "a", "speculative-algorithm: EAGLE3", "speculative-eagle-topk: 4",
+		"speculative-num-steps: 3", "speculative-num-draft-tokens: 8")
+	w.scenario("c", "a", "cuda-graph-max-bs: 64")
+	// Slow enough that b's sweep is still running when the kill lands.
+	w.writeConfig(campaignOpts{scenarios: []string{"a", "b", "c"}, speed: 20, requests: 12, maxTokens: 64})
+	dir := filepath.Join(w.root, "run")
+	first := w.bakeoff("run", w.config, "--out", dir)
+	var log bytes.Buffer
+	first.Stdout, first.Stderr = &log, &log
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "b's sweep to start", func() bool {
+		return journalHas(dir, func(e orchestrator.JournalEntry) bool {
+			return e.Scenario == "b" && e.Phase == "sweep" && e.Event == "start"
+		})
+	})
+	time.Sleep(300 * time.Millisecond) // into the sweep, not at its first line
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	first.Wait()
+	aRecords := fileHash(t, filepath.Join(dir, "a", results.RequestsFile))
+	if len(w.leftovers()) == 0 {
+		t.Log("note: b's server was already gone at the kill")
+	}
+
+	second := w.bakeoff("run", w.config, "--resume", dir)
+	out, err := second.CombinedOutput()
+	if err != nil {
+		t.Fatalf("resume: %v\nfirst run:\n%s\nresume:\n%s", err, log.String(), out)
+	}
+	entries := journal(t, dir)
+	ends := scenarioEnds(entries)
+	for _, n := range []string{"a", "b", "c"} {
+		if ends[n+":ok"] != 1 {
+			t.Errorf("%s completed %d times, want once (journal ends %v)", n, ends[n+":ok"], ends)
+		}
+	}
+	starts := map[string]int{}
+	for _, e := range entries {
+		if e.Phase == orchestrator.PhaseScenario && e.Event == "start" {
+			starts[e.Scenario]++
+		}
+	}
+	if starts["a"] != 1 || starts["b"] != 2 || starts["c"] != 1 {
+		t.Errorf("scenario starts %v, want a once, b twice (killed, resumed), c once", starts)
+	}
+	if fileHash(t, filepath.Join(dir, "a", results.RequestsFile)) != aRecords {
+		t.Errorf("a's records changed during the resume")
+	}
+	run := readSummary(t, dir)
+	for _, n := range []string{"a", "b", "c"} {
+		if s := scenarioResult(t, run, n); s.Status != results.StatusOK {
+			t.Errorf("%s: %s", n, s.Status)
+		}
+	}
+	if b := scenarioResult(t, run, "b"); b.Attempt != 2 {
+		t.Errorf("b: attempt %d, want 2", b.Attempt)
+	}
+	if !strings.Contains(string(out), "already ok in this run, skipped") {
+		t.Errorf("the resume did not say it skipped a:\n%s", out)
+	}
+}
+
+// TestTwoCampaignsOneHost: while one campaign holds the host, a second one
+// refuses and names the holder; a lock left by a dead orchestrator is taken
+// over.
+func TestTwoCampaignsOneHost(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "")
+	w.writeConfig(campaignOpts{scenarios: []string{"a"}, speed: 20, requests: 12, maxTokens: 64})
+	first := w.bakeoff("run", w.config, "--out", filepath.Join(w.root, "run1"))
+	var log bytes.Buffer
+	first.Stdout, first.Stderr = &log, &log
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer first.Wait()
+	waitFor(t, "the first campaign to launch", func() bool {
+		return journalHas(filepath.Join(w.root, "run1"), func(e orchestrator.JournalEntry) bool {
+			return e.Phase == "launch" && e.Event == "start"
+		})
+	})
+	out, err := w.bakeoff("run", w.config, "--out", filepath.Join(w.root, "run2")).CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("second campaign: %v, want exit 1\n%s", err, out)
+	}
+	want := []string{"busy", "pid " + itoa(first.Process.Pid), `campaign "e2e"`}
+	for _, s := range want {
+		if !strings.Contains(string(out), s) {
+			t.Errorf("refusal does not say %q:\n%s", s, out)
+		}
+	}
+	if err := first.Wait(); err != nil {
+		t.Fatalf("first campaign: %v\n%s", err, log.String())
+	}
+
+	// A stale lock: its holder (a process that has exited) is gone.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	lock := filepath.Join(w.root, "tmp", "bakeoff-local-"+itoa(os.Getuid()), orchestrator.LockFile)
+	stale := `{"machine":"` + host + `","pid":` + itoa(dead.Process.Pid) + `,"started":"2026-01-01T00:00:00Z","campaign":"old","run_dir":"x"}`
+	if err := os.WriteFile(lock, []byte(stale+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := w.bakeoff("run", w.config, "--out", filepath.Join(w.root, "run3")).CombinedOutput(); err != nil {
+		t.Fatalf("a stale lock was not taken over: %v\n%s", err, out)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestOnlyRerunMerges: --only b --resume reruns b into the existing run; the
+// first attempt moves to b/history/1 and the summary shows attempt 2.
+func TestOnlyRerunMerges(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "")
+	w.scenario("b", "a", "cuda-graph-max-bs: 64")
+	w.writeConfig(campaignOpts{scenarios: []string{"a", "b"}})
+	out, _, err := w.runInProcess(context.Background(), orchestrator.Options{})
+	if err != nil || out.Failed > 0 {
+		t.Fatalf("first run: %v, %+v", err, out)
+	}
+	dir := out.RunDir
+	aBefore := fileHash(t, filepath.Join(dir, "a", results.RequestsFile))
+	bBefore := fileHash(t, filepath.Join(dir, "b", results.RequestsFile))
+
+	out2, _, err := w.runInProcess(context.Background(), orchestrator.Options{ResumeDir: dir, Only: []string{"b"}})
+	if err != nil || out2.Failed > 0 {
+		t.Fatalf("rerun: %v, %+v", err, out2)
+	}
+	if len(out2.Results) != 1 || out2.Results[0].Name != "b" {
+		t.Fatalf("rerun ran %+v, want only b", out2.Results)
+	}
+	run := readSummary(t, dir)
+	if b := scenarioResult(t, run, "b"); b.Attempt != 2 || b.Status != results.StatusOK {
+		t.Errorf("b: attempt %d %s, want attempt 2 ok", b.Attempt, b.Status)
+	}
+	if a := scenarioResult(t, run, "a"); a.Attempt != 1 {
+		t.Errorf("a: attempt %d, want 1", a.Attempt)
+	}
+	if fileHash(t, filepath.Join(dir, "b", "history", "1", results.RequestsFile)) != bBefore {
+		t.Errorf("b's first attempt was not kept in history/1")
+	}
+	if fileHash(t, filepath.Join(dir, "a", results.RequestsFile)) != aBefore {
+		t.Errorf("a changed")
+	}
+	if len(run.Summary.Scenarios) != 2 || run.Summary.Scenarios[0].Name != "a" {
+		t.Errorf("summary order: %+v", run.Summary.Scenarios)
+	}
+}
+
+// TestResumeRefusesChangedSweep: a resume whose sweep differs is refused,
+// naming the difference.
+func TestResumeRefusesChangedSweep(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "")
+	w.writeConfig(campaignOpts{scenarios: []string{"a"}})
+	out, _, err := w.runInProcess(context.Background(), orchestrator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.writeConfig(campaignOpts{scenarios: []string{"a"}, maxTokens: 48})
+	_, _, err = w.runInProcess(context.Background(), orchestrator.Options{ResumeDir: out.RunDir})
+	var fp *orchestrator.FingerprintChangedError
+	if !errors.As(err, &fp) {
+		t.Fatalf("got %v, want a FingerprintChangedError", err)
+	}
+	if !strings.Contains(err.Error(), "max_tokens: 32 → 48") {
+		t.Errorf("the refusal does not show the difference:\n%v", err)
+	}
+}
