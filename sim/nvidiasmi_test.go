@@ -1,0 +1,136 @@
+package sim
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// deadPID returns the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("no `true` to make a dead pid:", err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestNvidiaSMIGolden(t *testing.T) {
+	me := os.Getpid()
+	live := []Holder{
+		{PID: me, GPU: 0, MiB: 88150, Name: "sglang::scheduler_TP0"},
+		{PID: me, GPU: 1, MiB: 88150, Name: "sglang::scheduler_TP1"},
+	}
+	tests := []struct {
+		name    string
+		args    string
+		gpus    string
+		holders []Holder
+		code    int
+	}{
+		{"idle-noheader-nounits", "--query-gpu=index,name,memory.used,memory.total --format=csv,noheader,nounits", "", nil, 0},
+		{"idle-csv", "--query-gpu=index,name,memory.used,memory.total --format=csv", "", nil, 0},
+		{"busy-index-used", "--query-gpu=index,memory.used --format=csv,noheader,nounits", "", live, 0},
+		{"busy-csv-two-gpus", "--query-gpu=index,name,memory.used,memory.total --format=csv", "2", live, 0},
+		{"driver", "--query-gpu=driver_version,name --format=csv,noheader", "", nil, 0},
+		{"apps-none", "--query-compute-apps=pid,process_name,used_memory --format=csv,noheader,nounits", "", nil, 0},
+		{"apps-none-header", "--query-compute-apps=pid,process_name,used_memory --format=csv", "", nil, 0},
+		{"apps", "--query-compute-apps=pid,process_name,used_memory --format=csv,noheader,nounits", "", live, 0},
+		{"apps-csv", "--query-compute-apps=pid,process_name,used_memory --format=csv", "", live, 0},
+		{"bad-field", "--query-gpu=index,memory.usedd --format=csv", "", nil, 2},
+		{"bad-format", "--query-gpu=index --format=json", "", nil, 2},
+		{"list", "-L", "2", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			// Distinct holder files need distinct pids; the name carries the
+			// pid, so give each a fake file name but a live pid inside.
+			for i, h := range tt.holders {
+				b := []byte(`{"pid":` + strconv.Itoa(h.PID) + `,"gpu":` + strconv.Itoa(h.GPU) + `,"mib":` + strconv.Itoa(h.MiB) + `,"name":"` + h.Name + `"}`)
+				if err := os.WriteFile(filepath.Join(dir, holderPrefix+"x"+strconv.Itoa(i)+".json"), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := map[string]string{SimStateEnv: dir, SimGPUsEnv: tt.gpus}
+			var out, errb bytes.Buffer
+			code := NvidiaSMI(strings.Fields(tt.args), SMIEnv{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }})
+			if code != tt.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, errb.String())
+			}
+			got := strings.ReplaceAll(out.String()+errb.String(), strconv.Itoa(me)+",", "PID,")
+			golden := filepath.Join("testdata", "nvidia-smi", tt.name+".txt")
+			if *update {
+				os.MkdirAll(filepath.Dir(golden), 0o755)
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create)", err)
+			}
+			if got != string(want) {
+				os.WriteFile(golden+".got", []byte(got), 0o644)
+				t.Errorf("output differs from %s (wrote %s.got):\n%s", golden, golden, got)
+			}
+		})
+	}
+}
+
+func TestLiveHoldersDeadAndHeld(t *testing.T) {
+	dir := t.TempDir()
+	dead := deadPID(t)
+	now := time.Now()
+	if err := WriteHolder(dir, Holder{PID: dead, GPU: 0, MiB: 100, Name: "gone"}); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := LiveHolders(dir, now)
+	if err != nil || len(hs) != 0 {
+		t.Fatalf("a dead holder counted: %v %v", hs, err)
+	}
+	if _, err := os.Stat(holderPath(dir, dead)); !os.IsNotExist(err) {
+		t.Error("a dead holder's file was not cleaned up")
+	}
+	// A dead holder with a hold time counts until the hold ends, timed from
+	// when it is first seen dead.
+	WriteHolder(dir, Holder{PID: dead, GPU: 1, MiB: 200, Name: "held", HoldFor: time.Second})
+	if hs, _ := LiveHolders(dir, now); len(hs) != 1 {
+		t.Fatalf("held memory not reported: %v", hs)
+	}
+	if hs, _ := LiveHolders(dir, now.Add(900*time.Millisecond)); len(hs) != 1 {
+		t.Fatalf("held memory released early: %v", hs)
+	}
+	if hs, _ := LiveHolders(dir, now.Add(1100*time.Millisecond)); len(hs) != 0 {
+		t.Fatalf("held memory reported after its hold: %v", hs)
+	}
+}
+
+// TestNvidiaSMISymlink: invoked through a file named nvidia-smi, bakeoff
+// answers as the fake nvidia-smi (how the demo and tests put it on PATH).
+func TestNvidiaSMISymlink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "nvidia-smi")
+	if err := os.Symlink(simBinary, link); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	cmd := exec.Command(link, "--query-gpu=index,memory.used", "--format=csv,noheader,nounits")
+	cmd.Env = append(os.Environ(), SimStateEnv+"="+t.TempDir(), SimGPUsEnv+"=3")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != "0, 2\n1, 2\n2, 2\n" {
+		t.Errorf("got %q", out)
+	}
+}
