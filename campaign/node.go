@@ -176,7 +176,11 @@ func (d *doc) mapping(n *yaml.Node, what string, fields map[string]field) {
 			d.errorf(k, "%s: unknown key %q (known: %s)", what, k.Value, knownKeys(fields))
 			continue
 		}
-		h(k, deref(v))
+		if v = deref(v); v == nil {
+			d.errorf(k, "%s.%s: unreadable value", what, k.Value)
+			continue
+		}
+		h(k, v)
 	}
 }
 
@@ -193,6 +197,10 @@ func (d *doc) pairs(n *yaml.Node, what string, fn func(key, val *yaml.Node)) {
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		if v == nil {
+			d.errorf(n.Content[i], "%s: unreadable value", what)
+			continue
+		}
 		if k == nil || k.Kind != yaml.ScalarNode || isNull(k) {
 			d.errorf(n.Content[i], "%s: a key must be a plain word", what)
 			continue
