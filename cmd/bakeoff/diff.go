@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/report"
+	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+const diffUsage = `
+Usage: bakeoff diff OLD_DIR NEW_DIR [--threshold 3%] [--alpha 0.05] [--force]
+
+Compares the same scenarios in two runs, level by level, from their raw
+records: old and new throughput, the delta, and whether it is significant.
+A significant slowdown beyond the threshold is a regression.
+
+  --threshold  the slowdown that counts as a regression, as 3% or 0.03 (default 3%)
+  --alpha      significance level (default 0.05)
+  --force      compare runs whose sweep fingerprints differ
+
+Exit 0 when nothing regressed, 1 on a significant regression beyond the
+threshold, 2 on bad input or when the runs were measured under different
+sweeps (the message names the settings that differ).`
+
+func init() {
+	register(&command{
+		Name:    "diff",
+		Summary: "compare two runs level by level; exit 1 on a significant regression",
+		Usage:   diffUsage,
+		Run:     runDiff,
+	})
+}
+
+type diffFlags struct {
+	old, new string
+	opts     report.DiffOptions
+}
+
+func parseDiffFlags(e *env, args []string) (*diffFlags, error) {
+	f := &diffFlags{}
+	var threshold string
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	fs.Usage = func() { fmt.Fprintln(e.Stderr, strings.TrimSpace(diffUsage)) }
+	fs.StringVar(&threshold, "threshold", "3%", "")
+	fs.Float64Var(&f.opts.Alpha, "alpha", verdict.DefaultAlpha, "")
+	fs.BoolVar(&f.opts.Force, "force", false, "")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) != 2 {
+		return nil, usagef("usage: bakeoff diff OLD_DIR NEW_DIR [--threshold 3%%] [--force]")
+	}
+	f.old, f.new = pos[0], pos[1]
+	t, err := parseThreshold(threshold)
+	if err != nil {
+		return nil, err
+	}
+	f.opts.Threshold = t
+	if f.opts.Alpha <= 0 || f.opts.Alpha >= 1 {
+		return nil, usagef("--alpha %g: want a number between 0 and 1", f.opts.Alpha)
+	}
+	return f, nil
+}
+
+// parseThreshold reads "3%" or "0.03" as the fraction 0.03.
+func parseThreshold(s string) (float64, error) {
+	pct := strings.HasSuffix(s, "%")
+	x, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err == nil && pct {
+		x /= 100
+	}
+	if err != nil || x <= 0 || x >= 1 {
+		return 0, usagef("--threshold %q: want a percentage like 3%% or a fraction like 0.03", s)
+	}
+	return x, nil
+}
+
+func runDiff(_ context.Context, e *env, args []string) int {
+	f, err := parseDiffFlags(e, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "bakeoff diff: %v\n", err)
+		return exitBadInput
+	}
+	var runs [2]*results.Run
+	for i, dir := range []string{f.old, f.new} {
+		if runs[i], err = results.ReadRun(dir); err != nil {
+			fmt.Fprintf(e.Stderr, "bakeoff diff: %v\n", err)
+			return exitBadInput
+		}
+	}
+	d, err := report.Diff(runs[0], runs[1], f.opts)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "bakeoff diff: %v\n", err)
+		return exitBadInput
+	}
+	if err := report.DiffText(e.Stdout, d); err != nil {
+		fmt.Fprintf(e.Stderr, "bakeoff diff: %v\n", err)
+		return exitFailed
+	}
+	if d.Regressed() {
+		return exitFailed
+	}
+	return exitOK
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/report"
+	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+const reportUsage = `
+Usage: bakeoff report DIR [--format text|md|csv|json|benchstat] [--alpha 0.05] [--baseline NAME]
+
+Rebuilds the verdict of the run in DIR from its raw records (requests.jsonl)
+alone: no host is contacted. Prints it in the chosen format (text by
+default) and rewrites DIR/report/ (verdict.txt, verdict.md, summary.csv,
+verdict.json, benchstat.txt and the plots as PNG and SVG).
+
+  --format    text (the side-by-side table), md, csv, json or benchstat
+              (Go benchmark format: benchstat -col /scenario DIR/report/benchstat.txt)
+  --alpha     significance level of the comparisons (default 0.05)
+  --baseline  compare against this scenario instead of the run's baseline
+
+Exit 0 on success, 1 when the verdict carries a red fairness note (a failed
+scenario, unlike fingerprints, greedy outputs that differ), 2 on bad input.`
+
+// reportFormats are the renderers --format selects.
+var reportFormats = map[string]func(io.Writer, *verdict.Verdict) error{
+	"text":      report.Text,
+	"md":        report.Markdown,
+	"csv":       report.CSV,
+	"json":      report.JSON,
+	"benchstat": report.Benchstat,
+}
+
+func init() {
+	register(&command{
+		Name:    "report",
+		Summary: "rebuild a run's verdict, tables and plots from its records",
+		Usage:   reportUsage,
+		Run:     runReport,
+	})
+}
+
+type reportFlags struct {
+	dir, format, baseline string
+	alpha                 float64
+}
+
+func parseReportFlags(e *env, args []string) (*reportFlags, error) {
+	f := &reportFlags{}
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	fs.Usage = func() { fmt.Fprintln(e.Stderr, strings.TrimSpace(reportUsage)) }
+	fs.StringVar(&f.format, "format", "text", "")
+	fs.Float64Var(&f.alpha, "alpha", verdict.DefaultAlpha, "")
+	fs.StringVar(&f.baseline, "baseline", "", "")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) != 1 {
+		return nil, usagef("usage: bakeoff report DIR [--format text|md|csv|json|benchstat] [--alpha 0.05]")
+	}
+	f.dir = pos[0]
+	if _, ok := reportFormats[f.format]; !ok {
+		return nil, usagef("--format %q: want text, md, csv, json or benchstat", f.format)
+	}
+	if f.alpha <= 0 || f.alpha >= 1 {
+		return nil, usagef("--alpha %g: want a number between 0 and 1", f.alpha)
+	}
+	return f, nil
+}
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments, which it returns in order.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usagef("%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func runReport(_ context.Context, e *env, args []string) int {
+	f, err := parseReportFlags(e, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "bakeoff report: %v\n", err)
+		return exitBadInput
+	}
+	v, code := buildReport(e.Stderr, f.dir, verdict.Options{Alpha: f.alpha, Baseline: f.baseline})
+	if v == nil {
+		return code
+	}
+	if err := reportFormats[f.format](e.Stdout, v); err != nil {
+		fmt.Fprintf(e.Stderr, "bakeoff report: %v\n", err)
+		return exitFailed
+	}
+	return code
+}
+
+// buildReport computes the verdict of the run in dir and rewrites
+// dir/report/. It returns the verdict and the exit code the verdict calls
+// for (exitFailed when a red fairness note stands), or a nil verdict and the
+// exit code of the failure, which it has already reported on stderr.
+// `bakeoff run` calls it at the end of a campaign.
+func buildReport(stderr io.Writer, dir string, o verdict.Options) (*verdict.Verdict, int) {
+	run, err := results.ReadRun(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "bakeoff report: %v\n", err)
+		return nil, exitBadInput
+	}
+	v, err := verdict.Compute(run, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "bakeoff report: %v\n", err)
+		return nil, exitBadInput
+	}
+	if err := report.WriteAll(dir, v); err != nil {
+		fmt.Fprintf(stderr, "bakeoff report: %v\n", err)
+		return nil, exitFailed
+	}
+	for _, n := range v.Notes {
+		if n.Severity == verdict.SeverityRed {
+			return v, exitFailed
+		}
+	}
+	return v, exitOK
+}
