@@ -132,12 +132,17 @@ func (p *simProc) stop() {
 		p.cmd.Process.Kill()
 		<-p.done
 	}
+	// Children found by their unique state dir on the command line, so that
+	// one that had not registered yet is not missed.
+	for _, pid := range p.children() {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
 	for _, h := range p.holders() {
 		if h.PID != os.Getpid() {
 			syscall.Kill(h.PID, syscall.SIGKILL)
 		}
 	}
-	waitFor(p.t, 5*time.Second, func() bool { return len(p.liveChildren()) == 0 })
+	waitFor(p.t, 5*time.Second, func() bool { return len(p.liveChildren()) == 0 && len(p.children()) == 0 })
 	if p.t.Failed() {
 		p.t.Logf("sim log:\n%s", tail(p.log.String(), 60))
 	}
@@ -179,6 +184,24 @@ func (p *simProc) holders() []Holder {
 	for _, f := range files {
 		pid, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), holderPrefix), ".json"))
 		out = append(out, Holder{PID: pid})
+	}
+	return out
+}
+
+// children are the running processes whose command line names this sim's
+// state dir (Linux /proc; elsewhere none are found this way).
+func (p *simProc) children() []int {
+	var out []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range dirs {
+		b, err := os.ReadFile(f)
+		if err != nil || !bytes.Contains(b, []byte("\x00"+p.state+"\x00")) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+		if pid != p.cmd.Process.Pid && pidAlive(pid) {
+			out = append(out, pid)
+		}
 	}
 	return out
 }
