@@ -4,22 +4,25 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
-// printVerdict prints the per-level figures of every scenario of the run in
-// the seeds' line format.
+// printVerdict rebuilds the verdict from the run's files on disk (as
+// `bakeoff report` would), writes every report into the run directory and
+// prints the side-by-side table.
 func printVerdict(w io.Writer, runDir string) error {
 	run, err := results.ReadRun(runDir)
 	if err != nil {
 		return err
 	}
-	for _, s := range run.Summary.Scenarios {
-		fmt.Fprintf(w, "%s (%s, attempt %d)\n", s.Name, s.Status, s.Attempt)
-		for _, l := range s.Levels {
-			fmt.Fprintln(w, "  "+loadgen.FormatLevel(l))
-		}
+	v, err := verdict.Compute(run, verdict.Options{})
+	if err != nil {
+		return err
 	}
-	return nil
+	if err := report.WriteAll(runDir, v); err != nil {
+		return fmt.Errorf("writing the reports: %w", err)
+	}
+	return report.Text(w, v)
 }
