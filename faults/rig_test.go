@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/bakeoff-dev/bakeoff/internal/testhost"
+	"github.com/bakeoff-dev/bakeoff/loadgen"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
@@ -380,4 +381,15 @@ func (r *rig) checkNothingLeft() {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// countMeasured counts the successful requests that count in the figures.
+func countMeasured(recs []loadgen.Record) int {
+	n := 0
+	for _, r := range recs {
+		if !r.Warmup && r.OK() {
+			n++
+		}
+	}
+	return n
 }
