@@ -2,7 +2,6 @@ package loadgen
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 )
 
@@ -11,32 +10,38 @@ import (
 // reasoning model's thinking out), completion text, the usage object and an
 // error object some servers send in place of a chunk when generation fails.
 type chunk struct {
-	Choices []struct {
-		Delta struct {
-			Content          string `json:"content"`
-			ReasoningContent string `json:"reasoning_content"`
-		} `json:"delta"`
-		Text         string  `json:"text"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
-	Error *struct {
-		Message string `json:"message"`
-	} `json:"error"`
+	Choices []choice     `json:"choices"`
+	Usage   *usage       `json:"usage"`
+	Error   *streamError `json:"error"`
+}
+
+type choice struct {
+	Delta struct {
+		Content          string `json:"content"`
+		ReasoningContent string `json:"reasoning_content"`
+	} `json:"delta"`
+	Text         string  `json:"text"`
+	FinishReason *string `json:"finish_reason"`
+}
+
+type usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+type streamError struct {
+	Message string `json:"message"`
 }
 
 // doneMarker ends an OpenAI-compatible stream.
 var doneMarker = []byte("[DONE]")
 
-// parseChunk decodes one event's data into c, which is reset first.
+// parseChunk decodes one event's data into c, which is reset first; the
+// JSON tags above document the shape, which decodeChunk reads by hand.
 func parseChunk(data []byte, c *chunk) error {
-	// A fresh value: decoding into a reused slice would keep fields of
-	// earlier chunks that this one does not mention.
-	*c = chunk{}
-	if err := json.Unmarshal(data, c); err != nil {
+	*c = chunk{Choices: c.Choices[:0]}
+	var s scanner
+	if err := decodeChunk(data, c, &s); err != nil {
 		return fmt.Errorf("bad chunk JSON: %w (%s)", err, excerpt(data))
 	}
 	return nil

@@ -1,0 +1,223 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/prompts"
+)
+
+// chatChunk is a chunk as SGLang streams it, one short token of content.
+const chatChunk = `{"id":"5f0c9e3a2b7d4c1e8f6a9b0c","object":"chat.completion.chunk","created":1767225600,"model":"kimi-k2.5","choices":[{"index":0,"delta":{"role":null,"content":" token","reasoning_content":null,"tool_calls":null},"logprobs":null,"finish_reason":null,"matched_stop":null}],"usage":null}`
+
+// BenchmarkStreamParse measures the client's per-chunk path: SSE framing,
+// JSON decoding and the stream state, over an in-memory stream.
+func BenchmarkStreamParse(b *testing.B) {
+	const chunks = 1000
+	var stream bytes.Buffer
+	for range chunks {
+		fmt.Fprintf(&stream, "data: %s\n\n", chatChunk)
+	}
+	stream.WriteString("data: [DONE]\n\n")
+	data := stream.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := newSSEReader(bytes.NewReader(data))
+		st := streamState{hash: sha256New()}
+		var rec Record
+		var c chunk
+		for {
+			d, err := s.next()
+			if err != nil || bytes.Equal(d, doneMarker) {
+				break
+			}
+			if err := parseChunk(d, &c); err != nil {
+				b.Fatal(err)
+			}
+			st.add(&c, int64(i), &rec)
+		}
+		st.finish(&rec, chunks)
+		if rec.Chunks != chunks {
+			b.Fatalf("%d chunks", rec.Chunks)
+		}
+	}
+	b.ReportMetric(float64(b.N*chunks)/b.Elapsed().Seconds(), "chunks/s")
+}
+
+// BenchmarkParseChunk is the JSON decoding of one chunk alone.
+func BenchmarkParseChunk(b *testing.B) {
+	data := []byte(chatChunk)
+	b.ReportAllocs()
+	var c chunk
+	for i := 0; i < b.N; i++ {
+		if err := parseChunk(data, &c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// loopServer is a trivial OpenAI-compatible server for loopback benchmarks:
+// every answer is chunks pre-encoded chunks, each flushed on its own, paced
+// by gap (0: as fast as the socket takes them). It notes, per prompt, when
+// it flushed the first chunk and [DONE], on the client's clock.
+type loopServer struct {
+	chunks int
+	gap    time.Duration
+	mu     sync.Mutex
+	first  map[string]int64
+	done   map[string]int64
+}
+
+func (s *loopServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/v1/models":
+		io.WriteString(w, `{"data":[{"id":"loop"}]}`)
+		return
+	case "/v1/chat/completions":
+	default:
+		http.NotFound(w, r) // no metrics: a bare server
+		return
+	}
+	var body struct {
+		Messages []prompts.Message `json:"messages"`
+	}
+	json.NewDecoder(r.Body).Decode(&body)
+	key := ""
+	if len(body.Messages) > 0 {
+		key = body.Messages[0].Content
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fl := w.(http.Flusher)
+	ev := []byte("data: " + chatChunk + "\n\n")
+	start := time.Now()
+	var first int64
+	for i := range s.chunks {
+		if s.gap > 0 {
+			time.Sleep(time.Until(start.Add(time.Duration(i) * s.gap)))
+		}
+		w.Write(ev)
+		fl.Flush()
+		if i == 0 {
+			first = nowNs()
+		}
+	}
+	fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":%d}}\n\ndata: [DONE]\n\n", s.chunks)
+	fl.Flush()
+	done := nowNs()
+	if s.first != nil {
+		s.mu.Lock()
+		s.first[key], s.done[key] = first, done
+		s.mu.Unlock()
+	}
+}
+
+// uniquePrompts is a set of n distinct one-line prompts, so a server can
+// tell requests apart by their text.
+func uniquePrompts(b testing.TB, n int) *prompts.Set {
+	var sb strings.Builder
+	for i := range n {
+		fmt.Fprintf(&sb, "{\"prompt\": \"p%d\"}\n", i)
+	}
+	set, err := prompts.Parse("bench", []byte(sb.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return set
+}
+
+// BenchmarkLoopback250 streams from a trivial local server at 250 concurrent
+// requests, as fast as it sends, and reports the chunks the client took in
+// per second (server and client share the machine).
+func BenchmarkLoopback250(b *testing.B) {
+	const (
+		c      = 250
+		n      = 2 * c
+		chunks = 200
+	)
+	srv := httptest.NewServer(&loopServer{chunks: chunks})
+	defer srv.Close()
+	set := uniquePrompts(b, n)
+	var total int
+	var failed int
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := Run(context.Background(), Options{URL: srv.URL, Concurrency: []int{c}, Requests: n,
+			Prompts: set, Records: func(r Record) error {
+				total += r.Chunks
+				if !r.OK() {
+					failed++
+				}
+				return nil
+			}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Levels[0].AchievedConcurrency < 0.9*c {
+			b.Logf("achieved concurrency %.1f", res.Levels[0].AchievedConcurrency)
+		}
+	}
+	if failed > 0 {
+		b.Fatalf("%d requests failed", failed)
+	}
+	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "chunks/s")
+}
+
+// BenchmarkTimingOverheadC64 measures how late the client timestamps what
+// the server sent, at 64 paced streams: first token (client FirstNs − the
+// server's flush of the first chunk) and end (EndNs − the flush of [DONE]),
+// both on the same clock. It reports p50 and p99 in microseconds.
+func BenchmarkTimingOverheadC64(b *testing.B) {
+	const (
+		c      = 64
+		n      = 8 * c
+		chunks = 20
+		gap    = 10 * time.Millisecond
+	)
+	ls := &loopServer{chunks: chunks, gap: gap, first: map[string]int64{}, done: map[string]int64{}}
+	srv := httptest.NewServer(ls)
+	defer srv.Close()
+	set := uniquePrompts(b, n)
+	var firstLag, endLag []float64
+	var mu sync.Mutex
+	var recs []Record
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		recs = recs[:0]
+		_, err := Run(context.Background(), Options{URL: srv.URL, Concurrency: []int{c}, Requests: n,
+			Prompts: set, Records: func(r Record) error {
+				mu.Lock()
+				recs = append(recs, r)
+				mu.Unlock()
+				return nil
+			}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range recs {
+			key := set.Prompts[r.Prompt].Text
+			ls.mu.Lock()
+			f, d := ls.first[key], ls.done[key]
+			ls.mu.Unlock()
+			if !r.OK() || f == 0 {
+				b.Fatalf("record %+v unmatched", r)
+			}
+			firstLag = append(firstLag, float64(r.FirstNs-f)/1e3)
+			endLag = append(endLag, float64(r.EndNs-d)/1e3)
+		}
+	}
+	b.ReportMetric(Percentile(firstLag, 50), "first-p50-µs")
+	b.ReportMetric(Percentile(firstLag, 99), "first-p99-µs")
+	b.ReportMetric(Percentile(endLag, 50), "end-p50-µs")
+	b.ReportMetric(Percentile(endLag, 99), "end-p99-µs")
+}

@@ -1,0 +1,442 @@
+package loadgen
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// A hand-written decoder for stream chunks. encoding/json spends most of
+// its time on reflection and validation, and the chunk decoder is the
+// client's hot path: at 250 streams a sweep decodes tens of thousands of
+// chunks per second next to the server. This decoder reads only the fields
+// of chunk, validates everything it skips, and agrees with encoding/json on
+// every input (FuzzChunkDecoders checks that).
+
+var (
+	errSyntax   = errors.New("invalid JSON")
+	errJSONType = errors.New("unexpected JSON type for a chunk field")
+)
+
+// scanner walks one JSON document.
+type scanner struct {
+	b       []byte
+	i       int
+	scratch []byte // for strings with escapes
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte, 0 at the end.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// null consumes a null literal if one is next.
+func (s *scanner) null() bool {
+	if s.peek() == 'n' && bytes.HasPrefix(s.b[s.i:], []byte("null")) {
+		s.i += 4
+		return true
+	}
+	return false
+}
+
+// object calls field for each key of the object that is next; field must
+// consume the value.
+func (s *scanner) object(field func(key []byte) error) error {
+	if s.peek() != '{' {
+		return errJSONType
+	}
+	s.i++
+	if s.peek() == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		if s.peek() != '"' {
+			return errSyntax
+		}
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		if s.peek() != ':' {
+			return errSyntax
+		}
+		s.i++
+		s.ws()
+		if err := field(key); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+// array calls elem for each element of the array that is next.
+func (s *scanner) array(elem func() error) error {
+	if s.peek() != '[' {
+		return errJSONType
+	}
+	s.i++
+	if s.peek() == ']' {
+		s.i++
+		return nil
+	}
+	for {
+		s.ws()
+		if err := elem(); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+// str decodes the string that is next. The result aliases the input or the
+// scratch buffer: valid until the next call.
+func (s *scanner) str() ([]byte, error) {
+	if s.peek() != '"' {
+		return nil, errJSONType
+	}
+	s.i++
+	start := s.i
+	// Fast path: plain printable ASCII up to the closing quote.
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		if c == '"' {
+			s.i++
+			return s.b[start : s.i-1], nil
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+		s.i++
+	}
+	out := append(s.scratch[:0], s.b[start:s.i]...)
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			s.scratch = out
+			return out, nil
+		case c < 0x20:
+			return nil, errSyntax
+		case c == '\\':
+			if s.i+1 >= len(s.b) {
+				return nil, errSyntax
+			}
+			e := s.b[s.i+1]
+			s.i += 2
+			switch e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := s.hex4()
+				if !ok {
+					return nil, errSyntax
+				}
+				if utf16.IsSurrogate(r) {
+					// A pair decodes to one rune; a lone half is U+FFFD and
+					// whatever follows is read on its own, as encoding/json does.
+					if s.i+1 < len(s.b) && s.b[s.i] == '\\' && s.b[s.i+1] == 'u' {
+						save := s.i
+						s.i += 2
+						r2, ok := s.hex4()
+						if dec := utf16.DecodeRune(r, r2); ok && dec != unicode.ReplacementChar {
+							out = utf8.AppendRune(out, dec)
+							continue
+						}
+						s.i = save
+					}
+					r = unicode.ReplacementChar
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				return nil, errSyntax
+			}
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			s.i++
+		default:
+			r, size := utf8.DecodeRune(s.b[s.i:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, unicode.ReplacementChar)
+			} else {
+				out = append(out, s.b[s.i:s.i+size]...)
+			}
+			s.i += size
+		}
+	}
+	return nil, errSyntax
+}
+
+func (s *scanner) hex4() (rune, bool) {
+	if s.i+4 > len(s.b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s.b[s.i : s.i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	s.i += 4
+	return r, true
+}
+
+// number consumes a JSON number and returns its text.
+func (s *scanner) number() ([]byte, error) {
+	start := s.i
+	if s.i < len(s.b) && s.b[s.i] == '-' {
+		s.i++
+	}
+	switch {
+	case s.i < len(s.b) && s.b[s.i] == '0':
+		s.i++
+	case s.i < len(s.b) && '1' <= s.b[s.i] && s.b[s.i] <= '9':
+		s.digits()
+	default:
+		return nil, errSyntax
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if s.digits() == 0 {
+			return nil, errSyntax
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if s.digits() == 0 {
+			return nil, errSyntax
+		}
+	}
+	return s.b[start:s.i], nil
+}
+
+func (s *scanner) digits() int {
+	n := 0
+	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+		s.i++
+		n++
+	}
+	return n
+}
+
+// skip consumes any value, validating it.
+func (s *scanner) skip() error {
+	switch c := s.peek(); {
+	case c == '{':
+		return s.object(func([]byte) error { return s.skip() })
+	case c == '[':
+		return s.array(s.skip)
+	case c == '"':
+		_, err := s.str()
+		return err
+	case c == '-' || ('0' <= c && c <= '9'):
+		_, err := s.number()
+		return err
+	default:
+		for _, lit := range [...]string{"true", "false", "null"} {
+			if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
+				s.i += len(lit)
+				return nil
+			}
+		}
+		return errSyntax
+	}
+}
+
+// string reads a string or null field into *dst.
+func (s *scanner) string(dst *string) error {
+	if s.null() {
+		return nil
+	}
+	v, err := s.str()
+	if err != nil {
+		return err
+	}
+	*dst = string(v)
+	return nil
+}
+
+// int reads an integer or null field into *dst.
+func (s *scanner) int(dst *int) error {
+	if s.null() {
+		return nil
+	}
+	c := s.peek()
+	if c != '-' && (c < '0' || c > '9') {
+		if c == '"' || c == '{' || c == '[' || c == 't' || c == 'f' {
+			return errJSONType
+		}
+		return errSyntax
+	}
+	lit, err := s.number()
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(string(lit))
+	if err != nil {
+		return errJSONType // a fraction, an exponent or out of range
+	}
+	*dst = n
+	return nil
+}
+
+// is matches a key as encoding/json does, without regard to case.
+func is(key []byte, name string) bool {
+	return len(key) == len(name) && string(key) == name || bytes.EqualFold(key, []byte(name))
+}
+
+// decodeChunk fills c (which must be zero) from data.
+func decodeChunk(data []byte, c *chunk, s *scanner) error {
+	s.b, s.i = data, 0
+	if s.null() {
+		return s.end()
+	}
+	err := s.object(func(key []byte) error {
+		switch {
+		case is(key, "choices"):
+			c.Choices = c.Choices[:0]
+			if s.null() {
+				c.Choices = nil
+				return nil
+			}
+			return s.array(func() error {
+				c.Choices = append(c.Choices, choice{})
+				ch := &c.Choices[len(c.Choices)-1]
+				if s.null() {
+					return nil
+				}
+				return s.object(func(key []byte) error {
+					switch {
+					case is(key, "delta"):
+						if s.null() {
+							return nil
+						}
+						return s.object(func(key []byte) error {
+							switch {
+							case is(key, "content"):
+								return s.string(&ch.Delta.Content)
+							case is(key, "reasoning_content"):
+								return s.string(&ch.Delta.ReasoningContent)
+							}
+							return s.skip()
+						})
+					case is(key, "text"):
+						return s.string(&ch.Text)
+					case is(key, "finish_reason"):
+						if s.null() {
+							ch.FinishReason = nil
+							return nil
+						}
+						var f string
+						if err := s.string(&f); err != nil {
+							return err
+						}
+						ch.FinishReason = &f
+						return nil
+					}
+					return s.skip()
+				})
+			})
+		case is(key, "usage"):
+			if s.null() {
+				c.Usage = nil
+				return nil
+			}
+			if c.Usage == nil {
+				c.Usage = &usage{}
+			}
+			return s.object(func(key []byte) error {
+				switch {
+				case is(key, "prompt_tokens"):
+					return s.int(&c.Usage.PromptTokens)
+				case is(key, "completion_tokens"):
+					return s.int(&c.Usage.CompletionTokens)
+				}
+				return s.skip()
+			})
+		case is(key, "error"):
+			if s.null() {
+				c.Error = nil
+				return nil
+			}
+			if c.Error == nil {
+				c.Error = &streamError{}
+			}
+			return s.object(func(key []byte) error {
+				if is(key, "message") {
+					return s.string(&c.Error.Message)
+				}
+				return s.skip()
+			})
+		}
+		return s.skip()
+	})
+	if err != nil {
+		return err
+	}
+	return s.end()
+}
+
+// end checks nothing but space follows the document.
+func (s *scanner) end() error {
+	if s.peek() != 0 || s.i < len(s.b) {
+		return errSyntax
+	}
+	return nil
+}
