@@ -43,7 +43,6 @@ func Summarize(level, repeat int, recs []Record) LevelSummary {
 	for _, r := range rs {
 		first = min(first, r.SendNs)
 		last = max(last, r.EndNs)
-		lag = append(lag, float64(r.DispatchLagNs)/1e9)
 		if !r.OK() {
 			s.Failed++
 			if s.FailedByClass == nil {
@@ -78,9 +77,17 @@ func Summarize(level, repeat int, recs []Record) LevelSummary {
 	s.LatencyP50, s.LatencyP99 = Percentile(lat, 50), Percentile(lat, 99)
 	s.TTFTP50, s.TTFTP99 = Percentile(ttft, 50), Percentile(ttft, 99)
 	s.TPOTP50, s.TPOTP99 = Percentile(tpot, 50), Percentile(tpot, 99)
+	start, end, steady := SteadyWindow(level, rs)
+	// Dispatch lag of the requests sent after the ramp-up, when each one
+	// follows a slot freeing; the ramp-up's first sends measure goroutine
+	// start-up, not the loop.
+	for _, r := range rs {
+		if !steady || r.SendNs > start {
+			lag = append(lag, float64(r.DispatchLagNs)/1e9)
+		}
+	}
 	s.DispatchLagP99 = Percentile(lag, 99)
 
-	start, end, steady := SteadyWindow(level, rs)
 	if !steady {
 		start, end = first, last
 		s.Warnings = append(s.Warnings, fmt.Sprintf(

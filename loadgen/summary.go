@@ -19,7 +19,7 @@ type LevelSummary struct {
 
 	WallSeconds float64 `json:"wall_s"` // first send to last end
 	// Throughput is output tokens per second over the steady-state window;
-	// WallThroughput over the whole wall time. See docs/METHOD.md.
+	// WallThroughput over the whole wall time. See docs/LOADGEN.md.
 	Throughput     float64 `json:"throughput_tok_s"`
 	WallThroughput float64 `json:"wall_throughput_tok_s"`
 	SteadyStartNs  int64   `json:"steady_start_ns"`
@@ -37,13 +37,15 @@ type LevelSummary struct {
 	// AchievedConcurrency is the time-weighted mean number of requests in
 	// flight over the steady-state window.
 	AchievedConcurrency float64 `json:"achieved_concurrency"`
-	DispatchLagP99      float64 `json:"dispatch_lag_p99_s"`
+	// DispatchLagP99 is the p99 of the client's delay from a slot freeing
+	// to the next request being sent, over requests sent after the ramp-up.
+	DispatchLagP99 float64 `json:"dispatch_lag_p99_s"`
 	// ClientLimited flags a level where the load generator, not the server,
 	// may have set the pace.
 	ClientLimited bool `json:"client_limited,omitempty"`
 
 	// AcceptLength is the speculative accept length over this level, when the
-	// engine exposes it (see docs/METHOD.md for each engine's source).
+	// engine exposes it (see docs/LOADGEN.md for each engine's source).
 	AcceptLength       *float64 `json:"accept_length,omitempty"`
 	AcceptLengthSource string   `json:"accept_length_source,omitempty"`
 	Warnings           []string `json:"warnings,omitempty"`
