@@ -119,6 +119,9 @@ type campaignOpts struct {
 	concurrency   string
 	maxTokens     int
 	speed         int
+	host          string // the host block; "host: local" when empty
+	nvidiaSMI     string
+	engineEnv     string // YAML mapping body under engine.env
 }
 
 func (w *world) writeConfig(o campaignOpts) string {
@@ -141,26 +144,36 @@ func (w *world) writeConfig(o campaignOpts) string {
 	if o.speed == 0 {
 		o.speed = 200
 	}
+	if o.host == "" {
+		o.host = "host: local"
+	}
+	extraGPU, extraEngine := "", ""
+	if o.nvidiaSMI != "" {
+		extraGPU = fmt.Sprintf("  nvidia_smi: %q\n", o.nvidiaSMI)
+	}
+	if o.engineEnv != "" {
+		extraEngine = "  env:\n" + o.engineEnv
+	}
 	cfg := fmt.Sprintf(`campaign: e2e
-host: local
+%s
 engine:
   command: [%q, "sim", "--sim-speed", "%d", "--sim-load-time", "20s"]
   port: %d
   health_timeout: %s
   poll_interval: 100ms
   stop_grace: 5s
-gpu:
+%sgpu:
   max_used_mib: 1024
   wait_timeout: %s
   kill_strays: %v
-sweep:
+%ssweep:
   concurrency: %s
   requests: %d
   max_tokens: %d
   warmup: 1
 baseline: %s
 scenarios: [%s]
-`, "{bakeoff}", o.speed, w.port, o.healthTimeout, o.gpuWait, o.killStrays, o.concurrency, o.requests, o.maxTokens,
+`, o.host, "{bakeoff}", o.speed, w.port, o.healthTimeout, extraEngine, o.gpuWait, o.killStrays, extraGPU, o.concurrency, o.requests, o.maxTokens,
 		o.scenarios[0], strings.Join(o.scenarios, ", "))
 	w.config = filepath.Join(w.root, "configs", "e2e.yaml")
 	if err := os.WriteFile(w.config, []byte(cfg), 0o644); err != nil {
@@ -223,7 +236,7 @@ func (w *world) leftovers() []int {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		raw, err := os.ReadFile(filepath.Join(d, "cmdline"))
-		if err != nil || !bytes.Contains(raw, []byte(bakeoffBin)) {
+		if err != nil || !(bytes.Contains(raw, []byte(bakeoffBin)) || bytes.Contains(raw, []byte(w.root))) {
 			continue
 		}
 		args := strings.Split(string(raw), "\x00")
