@@ -238,6 +238,9 @@ func allFailed(levels []loadgen.LevelSummary) bool {
 	return true
 }
 
+// stoppedMessage explains a sweep ended by Ctrl-C or SIGTERM.
+const stoppedMessage = "stopped before the end; what was measured is kept"
+
 // sweepReporter draws a sweep's progress.
 type sweepReporter interface {
 	header(f *sweepFlags)
@@ -329,7 +332,7 @@ func (t *textReporter) done(res *loadgen.Result, err error) {
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(t.e.Stderr, "bakeoff sweep: stopped; what was measured is kept")
+		fmt.Fprintln(t.e.Stderr, "bakeoff sweep:", stoppedMessage)
 	case err != nil:
 		fmt.Fprintln(t.e.Stderr, "bakeoff sweep:", err)
 	case res != nil && allFailed(res.Levels):
@@ -365,7 +368,11 @@ func (j *jsonReporter) done(res *loadgen.Result, err error) {
 			d.Message = "every request failed"
 		}
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, context.Canceled):
+		d.Kind, d.Message = "error", stoppedMessage
+		fmt.Fprintln(j.stderr, "bakeoff sweep:", stoppedMessage)
+	case err != nil:
 		d.Kind, d.Message = "error", err.Error()
 		fmt.Fprintln(j.stderr, "bakeoff sweep:", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/bakeoff-dev/bakeoff/loadgen"
 	"github.com/bakeoff-dev/bakeoff/results"
@@ -185,5 +186,43 @@ func TestSweepUnreachable(t *testing.T) {
 	code := run(context.Background(), e, []string{"sweep", "--url", "http://127.0.0.1:1", "--concurrency", "1"})
 	if code != exitFailed || !strings.Contains(stderr.String(), "asking http://127.0.0.1:1 for its model") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestSweepStoppedKeepsWhatWasMeasured(t *testing.T) {
+	// A server that starts every stream and then never finishes it.
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	dir := t.TempDir()
+	out, levels := filepath.Join(dir, "r.jsonl"), filepath.Join(dir, "l.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	e, _, stderr := testEnv()
+	code := run(ctx, e, []string{"sweep", "--url", srv.URL, "--model", "m", "--concurrency", "3",
+		"--requests", "9", "--warmup", "0", "--out", out, "--levels", levels})
+	if code != exitFailed || !strings.Contains(stderr.String(), stoppedMessage) {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	recs, err := results.ReadRecords(out)
+	if err != nil || len(recs) == 0 || len(recs) > 3 {
+		t.Fatalf("%d records (%v), want the ones in flight", len(recs), err)
+	}
+	for _, r := range recs {
+		if r.ErrClass != loadgen.ErrCanceled {
+			t.Errorf("record class %q, want canceled", r.ErrClass)
+		}
+	}
+	var ls []loadgen.LevelSummary
+	data, _ := os.ReadFile(levels)
+	if err := json.Unmarshal(data, &ls); err != nil || len(ls) != 1 || ls[0].FailedByClass[loadgen.ErrCanceled] != len(recs) {
+		t.Errorf("levels file %s (%v)", data, err)
 	}
 }
