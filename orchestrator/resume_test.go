@@ -237,3 +237,56 @@ func TestResumeRefusesChangedSweep(t *testing.T) {
 		t.Errorf("the refusal does not show the difference:\n%v", err)
 	}
 }
+
+// TestInterruptThenResume: the first Ctrl-C stops the current server, keeps
+// what was measured, journals the scenario as canceled and prints the resume
+// command; resuming then finishes the campaign.
+func TestInterruptThenResume(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "")
+	w.scenario("b", "a", "cuda-graph-max-bs: 64")
+	w.writeConfig(campaignOpts{scenarios: []string{"a", "b"}, speed: 20, requests: 12, maxTokens: 64})
+	dir := filepath.Join(w.root, "run")
+	first := w.bakeoff("run", w.config, "--out", dir)
+	var log bytes.Buffer
+	first.Stdout, first.Stderr = &log, &log
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a's sweep to start", func() bool {
+		return journalHas(dir, func(e orchestrator.JournalEntry) bool {
+			return e.Scenario == "a" && e.Phase == "sweep" && e.Event == "start"
+		})
+	})
+	if err := first.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := first.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("interrupted run: %v, want exit 1\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "Resume with: bakeoff run") {
+		t.Errorf("no resume command printed:\n%s", log.String())
+	}
+	if left := w.leftovers(); len(left) > 0 {
+		t.Errorf("processes left after the graceful stop: %v", left)
+	}
+	if !journalHas(dir, func(e orchestrator.JournalEntry) bool {
+		return e.Scenario == "a" && e.Phase == orchestrator.PhaseScenario && e.Outcome == orchestrator.OutcomeCanceled
+	}) {
+		t.Errorf("the journal does not show a as canceled")
+	}
+	if out, err := w.bakeoff("run", w.config, "--resume", dir).CombinedOutput(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	run := readSummary(t, dir)
+	for _, n := range []string{"a", "b"} {
+		if s := scenarioResult(t, run, n); s.Status != results.StatusOK {
+			t.Errorf("%s: %s after the resume", n, s.Status)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a", "history", "1")); err != nil {
+		t.Errorf("the interrupted attempt of a was not kept: %v", err)
+	}
+}

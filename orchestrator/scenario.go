@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path"
 	"path/filepath"
 	"time"
@@ -146,6 +147,9 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Attempt: s.attempt, Phase: PhaseScenario, Event: "start"})
 	if !o.opt.DryRun {
 		if err := o.archiveAttempt(s.sc.Name, s.attempt-1); err != nil {
+			o.warn(s.sc.Name, err.Error())
+		}
+		if err := os.MkdirAll(s.dir, results.DirMode); err != nil {
 			o.warn(s.sc.Name, err.Error())
 		}
 	}

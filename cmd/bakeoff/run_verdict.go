@@ -10,19 +10,45 @@ import (
 )
 
 // printVerdict rebuilds the verdict from the run's files on disk (as
-// `bakeoff report` would), writes every report into the run directory and
-// prints the side-by-side table.
+// `bakeoff report` would), prints the side-by-side table and writes every
+// report into the run directory. A run with no completed scenario has no
+// verdict to give.
 func printVerdict(w io.Writer, runDir string) error {
 	run, err := results.ReadRun(runDir)
 	if err != nil {
 		return err
 	}
+	ok := 0
+	for _, s := range run.Summary.Scenarios {
+		if s.Status == results.StatusOK {
+			ok++
+		}
+	}
+	if ok == 0 {
+		fmt.Fprintln(w, "No scenario completed: no verdict.")
+		return nil
+	}
 	v, err := verdict.Compute(run, verdict.Options{})
 	if err != nil {
 		return err
 	}
+	if err := report.Text(w, v); err != nil {
+		return err
+	}
+	return writeReports(runDir, v)
+}
+
+// writeReports writes the reports and plots. The measurements are already
+// safe on disk, so a fault while drawing a plot must not end the process
+// before the results path and the time per phase are printed.
+func writeReports(runDir string, v *verdict.Verdict) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("writing the reports into %s: %v (rebuild them with bakeoff report)", runDir, r)
+		}
+	}()
 	if err := report.WriteAll(runDir, v); err != nil {
 		return fmt.Errorf("writing the reports: %w", err)
 	}
-	return report.Text(w, v)
+	return nil
 }
