@@ -72,13 +72,17 @@ func suiteRunExit(t *testing.T, h Host) {
 	}
 	t.Run("cancel", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(ctx)
+		pidFile := filepath.Join(t.TempDir(), "pid")
 		done := make(chan error, 1)
-		go func() { _, _, err := h.Run(ctx, "sleep 300"); done <- err }()
-		time.Sleep(100 * time.Millisecond)
+		go func() { _, _, err := h.Run(ctx, "sh -c 'echo $$ > "+pidFile+"; exec sleep 300'; echo not reached"); done <- err }()
+		var pid int
+		waitFor(t, "the command to start", func() bool { p := readPIDs(t, pidFile); pid = append(p, 0)[0]; return pid > 0 })
 		cancel()
 		if err := <-done; !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled Run error = %v; want context.Canceled", err)
 		}
+		// The command itself goes, not only the wait for it.
+		waitFor(t, "the cancelled command to die", func() bool { return !pidAlive(pid) })
 	})
 }
 

@@ -143,9 +143,15 @@ MaxStartups 100
 LogLevel ERROR
 Subsystem sftp internal-sftp
 `, s.Port, filepath.Join(s.Dir, "ssh_host_ed25519_key"), filepath.Join(s.Dir, "sshd.pid"), authorized)
+	// SHLVL=2 stops bash from sourcing ~/.bashrc for commands sent over
+	// SSH (it does so when SSH_CLIENT is set and SHLVL is under 2): a
+	// developer's pyenv or conda init there costs most of a second per
+	// command and would make the tests measure the machine, not the code.
+	env := "SetEnv SHLVL=2"
 	if o.Path != "" {
-		conf += "SetEnv PATH=" + o.Path + "\n"
+		env += " PATH=" + o.Path
 	}
+	conf += env + "\n"
 	write(t, s.sshdConf, conf, 0o600)
 
 	s.KnownHostsFile = filepath.Join(s.Dir, "known_hosts")

@@ -23,7 +23,7 @@ func TestServerWithOpenSSHClient(t *testing.T) {
 		return string(out), err
 	}
 	out, err := run()
-	if err != nil || !strings.Contains(out, "/opt/fake-bin:") {
+	if err != nil || !strings.Contains(out, "ok /opt/fake-bin:") {
 		t.Fatalf("ssh %s: %v: %s\nsshd: %s", s.Alias, err, out, s.Stderr())
 	}
 	if err := s.Restart(); err != nil {

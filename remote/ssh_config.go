@@ -1,0 +1,184 @@
+package remote
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/kevinburke/ssh_config"
+)
+
+// Defaults for reading the user's OpenSSH files.
+const (
+	defaultSSHPort = 22
+	// maxJumpDepth bounds ProxyJump chains (and catches loops in them).
+	maxJumpDepth = 8
+)
+
+// defaultIdentities are the keys OpenSSH tries when no IdentityFile is
+// configured, relative to ~/.ssh.
+var defaultIdentities = []string{"id_ed25519", "id_ecdsa", "id_rsa"}
+
+// hop is one SSH server on the way to a target: the target itself, or a
+// ProxyJump host before it.
+type hop struct {
+	Name       string   // as written: an alias or user@host:port
+	Host       string   // HostName, or the name itself
+	Port       int      //
+	User       string   //
+	Identities []string // IdentityFile entries, ~ expanded, in config order
+	KnownHosts []string // UserKnownHostsFile entries, ~ expanded
+}
+
+// Addr is "host:port" as dialed and as known_hosts names it.
+func (h hop) Addr() string { return net.JoinHostPort(h.Host, strconv.Itoa(h.Port)) }
+
+// sshConfig is the user's ssh_config, or none.
+type sshConfig struct {
+	cfg  *ssh_config.Config
+	home string
+	user string // the local user, for %u and the default remote user
+}
+
+// loadSSHConfig reads path; a missing file is an empty config.
+func loadSSHConfig(path, home, localUser string) (*sshConfig, error) {
+	c := &sshConfig{home: home, user: localUser}
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading ssh config %s: %w", path, err)
+	}
+	defer f.Close()
+	if c.cfg, err = ssh_config.Decode(f); err != nil {
+		return nil, fmt.Errorf("reading ssh config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+func (c *sshConfig) get(alias, key string) string {
+	if c.cfg == nil {
+		return ""
+	}
+	v, _ := c.cfg.Get(alias, key)
+	return strings.TrimSpace(v)
+}
+
+func (c *sshConfig) getAll(alias, key string) []string {
+	if c.cfg == nil {
+		return nil
+	}
+	v, _ := c.cfg.GetAll(alias, key)
+	return v
+}
+
+// splitTarget parses "[user@]host[:port]" (IPv6 in brackets); port is 0 when
+// not given.
+func splitTarget(t string) (user, host string, port int, err error) {
+	if i := strings.LastIndex(t, "@"); i >= 0 {
+		user, t = t[:i], t[i+1:]
+	}
+	host = t
+	if strings.HasPrefix(t, "[") || strings.Count(t, ":") == 1 {
+		h, p, err := net.SplitHostPort(t)
+		if err != nil {
+			return "", "", 0, fmt.Errorf("bad SSH target %q: %w", t, err)
+		}
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 || n > 65535 {
+			return "", "", 0, fmt.Errorf("bad SSH target %q: bad port %q", t, p)
+		}
+		host, port = h, n
+	}
+	if host == "" {
+		return "", "", 0, fmt.Errorf("bad SSH target %q: no host", t)
+	}
+	return user, host, port, nil
+}
+
+// resolve turns one target into a hop, applying the config's Host block for
+// its host part, as `ssh TARGET` does. Values in the target win.
+func (c *sshConfig) resolve(target string) (hop, error) {
+	user, alias, port, err := splitTarget(target)
+	if err != nil {
+		return hop{}, err
+	}
+	h := hop{Name: target, Host: alias, Port: port, User: user}
+	if hn := c.get(alias, "HostName"); hn != "" {
+		h.Host = strings.ReplaceAll(hn, "%h", alias)
+	}
+	if h.Port == 0 {
+		if p := c.get(alias, "Port"); p != "" {
+			if h.Port, err = strconv.Atoi(p); err != nil {
+				return hop{}, fmt.Errorf("%s: bad Port %q in ssh config", target, p)
+			}
+		} else {
+			h.Port = defaultSSHPort
+		}
+	}
+	if h.User == "" {
+		h.User = c.get(alias, "User")
+	}
+	if h.User == "" {
+		h.User = c.user
+	}
+	for _, f := range c.getAll(alias, "IdentityFile") {
+		h.Identities = append(h.Identities, c.expand(f, h))
+	}
+	for _, f := range c.getAll(alias, "UserKnownHostsFile") {
+		for _, w := range strings.Fields(f) {
+			h.KnownHosts = append(h.KnownHosts, c.expand(w, h))
+		}
+	}
+	return h, nil
+}
+
+// chain returns the hops to reach target, first the ProxyJump hosts (each
+// resolved through the config, the first one's own ProxyJump included),
+// then the target itself.
+func (c *sshConfig) chain(target string, depth int) ([]hop, error) {
+	if depth > maxJumpDepth {
+		return nil, fmt.Errorf("ProxyJump chain to %s is longer than %d hops (a loop?)", target, maxJumpDepth)
+	}
+	last, err := c.resolve(target)
+	if err != nil {
+		return nil, err
+	}
+	_, alias, _, _ := splitTarget(target)
+	pj := c.get(alias, "ProxyJump")
+	if pj == "" || strings.EqualFold(pj, "none") {
+		return []hop{last}, nil
+	}
+	var hops []hop
+	for i, j := range strings.Split(pj, ",") {
+		j = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(j), "ssh://"))
+		if i == 0 {
+			first, err := c.chain(j, depth+1)
+			if err != nil {
+				return nil, fmt.Errorf("ProxyJump of %s: %w", target, err)
+			}
+			hops = append(hops, first...)
+			continue
+		}
+		h, err := c.resolve(j)
+		if err != nil {
+			return nil, fmt.Errorf("ProxyJump of %s: %w", target, err)
+		}
+		hops = append(hops, h)
+	}
+	return append(hops, last), nil
+}
+
+// expand resolves ~ and the tokens OpenSSH allows in file names (%d home,
+// %u local user, %r remote user, %h host, %p port, %%).
+func (c *sshConfig) expand(p string, h hop) string {
+	p = strings.Trim(p, `"`)
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = c.home + p[1:]
+	}
+	r := strings.NewReplacer("%%", "%", "%d", c.home, "%u", c.user, "%r", h.User, "%h", h.Host, "%p", strconv.Itoa(h.Port))
+	return r.Replace(p)
+}
