@@ -6,14 +6,22 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 )
 
-// modelsBodyBytes bounds the /v1/models answer read.
-const modelsBodyBytes = 1 << 20
+const (
+	// modelsBodyBytes bounds the /v1/models answer read.
+	modelsBodyBytes = 1 << 20
+	// modelsTimeout bounds the model look-up, so a server that accepts the
+	// connection and never answers cannot hang the sweep before it starts.
+	modelsTimeout = 30 * time.Second
+)
 
 // FirstModel asks the server's /v1/models for the models it serves and
 // returns the first id. base is the server URL without a trailing slash.
 func FirstModel(ctx context.Context, c *http.Client, base, apiKey string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/models", nil)
 	if err != nil {
 		return "", fmt.Errorf("asking %s for its model: %w", base, err)
