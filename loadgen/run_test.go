@@ -73,20 +73,21 @@ func TestScriptedDelays(t *testing.T) {
 	// Each request: 40 tokens; the last chunk arrives at ttft + 19×gap.
 	latency := ttft + (chunks-1)*gap
 	tpot := (chunks - 1) * gap / (2*chunks - 1)
-	within := func(name string, got, want float64, slack float64) {
+	within := func(name string, got, want, below, above float64) {
 		t.Helper()
-		if got < want*0.97 || got > want*(1+slack) {
-			t.Errorf("%s = %.4f, want %.4f (−3%%/+%.0f%%)", name, got, want, slack*100)
+		if got < want*(1-below) || got > want*(1+above) {
+			t.Errorf("%s = %.4f, want %.4f (−%.0f%%/+%.0f%%)", name, got, want, below*100, above*100)
 		}
 	}
-	within("TTFT p50", s.TTFTP50, ttft.Seconds(), 0.5)
-	within("TPOT p50", s.TPOTP50, tpot.Seconds(), 0.5)
-	within("latency p50", s.LatencyP50, latency.Seconds(), 0.5)
-	// Throughput can only fall short of the scripted rate, never beat it.
+	// TTFT and latency cannot come in under the script (the server sleeps
+	// at least that long); TPOT can, a little, when the first chunk is late
+	// and the rest on time.
+	within("TTFT p50", s.TTFTP50, ttft.Seconds(), 0.01, 0.5)
+	within("latency p50", s.LatencyP50, latency.Seconds(), 0.01, 0.5)
+	within("TPOT p50", s.TPOTP50, tpot.Seconds(), 0.25, 0.5)
+	// Throughput can fall short of the scripted rate but hardly beat it.
 	want := float64(c*2*chunks) / latency.Seconds()
-	if s.Throughput > want*1.03 || s.Throughput < want*0.6 {
-		t.Errorf("throughput %.1f tok/s, want about %.1f (−40%%/+3%%)", s.Throughput, want)
-	}
+	within("throughput", s.Throughput, want, 0.4, 0.1)
 	if s.AchievedConcurrency < 0.8*c || s.AchievedConcurrency > c+0.01 {
 		t.Errorf("achieved concurrency %.2f, want about %d", s.AchievedConcurrency, c)
 	}
