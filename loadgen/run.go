@@ -316,11 +316,12 @@ func (s *sweep) run(ctx context.Context) error {
 			for _, w := range m.warnings {
 				sum.Warnings = append(sum.Warnings, w)
 			}
-			if ctx.Err() != nil {
-				sum.Warnings = append(sum.Warnings, "level stopped early: the sweep was canceled")
+			if ctx.Err() != nil && len(recs) < n {
+				sum.Warnings = append(sum.Warnings, fmt.Sprintf("level stopped after %d of %d requests: the sweep was canceled", len(recs), n))
 			}
-			if sum.TokensEstimated {
+			if sum.TokensEstimated && !s.res.UsageMissing {
 				s.res.UsageMissing = true
+				s.warn("the server sends no usage in its streams: token counts are estimated (is stream_options.include_usage supported?)")
 			}
 			s.res.Levels = append(s.res.Levels, sum)
 			s.mu.Lock()
