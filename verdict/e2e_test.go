@@ -1,0 +1,257 @@
+package verdict
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/prompts"
+	"github.com/bakeoff-dev/bakeoff/sim"
+	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
+)
+
+// End-to-end honesty: real `bakeoff sim` processes on 127.0.0.1, swept one
+// after the other by the real load generator, written as a run directory
+// and read back by Compute. The default test is one A/A and one power
+// campaign on a short sweep; BAKEOFF_HONESTY_SEEDS=N runs N campaigns of
+// each on the seeds' full sweep and prints the rates docs/METHOD.md quotes.
+
+// e2eBaselineArgs are the seeds' baseline server flags, as
+// scenarios/baseline.yaml renders them.
+const e2eBaselineArgs = "--model-path /data/models/Kimi-K2.5-INT4 --tp 8 --cuda-graph-max-bs 128 --attention-backend flashinfer --enable-flashinfer-allreduce-fusion --disable-custom-all-reduce --max-running-requests 256"
+
+// e2eSpeed keeps the streamed chunk rate within what two cores serve and
+// read while the server's own timing stays far above the OS's jitter.
+const e2eSpeed = 20
+
+var (
+	buildOnce sync.Once
+	binary    string
+	buildErr  error
+)
+
+// bakeoffBinary builds cmd/bakeoff once per test binary.
+func bakeoffBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "bakeoff-verdict-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binary = filepath.Join(dir, "bakeoff")
+		out, err := exec.Command("go", "build", "-o", binary, "../cmd/bakeoff").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("building bakeoff: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binary
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binary != "" {
+		os.RemoveAll(filepath.Dir(binary))
+	}
+	os.Exit(code)
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// sweepSim starts one sim with extra flags, sweeps it and stops it (its
+// process group and any scheduler child it registered), returning every
+// record.
+func sweepSim(t *testing.T, levels []int, extra ...string) []loadgen.Record {
+	t.Helper()
+	state := t.TempDir()
+	port := freePort(t)
+	args := append([]string{"sim", "--port", strconv.Itoa(port), "--sim-speed", strconv.Itoa(e2eSpeed),
+		"--sim-load-time", "1s"}, strings.Fields(e2eBaselineArgs)...)
+	cmd := exec.Command(bakeoffBinary(t), append(args, extra...)...)
+	cmd.Env = append(os.Environ(), sim.SimStateEnv+"="+state)
+	var log strings.Builder
+	var logMu sync.Mutex
+	cmd.Stdout = writerFunc(func(p []byte) (int, error) { logMu.Lock(); defer logMu.Unlock(); return log.Write(p) })
+	cmd.Stderr = cmd.Stdout
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	stop := func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group this test started
+		<-done
+		for range 100 {
+			hs, _ := sim.LiveHolders(state, time.Now())
+			alive := 0
+			for _, h := range hs {
+				if syscall.Kill(h.PID, 0) == nil {
+					syscall.Kill(h.PID, syscall.SIGKILL)
+					alive++
+				}
+			}
+			if alive == 0 {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	defer stop()
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	healthy := false
+	for range 1000 {
+		if resp, err := http.Get(url + "/health"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				healthy = true
+				break
+			}
+		}
+		select {
+		case <-done:
+			logMu.Lock()
+			t.Fatalf("sim exited before it was healthy:\n%s", log.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if !healthy {
+		t.Fatal("sim never turned healthy")
+	}
+	set, err := prompts.Load(prompts.Builtin, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []loadgen.Record
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	_, err = loadgen.Run(ctx, loadgen.Options{URL: url, Concurrency: levels, MaxTokens: 200, Warmup: 5,
+		IgnoreEOS: true, Temperature: 0, Prompts: set,
+		Records: func(r loadgen.Record) error { recs = append(recs, r); return nil }})
+	if err != nil {
+		t.Fatalf("sweep: %v", err)
+	}
+	return recs
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// e2eCampaign sweeps the baseline and a variant (the baseline's flags plus
+// variantFlags) and computes the verdict from the run directory.
+func e2eCampaign(t *testing.T, levels []int, seed int, variantFlags ...string) *Verdict {
+	t.Helper()
+	base := sweepSim(t, levels, "--sim-seed", strconv.Itoa(2*seed+1))
+	variant := sweepSim(t, levels, append([]string{"--sim-seed", strconv.Itoa(2*seed + 2)}, variantFlags...)...)
+	s := verdicttest.DefaultSweep()
+	s.Concurrency = levels
+	if len(base) > 0 {
+		s.PromptSet = base[0].PromptSet
+	}
+	m := verdicttest.Manifest("e2e", fmt.Sprintf("seed%d", seed), "sha256:e2e", "baseline", s, "baseline", "variant")
+	run, err := verdicttest.WriteRun(t.TempDir(), m, []verdicttest.Scenario{
+		{Name: "baseline", Records: base}, {Name: "variant", Records: variant}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Compute(run, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range v.Notes {
+		if n.Severity == SeverityRed {
+			t.Errorf("red fairness note: %s", n.Text)
+		}
+	}
+	return v
+}
+
+// e2eShortSweep is a sweep that fits the test budget: levels where auto
+// requests (30) give four or more turnovers, hence samples.
+var e2eShortSweep = []int{1, 3, 6}
+
+func honestySeeds() int {
+	n, _ := strconv.Atoi(os.Getenv("BAKEOFF_HONESTY_SEEDS"))
+	return n
+}
+
+func TestEndToEndAA(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sweeps real sim processes")
+	}
+	levels, seeds := e2eShortSweep, 1
+	if n := honestySeeds(); n > 0 {
+		levels, seeds = verdicttest.DefaultSweep().Concurrency, n
+	}
+	total, winners := 0, 0
+	for seed := range seeds {
+		v := e2eCampaign(t, levels, seed)
+		for _, row := range v.Rows {
+			total++
+			c := v.Cell(row.Level, "variant")
+			if row.Winner != "" {
+				winners++
+			}
+			t.Logf("seed %d C=%d: winner %q (%+.2f%%, p=%.4f)", seed, row.Level, row.Winner, c.DeltaPct, c.P)
+		}
+	}
+	t.Logf("end-to-end A/A: a winner at %d of %d levels (%.1f%%)", winners, total, 100*float64(winners)/float64(total))
+	// One short campaign cannot measure a 5% rate; it can catch a pipeline
+	// that makes noise look significant, which shows at most levels.
+	limit := max(1, total/20)
+	if winners > limit {
+		t.Errorf("A/A: a winner at %d of %d levels, want at most %d", winners, total, limit)
+	}
+}
+
+func TestEndToEndPower(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sweeps real sim processes")
+	}
+	levels, seeds := e2eShortSweep, 1
+	if n := honestySeeds(); n > 0 {
+		levels, seeds = verdicttest.DefaultSweep().Concurrency, n
+	}
+	total, detected := 0, 0
+	for seed := range seeds {
+		v := e2eCampaign(t, levels, seed+100, "--sim-slowdown", "1.05")
+		for _, row := range v.Rows {
+			total++
+			c := v.Cell(row.Level, "variant")
+			if row.Winner == "baseline" {
+				detected++
+			} else {
+				t.Logf("seed %d C=%d: not detected (%+.1f%%, p=%.3f); samples %.1f vs %.1f", seed, row.Level, c.DeltaPct, c.P,
+					v.Scenario("baseline").Level(row.Level).Samples, v.Scenario("variant").Level(row.Level).Samples)
+			}
+		}
+	}
+	rate := float64(detected) / float64(total)
+	t.Logf("end-to-end power: the 5%% slower variant lost at %d of %d levels (%.1f%%)", detected, total, 100*rate)
+	if rate < 0.6 {
+		t.Errorf("power %.1f%% at %d levels", 100*rate, total)
+	}
+}
