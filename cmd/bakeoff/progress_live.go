@@ -25,7 +25,12 @@ type liveProgress struct {
 	p   *mpb.Progress
 	now func() time.Time
 
+	// mu serializes events. textMu guards the fields the decorators read:
+	// mpb calls decorators from its render goroutine while a bar method
+	// called here waits for that goroutine, so the decorators must never
+	// need mu.
 	mu         sync.Mutex
+	textMu     sync.Mutex
 	campaign   *mpb.Bar
 	bar        *mpb.Bar
 	sweepTotal int // requests per scenario's sweep, warm-up included
@@ -42,7 +47,7 @@ type liveProgress struct {
 
 func newLiveProgress(w io.Writer, now func() time.Time, sweepTotal int) *liveProgress {
 	return &liveProgress{
-		p:          mpb.New(mpb.WithOutput(w), mpb.WithWidth(30), mpb.WithRefreshRate(liveRefresh)),
+		p:          mpb.New(mpb.WithOutput(w), mpb.WithWidth(30), mpb.WithRefreshRate(liveRefresh), mpb.WithAutoRefresh()),
 		now:        now,
 		sweepTotal: max(1, sweepTotal),
 		started:    now(),
@@ -55,8 +60,8 @@ func (l *liveProgress) println(s string) {
 
 func (l *liveProgress) text(fn func() string) decor.Decorator {
 	return decor.Any(func(decor.Statistics) string {
-		l.mu.Lock()
-		defer l.mu.Unlock()
+		l.textMu.Lock()
+		defer l.textMu.Unlock()
 		return fn()
 	})
 }
@@ -66,14 +71,15 @@ func (l *liveProgress) event(ev orchestrator.Event) {
 	defer l.mu.Unlock()
 	switch ev.Kind {
 	case orchestrator.EventCampaignStart:
-		l.total = ev.Total
+		l.setText(func() { l.total = ev.Total })
 		l.campaign = l.p.AddBar(int64(max(1, ev.Total)),
 			mpb.PrependDecorators(decor.Name("campaign ", decor.WCSyncSpaceR),
 				l.text(func() string { return fmt.Sprintf("%d/%d", l.finished, l.total) })),
 			mpb.AppendDecorators(l.text(l.campaignTimes)))
-		l.unlocked(func() { l.println(eventLine(ev)) })
+		l.println(eventLine(ev))
 	case orchestrator.EventScenarioStart:
-		l.name, l.phase, l.status, l.done, l.warm, l.scStarted = ev.Scenario, "", "", 0, 0, ev.Time
+		l.done, l.warm = 0, 0
+		l.setText(func() { l.name, l.phase, l.status, l.scStarted = ev.Scenario, "", "", ev.Time })
 		label := fmt.Sprintf("[%d/%d] %s ", ev.Index, ev.Total, ev.Scenario)
 		l.bar = l.p.AddBar(int64(l.sweepTotal),
 			mpb.BarRemoveOnComplete(),
@@ -81,23 +87,23 @@ func (l *liveProgress) event(ev orchestrator.Event) {
 				l.text(func() string { return fmt.Sprintf("%-14s %s", l.phase, fmtSeconds(l.now().Sub(l.scStarted))) })),
 			mpb.AppendDecorators(l.text(func() string { return truncate(l.status, 70) })))
 	case orchestrator.EventScenarioSkip:
-		l.finished++
+		l.setText(func() { l.finished++ })
 		if l.campaign != nil {
 			l.campaign.Increment()
 		}
-		l.unlocked(func() { l.println(eventLine(ev)) })
+		l.println(eventLine(ev))
 	case orchestrator.EventPhaseStart:
-		l.phase, l.status = ev.Phase, ""
+		l.setText(func() { l.phase, l.status = ev.Phase, "" })
 	case orchestrator.EventPhaseEnd:
 		if ev.Outcome != orchestrator.OutcomeOK || ev.Scenario == "" {
-			l.unlocked(func() { l.println(eventLine(ev)) })
+			l.println(eventLine(ev))
 		}
 	case orchestrator.EventServerLog, orchestrator.EventWaiting:
-		l.status = ev.Message
+		l.setText(func() { l.status = ev.Message })
 	case orchestrator.EventSweep:
 		l.sweep(ev.Sweep)
 	case orchestrator.EventScenarioEnd:
-		l.finished++
+		l.setText(func() { l.finished++ })
 		if l.bar != nil {
 			l.bar.SetTotal(-1, true)
 			l.bar = nil
@@ -105,9 +111,9 @@ func (l *liveProgress) event(ev orchestrator.Event) {
 		if l.campaign != nil {
 			l.campaign.Increment()
 		}
-		l.unlocked(func() { l.println(eventLine(ev)) })
+		l.println(eventLine(ev))
 	case orchestrator.EventWarning:
-		l.unlocked(func() { l.println(eventLine(ev)) })
+		l.println(eventLine(ev))
 	case orchestrator.EventCampaignEnd:
 		if l.campaign != nil {
 			l.campaign.SetTotal(-1, true)
@@ -115,11 +121,10 @@ func (l *liveProgress) event(ev orchestrator.Event) {
 	}
 }
 
-// unlocked runs fn without the lock: writing above the bars waits for a
-// redraw, which reads the decorators, which take the lock.
-func (l *liveProgress) unlocked(fn func()) {
-	l.mu.Unlock()
-	defer l.mu.Lock()
+// setText changes what the decorators show.
+func (l *liveProgress) setText(fn func()) {
+	l.textMu.Lock()
+	defer l.textMu.Unlock()
 	fn()
 }
 
@@ -129,12 +134,12 @@ func (l *liveProgress) sweep(ev *loadgen.Event) {
 	}
 	switch ev.Kind {
 	case loadgen.EventWarmup, loadgen.EventLevelStart, loadgen.EventProgress:
+		status := fmt.Sprintf("C=%d %d/%d  %.1f tok/s", ev.Level, ev.Done, ev.Total, ev.TokPerSec)
 		if ev.Kind == loadgen.EventWarmup {
 			l.warm = ev.Done
-			l.status = fmt.Sprintf("warm-up %d/%d", ev.Done, ev.Total)
-		} else {
-			l.status = fmt.Sprintf("C=%d %d/%d  %.1f tok/s", ev.Level, ev.Done, ev.Total, ev.TokPerSec)
+			status = fmt.Sprintf("warm-up %d/%d", ev.Done, ev.Total)
 		}
+		l.setText(func() { l.status = status })
 		cur := l.warm + l.done
 		if ev.Kind != loadgen.EventWarmup {
 			cur += ev.Done
@@ -144,7 +149,7 @@ func (l *liveProgress) sweep(ev *loadgen.Event) {
 		l.done += ev.Total
 		if ev.Summary != nil {
 			line := fmt.Sprintf("[%s] %s", l.name, loadgen.FormatLevel(*ev.Summary))
-			l.unlocked(func() { l.println(line) })
+			l.println(line)
 		}
 	}
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// campaignEvents is a short campaign as the orchestrator reports it.
+func campaignEvents() []orchestrator.Event {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	sum := loadgen.LevelSummary{Level: 1, Requests: 4, OK: 4, Throughput: 90}
+	var evs []orchestrator.Event
+	add := func(e orchestrator.Event) {
+		e.Time = t0.Add(time.Duration(len(evs)) * time.Second)
+		evs = append(evs, e)
+	}
+	add(orchestrator.Event{Kind: orchestrator.EventCampaignStart, Total: 2, RunDir: "results/x/1", Message: "local"})
+	for i, name := range []string{"a", "b"} {
+		sc := func(e orchestrator.Event) { e.Scenario, e.Index, e.Total = name, i+1, 2; add(e) }
+		sc(orchestrator.Event{Kind: orchestrator.EventScenarioStart})
+		sc(orchestrator.Event{Kind: orchestrator.EventPhaseStart, Phase: "ready"})
+		sc(orchestrator.Event{Kind: orchestrator.EventServerLog, Message: "Load weight begin"})
+		sc(orchestrator.Event{Kind: orchestrator.EventPhaseEnd, Phase: "ready", Outcome: "ok", Duration: time.Second})
+		sc(orchestrator.Event{Kind: orchestrator.EventPhaseStart, Phase: "sweep"})
+		for d := 0; d <= 4; d++ {
+			sc(orchestrator.Event{Kind: orchestrator.EventSweep, Sweep: &loadgen.Event{Kind: loadgen.EventProgress, Level: 1, Done: d, Total: 4, TokPerSec: 88}})
+		}
+		sc(orchestrator.Event{Kind: orchestrator.EventSweep, Sweep: &loadgen.Event{Kind: loadgen.EventLevelEnd, Level: 1, Total: 4, Summary: &sum}})
+		if name == "b" {
+			sc(orchestrator.Event{Kind: orchestrator.EventPhaseEnd, Phase: "smoke", Outcome: "failed", Err: errors.New("boom\ntraceback")})
+			sc(orchestrator.Event{Kind: orchestrator.EventScenarioEnd, Outcome: "failed",
+				Result: &results.ScenarioResult{FailedPhase: "smoke", Reason: "smoke request failed\nTraceback"}})
+			continue
+		}
+		sc(orchestrator.Event{Kind: orchestrator.EventScenarioEnd, Outcome: "ok", Result: &results.ScenarioResult{}})
+	}
+	add(orchestrator.Event{Kind: orchestrator.EventCampaignEnd})
+	return evs
+}
+
+func TestPlainProgress(t *testing.T) {
+	var buf bytes.Buffer
+	p := &plainProgress{w: &buf}
+	for _, e := range campaignEvents() {
+		p.event(e)
+	}
+	p.close()
+	out := buf.String()
+	for _, want := range []string{
+		"03:04:05 campaign: 2 scenarios on local, results in results/x/1",
+		"[1/2 a] log: Load weight begin",
+		"[1/2 a] ready ok in 1.0s",
+		"C=  1 |",
+		"[2/2 b] smoke failed in 0.0s: boom …",
+		"[2/2 b] failed at smoke: smoke request failed …",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "88.0 tok/s") {
+		t.Errorf("progress ticks belong to the live display, not the log:\n%s", out)
+	}
+}
+
+// TestLiveProgress drives the live display with a whole campaign; it must
+// finish (decorators and bar updates must not wait on each other) and print
+// finished scenarios above the bars.
+func TestLiveProgress(t *testing.T) {
+	var buf bytes.Buffer
+	now := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	p := newLiveProgress(&buf, now, 4)
+	for _, e := range campaignEvents() {
+		p.event(e)
+	}
+	p.close()
+	out := buf.String()
+	for _, want := range []string{"[1/2 a] ok", "[2/2 b] failed at smoke", "[a] C=  1 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+}
