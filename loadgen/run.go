@@ -382,6 +382,11 @@ func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec)
 			s.mu.Unlock()
 
 			p := s.promptFor(seq)
+			if l.warmup {
+				// From the end of the order, so the warm-up does not pre-fill
+				// the prefix cache for the first measured requests alone.
+				p = s.order[len(s.order)-1-seq%len(s.order)]
+			}
 			rec := Record{Level: l.c, Repeat: l.repeat, Seq: seq, Warmup: l.warmup, Prompt: p,
 				PromptSet: s.o.Prompts.Hash}
 			if l.warmup {
