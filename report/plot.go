@@ -20,6 +20,9 @@ const (
 	PlotHeight = 5 * vg.Inch
 )
 
+// levelMargin widens the concurrency axis on both sides, as a factor.
+const levelMargin = 1.25
+
 // Plot names, without extension; each is written as .png and .svg.
 const (
 	PlotThroughput = "throughput"
@@ -64,7 +67,14 @@ func newLevelPlot(v *verdict.Verdict, title, ylabel string) *plot.Plot {
 	p.Title.Text = title
 	p.X.Label.Text = "concurrency"
 	p.Y.Label.Text = ylabel
+	if len(v.Levels) == 0 {
+		return p // nothing measured: an empty, linear frame
+	}
+	// A log axis panics on a range that reaches 0, which is where an axis
+	// with no data of its own (only the 1.0 line) would start: fix the range.
 	p.X.Scale = plot.LogScale{}
+	p.X.Min = float64(v.Levels[0]) / levelMargin
+	p.X.Max = float64(v.Levels[len(v.Levels)-1]) * levelMargin
 	var ticks []plot.Tick
 	for _, c := range v.Levels {
 		ticks = append(ticks, plot.Tick{Value: float64(c), Label: strconv.Itoa(c)})
