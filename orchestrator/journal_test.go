@@ -1,0 +1,92 @@
+package orchestrator
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestJournalTornLine: a writer killed mid-line leaves a torn last line;
+// readers drop it and the next writer cuts it off before appending, so the
+// journal stays one valid entry per line.
+func TestJournalTornLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	j, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, e := range []JournalEntry{
+		{Time: t0, Scenario: "a", Attempt: 1, Phase: PhaseScenario, Event: "start"},
+		{Time: t0, Scenario: "a", Attempt: 1, Phase: PhaseScenario, Event: "end", Outcome: OutcomeOK, DurationS: 3},
+		{Time: t0, Scenario: "b", Attempt: 1, Phase: PhaseScenario, Event: "start"},
+	} {
+		if err := j.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"time":"2026-01-01T00:00:00Z","scenario":"b","pha`)
+	f.Close()
+
+	entries, err := ReadJournal(path)
+	if err != nil || len(entries) != 3 {
+		t.Fatalf("read %d entries, %v; want 3 and the torn line dropped", len(entries), err)
+	}
+	if got := Finished(entries); len(got) != 1 || got["a"] != OutcomeOK {
+		t.Errorf("Finished = %v, want a ok only", got)
+	}
+	j, err = OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(JournalEntry{Time: t0, Scenario: "b", Attempt: 1, Phase: PhaseScenario, Event: "end", Outcome: OutcomeFailed}); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	entries, err = ReadJournal(path)
+	if err != nil || len(entries) != 4 {
+		t.Fatalf("after reopening: %d entries, %v; want 4", len(entries), err)
+	}
+	if got := Finished(entries); got["b"] != OutcomeFailed {
+		t.Errorf("Finished = %v, want b failed", got)
+	}
+	if got := Attempts(entries); got["a"] != 1 || got["b"] != 1 {
+		t.Errorf("Attempts = %v", got)
+	}
+}
+
+func TestReadJournalBadMiddleLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	os.WriteFile(path, []byte("{\"phase\":\"lock\",\"event\":\"start\"}\nnot json\n{\"phase\":\"lock\",\"event\":\"end\"}\n"), 0o600)
+	if _, err := ReadJournal(path); err == nil {
+		t.Fatal("a bad line in the middle was accepted")
+	}
+}
+
+func TestPhaseTimes(t *testing.T) {
+	entries := []JournalEntry{
+		{Phase: "ready", Event: "end", Outcome: OutcomeOK, DurationS: 10},
+		{Phase: "sweep", Event: "end", Outcome: OutcomeOK, DurationS: 30},
+		{Phase: "ready", Event: "end", Outcome: OutcomeFailed, DurationS: 5},
+		{Phase: PhaseScenario, Event: "end", Outcome: OutcomeOK, DurationS: 100},
+		{Phase: "sweep", Event: "start"},
+	}
+	got := PhaseTimes(entries)
+	if len(got) != 2 || got[0].Phase != "sweep" || got[0].Seconds != 30 || got[1].Seconds != 15 || got[1].Count != 2 {
+		t.Errorf("PhaseTimes = %+v", got)
+	}
+}
+
+func TestFailureExcerpt(t *testing.T) {
+	tail := "loading\nready\nTraceback (most recent call last):\n  File \"x.py\", line 1\nAttributeError: 'EAGLEWorkerV2' object has no attribute 'spec_disable_batch_threshold'"
+	got := failureExcerpt(tail)
+	if got[:len("Traceback")] != "Traceback" || !contains(got, "AttributeError") {
+		t.Errorf("excerpt = %q", got)
+	}
+}
