@@ -110,7 +110,7 @@ func Summarize(level, repeat int, recs []Record) LevelSummary {
 		s.Warnings = append(s.Warnings, "the server sent no usage: token counts are estimated")
 	}
 	switch {
-	case s.DispatchLagP99 > ClientLagFloor && s.DispatchLagP99 > ClientLagShare*s.LatencyP50:
+	case s.OK > 0 && s.DispatchLagP99 > ClientLagFloor && s.DispatchLagP99 > ClientLagShare*s.LatencyP50:
 		s.ClientLimited = true
 		s.Warnings = append(s.Warnings, fmt.Sprintf(
 			"client dispatch lag p99 %.1f ms is large next to the latency: the load generator may be the limit",
