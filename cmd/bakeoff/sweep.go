@@ -316,16 +316,22 @@ func (t *textReporter) done(res *loadgen.Result, err error) {
 	t.clear()
 	if res != nil && len(res.Levels) > 0 {
 		best := res.Levels[0]
-		var reqs, failed int
+		var reqs, failed, limited int
+		var lag float64
 		for _, l := range res.Levels {
 			reqs += l.Requests
 			failed += l.Failed
+			lag = max(lag, l.DispatchLagP99)
+			if l.ClientLimited {
+				limited++
+			}
 			if l.Throughput > best.Throughput {
 				best = l
 			}
 		}
 		fmt.Fprintf(t.e.Stdout, "summary: %d levels, %d requests, %d failed; peak %.1f tok/s at C=%d\n",
 			len(res.Levels), reqs, failed, best.Throughput, best.Level)
+		fmt.Fprintf(t.e.Stdout, "client: dispatch lag p99 at most %.2f ms; %d levels possibly client-limited\n", lag*1e3, limited)
 		if res.UsageMissing {
 			fmt.Fprintln(t.e.Stdout, "note: the server sent no usage; token counts (marked ~) are estimates")
 		}
