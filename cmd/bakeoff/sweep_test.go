@@ -62,7 +62,7 @@ func TestSweepText(t *testing.T) {
 	}
 	text := stdout.String()
 	for _, want := range []string{"model tiny", "warm-up: 2 requests", "C=  1 | 6 requests | throughput:",
-		"C=  3 | 6 requests", "TTFT p50/p99:", "TPOT p50/p99:", "ok: 6/6", "summary: 2 levels, 12 requests, 0 failed"} {
+		"C=  3 | 6 requests", "TTFT p50/p99:", "TPOT p50/p99:", "ok: 6/6", "summary: 2 levels, 12 requests, 0 failed", "client: dispatch lag p99 at most"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
