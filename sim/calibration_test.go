@@ -84,7 +84,8 @@ func TestCalibrationSweep(t *testing.T) {
 
 // TestCalibrationTable prints docs/SIM.md's table: every level of the
 // seeds' sweep, measured through the server. It takes minutes, so it runs
-// only with BAKEOFF_SIM_TABLE=SPEED (e.g. 10).
+// only with BAKEOFF_SIM_TABLE=SPEED (e.g. 10); BAKEOFF_SIM_TABLE_ONLY=NAME
+// limits it to one scenario.
 func TestCalibrationTable(t *testing.T) {
 	speed, _ := strconv.ParseFloat(os.Getenv("BAKEOFF_SIM_TABLE"), 64)
 	if speed <= 0 {
@@ -97,7 +98,11 @@ func TestCalibrationTable(t *testing.T) {
 		fmt.Fprintf(&b, " C=%d |", c)
 	}
 	b.WriteString("\n| --- | --- |" + strings.Repeat(" ---: |", len(levels)) + "\n")
+	only := os.Getenv("BAKEOFF_SIM_TABLE_ONLY") // one scenario, to remeasure it
 	for _, sc := range seedScenarios {
+		if only != "" && sc.name != only {
+			continue
+		}
 		m := sweepSim(t, sc, speed, levels, func(c int) int { return max(30, 4*c) })
 		fmt.Fprintf(&b, "| %s | sweep |", sc.name)
 		for _, c := range levels {

@@ -58,12 +58,18 @@ func (st *stream) run(r *http.Request, emit func(text string, done bool) error) 
 	}
 }
 
+// object is the OpenAI object type of the stream's chunks.
+func (st *stream) object() string {
+	if st.chat {
+		return "chat.completion.chunk"
+	}
+	return "text_completion"
+}
+
 // chunk builds one SSE event body.
 func (st *stream) chunk(text string, first bool, finish any) map[string]any {
 	choice := map[string]any{"index": 0, "logprobs": nil, "finish_reason": finish}
-	obj := "text_completion"
 	if st.chat {
-		obj = "chat.completion.chunk"
 		delta := map[string]any{}
 		if first {
 			delta["role"] = "assistant"
@@ -75,7 +81,7 @@ func (st *stream) chunk(text string, first bool, finish any) map[string]any {
 	} else {
 		choice["text"] = text
 	}
-	return map[string]any{"id": st.id, "object": obj, "created": st.s.created, "model": st.model,
+	return map[string]any{"id": st.id, "object": st.object(), "created": st.s.created, "model": st.model,
 		"choices": []any{choice}, "usage": nil}
 }
 
@@ -119,7 +125,7 @@ func (st *stream) serveStream(w http.ResponseWriter, r *http.Request) {
 	}
 	send(st.chunk("", false, reason))
 	if st.includeUsage {
-		send(map[string]any{"id": st.id, "object": st.chunk("", false, nil)["object"], "created": st.s.created,
+		send(map[string]any{"id": st.id, "object": st.object(), "created": st.s.created,
 			"model": st.model, "choices": []any{}, "usage": st.usage(job.Generated)})
 	}
 	buf.WriteString("data: [DONE]\n\n")
