@@ -208,6 +208,16 @@ func TestStreamingAndInfo(t *testing.T) {
 		t.Errorf("no stop finish: %s", evs[len(evs)-3].raw)
 	}
 
+	// A long speculative request fills a decode log interval.
+	if err := tryPost(spec.url("/v1/chat/completions"), chatBody("long", 200)); err != nil {
+		t.Fatal(err)
+	}
+	decodeLine := regexp.MustCompile(`\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d TP0\] Decode batch, #running-req: \d+, #token: \d+, token usage: \d\.\d\d, ` +
+		`accept len: \d\.\d\d, accept rate: \d\.\d\d, cuda graph: True, gen throughput \(token/s\): \d+\.\d\d, #queue-req: \d+\n`)
+	if !decodeLine.MatchString(spec.log.String()) {
+		t.Errorf("no speculative Decode batch line in the log:\n%s", tail(spec.log.String(), 10))
+	}
+
 	var models struct {
 		Data []struct{ ID string } `json:"data"`
 	}
@@ -262,5 +272,22 @@ func getJSON(t *testing.T, url string, v any) {
 	defer resp.Body.Close()
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatalf("%s: %v", url, err)
+	}
+}
+
+// TestSpecCapLogged: a speculative server without --max-running-requests
+// warns and reports the cap of 48.
+func TestSpecCapLogged(t *testing.T) {
+	p := startSim(t, nil, "--tp", "1", "--speculative-algorithm", "EAGLE3")
+	p.waitHealthy()
+	if !strings.Contains(p.log.String(), "Max running requests is reset to 48 for speculative decoding") {
+		t.Error("no 48-cap warning in the log")
+	}
+	var info struct {
+		MaxRunning int `json:"max_running_requests"`
+	}
+	getJSON(t, p.url("/get_server_info"), &info)
+	if info.MaxRunning != 48 {
+		t.Errorf("max_running_requests %d, want 48", info.MaxRunning)
 	}
 }
