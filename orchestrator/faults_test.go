@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/remote"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
@@ -133,5 +135,55 @@ func killHolders(t *testing.T, w *world) {
 		if p, err := os.FindProcess(pid); err == nil {
 			p.Kill()
 		}
+	}
+}
+
+// TestCrashDuringSweep: a server that dies in the middle of the sweep fails
+// the scenario at the sweep, with its log, and the measured part is kept.
+func TestCrashDuringSweep(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "", "sim-fault: crash-after=6")
+	w.writeConfig(campaignOpts{scenarios: []string{"a"}})
+	out, _, err := w.runInProcess(context.Background(), orchestrator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.Results[0]
+	if r.Status != results.StatusFailed || r.FailedPhase != "sweep" {
+		t.Fatalf("got %s at %q: %s", r.Status, r.FailedPhase, r.Reason)
+	}
+	if strings.TrimSpace(r.LogExcerpt) == "" {
+		t.Errorf("no log tail in the failure")
+	}
+	if _, err := os.Stat(filepath.Join(out.RunDir, "a", results.RequestsFile)); err != nil {
+		t.Errorf("the records measured before the crash were not kept: %v", err)
+	}
+}
+
+// TestKeepServer: --keep-server leaves the last server running (and says
+// where its pid file is); the test then stops it as a user would.
+func TestKeepServer(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "")
+	w.writeConfig(campaignOpts{scenarios: []string{"a"}})
+	out, events, err := w.runInProcess(context.Background(), orchestrator.Options{KeepServer: true})
+	if err != nil || out.Failed > 0 {
+		t.Fatalf("%v %+v", err, out)
+	}
+	pidFile := filepath.Join(w.root, "tmp", "bakeoff-local-"+itoa(os.Getuid()), "server.pid")
+	h := remote.NewLocal()
+	alive, err := remote.Alive(context.Background(), h, pidFile)
+	if err != nil || !alive {
+		t.Fatalf("the server is not running after --keep-server (%v)", err)
+	}
+	said := false
+	for _, e := range events {
+		said = said || (e.Kind == orchestrator.EventWarning && strings.Contains(e.Message, "--keep-server"))
+	}
+	if !said {
+		t.Errorf("no event says the server was left running")
+	}
+	if err := remote.Stop(context.Background(), h, pidFile, 5*time.Second); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -170,6 +170,9 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 			s.keptServer = true
 			continue
 		}
+		if st.name == "gpu-free-after" && s.keptServer {
+			continue // the kept server holds the GPUs on purpose
+		}
 		if err := s.phase(tctx, st); err != nil {
 			// The measurement stands; the next scenario's own gpu-free
 			// will refuse to launch while the holder remains.
