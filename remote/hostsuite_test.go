@@ -74,7 +74,10 @@ func suiteRunExit(t *testing.T, h Host) {
 		ctx, cancel := context.WithCancel(ctx)
 		pidFile := filepath.Join(t.TempDir(), "pid")
 		done := make(chan error, 1)
-		go func() { _, _, err := h.Run(ctx, "sh -c 'echo $$ > "+pidFile+"; exec sleep 300'; echo not reached"); done <- err }()
+		go func() {
+			_, _, err := h.Run(ctx, "sh -c 'echo $$ > "+pidFile+"; exec sleep 300'; echo not reached")
+			done <- err
+		}()
 		var pid int
 		waitFor(t, "the command to start", func() bool { p := readPIDs(t, pidFile); pid = append(p, 0)[0]; return pid > 0 })
 		cancel()

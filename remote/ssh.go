@@ -289,5 +289,6 @@ func (s *SSH) Drop() {
 	defer s.mu.Unlock()
 	if s.cur != nil {
 		s.cur.close()
+		s.cur = nil
 	}
 }

@@ -31,7 +31,8 @@ if [ $s -gt 128 ] && [ $s -lt 160 ]; then trap - $((s - 128)) 2>/dev/null; kill 
 exit $s`
 
 // Run executes cmd on the host under `sh -c`, whatever the login shell is
-// (the scripts this package sends are POSIX sh). stdout and stderr are
+// (the scripts this package sends are POSIX sh); the login shell execs it,
+// so that a signal that kills the command is reported as such. stdout and stderr are
 // drained concurrently, so large outputs on both cannot stall each other.
 // Cancelling ctx kills the command and everything it started in its
 // process group on the host.
@@ -53,7 +54,7 @@ func (s *SSH) Run(ctx context.Context, cmd string) ([]byte, []byte, error) {
 	}
 	// Closing stdin is what tells the wrapper's watchdog to kill the command.
 	defer stdin.Close()
-	if err := sess.Start("sh -c " + Quote(runWrapper) + " sh " + Quote(cmd)); err != nil {
+	if err := sess.Start("exec sh -c " + Quote(runWrapper) + " sh " + Quote(cmd)); err != nil {
 		return nil, nil, s.failed(l, fmt.Sprintf("running %q", shorten(cmd, 200)), err)
 	}
 	done := make(chan error, 1)
