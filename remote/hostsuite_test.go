@@ -33,6 +33,7 @@ func hostSuite(t *testing.T, h Host) {
 	t.Run("LogTail", func(t *testing.T) { suiteLogTail(t, h) })
 	t.Run("GPUWait", func(t *testing.T) { suiteGPUWait(t, h) })
 	t.Run("Platform", func(t *testing.T) { suitePlatform(t, h) })
+	t.Run("Tunnel", func(t *testing.T) { suiteTunnel(t, h) })
 }
 
 func suiteRunExit(t *testing.T, h Host) {

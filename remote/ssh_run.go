@@ -65,7 +65,9 @@ func (s *SSH) Run(ctx context.Context, cmd string) ([]byte, []byte, error) {
 		stdin.Close()
 		sess.Signal(ssh.SIGKILL) // for servers that honour it
 		sess.Close()
-		return stdout.Bytes(), stderr.Bytes(), fmt.Errorf("%s: running %q: %w", s.Name(), shorten(cmd, 200), ctx.Err())
+		// The output buffers may still be written to until the server
+		// closes the channel, which it may never do: return none of them.
+		return nil, nil, fmt.Errorf("%s: running %q: %w", s.Name(), shorten(cmd, 200), ctx.Err())
 	}
 	if err == nil {
 		return stdout.Bytes(), stderr.Bytes(), nil
