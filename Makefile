@@ -36,10 +36,11 @@ fuzz:
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz: failures in$$failed"; exit 1; fi
 
-# Only the reliability and security suite (also part of make test):
-# hosts in network namespaces, faults on purpose, the bad-input corpus.
+# The reliability and security suite: hosts in network namespaces, whole
+# campaigns with faults injected on purpose. make test runs only its fast
+# part (bad inputs); BAKEOFF_FAULTS=1 switches on the campaigns.
 faults: build
-	$(GO) test -count=1 -v -timeout 9m ./internal/testhost ./faults
+	BAKEOFF_FAULTS=1 $(GO) test -count=1 -v -timeout 9m ./internal/testhost ./faults
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./loadgen/...

@@ -25,7 +25,6 @@ const resultsDiskSize = "8m"
 func TestResultsDiskFull(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
-	r.local = true
 	disk := mountTmpfs(t, resultsDiskSize)
 	s := spec{name: "disk-full", scenarios: []scen{{name: "a"}, {name: "b"}, {name: "c"}}}
 	cfg := r.write(s)

@@ -14,7 +14,6 @@ import (
 func TestSecondCampaignSameHost(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
-	r.local = true
 	first := spec{name: "first", scenarios: []scen{{name: "a"}, {name: "b"}}}
 	cfg1 := r.write(first)
 	second := spec{name: "second", scenarios: []scen{{name: "z"}}}

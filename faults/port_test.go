@@ -20,8 +20,8 @@ import (
 // campaign never measures the old server in its place: the scenario must
 // fail, saying why, and not come out ok.
 func TestPortTakenByOldServer(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
-	r.local = true
 	old := r.startForeignServer(defaultPort)
 	s := spec{name: "port-taken", scenarios: []scen{{name: "next"}}}
 	cfg := r.write(s)

@@ -22,11 +22,12 @@ const killsPerSeed = 3
 // must end exactly once, with all its requests on disk, and the servers the
 // killed orchestrators left running must be stopped.
 func TestKillAndResume(t *testing.T) {
+	t.Parallel()
+	needCampaignFaults(t)
 	for _, seed := range killSeeds {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			t.Parallel()
 			r := newRig(t)
-			r.local = true
 			s := spec{name: "resume", scenarios: []scen{{name: "a"}, {name: "b"}, {name: "c"}}}
 			cfg := r.write(s)
 			out := filepath.Join(r.dir, "run")
