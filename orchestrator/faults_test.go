@@ -136,6 +136,8 @@ func killHolders(t *testing.T, w *world) {
 			p.Kill()
 		}
 	}
+	// A killed orphan is gone once init reaps it, a moment later.
+	waitFor(t, "the killed schedulers to disappear", func() bool { return len(w.leftovers()) == 0 })
 }
 
 // TestCrashDuringSweep: a server that dies in the middle of the sweep fails
