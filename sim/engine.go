@@ -17,7 +17,7 @@ const (
 	// sleeping), so that a briefly starved process on a busy machine keeps
 	// its throughput; beyond it the time is given up, and a long-starved
 	// process is simply a slower server.
-	maxClockLag = 2 * time.Second
+	maxClockLag = 5 * time.Second
 )
 
 // delivery is what a waiting request receives after each step it was in.

@@ -30,8 +30,11 @@ func TestFaultDieDuringLoad(t *testing.T) {
 
 func TestFaultHangDuringLoad(t *testing.T) {
 	p := startSim(t, nil, "--tp", "2", "--sim-fault", "hang-during-load")
-	// The load takes 50 ms; wait ten times that and health must still be 503.
-	time.Sleep(500 * time.Millisecond)
+	if !waitFor(t, 10*time.Second, func() bool { return strings.Contains(p.log.String(), "Capture cuda graph begin") }) {
+		t.Fatal("the load never reached the cuda graph capture")
+	}
+	// The whole load takes 50 ms; well past it, health must still be 503.
+	time.Sleep(300 * time.Millisecond)
 	if got := status(p.url("/health")); got != 503 {
 		t.Errorf("/health of a hung server: %d, want 503", got)
 	}
@@ -85,7 +88,7 @@ func TestFaultCrashAfter(t *testing.T) {
 }
 
 func TestFaultIgnoreSigterm(t *testing.T) {
-	p := startSim(t, nil, "--tp", "1", "--sim-fault", "ignore-sigterm=700ms")
+	p := startSim(t, nil, "--tp", "1", "--sim-fault", "ignore-sigterm=1500ms")
 	p.waitHealthy()
 	start := time.Now()
 	p.cmd.Process.Signal(syscall.SIGTERM)
@@ -94,13 +97,13 @@ func TestFaultIgnoreSigterm(t *testing.T) {
 		t.Fatal("the server stopped serving right after SIGTERM")
 	}
 	p.wait(10 * time.Second)
-	if el := time.Since(start); el < 700*time.Millisecond {
-		t.Errorf("exited %v after SIGTERM, want ≥ 700ms", el)
+	if el := time.Since(start); el < 1500*time.Millisecond {
+		t.Errorf("exited %v after SIGTERM, want ≥ 1.5s", el)
 	}
 }
 
 func TestFaultHoldMemory(t *testing.T) {
-	p := startSim(t, nil, "--tp", "2", "--sim-fault", "hold-memory=800ms")
+	p := startSim(t, nil, "--tp", "2", "--sim-fault", "hold-memory=2s")
 	p.waitHealthy()
 	query := []string{"--query-gpu=index,memory.used", "--format=csv,noheader,nounits"}
 	if got := p.smi(query...); !strings.HasPrefix(got, "0, 8") {

@@ -108,8 +108,8 @@ func chatBody(prompt string, maxTokens int) map[string]any {
 }
 
 func TestHealthSequence(t *testing.T) {
-	p := startSim(t, nil, "--tp", "2", "--sim-load-time", "40s")
-	// 40 s at 100× is 400 ms of loading: health answers 503 first.
+	p := startSim(t, nil, "--tp", "2", "--sim-load-time", "150s")
+	// 150 s at 100× is 1.5 s of loading: health answers 503 first.
 	if !waitFor(t, 5*time.Second, func() bool { return status(p.url("/health")) == 503 }) {
 		t.Fatal("/health never answered 503 while loading")
 	}
