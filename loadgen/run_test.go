@@ -429,3 +429,26 @@ func TestModelDiscoveryErrors(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+func TestCompletionsEndpoint(t *testing.T) {
+	var got atomic.Value
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/completions", func(w http.ResponseWriter, r *http.Request) {
+		var b map[string]any
+		json.NewDecoder(r.Body).Decode(&b)
+		got.Store(b)
+		script{chunks: 2, completions: true}.serve(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	set := testPrompts(t)
+	res, err := Run(context.Background(), Options{URL: srv.URL + "/", Model: "m", Endpoint: EndpointCompletions,
+		Concurrency: []int{1}, Requests: 1, Prompts: set})
+	if err != nil || res.Levels[0].OK != 1 || res.Levels[0].Tokens != 2 {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+	b := got.Load().(map[string]any)
+	if p, _ := b["prompt"].(string); p == "" || b["messages"] != nil {
+		t.Errorf("completions body %v, want a prompt string and no messages", b)
+	}
+}
