@@ -80,10 +80,16 @@ func freePort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// sweepSim starts one sim with extra flags, sweeps it and stops it (its
-// process group and any scheduler child it registered), returning every
-// record.
-func sweepSim(t *testing.T, levels []int, extra ...string) []loadgen.Record {
+// simServer is one running `bakeoff sim`.
+type simServer struct {
+	url  string
+	stop func()
+}
+
+// startSim starts one sim with the baseline's flags plus extra, waits until
+// it is healthy, and stops it (its process group, which this test started,
+// and any scheduler child it registered) at cleanup.
+func startSim(t *testing.T, extra ...string) *simServer {
 	t.Helper()
 	state := t.TempDir()
 	port := freePort(t)
@@ -102,7 +108,7 @@ func sweepSim(t *testing.T, levels []int, extra ...string) []loadgen.Record {
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	stop := func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group this test started
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 		for range 100 {
 			hs, _ := sim.LiveHolders(state, time.Now())
@@ -119,15 +125,13 @@ func sweepSim(t *testing.T, levels []int, extra ...string) []loadgen.Record {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	defer stop()
+	t.Cleanup(stop)
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	healthy := false
 	for range 1000 {
 		if resp, err := http.Get(url + "/health"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				healthy = true
-				break
+				return &simServer{url: url, stop: stop}
 			}
 		}
 		select {
@@ -137,9 +141,14 @@ func sweepSim(t *testing.T, levels []int, extra ...string) []loadgen.Record {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	if !healthy {
-		t.Fatal("sim never turned healthy")
-	}
+	t.Fatal("sim never turned healthy")
+	return nil
+}
+
+// sweepLevel runs one level against srv and returns its records; warmup
+// requests go first when asked.
+func sweepLevel(t *testing.T, srv *simServer, c, warmup int) []loadgen.Record {
+	t.Helper()
 	set, err := prompts.Load(prompts.Builtin, "")
 	if err != nil {
 		t.Fatal(err)
@@ -147,11 +156,11 @@ func sweepSim(t *testing.T, levels []int, extra ...string) []loadgen.Record {
 	var recs []loadgen.Record
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	_, err = loadgen.Run(ctx, loadgen.Options{URL: url, Concurrency: levels, MaxTokens: 200, Warmup: 5,
+	_, err = loadgen.Run(ctx, loadgen.Options{URL: srv.url, Concurrency: []int{c}, MaxTokens: 200, Warmup: warmup,
 		IgnoreEOS: true, Temperature: 0, Prompts: set,
 		Records: func(r loadgen.Record) error { recs = append(recs, r); return nil }})
 	if err != nil {
-		t.Fatalf("sweep: %v", err)
+		t.Fatalf("sweep at C=%d: %v", c, err)
 	}
 	return recs
 }
@@ -161,11 +170,25 @@ type writerFunc func([]byte) (int, error)
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // e2eCampaign sweeps the baseline and a variant (the baseline's flags plus
-// variantFlags) and computes the verdict from the run directory.
+// variantFlags) and computes the verdict from the run directory. Both sims
+// are up at once and the levels alternate between them, so that load from
+// other processes on a shared test machine falls on both alike; on a GPU
+// host the orchestrator runs one server after the other, with no such load.
 func e2eCampaign(t *testing.T, levels []int, seed int, variantFlags ...string) *Verdict {
 	t.Helper()
-	base := sweepSim(t, levels, "--sim-seed", strconv.Itoa(2*seed+1))
-	variant := sweepSim(t, levels, append([]string{"--sim-seed", strconv.Itoa(2*seed + 2)}, variantFlags...)...)
+	bs := startSim(t, "--sim-seed", strconv.Itoa(2*seed+1))
+	vs := startSim(t, append([]string{"--sim-seed", strconv.Itoa(2*seed + 2)}, variantFlags...)...)
+	defer bs.stop()
+	defer vs.stop()
+	var base, variant []loadgen.Record
+	for i, c := range levels {
+		warmup := 0
+		if i == 0 {
+			warmup = 5
+		}
+		base = append(base, sweepLevel(t, bs, c, warmup)...)
+		variant = append(variant, sweepLevel(t, vs, c, warmup)...)
+	}
 	s := verdicttest.DefaultSweep()
 	s.Concurrency = levels
 	if len(base) > 0 {
