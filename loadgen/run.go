@@ -46,6 +46,8 @@ const (
 
 // Event is a progress report from a running sweep. It is also the JSON line
 // `bakeoff sweep --json` prints, so a remote caller decodes the same type.
+// The warm-up reports as Kind "warmup": first with Done 0 and Level the
+// warm-up's concurrency, then as it progresses (Done > 0, Level 0).
 type Event struct {
 	Kind   string `json:"event"`
 	Level  int    `json:"level,omitempty"`
