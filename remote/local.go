@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -73,7 +74,7 @@ func (l *Local) Run(ctx context.Context, cmd string) ([]byte, []byte, error) {
 // Upload copies a local file to another local path, keeping its mode, and
 // checks that the copy has the same SHA-256 as the source.
 func (l *Local) Upload(ctx context.Context, local, remote string) error {
-	if err := copyLocal(ctx, local, remote); err != nil {
+	if err := copyLocal(ctx, local, localPath(remote)); err != nil {
 		return fmt.Errorf("local: uploading %s to %s: %w", local, remote, err)
 	}
 	return nil
@@ -81,7 +82,7 @@ func (l *Local) Upload(ctx context.Context, local, remote string) error {
 
 // Download copies a local path to another local path, keeping its mode.
 func (l *Local) Download(ctx context.Context, remote, local string) error {
-	if err := copyLocal(ctx, remote, local); err != nil {
+	if err := copyLocal(ctx, localPath(remote), local); err != nil {
 		return fmt.Errorf("local: downloading %s to %s: %w", remote, local, err)
 	}
 	return nil
@@ -92,7 +93,7 @@ func (l *Local) Open(ctx context.Context, path string, offset int64) (io.ReadClo
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := os.Open(localPath(path))
 	if err != nil {
 		return nil, fmt.Errorf("local: opening %s: %w", path, err)
 	}
@@ -110,6 +111,17 @@ func (l *Local) Dial(ctx context.Context, network, addr string) (net.Conn, error
 		return nil, fmt.Errorf("local: dialing %s: %w", addr, err)
 	}
 	return c, nil
+}
+
+// localPath expands a leading "~/" as the shell does for Run, so that a
+// workdir like "~/bakeoff" names the same place for every method.
+func localPath(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return home + p[1:]
+		}
+	}
+	return p
 }
 
 // Close does nothing: there is no connection to release.

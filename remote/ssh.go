@@ -80,9 +80,10 @@ type SSH struct {
 	home string
 	hops []hop // jump hosts first, the target last
 
-	mu     sync.Mutex
-	cur    *link
-	closed bool
+	mu      sync.Mutex    // guards cur and closed
+	cur     *link         //
+	closed  bool          //
+	dialing chan struct{} // held by the one caller reconnecting
 }
 
 var _ Host = (*SSH)(nil)
@@ -139,7 +140,7 @@ func DialSSH(ctx context.Context, o SSHOptions) (*SSH, error) {
 	if o.ReconnectBackoff <= 0 {
 		o.ReconnectBackoff = DefaultReconnectBackoff
 	}
-	s := &SSH{opt: o, home: o.Getenv("HOME")}
+	s := &SSH{opt: o, home: o.Getenv("HOME"), dialing: make(chan struct{}, 1)}
 	if s.home == "" {
 		if h, err := os.UserHomeDir(); err == nil {
 			s.home = h
@@ -222,25 +223,32 @@ func (s *SSH) connect(ctx context.Context) (*link, error) {
 }
 
 // link returns the live connection, reconnecting with backoff if the last
-// one died. An untrusted host key or a failed login is not retried.
+// one died. One caller reconnects at a time; the others wait for it or for
+// their context. An untrusted host key or a failed login is not retried.
 func (s *SSH) link(ctx context.Context) (*link, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, fmt.Errorf("%s: connection closed", s.Name())
+	if l, ok, err := s.current(); ok {
+		return l, err
 	}
-	if s.cur != nil && !s.cur.isDead() {
-		return s.cur, nil
+	select {
+	case s.dialing <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s: waiting for the reconnect: %w", s.Name(), ctx.Err())
 	}
-	if s.cur != nil {
-		s.cur.close()
-		s.cur = nil
+	defer func() { <-s.dialing }()
+	if l, ok, err := s.current(); ok { // another caller reconnected
+		return l, err
 	}
 	backoff := s.opt.ReconnectBackoff
 	var err error
 	for attempt := 1; attempt <= s.opt.ReconnectAttempts; attempt++ {
 		var l *link
 		if l, err = s.connect(ctx); err == nil {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.closed {
+				l.close()
+				return nil, fmt.Errorf("%s: connection closed", s.Name())
+			}
 			s.cur = l
 			return l, nil
 		}
@@ -256,6 +264,24 @@ func (s *SSH) link(ctx context.Context) (*link, error) {
 		backoff = min(2*backoff, DefaultReconnectMaxBackoff)
 	}
 	return nil, fmt.Errorf("%s: reconnecting: %w", s.Name(), err)
+}
+
+// current returns the live link (ok), or an error if s is closed (ok), or
+// ok false when a reconnect is needed; a dead link is released.
+func (s *SSH) current() (*link, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, true, fmt.Errorf("%s: connection closed", s.Name())
+	}
+	if s.cur != nil && !s.cur.isDead() {
+		return s.cur, true, nil
+	}
+	if s.cur != nil {
+		s.cur.close()
+		s.cur = nil
+	}
+	return nil, false, nil
 }
 
 // failed turns the error of a call on l into one that says whether the link
