@@ -90,13 +90,6 @@ func (e *Engine) Submit(promptTokens, target int) (*Job, <-chan delivery, func()
 	return j, t.ch, cancel
 }
 
-// Load is the number of running and waiting requests.
-func (e *Engine) Load() (running, waiting int) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.sched.Running(), e.sched.Waiting()
-}
-
 // Run steps the scheduler until ctx ends.
 func (e *Engine) Run(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)

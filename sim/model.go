@@ -92,18 +92,6 @@ func NewPerf(c *Config) Perf {
 // Speculative reports whether steps emit several tokens.
 func (p Perf) Speculative() bool { return p.spec }
 
-// MaxAccept is the most tokens one step can emit per request (steps + 1 with
-// speculation, counting the bonus token; 1 without).
-func (p Perf) MaxAccept() int {
-	if !p.spec {
-		return 1
-	}
-	return p.steps + 1
-}
-
-// AcceptProb is the per-position probability a draft token is accepted.
-func (p Perf) AcceptProb() float64 { return p.acceptP }
-
 // MeanAccept is the expected accept length: 1 + p + p² + … + p^steps.
 func (p Perf) MeanAccept() float64 {
 	if !p.spec {

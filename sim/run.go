@@ -16,8 +16,10 @@ const (
 	// drainTimeout bounds (wall time) the wait for in-flight requests after
 	// SIGTERM.
 	drainTimeout = 30 * time.Second
-	// drainPoll is how often the drain checks for remaining requests.
-	drainPoll = 20 * time.Millisecond
+	// drainPoll is how often the drain checks for remaining requests, and
+	// drainLogEvery how often it says how many remain.
+	drainPoll     = 20 * time.Millisecond
+	drainLogEvery = time.Second
 )
 
 // ExitError carries the process exit status of a failed server.
@@ -117,8 +119,12 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	}
 	srv.phase.Store(phaseDraining)
 	deadline := time.Now().Add(drainTimeout)
+	var logged time.Time
 	for srv.inflight.Load() > 0 && time.Now().Before(deadline) {
-		log.Printf("Gracefully exiting... Remaining number of requests %d", srv.inflight.Load())
+		if time.Since(logged) >= drainLogEvery {
+			log.Printf("Gracefully exiting... Remaining number of requests %d", srv.inflight.Load())
+			logged = time.Now()
+		}
 		time.Sleep(drainPoll)
 	}
 	return nil
