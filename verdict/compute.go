@@ -213,7 +213,8 @@ func summaryLevelFacts(s results.Summary, name string, c int) (*float64, bool) {
 // clientLimited flags a level whose dispatch lag is a noticeable part of a
 // request's latency: the client, not the server, may have set the pace.
 func clientLimited(l *Level) bool {
-	return l.Latency.P50 > 0 && l.DispatchLagP99 > DefaultClientLagFraction*l.Latency.P50
+	return l.Latency.P50 > 0 && l.DispatchLagP99 > DefaultClientLagFloor &&
+		l.DispatchLagP99 > DefaultClientLagFraction*l.Latency.P50
 }
 
 func sortedKeys[V any](m map[int]V) []int {

@@ -278,3 +278,51 @@ func TestEndToEndPower(t *testing.T) {
 		t.Errorf("power %.1f%% at %d levels", 100*rate, total)
 	}
 }
+
+// e2eTopK4Flags turn the baseline into the seeds' EAGLE-3 topk=4 scenario.
+const e2eTopK4Flags = "--speculative-algorithm EAGLE3 --speculative-draft-model-path /data/eagle3/drafter --speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8"
+
+// modelCrossover is where the sim's own model (run in virtual time, no
+// noise from a machine) says topk=4 stops beating the baseline among levels.
+func modelCrossover(t *testing.T, levels []int) Bracket {
+	t.Helper()
+	cfg := func(extra string) *sim.Config {
+		c, err := sim.ParseArgs(strings.Fields(e2eBaselineArgs+" "+extra), func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	base, topk4 := cfg(""), cfg(e2eTopK4Flags)
+	ahead := func(c int) bool {
+		load := sim.ClosedLoop{Concurrency: c, Requests: max(30, 4*c), MaxTokens: 200, PromptTokens: 100}
+		return sim.RunVirtual(topk4, load, 1).Throughput > sim.RunVirtual(base, load, 1).Throughput
+	}
+	for i := 1; i < len(levels); i++ {
+		if ahead(levels[i-1]) && !ahead(levels[i]) {
+			return Bracket{From: levels[i-1], To: levels[i]}
+		}
+	}
+	t.Fatalf("the sim's model implies no crossover among %v", levels)
+	return Bracket{}
+}
+
+func TestEndToEndCrossover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sweeps real sim processes")
+	}
+	levels := []int{1, 2, 5}
+	want := modelCrossover(t, levels)
+	v := e2eCampaign(t, levels, 300, strings.Fields(e2eTopK4Flags)...)
+	x := v.Crossovers[0]
+	t.Logf("model: stops winning between C=%d and C=%d; verdict: %s", want.From, want.To, x.Sentence)
+	if x.StopsWinning == nil {
+		c := v.Cell(levels[0], "variant")
+		t.Fatalf("no crossover reported: %s\nC=%d: %+.2f%% p=%.3f, samples %.0f vs %.0f", x.Sentence, levels[0], c.DeltaPct, c.P,
+			v.Scenario("baseline").Level(levels[0]).Samples, v.Scenario("variant").Level(levels[0]).Samples)
+	}
+	if x.StopsWinning.From > want.From || x.StopsWinning.To < want.To {
+		t.Errorf("reported crossover C=%d..%d does not bracket the model's C=%d..%d",
+			x.StopsWinning.From, x.StopsWinning.To, want.From, want.To)
+	}
+}

@@ -12,6 +12,8 @@
 // docs/METHOD.md says how every number is made.
 package verdict
 
+import "github.com/bakeoff-dev/bakeoff/loadgen"
+
 // Defaults for Options and for the checks.
 const (
 	// DefaultAlpha is the significance level below which a difference is
@@ -25,12 +27,15 @@ const (
 	// request latency, so fewer are cut when the window is short.
 	DefaultMaxSlices = 10
 	// DefaultMinConcurrencyRatio is the fraction of the target concurrency
-	// the achieved concurrency must reach before a fairness note is raised.
-	DefaultMinConcurrencyRatio = 0.9
+	// the achieved concurrency must reach before a fairness note is raised;
+	// the load generator's own threshold.
+	DefaultMinConcurrencyRatio = loadgen.MinAchievedShare
 	// DefaultClientLagFraction is the dispatch lag (p99), as a fraction of
 	// the level's median latency, above which the load generator may have
-	// set the pace.
-	DefaultClientLagFraction = 0.01
+	// set the pace (and only above DefaultClientLagFloor, seconds): the load
+	// generator's own thresholds, so that both flag the same levels.
+	DefaultClientLagFraction = loadgen.ClientLagShare
+	DefaultClientLagFloor    = loadgen.ClientLagFloor
 )
 
 // Options tune Compute. The zero value means the defaults.
