@@ -129,3 +129,19 @@ func TestSSHReconnectAfterSSHDRestart(t *testing.T) {
 		t.Fatalf("Run after sshd restart = %q, %v", out, err)
 	}
 }
+
+// TestSSHDefaultsFromHome dials the alias with nothing but a HOME that
+// holds .ssh/config and .ssh/known_hosts, as a CLI run with the server's
+// Env would.
+func TestSSHDefaultsFromHome(t *testing.T) {
+	s := sshdtest.Start(t)
+	h, err := DialSSH(testCtx(t), SSHOptions{Target: s.Alias, Getenv: s.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	out, _, err := h.Run(testCtx(t), "id -un")
+	if err != nil || strings.TrimSpace(string(out)) != s.User {
+		t.Fatalf("Run(id -un) = %q, %v; want %s", out, err, s.User)
+	}
+}
