@@ -1,0 +1,182 @@
+package faults
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// defaultLinkCut is how long a link stays cut: the length of a flaky
+// switch port or a VPN renegotiation, and longer than a TCP retransmission
+// or two, so the client really sees a dead link. BAKEOFF_FAULT_CUT
+// overrides it (a Go duration) for quicker runs while working on the code.
+const defaultLinkCut = 30 * time.Second
+
+func linkCut(t *testing.T) time.Duration {
+	if v := os.Getenv("BAKEOFF_FAULT_CUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("BAKEOFF_FAULT_CUT=%q: %v", v, err)
+		}
+		return d
+	}
+	return defaultLinkCut
+}
+
+// runInBackground starts `bakeoff ARGS` and returns a channel closed when
+// it ends and a function that waits and returns its result.
+func (r *rig) runInBackground(ctx context.Context, args ...string) (done <-chan struct{}, wait func() result) {
+	r.t.Helper()
+	cmd, stdout, stderr := r.command(ctx, args...)
+	if err := cmd.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	ch := make(chan struct{})
+	go func() { cmd.Wait(); close(ch) }()
+	return ch, func() result {
+		<-ch
+		res := result{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+		for _, p := range panicMarks {
+			if strings.Contains(res.stdout+res.stderr, p) {
+				r.t.Fatalf("bakeoff printed %q:\n%s", p, res)
+			}
+		}
+		return res
+	}
+}
+
+// TestLinkCutWhileLoading cuts the host's link while the first server
+// loads and restores it after linkCut: the detached server loads on, and the
+// campaign reconnects, finds it ready and goes on.
+func TestLinkCutWhileLoading(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	cut := linkCut(t)
+	s := spec{name: "cut-loading", scenarios: []scen{{name: "a"}, {name: "b"}}, healthTimeout: "3m"}
+	cfg := r.write(s)
+	out := filepath.Join(r.dir, "run")
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	done, wait := r.runInBackground(ctx, "run", cfg, "--out", out)
+	if !waitJournal(ctx, out, done, phaseStarted("a", "ready")) {
+		t.Fatalf("the run ended before scenario a loaded: %s", wait())
+	}
+	r.host.LinkDown()
+	t.Logf("link down for %s while a loads", cut)
+	time.Sleep(cut)
+	r.host.LinkUp()
+	res := wait()
+	if res.code != 0 {
+		t.Fatalf("want exit 0 after the link came back, got %s", res)
+	}
+	r.checkEndState(out, s, nil)
+}
+
+// TestLinkCutDuringSweep cuts the link while the sweep runs on the host:
+// the sweep finishes there during the cut (it needs no link), and after
+// the reconnect its records are fetched whole.
+func TestLinkCutDuringSweep(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	cut := linkCut(t)
+	// A slower server and more requests for a, so its sweep is still
+	// running when the cut comes.
+	slow := map[string]any{"sim-speed": 3, "sim-load-time": "3s"}
+	s := spec{name: "cut-sweep", scenarios: []scen{{name: "a", args: slow}, {name: "b"}}, requests: 16, healthTimeout: "3m"}
+	cfg := r.write(s)
+	out := filepath.Join(r.dir, "run")
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	done, wait := r.runInBackground(ctx, "run", cfg, "--out", out)
+	sweepPid := r.waitHostProcess(ctx, done, " sweep ")
+	if sweepPid == 0 {
+		t.Fatalf("no sweep ever ran on the host: %s", wait())
+	}
+	r.host.LinkDown()
+	cutAt := time.Now()
+	finishedInCut := false
+	for time.Since(cutAt) < cut {
+		if !r.hostHas(sweepPid) {
+			finishedInCut = true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r.host.LinkUp()
+	if !finishedInCut {
+		t.Errorf("the sweep (pid %d) did not finish on the host during a %s cut", sweepPid, cut)
+	}
+	res := wait()
+	if res.code != 0 {
+		t.Fatalf("want exit 0 after the link came back, got %s", res)
+	}
+	r.checkEndState(out, s, nil)
+}
+
+// TestSSHDKilledMidCampaign kills every sshd process on the host (the
+// listener and the campaign's own connection) while the second scenario
+// sweeps, and starts sshd again a few seconds later: the campaign
+// reconnects and finishes every scenario.
+func TestSSHDKilledMidCampaign(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	s := spec{name: "sshd-killed", scenarios: []scen{{name: "a"}, {name: "b"}, {name: "c"}}}
+	cfg := r.write(s)
+	out := filepath.Join(r.dir, "run")
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	done, wait := r.runInBackground(ctx, "run", cfg, "--out", out)
+	if !waitJournal(ctx, out, done, phaseStarted("b", "sweep")) {
+		t.Fatalf("the run ended before scenario b swept: %s", wait())
+	}
+	r.host.KillSSHD()
+	time.Sleep(sshdDownFor)
+	r.host.RestartSSHD()
+	res := wait()
+	if res.code != 0 {
+		t.Fatalf("want exit 0 after sshd came back, got %s", res)
+	}
+	r.checkEndState(out, s, nil)
+}
+
+// sshdDownFor is how long sshd stays dead: a restart by a package upgrade.
+const sshdDownFor = 3 * time.Second
+
+// waitHostProcess polls the host's processes (through the namespace, not
+// SSH) until one's command line holds substr, and returns its pid; 0 if
+// the run ended first.
+func (r *rig) waitHostProcess(ctx context.Context, done <-chan struct{}, substr string) int {
+	for {
+		ps, err := r.host.Processes(ctx)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		for _, p := range ps {
+			if strings.Contains(p.Cmdline, substr) {
+				return p.Pid
+			}
+		}
+		select {
+		case <-done:
+			return 0
+		case <-ctx.Done():
+			return 0
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (r *rig) hostHas(pid int) bool {
+	ps, err := r.host.Processes(context.Background())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	for _, p := range ps {
+		if p.Pid == pid {
+			return true
+		}
+	}
+	return false
+}
