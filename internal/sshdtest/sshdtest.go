@@ -199,6 +199,12 @@ func (s *Server) start() error {
 		default:
 		}
 		if banner(s.Addr) {
+			// Another server may have taken the port between freePort and
+			// sshd's bind: only our host key proves it is ours.
+			if err := s.verify(); err != nil {
+				s.killLocked()
+				return fmt.Errorf("the server on %s is not ours: %w", s.Addr, err)
+			}
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -220,6 +226,20 @@ func banner(addr string) bool {
 	buf := make([]byte, 4)
 	_, err = c.Read(buf)
 	return err == nil && string(buf) == "SSH-"
+}
+
+// verify logs in with the client key, accepting only our host key.
+func (s *Server) verify() error {
+	c, err := ssh.Dial("tcp", s.Addr, &ssh.ClientConfig{
+		User:            s.User,
+		Auth:            []ssh.AuthMethod{ssh.PublicKeys(s.ClientSigner)},
+		HostKeyCallback: ssh.FixedHostKey(s.HostKey),
+		Timeout:         ReadyTimeout,
+	})
+	if err != nil {
+		return err
+	}
+	return c.Close()
 }
 
 // Stderr returns what sshd has logged so far.
