@@ -216,7 +216,22 @@ func suiteProcess(t *testing.T, h Host) {
 	if err := Stop(ctx, h, pidFile, time.Second); err != nil {
 		t.Errorf("Stop on a stale pid file: %v", err)
 	}
-	// A command that fails at once still starts; Alive then says so.
+	// A pid file naming a plain process, not a group leader, still stops it.
+	plain := filepath.Join(dir, "plain.pid")
+	if _, _, err := h.Run(ctx, fmt.Sprintf("sh -c 'sleep 300 & echo $! > %s' </dev/null >/dev/null 2>&1", plain)); err != nil {
+		t.Fatal(err)
+	}
+	ppid := readPIDs(t, plain)
+	if len(ppid) != 1 || !pidAlive(ppid[0]) {
+		t.Fatalf("plain process: %v", ppid)
+	}
+	if alive, err := Alive(ctx, h, plain); err != nil || !alive {
+		t.Errorf("Alive(plain process) = %v, %v", alive, err)
+	}
+	if err := Stop(ctx, h, plain, time.Second); err != nil || pidAlive(ppid[0]) {
+		t.Errorf("Stop(plain process) = %v; alive %v", err, pidAlive(ppid[0]))
+	}
+	// A missing directory fails the start.
 	if _, err := Start(ctx, h, ProcessSpec{Command: "exit 0", Dir: filepath.Join(dir, "nope"), LogFile: logFile, PIDFile: pidFile}); err == nil {
 		t.Error("Start in a missing directory succeeded")
 	}

@@ -95,15 +95,17 @@ func Start(ctx context.Context, h Host, p ProcessSpec) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: starting %q: %w", h.Name(), shorten(p.Command, 80), err)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	pid, err := strconv.Atoi(lastLine(out))
 	if err != nil || pid <= 1 {
 		return 0, fmt.Errorf("%s: starting %q: pid file %s holds %q", h.Name(), shorten(p.Command, 80), p.PIDFile, shorten(string(out), 40))
 	}
 	return pid, nil
 }
 
-// groupMembersFn is a shell function, `members G`, that prints the pids of
-// the live (not zombie) processes whose process group or session is G. It
+// groupMembersFn is a shell function, `members` (G in $g), that prints the
+// pids of the live (not zombie) processes whose process group or session is
+// G, and G itself (a pid file written by other tools may hold a process that
+// leads no group). It
 // reads /proc rather than running ps, which minimal hosts lack; a zombie
 // counts as gone because an init that does not reap would keep it forever.
 const groupMembersFn = `members() {
@@ -113,7 +115,7 @@ const groupMembersFn = `members() {
     s=${s##*) }
     set -- $s
     case "$1" in Z|X|x) continue ;; esac
-    if [ "$3" = "$g" ] || [ "$4" = "$g" ]; then echo "${d#/proc/}"; fi
+    if [ "$3" = "$g" ] || [ "$4" = "$g" ] || [ "${d#/proc/}" = "$g" ]; then echo "${d#/proc/}"; fi
   done
 }
 `
@@ -124,7 +126,7 @@ func readPID(ctx context.Context, h Host, pidFile string) (pid int, ok bool, err
 	if err != nil {
 		return 0, false, fmt.Errorf("%s: reading pid file %s: %w", h.Name(), pidFile, err)
 	}
-	s := strings.TrimSpace(string(out))
+	s := lastLine(out)
 	if s == "" {
 		return 0, false, nil
 	}
@@ -142,6 +144,13 @@ func groupMembers(ctx context.Context, h Host, g int) ([]int, error) {
 		return nil, fmt.Errorf("%s: listing the processes of group %d: %w", h.Name(), g, err)
 	}
 	return parsePIDs(out), nil
+}
+
+// lastLine returns the last non-blank line of out, trimmed: what a command
+// printed last, after anything a chatty login script printed first.
+func lastLine(out []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // parsePIDs reads one pid per line, skipping anything else.
