@@ -17,7 +17,7 @@ import (
 func stopOld(ctx context.Context, s *scenarioRun) error {
 	o := s.o
 	for _, pidFile := range []string{o.paths.sweepPID, o.paths.serverPID} {
-		if err := remote.Stop(ctx, o.h, pidFile, o.c.Engine.StopGrace); err != nil {
+		if err := o.stopOverLink(ctx, s.sc.Name, pidFile); err != nil {
 			return fmt.Errorf("stopping the process of %s on %s: %w", pidFile, o.h.Name(), err)
 		}
 	}
@@ -44,7 +44,7 @@ func launch(ctx context.Context, s *scenarioRun) error {
 		return fmt.Errorf("clearing %s on %s: %w", s.serverLog, o.h.Name(), err)
 	}
 	s.logOffset = 0
-	pid, err := remote.Start(ctx, o.h, remote.ProcessSpec{Command: l.Command, Dir: o.paths.workdir,
+	err = o.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: l.Command, Dir: o.paths.workdir,
 		LogFile: s.serverLog, PIDFile: o.paths.serverPID})
 	if o.opt.DryRun {
 		return nil // the dry host has no pid to give; the command is recorded
@@ -52,7 +52,7 @@ func launch(ctx context.Context, s *scenarioRun) error {
 	if err != nil {
 		return fmt.Errorf("launching %s on %s: %w", s.sc.Name, o.h.Name(), err)
 	}
-	s.event(Event{Kind: EventWaiting, Phase: "launch", Message: fmt.Sprintf("server pid %d, log %s", pid, s.serverLog)})
+	s.event(Event{Kind: EventWaiting, Phase: "launch", Message: "server started, log " + s.serverLog})
 	return nil
 }
 
@@ -60,10 +60,10 @@ func launch(ctx context.Context, s *scenarioRun) error {
 // then SIGKILL. The sweep goes first, so the server drains no new load.
 func stopServer(ctx context.Context, s *scenarioRun) error {
 	o := s.o
-	if err := remote.Stop(ctx, o.h, o.paths.sweepPID, o.c.Engine.StopGrace); err != nil {
+	if err := o.stopOverLink(ctx, s.sc.Name, o.paths.sweepPID); err != nil {
 		return fmt.Errorf("stopping the sweep of %s on %s: %w", s.sc.Name, o.h.Name(), err)
 	}
-	if err := remote.Stop(ctx, o.h, o.paths.serverPID, o.c.Engine.StopGrace); err != nil {
+	if err := o.stopOverLink(ctx, s.sc.Name, o.paths.serverPID); err != nil {
 		return fmt.Errorf("stopping the server of %s on %s: %w", s.sc.Name, o.h.Name(), err)
 	}
 	return nil
@@ -75,7 +75,10 @@ func saveLog(ctx context.Context, s *scenarioRun) error {
 		return nil
 	}
 	local := filepath.Join(s.dir, results.ServerLog)
-	if err := s.o.h.Download(ctx, s.serverLog, local); err != nil {
+	err := s.o.overLink(ctx, s.sc.Name, "downloading the server log", func(ctx context.Context) error {
+		return s.o.h.Download(ctx, s.serverLog, local)
+	})
+	if err != nil {
 		return fmt.Errorf("downloading the server log %s from %s: %w", s.serverLog, s.o.h.Name(), err)
 	}
 	return nil
@@ -96,3 +99,11 @@ func (s *scenarioRun) logTail(ctx context.Context) string {
 
 // DefaultLogTailLines is how many log lines a failure carries.
 const DefaultLogTailLines = 40
+
+// stopOverLink stops the process group of pidFile; Stop is idempotent, so a
+// drop in the middle is simply retried.
+func (o *orch) stopOverLink(ctx context.Context, scenario, pidFile string) error {
+	return o.overLink(ctx, scenario, "stopping "+pidFile, func(ctx context.Context) error {
+		return remote.Stop(ctx, o.h, pidFile, o.c.Engine.StopGrace)
+	})
+}

@@ -138,7 +138,7 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]loadgen.LevelSummary, e
 	if o.opt.DryRun {
 		s.event(Event{Kind: EventDryCommand, Phase: "sweep", Message: "# the sweep: " + cmd})
 	}
-	_, err := remote.Start(ctx, o.h, remote.ProcessSpec{Command: cmd, Dir: o.paths.workdir,
+	err := o.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: cmd, Dir: o.paths.workdir,
 		LogFile: eventsPath, PIDFile: o.paths.sweepPID})
 	if o.opt.DryRun {
 		return nil, nil // the dry host has no pid to give; the command is recorded
@@ -206,7 +206,12 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]loadgen.LevelSummary, e
 		}
 	}
 	_ = follow()
-	status, _, err := o.h.Run(ctx, "cat "+campaign.ShellQuote(exitPath)+" 2>/dev/null || true")
+	var status []byte
+	err = o.overLink(ctx, s.sc.Name, "reading the sweep's exit status", func(ctx context.Context) error {
+		var err error
+		status, _, err = o.h.Run(ctx, "cat "+campaign.ShellQuote(exitPath)+" 2>/dev/null || true")
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("reading the sweep's exit status on %s: %w", o.h.Name(), err)
 	}
@@ -235,7 +240,7 @@ func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []loadgen.Le
 	o := s.o
 	if partial {
 		// Stopping the sweep first lets it write what it measured.
-		if err := remote.Stop(ctx, o.h, o.paths.sweepPID, o.c.Engine.StopGrace); err != nil {
+		if err := o.stopOverLink(ctx, s.sc.Name, o.paths.sweepPID); err != nil {
 			o.warn(s.sc.Name, err.Error())
 		}
 	}
@@ -244,11 +249,17 @@ func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []loadgen.Le
 		return nil
 	}
 	for _, name := range []string{results.RequestsFile, results.LevelsFile} {
-		if err := o.h.Download(ctx, path.Join(s.sweepDir, name), filepath.Join(s.dir, name)); err != nil && !partial {
+		err := o.overLink(ctx, s.sc.Name, "downloading "+name, func(ctx context.Context) error {
+			return o.h.Download(ctx, path.Join(s.sweepDir, name), filepath.Join(s.dir, name))
+		})
+		if err != nil && !partial {
 			o.warn(s.sc.Name, fmt.Sprintf("downloading %s of %s: %v", name, s.sc.Name, err))
 		}
 	}
-	if err := downloadDir(ctx, o.h, path.Join(s.sweepDir, results.MetricsDir), filepath.Join(s.dir, results.MetricsDir)); err != nil {
+	err := o.overLink(ctx, s.sc.Name, "downloading the sweep's metrics", func(ctx context.Context) error {
+		return downloadDir(ctx, o.h, path.Join(s.sweepDir, results.MetricsDir), filepath.Join(s.dir, results.MetricsDir))
+	})
+	if err != nil {
 		o.warn(s.sc.Name, err.Error())
 	}
 	var levels []loadgen.LevelSummary
