@@ -1,0 +1,64 @@
+package orchestrator_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDryRun: --dry-run prints, per scenario, the stop, the GPU query, the
+// launch with its environment, the health URL and the sweep, and runs
+// nothing: no process, no results, no workdir.
+func TestDryRun(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "", "sim-fault: hang-during-load")
+	w.scenario("b", "a", "sim-fault: null")
+	w.writeConfig(campaignOpts{scenarios: []string{"a", "b"}})
+	out, err := w.bakeoff("run", w.config, "--dry-run").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	text := string(out)
+	for _, want := range []string{
+		"## [1/2] scenario a", "## [2/2] scenario b",
+		"### stop-old", "server.pid",
+		"nvidia-smi --query-gpu=index,name,memory.used,memory.total --format=csv,noheader,nounits",
+		"# the server: env -- ", bakeoffBin + " sim --sim-speed 200", "--sim-fault hang-during-load",
+		"/health until 200",
+		"# the sweep: " + bakeoffBin + " sweep --url http://127.0.0.1:",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("dry run does not show %q:\n%s", want, text)
+		}
+	}
+	if strings.Count(text, "# the server: ") != 2 {
+		t.Errorf("want one launch per scenario:\n%s", text)
+	}
+	for _, p := range []string{filepath.Join(w.root, "results"), filepath.Join(w.root, "tmp", "bakeoff-local-"+itoa(os.Getuid()))} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("the dry run created %s", p)
+		}
+	}
+}
+
+// TestDryRunShippedConfig: the seeds' real campaign shows its three launch
+// commands without contacting its SSH host.
+func TestDryRunShippedConfig(t *testing.T) {
+	w := newWorld(t)
+	cfg, err := filepath.Abs(filepath.Join("..", "configs", "rtx6000-kimi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := w.bakeoff("run", cfg, "--dry-run").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	text := string(out)
+	if n := strings.Count(text, "# the server: env -- "); n != 3 {
+		t.Errorf("%d launch commands, want 3:\n%s", n, text)
+	}
+	if !strings.Contains(text, "-m sglang.launch_server") || !strings.Contains(text, "SGLANG_ENABLE_SPEC_V2=1") {
+		t.Errorf("launches are not SGLang's:\n%s", text)
+	}
+}
