@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/internal/testhost"
 )
 
 // defaultLinkCut is how long a link stays cut: the length of a flaky
@@ -148,13 +150,18 @@ const sshdDownFor = 3 * time.Second
 // SSH) until one's command line holds substr, and returns its pid; 0 if
 // the run ended first.
 func (r *rig) waitHostProcess(ctx context.Context, done <-chan struct{}, substr string) int {
+	return r.waitHostProcessFunc(ctx, done, func(p testhost.Process) bool { return strings.Contains(p.Cmdline, substr) })
+}
+
+// waitHostProcessFunc is waitHostProcess for any test on the process.
+func (r *rig) waitHostProcessFunc(ctx context.Context, done <-chan struct{}, match func(testhost.Process) bool) int {
 	for {
 		ps, err := r.host.Processes(ctx)
 		if err != nil {
 			r.t.Fatal(err)
 		}
 		for _, p := range ps {
-			if strings.Contains(p.Cmdline, substr) {
+			if match(p) {
 				return p.Pid
 			}
 		}

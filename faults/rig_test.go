@@ -73,6 +73,8 @@ type spec struct {
 	engineEnv     map[string]string
 	// ssh overrides the host alias (to point a campaign elsewhere).
 	ssh string
+	// model and desc go into every scenario (defaults: a plain path, none).
+	model, desc string
 }
 
 // rig is a campaign against one namespace host, reached over SSH exactly as
@@ -128,7 +130,10 @@ func (r *rig) write(s spec) string {
 	var names []string
 	for _, sc := range s.scenarios {
 		names = append(names, sc.name)
-		doc := map[string]any{"name": sc.name, "engine": "sglang", "model": "/models/sim"}
+		doc := map[string]any{"name": sc.name, "engine": "sglang", "model": or(s.model, "/models/sim")}
+		if s.desc != "" {
+			doc["description"] = s.desc
+		}
 		args := map[string]any{"tp": 1}
 		for k, v := range sc.args {
 			args[k] = v
