@@ -32,6 +32,10 @@ const (
 	// doubles up to DefaultReconnectMaxBackoff.
 	DefaultReconnectBackoff    = 500 * time.Millisecond
 	DefaultReconnectMaxBackoff = 10 * time.Second
+	// DefaultMaxSessions is how many commands run at once on one connection;
+	// more wait for a slot. OpenSSH's sshd allows 10 sessions per connection
+	// (MaxSessions) and sftp holds one.
+	DefaultMaxSessions = 8
 	// deadLinkGrace is how long a failed call waits to learn whether its
 	// link died under it (the error can arrive just before the link's end).
 	deadLinkGrace = time.Second
@@ -84,6 +88,7 @@ type SSH struct {
 	cur     *link         //
 	closed  bool          //
 	dialing chan struct{} // held by the one caller reconnecting
+	slots   chan struct{} // one per running command, DefaultMaxSessions
 }
 
 var _ Host = (*SSH)(nil)
@@ -140,7 +145,7 @@ func DialSSH(ctx context.Context, o SSHOptions) (*SSH, error) {
 	if o.ReconnectBackoff <= 0 {
 		o.ReconnectBackoff = DefaultReconnectBackoff
 	}
-	s := &SSH{opt: o, home: o.Getenv("HOME"), dialing: make(chan struct{}, 1)}
+	s := &SSH{opt: o, home: o.Getenv("HOME"), dialing: make(chan struct{}, 1), slots: make(chan struct{}, DefaultMaxSessions)}
 	if s.home == "" {
 		if h, err := os.UserHomeDir(); err == nil {
 			s.home = h

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -37,11 +38,17 @@ exit $s`
 // Cancelling ctx kills the command and everything it started in its
 // process group on the host.
 func (s *SSH) Run(ctx context.Context, cmd string) ([]byte, []byte, error) {
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-ctx.Done():
+		return nil, nil, fmt.Errorf("%s: waiting to run %q: %w", s.Name(), shorten(cmd, 200), ctx.Err())
+	}
 	l, err := s.link(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	sess, err := l.client.NewSession()
+	sess, err := newSession(ctx, l)
 	if err != nil {
 		return nil, nil, s.failed(l, "opening a session", err)
 	}
@@ -82,4 +89,28 @@ func (s *SSH) Run(ctx context.Context, cmd string) ([]byte, []byte, error) {
 	}
 	// No exit status: the channel or the whole link went away.
 	return stdout.Bytes(), stderr.Bytes(), s.failed(l, fmt.Sprintf("running %q", shorten(cmd, 200)), err)
+}
+
+// sessionRetries is how many times a refused session is asked for again:
+// sshd frees a session's slot only once both sides have closed it, so a
+// burst of short commands can find MaxSessions still full for a moment.
+const sessionRetries = 8
+
+// newSession opens a session on l, retrying with backoff while the server
+// refuses for lack of a free session.
+func newSession(ctx context.Context, l *link) (*ssh.Session, error) {
+	wait := 20 * time.Millisecond
+	for i := 0; ; i++ {
+		sess, err := l.client.NewSession()
+		var oe *ssh.OpenChannelError
+		if err == nil || !errors.As(err, &oe) || i == sessionRetries {
+			return sess, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
 }

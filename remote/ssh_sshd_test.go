@@ -34,6 +34,26 @@ func TestSSHRealSSHD(t *testing.T) {
 	}
 	hostSuite(t, h)
 	t.Run("GPUWaitOnPath", func(t *testing.T) { suiteGPUWaitWith(t, h, smiDir) })
+	t.Run("ManyCommandsAtOnce", func(t *testing.T) {
+		// More than sshd's MaxSessions (10) on one connection.
+		ctx := testCtx(t)
+		const n = 24
+		errs := make(chan error, n)
+		for i := range n {
+			go func() {
+				out, _, err := h.Run(ctx, fmt.Sprintf("sleep 0.2; echo %d", i))
+				if err == nil && string(out) != fmt.Sprintf("%d\n", i) {
+					err = fmt.Errorf("command %d printed %q", i, out)
+				}
+				errs <- err
+			}()
+		}
+		for range n {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+	})
 	t.Run("HomeRelativePaths", func(t *testing.T) {
 		ctx := testCtx(t)
 		home, _, err := h.Run(ctx, "printf %s \"$HOME\"")

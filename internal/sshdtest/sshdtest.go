@@ -138,7 +138,6 @@ AllowTcpForwarding yes
 PermitTunnel no
 X11Forwarding no
 UseDNS no
-MaxSessions 100
 MaxStartups 100
 LogLevel ERROR
 Subsystem sftp internal-sftp
