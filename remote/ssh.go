@@ -114,10 +114,13 @@ func (l *link) isDead() bool {
 }
 
 func (l *link) close() {
+	// The client first: that ends an sftp start still in progress, which
+	// the empty Do then waits for before l.sftp is read.
+	l.client.Close()
+	l.sftpOnce.Do(func() {})
 	if l.sftp != nil {
 		l.sftp.Close()
 	}
-	l.client.Close()
 	for i := len(l.jumps) - 1; i >= 0; i-- {
 		l.jumps[i].Close()
 	}

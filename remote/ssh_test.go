@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
+	"golang.org/x/crypto/ssh/knownhosts"
 )
 
 // sshEnv is a fake home for one test: HOME and, optionally, an agent.
@@ -115,6 +116,7 @@ func TestSSHHostKeys(t *testing.T) {
 		// Only the ECDSA key is known: the client must ask for it, not
 		// for its default first choice.
 		{"match the non-default key type", []ssh.PublicKey{ec.PublicKey()}, false, ""},
+		{"match hashed", nil, false, "hashed"},
 		{"unknown", nil, false, "unknown"},
 		{"accept-new", nil, true, ""},
 		{"changed", []ssh.PublicKey{other.PublicKey()}, false, "changed"},
@@ -125,6 +127,11 @@ func TestSSHHostKeys(t *testing.T) {
 			e := newSSHEnv(t)
 			for _, k := range tt.known {
 				e.addKnown(t, srv.Port, k)
+			}
+			if tt.wantErr == "hashed" { // HashKnownHosts yes
+				tt.wantErr = ""
+				line := knownhosts.Line([]string{knownhosts.HashHostname(fmt.Sprintf("[127.0.0.1]:%d", srv.Port))}, ed.PublicKey())
+				os.WriteFile(e.known, []byte(line+"\n"), 0o600)
 			}
 			o := e.opts(fmt.Sprintf("me@127.0.0.1:%d", srv.Port))
 			o.IdentityFiles, o.AcceptNew = []string{keyFile}, tt.acceptNew
