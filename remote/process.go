@@ -272,7 +272,7 @@ func StopMatching(ctx context.Context, h Host, pattern string, grace time.Durati
 		}
 	}
 	find := fmt.Sprintf(`P=%s
-if command -v ps >/dev/null 2>&1; then
+if ps -e -o pid= -o args= >/dev/null 2>&1; then
   ps -e -o pid= -o args= | while read -r pid args; do
     case "$args" in *"$P"*) [ "$pid" != "$$" ] && echo "$pid" ;; esac
   done
