@@ -440,3 +440,13 @@ func suitePlatform(t *testing.T, h Host) {
 		t.Fatalf("Platform = %q, %q, %v", goos, goarch, err)
 	}
 }
+
+// noPSHost runs every command with a `ps` that fails, as on a host where ps
+// is missing or lacks -e/-o, so the /proc fallbacks are exercised.
+type noPSHost struct{ Host }
+
+func (h noPSHost) Run(ctx context.Context, cmd string) ([]byte, []byte, error) {
+	return h.Host.Run(ctx, "ps() { return 127; }\n"+cmd)
+}
+
+func TestStopMatchingWithoutPS(t *testing.T) { suiteStopMatching(t, noPSHost{NewLocal()}) }
