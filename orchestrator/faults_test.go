@@ -189,3 +189,40 @@ func TestKeepServer(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestStopsServerWithoutPidFile: a server on the campaign's port that no pid
+// file knows about (started by hand) is found by its command line and
+// stopped before the first launch, which would otherwise fail with
+// "Address already in use".
+func TestStopsServerWithoutPidFile(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "")
+	w.writeConfig(campaignOpts{scenarios: []string{"a"}})
+	stray := w.bakeoff("sim", "--sim-speed", "200", "--sim-load-time", "1s", "--model-path", "/m", "--tp", "1",
+		"--host", "127.0.0.1", "--port", itoa(w.port), "--enable-metrics")
+	if err := stray.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- stray.Wait() }()
+	out, events, err := w.runInProcess(context.Background(), orchestrator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		stray.Process.Kill()
+		t.Fatal("the stray server was not stopped")
+	}
+	if r := out.Results[0]; r.Status != results.StatusOK {
+		t.Errorf("a: %s at %s: %s", r.Status, r.FailedPhase, r.Reason)
+	}
+	said := false
+	for _, e := range events {
+		said = said || (e.Kind == orchestrator.EventWarning && strings.Contains(e.Message, "leftover processes"))
+	}
+	if !said {
+		t.Errorf("no warning names the stopped leftover")
+	}
+}

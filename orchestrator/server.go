@@ -21,6 +21,21 @@ func stopOld(ctx context.Context, s *scenarioRun) error {
 			return fmt.Errorf("stopping the process of %s on %s: %w", pidFile, o.h.Name(), err)
 		}
 	}
+	// A server whose pid file is gone (started by hand, or by a run with
+	// another workdir) still holds the port: find it by its listen flags.
+	pattern := fmt.Sprintf("--host 127.0.0.1 --port %d ", o.c.Engine.Port)
+	var pids []int
+	err := o.overLink(ctx, s.sc.Name, "stopping leftover servers", func(ctx context.Context) error {
+		var err error
+		pids, err = remote.StopMatching(ctx, o.h, pattern, o.c.Engine.StopGrace)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("stopping leftover servers on %s: %w", o.h.Name(), err)
+	}
+	if len(pids) > 0 {
+		o.warn(s.sc.Name, fmt.Sprintf("stopped leftover processes %v on %s whose command line has %q", pids, o.h.Name(), pattern))
+	}
 	return nil
 }
 
