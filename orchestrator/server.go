@@ -13,28 +13,15 @@ import (
 
 // stopOld stops a sweep and a server left by anything before this scenario:
 // the pid files have fixed names, so a killed orchestrator's leftovers are
-// found by the next run, resumed or not.
+// found by the next run, resumed or not. A process no pid file names is not
+// ours to kill (it may be another user's server); if it holds the port, the
+// launch fails fast with "Address already in use" and says so.
 func stopOld(ctx context.Context, s *scenarioRun) error {
 	o := s.o
 	for _, pidFile := range []string{o.paths.sweepPID, o.paths.serverPID} {
 		if err := o.stopOverLink(ctx, s.sc.Name, pidFile); err != nil {
 			return fmt.Errorf("stopping the process of %s on %s: %w", pidFile, o.h.Name(), err)
 		}
-	}
-	// A server whose pid file is gone (started by hand, or by a run with
-	// another workdir) still holds the port: find it by its listen flags.
-	pattern := fmt.Sprintf("--host 127.0.0.1 --port %d ", o.c.Engine.Port)
-	var pids []int
-	err := o.overLink(ctx, s.sc.Name, "stopping leftover servers", func(ctx context.Context) error {
-		var err error
-		pids, err = remote.StopMatching(ctx, o.h, pattern, o.c.Engine.StopGrace)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("stopping leftover servers on %s: %w", o.h.Name(), err)
-	}
-	if len(pids) > 0 {
-		o.warn(s.sc.Name, fmt.Sprintf("stopped leftover processes %v on %s whose command line has %q", pids, o.h.Name(), pattern))
 	}
 	return nil
 }
