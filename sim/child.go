@@ -29,6 +29,9 @@ func RunChild(ctx context.Context, cfg *Config, now func() time.Time) error {
 		HoldFor: cfg.Sim.Faults.HoldMemory}
 	orphan := cfg.Sim.Faults.OrphanChildren
 	start := now()
+	if cfg.Sim.ParentStart > 0 {
+		start = time.Unix(0, cfg.Sim.ParentStart)
+	}
 	maxFrac := 1.0
 	if cfg.Sim.Faults.HangDuringLoad {
 		maxFrac = fracGraphBegin

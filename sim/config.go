@@ -103,6 +103,9 @@ type SimOptions struct {
 	// ChildRank and ParentPID are set only in a scheduler child process.
 	ChildRank int // -1 in the server process
 	ParentPID int
+	// ParentStart is when the server process started (Unix ns), so that a
+	// child started late still follows the server's load timeline.
+	ParentStart int64
 }
 
 // Speculative reports whether a speculative algorithm is configured.

@@ -106,8 +106,8 @@ func TestFaultHoldMemory(t *testing.T) {
 	p := startSim(t, nil, "--tp", "2", "--sim-fault", "hold-memory=2s")
 	p.waitHealthy()
 	query := []string{"--query-gpu=index,memory.used", "--format=csv,noheader,nounits"}
-	if got := p.smi(query...); !strings.HasPrefix(got, "0, 8") {
-		t.Fatalf("memory of a running server:\n%s", got)
+	if !waitFor(t, 5*time.Second, func() bool { return strings.HasPrefix(p.smi(query...), "0, 8") }) {
+		t.Fatalf("memory of a running server:\n%s", p.smi(query...))
 	}
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	p.wait(10 * time.Second)

@@ -176,6 +176,14 @@ var simFlags = []flagSpec{
 	{names: []string{"sim-fault"}, set: func(c *Config, v string) error { return c.Sim.Faults.Add(v) }},
 	{names: []string{"sim-child-rank"}, set: intFlag(func(c *Config) *int { return &c.Sim.ChildRank })},
 	{names: []string{"sim-parent-pid"}, set: intFlag(func(c *Config) *int { return &c.Sim.ParentPID })},
+	{names: []string{"sim-parent-start"}, set: func(c *Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("invalid int value: '%s'", v)
+		}
+		c.Sim.ParentStart = n
+		return nil
+	}},
 }
 
 var flagIndex = func() map[string]*flagSpec {

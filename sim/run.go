@@ -72,7 +72,7 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	}
 	defer ln.Close()
 
-	if err := startChildren(cfg, opt); err != nil {
+	if err := startChildren(cfg, opt, now()); err != nil {
 		return &ExitError{Code: 1, Err: err}
 	}
 
@@ -148,11 +148,11 @@ func checkConfig(cfg *Config, log *Logger) string {
 // startChildren starts one scheduler child per rank, each a re-exec of this
 // binary named sglang::scheduler_TP<rank> that holds the rank's memory. The
 // children exit on their own once this process is gone.
-func startChildren(cfg *Config, opt RunOptions) error {
+func startChildren(cfg *Config, opt RunOptions, start time.Time) error {
 	for r := range cfg.TP {
 		args := append([]string{"sglang::scheduler_TP" + strconv.Itoa(r), "sim"}, opt.Args...)
 		args = append(args, "--sim-child-rank", strconv.Itoa(r), "--sim-parent-pid", strconv.Itoa(os.Getpid()),
-			"--sim-state", cfg.Sim.StateDir)
+			"--sim-parent-start", strconv.FormatInt(start.UnixNano(), 10), "--sim-state", cfg.Sim.StateDir)
 		cmd := &exec.Cmd{Path: opt.Executable, Args: args, SysProcAttr: childAttr(cfg.Sim.Faults.OrphanChildren)}
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("starting scheduler TP%d: %w", r, err)
