@@ -3,10 +3,12 @@ package orchestrator_test
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -187,5 +189,39 @@ func TestKeepServer(t *testing.T) {
 	}
 	if err := remote.Stop(context.Background(), h, pidFile, 5*time.Second); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPortTakenByStranger: a server no pid file names holds the engine
+// port. It is not the campaign's to kill, and it must never be measured in
+// the scenario's place: the launch refuses, and the stranger keeps running.
+func TestPortTakenByStranger(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "")
+	w.writeConfig(campaignOpts{scenarios: []string{"a"}, healthTimeout: "10m"})
+	stray := w.bakeoff("sim", "--sim-speed", "200", "--sim-load-time", "1s", "--model-path", "/m", "--tp", "1",
+		"--host", "127.0.0.1", "--port", itoa(w.port))
+	stray.Env = append(w.env, "BAKEOFF_SIM_STATE="+t.TempDir())
+	if err := stray.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stray.Process.Kill(); stray.Wait() }()
+	waitFor(t, "the stranger to listen", func() bool {
+		c, err := net.Dial("tcp", "127.0.0.1:"+itoa(w.port))
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	out, _, err := w.runInProcess(context.Background(), orchestrator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.Results[0]
+	if r.Status != results.StatusFailed || r.FailedPhase != "launch" || !strings.Contains(r.Reason, "already in use") {
+		t.Fatalf("a: %s at %q: %s", r.Status, r.FailedPhase, r.Reason)
+	}
+	if err := stray.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the stranger was killed: %v", err)
 	}
 }

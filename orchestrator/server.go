@@ -38,6 +38,14 @@ func launch(ctx context.Context, s *scenarioRun) error {
 	if o.opt.DryRun {
 		s.event(Event{Kind: EventDryCommand, Phase: "launch", Message: "# the server: " + l.Command})
 	}
+	// Whatever answers on the port now is not this scenario's server: if a
+	// stranger holds it, health and the sweep would measure the stranger.
+	addr := fmt.Sprintf("127.0.0.1:%d", o.c.Engine.Port)
+	if conn, err := o.h.Dial(ctx, "tcp", addr); err == nil {
+		conn.Close()
+		return s.fail("launch", fmt.Sprintf("port %d on %s is already in use by a process this campaign did not start; stop it or choose another engine.port",
+			o.c.Engine.Port, o.h.Name()), "", nil)
+	}
 	if err := remote.EnsureDir(ctx, o.h, o.paths.logs); err != nil {
 		return fmt.Errorf("creating %s on %s: %w", o.paths.logs, o.h.Name(), err)
 	}
