@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -112,6 +113,12 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	var only []string
 	if f.only != "" {
 		only = strings.Split(f.only, ",")
+		for _, name := range only {
+			if !slices.ContainsFunc(c.Scenarios, func(s *campaign.Scenario) bool { return s.Name == name }) {
+				fmt.Fprintf(e.Stderr, "bakeoff run: --only: no scenario %q in campaign %s\n", name, c.Name)
+				return exitBadInput
+			}
+		}
 	}
 
 	machine, _ := os.Hostname()
