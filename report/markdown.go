@@ -53,7 +53,7 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 	for _, s := range v.Scenarios {
 		fmt.Fprintf(ew, "\n### %s\n\n", s.Name)
 		if s.Failed() {
-			fmt.Fprintf(ew, "Failed in phase %s: %s\n", s.FailedPhase, s.Reason)
+			fmt.Fprintf(ew, "Failed in phase %s: %s\n", s.FailedPhase, verdict.FirstLine(s.Reason))
 			continue
 		}
 		if err := renderTable(ew, detailTable(s), renderer.NewMarkdown()); err != nil {

@@ -46,7 +46,7 @@ func Text(w io.Writer, v *verdict.Verdict) error {
 	for _, s := range v.Scenarios {
 		fmt.Fprintf(ew, "\n%s", s.Name)
 		if s.Failed() {
-			fmt.Fprintf(ew, ": failed (%s)\n", s.Reason)
+			fmt.Fprintf(ew, ": failed (%s)\n", verdict.FirstLine(s.Reason))
 			continue
 		}
 		fmt.Fprintln(ew)

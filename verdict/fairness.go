@@ -92,7 +92,7 @@ func checkScenarios(v *Verdict) []Note {
 				text += " in phase " + s.FailedPhase
 			}
 			if s.Reason != "" {
-				text += ": " + s.Reason
+				text += ": " + FirstLine(s.Reason)
 			}
 			notes = append(notes, Note{Severity: SeverityRed, Check: CheckScenario, Scenario: s.Name,
 				Text: text + "; it has no measurements"})
@@ -295,4 +295,15 @@ func checkSamples(v *Verdict) []Note {
 		}
 	}
 	return notes
+}
+
+// FirstLine is s up to its first line break, with " …" when more followed:
+// a failure reason can carry a log excerpt, which belongs in the details,
+// not in a one-line note.
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[:i]) + " …"
+	}
+	return s
 }

@@ -277,3 +277,16 @@ func TestComputeFromDisk(t *testing.T) {
 		t.Errorf("with eagle3 as baseline, baseline at C=1 should be compared and slower: %+v", c)
 	}
 }
+
+func TestFirstLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                               "",
+		"server exited":                  "server exited",
+		"server exited\nINFO: 503\nmore": "server exited …",
+		"  padded \n":                    "padded",
+	} {
+		if got := FirstLine(in); got != want {
+			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
