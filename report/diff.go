@@ -118,11 +118,15 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 	}
 	for _, so := range vo.Scenarios {
 		sn := vn.Scenario(so.Name)
+		oldNone := so.Failed() || len(so.Levels) == 0
 		switch {
+		case oldNone && (sn == nil || sn.Failed() || len(sn.Levels) == 0):
+			d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s: no measurements in either run", so.Name))
+			continue
 		case sn == nil || sn.Failed() || len(sn.Levels) == 0:
 			d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s: no measurements in NEW", so.Name))
 			continue
-		case so.Failed() || len(so.Levels) == 0:
+		case oldNone:
 			d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s: no measurements in OLD", so.Name))
 			continue
 		}

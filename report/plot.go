@@ -23,6 +23,9 @@ const (
 // levelMargin widens the concurrency axis on both sides, as a factor.
 const levelMargin = 1.25
 
+// speedupMargin keeps the speedup axis at least this far on both sides of 1.
+const speedupMargin = 0.05
+
 // Plot names, without extension; each is written as .png and .svg.
 const (
 	PlotThroughput = "throughput"
@@ -172,5 +175,8 @@ func speedupPlot(v *verdict.Verdict) (*plot.Plot, error) {
 		p.Add(line, points)
 		p.Legend.Add(s.Name, line, points)
 	}
+	// The 1.0 line has no data range of its own: keep it in view.
+	p.Y.Min = min(p.Y.Min, 1-speedupMargin)
+	p.Y.Max = max(p.Y.Max, 1+speedupMargin)
 	return p, nil
 }
