@@ -10,7 +10,8 @@
 package sim
 
 import (
-	"fmt"
+	"net"
+	"strconv"
 	"time"
 )
 
@@ -146,4 +147,4 @@ func (c *Config) DraftTokens() int {
 }
 
 // Addr is the host:port the server listens on.
-func (c *Config) Addr() string { return fmt.Sprintf("%s:%d", c.Host, c.Port) }
+func (c *Config) Addr() string { return net.JoinHostPort(c.Host, strconv.Itoa(c.Port)) }
