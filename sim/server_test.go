@@ -208,6 +208,16 @@ func TestStreamingAndInfo(t *testing.T) {
 		t.Errorf("no stop finish: %s", evs[len(evs)-3].raw)
 	}
 
+	// SGLang's native /generate: accept length = completion_tokens / spec_verify_ct.
+	code, evs = post(t, spec.url("/generate"), map[string]any{"text": "Once upon",
+		"sampling_params": map[string]any{"max_new_tokens": 40, "temperature": 0, "ignore_eos": true}})
+	meta, _ := evs[0].body["meta_info"].(map[string]any)
+	if code != 200 || meta["completion_tokens"] != float64(40) {
+		t.Errorf("/generate: %d %s", code, evs[0].raw)
+	} else if v, _ := meta["spec_verify_ct"].(float64); v < 1 || v >= 40 {
+		t.Errorf("/generate spec_verify_ct %v, want fewer steps than tokens", meta["spec_verify_ct"])
+	}
+
 	// A long speculative request fills a decode log interval.
 	if err := tryPost(spec.url("/v1/chat/completions"), chatBody("long", 200)); err != nil {
 		t.Fatal(err)
