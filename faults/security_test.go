@@ -184,6 +184,15 @@ func (r *rig) acceptedLogins() int {
 	return bytes.Count(b, []byte("Accepted publickey"))
 }
 
+// sessions counts the commands and subsystems sshd started.
+func (r *rig) sessions() int {
+	b, err := os.ReadFile(r.host.SSHDLog)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return bytes.Count(b, []byte("Starting session:"))
+}
+
 // startAgent starts an ssh-agent for this test, adds key to it (answering
 // the passphrase prompt through SSH_ASKPASS) and returns its socket. The
 // agent is killed at cleanup.
