@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -86,7 +87,7 @@ func TestPhaseTimes(t *testing.T) {
 func TestFailureExcerpt(t *testing.T) {
 	tail := "loading\nready\nTraceback (most recent call last):\n  File \"x.py\", line 1\nAttributeError: 'EAGLEWorkerV2' object has no attribute 'spec_disable_batch_threshold'"
 	got := failureExcerpt(tail)
-	if got[:len("Traceback")] != "Traceback" || !contains(got, "AttributeError") {
+	if got[:len("Traceback")] != "Traceback" || !strings.Contains(got, "AttributeError") {
 		t.Errorf("excerpt = %q", got)
 	}
 }

@@ -80,5 +80,3 @@ func failureExcerpt(tail string) string {
 	}
 	return strings.Join(lines[from:], "\n")
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }

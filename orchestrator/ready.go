@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/remote"
@@ -41,7 +42,7 @@ func waitReady(ctx context.Context, s *scenarioRun) error {
 			if sig := fatalLine(line); sig != "" {
 				return s.crashed(ctx, "ready", fmt.Sprintf("server log shows %q while loading", sig), nil)
 			}
-			if o.c.Engine.ReadyLine != "" && containsLine(line, o.c.Engine.ReadyLine) {
+			if o.c.Engine.ReadyLine != "" && strings.Contains(line, o.c.Engine.ReadyLine) {
 				readySeen = true
 			}
 		}
@@ -74,10 +75,6 @@ func waitReady(ctx context.Context, s *scenarioRun) error {
 			return err
 		}
 	}
-}
-
-func containsLine(line, want string) bool {
-	return want != "" && len(line) >= len(want) && contains(line, want)
 }
 
 // readLog returns the server log lines written since the last call.
