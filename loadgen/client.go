@@ -122,6 +122,14 @@ func (q *requester) do(sweep context.Context, body []byte, rec *Record) {
 			fail(ErrMalformed, err)
 			return
 		}
+		if u := c.Usage; u != nil && (u.PromptTokens < 0 || u.CompletionTokens < 0) {
+			// A negative count is no measurement: taken as one, it would
+			// turn the level's throughput negative.
+			rec.EndNs = now
+			st.finish(rec, q.maxTokens)
+			fail(ErrMalformed, fmt.Errorf("usage with negative token counts (prompt %d, completion %d)", u.PromptTokens, u.CompletionTokens))
+			return
+		}
 		if c.Error != nil {
 			rec.EndNs = now
 			st.finish(rec, q.maxTokens)
