@@ -26,7 +26,7 @@ func TestDryRun(t *testing.T) {
 		"nvidia-smi --query-gpu=index,name,memory.used,memory.total --format=csv,noheader,nounits",
 		"# the server: env -- ", bakeoffBin + " sim --sim-speed 200", "--sim-fault hang-during-load",
 		"/health until 200",
-		"# the sweep: " + bakeoffBin + " sweep --url http://127.0.0.1:",
+		"# the sweep: umask 077; " + bakeoffBin + " sweep --url http://127.0.0.1:",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("dry run does not show %q:\n%s", want, text)

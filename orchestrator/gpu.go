@@ -16,12 +16,14 @@ const DefaultGPUPoll = 500 * time.Millisecond
 // hold memory (and they are killed first when the campaign allows it).
 func waitGPUFree(ctx context.Context, s *scenarioRun) error {
 	o := s.o
-	err := remote.WaitGPUFree(ctx, o.h, remote.GPUWait{
-		NvidiaSMI:  o.c.GPU.NvidiaSMI,
-		MaxUsedMiB: o.c.GPU.MaxUsedMiB,
-		Timeout:    o.c.GPU.WaitTimeout,
-		Interval:   min(DefaultGPUPoll, o.c.Engine.PollInterval),
-		KillStrays: o.c.GPU.KillStrays,
+	err := o.overLink(ctx, s.sc.Name, "waiting for free GPU memory", func(ctx context.Context) error {
+		return remote.WaitGPUFree(ctx, o.h, remote.GPUWait{
+			NvidiaSMI:  o.c.GPU.NvidiaSMI,
+			MaxUsedMiB: o.c.GPU.MaxUsedMiB,
+			Timeout:    o.c.GPU.WaitTimeout,
+			Interval:   min(DefaultGPUPoll, o.c.Engine.PollInterval),
+			KillStrays: o.c.GPU.KillStrays,
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("waiting for free GPU memory on %s before %s: %w", o.h.Name(), s.sc.Name, err)

@@ -59,7 +59,7 @@ func acquireLock(ctx context.Context, h remote.Host, workdir string, me LockInfo
 	if err != nil {
 		return nil, err
 	}
-	create := fmt.Sprintf("mkdir -p %s && (set -C; printf '%%s\\n' %s > %s)",
+	create := fmt.Sprintf("umask 077 && mkdir -p %s && (set -C; printf '%%s\\n' %s > %s)",
 		campaign.ShellQuote(workdir), campaign.ShellQuote(string(body)), campaign.ShellQuote(p))
 	for try := 0; try < 2; try++ {
 		_, _, err := h.Run(ctx, create)

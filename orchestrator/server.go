@@ -46,12 +46,15 @@ func launch(ctx context.Context, s *scenarioRun) error {
 		return s.fail("launch", fmt.Sprintf("port %d on %s is already in use by a process this campaign did not start; stop it or choose another engine.port",
 			o.c.Engine.Port, o.h.Name()), "", nil)
 	}
-	if err := remote.EnsureDir(ctx, o.h, o.paths.logs); err != nil {
-		return fmt.Errorf("creating %s on %s: %w", o.paths.logs, o.h.Name(), err)
-	}
-	// A fresh log, so the ready phase scans only this server's lines.
-	if _, _, err := o.h.Run(ctx, "rm -f "+campaign.ShellQuote(s.serverLog)); err != nil {
-		return fmt.Errorf("clearing %s on %s: %w", s.serverLog, o.h.Name(), err)
+	// A fresh log, so the ready phase scans only this server's lines; the
+	// user's only (umask 077), as logs name paths and hosts.
+	fresh := fmt.Sprintf("umask 077 && mkdir -p %s && : > %s", campaign.ShellQuote(o.paths.logs), campaign.ShellQuote(s.serverLog))
+	err = o.overLink(ctx, s.sc.Name, "creating the server log", func(ctx context.Context) error {
+		_, _, err := o.h.Run(ctx, fresh)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("creating %s on %s: %w", s.serverLog, o.h.Name(), err)
 	}
 	s.logOffset = 0
 	err = o.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: l.Command, Dir: o.paths.workdir,
@@ -91,6 +94,7 @@ func saveLog(ctx context.Context, s *scenarioRun) error {
 	if err != nil {
 		return fmt.Errorf("downloading the server log %s from %s: %w", s.serverLog, s.o.h.Name(), err)
 	}
+	userOnly(local)
 	return nil
 }
 

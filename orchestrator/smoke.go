@@ -29,9 +29,17 @@ func smoke(ctx context.Context, s *scenarioRun) error {
 		s.event(Event{Kind: EventDryCommand, Phase: "smoke", Message: "POST " + endpoint + " " + string(b)})
 		return nil
 	}
-	rctx, cancel := context.WithTimeout(ctx, DefaultSmokeTimeout)
-	defer cancel()
-	status, resp, err := postJSON(rctx, s.client, endpoint, body)
+	var status int
+	var resp []byte
+	// A request lost with the link says nothing about the server: it is
+	// sent again once the link is back.
+	err := o.overLink(ctx, s.sc.Name, "the smoke request", func(ctx context.Context) error {
+		rctx, cancel := context.WithTimeout(ctx, DefaultSmokeTimeout)
+		defer cancel()
+		var err error
+		status, resp, err = postJSON(rctx, s.client, endpoint, body)
+		return err
+	})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

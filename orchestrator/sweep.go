@@ -123,22 +123,31 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]loadgen.LevelSummary, e
 	argv := sweepArgv(o.hostBakeoff, o.c.Sweep, s.baseURL, promptsPath, s.sweepDir)
 	eventsPath := path.Join(s.sweepDir, sweepEvents)
 	exitPath := path.Join(s.sweepDir, sweepExit)
-	prep := fmt.Sprintf("rm -rf %[1]s && mkdir -p %[1]s", campaign.ShellQuote(s.sweepDir))
-	if _, _, err := o.h.Run(ctx, prep); err != nil {
+	// Records and logs are the user's only (umask 077), here as on this side.
+	prep := fmt.Sprintf("umask 077 && rm -rf %[1]s && mkdir -p %[1]s && : > %[2]s", campaign.ShellQuote(s.sweepDir),
+		campaign.ShellQuote(eventsPath))
+	err := o.overLink(ctx, s.sc.Name, "preparing the sweep", func(ctx context.Context) error {
+		_, _, err := o.h.Run(ctx, prep)
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("preparing %s on %s: %w", s.sweepDir, o.h.Name(), err)
 	}
 	if promptsPath != o.c.Sweep.Prompts {
-		if err := o.h.Upload(ctx, o.c.Sweep.Prompts, promptsPath); err != nil {
+		err := o.overLink(ctx, s.sc.Name, "uploading the prompt set", func(ctx context.Context) error {
+			return o.h.Upload(ctx, o.c.Sweep.Prompts, promptsPath)
+		})
+		if err != nil {
 			return nil, fmt.Errorf("uploading the prompt set to %s: %w", o.h.Name(), err)
 		}
 	}
 	// The exit status is written by the shell around the sweep: the detached
 	// process has no parent here to report it.
-	cmd := campaign.ShellJoin(argv) + "; echo $? > " + campaign.ShellQuote(exitPath)
+	cmd := "umask 077; " + campaign.ShellJoin(argv) + "; echo $? > " + campaign.ShellQuote(exitPath)
 	if o.opt.DryRun {
 		s.event(Event{Kind: EventDryCommand, Phase: "sweep", Message: "# the sweep: " + cmd})
 	}
-	err := o.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: cmd, Dir: o.paths.workdir,
+	err = o.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: cmd, Dir: o.paths.workdir,
 		LogFile: eventsPath, PIDFile: o.paths.sweepPID})
 	if o.opt.DryRun {
 		return nil, nil // the dry host has no pid to give; the command is recorded
@@ -255,6 +264,7 @@ func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []loadgen.Le
 		if err != nil && !partial {
 			o.warn(s.sc.Name, fmt.Sprintf("downloading %s of %s: %v", name, s.sc.Name, err))
 		}
+		userOnly(filepath.Join(s.dir, name))
 	}
 	err := o.overLink(ctx, s.sc.Name, "downloading the sweep's metrics", func(ctx context.Context) error {
 		return downloadDir(ctx, o.h, path.Join(s.sweepDir, results.MetricsDir), filepath.Join(s.dir, results.MetricsDir))
@@ -294,6 +304,7 @@ func downloadDir(ctx context.Context, h remote.Host, dir, local string) error {
 		if err := h.Download(ctx, path.Join(dir, name), filepath.Join(local, name)); err != nil {
 			return fmt.Errorf("downloading %s from %s: %w", path.Join(dir, name), h.Name(), err)
 		}
+		userOnly(filepath.Join(local, name))
 	}
 	return nil
 }
@@ -348,4 +359,11 @@ func sweepTunnel(ctx context.Context, s *scenarioRun) ([]loadgen.LevelSummary, e
 		return levels, fmt.Errorf("sweeping %s through %s: %w", s.sc.Name, o.h.Name(), runErr)
 	}
 	return levels, nil
+}
+
+// userOnly makes a downloaded file readable by its owner only, like every
+// file the results package writes: results and logs name hosts and paths.
+// A download keeps the host file's mode, which the host's umask decided.
+func userOnly(path string) {
+	_ = os.Chmod(path, results.FileMode)
 }
