@@ -92,8 +92,8 @@ func (j *Journal) Append(e JournalEntry) error {
 // Close closes the file.
 func (j *Journal) Close() error { return j.f.Close() }
 
-// ReadJournal reads every entry of a journal file. A torn last line is
-// dropped; a bad line anywhere else is an error naming it.
+// ReadJournal reads every entry of a journal file. A torn last line (no
+// newline) is dropped; any other bad line is an error naming it.
 func ReadJournal(path string) ([]JournalEntry, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -124,6 +124,11 @@ func ReadJournal(path string) ([]JournalEntry, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading journal %s: %w", path, err)
+	}
+	// Only a last line without its newline can be torn by a crash; a bad
+	// complete line is damage, and an append after it would bury it.
+	if pending != nil && data[len(data)-1] == '\n' {
+		return nil, pending
 	}
 	return out, nil
 }
