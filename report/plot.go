@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"math"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -11,6 +12,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
@@ -64,52 +66,93 @@ func Plots(v *verdict.Verdict) (map[string][]byte, error) {
 	return out, nil
 }
 
+// plotLevels are the levels a log concurrency axis can show: positive ones.
+// gonum's log scale panics on any value at or below 0, so nothing that is not
+// positive may reach the axis, as a range or as a point.
+func plotLevels(v *verdict.Verdict) []int {
+	var out []int
+	for _, c := range v.Levels {
+		if c > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // newLevelPlot is a plot with concurrency on a log axis, ticked at the levels.
 func newLevelPlot(v *verdict.Verdict, title, ylabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "concurrency"
 	p.Y.Label.Text = ylabel
-	if len(v.Levels) == 0 {
+	p.Legend.Top = true
+	levels := plotLevels(v)
+	if len(levels) == 0 {
 		return p // nothing measured: an empty, linear frame
 	}
-	// A log axis panics on a range that reaches 0, which is where an axis
-	// with no data of its own (only the 1.0 line) would start: fix the range.
+	// The range is fixed rather than left to the data: an axis with no data
+	// of its own (only the 1.0 line) would otherwise start at 0.
 	p.X.Scale = plot.LogScale{}
-	p.X.Min = float64(v.Levels[0]) / levelMargin
-	p.X.Max = float64(v.Levels[len(v.Levels)-1]) * levelMargin
+	p.X.Min = float64(levels[0]) / levelMargin
+	p.X.Max = float64(levels[len(levels)-1]) * levelMargin
 	var ticks []plot.Tick
-	for _, c := range v.Levels {
+	for _, c := range levels {
 		ticks = append(ticks, plot.Tick{Value: float64(c), Label: strconv.Itoa(c)})
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p
 }
 
-// series returns one point per level where f gives a value.
+// series returns one point per level where f gives a positive, finite value.
+// A level with no throughput or no latency (every request failed) is not a
+// measurement of speed, and a zero would pull the axis down to where the
+// measured points cannot be read.
 func series(s verdict.Scenario, f func(verdict.Level) (float64, bool)) plotter.XYs {
 	var xy plotter.XYs
 	for _, l := range s.Levels {
-		if y, ok := f(l); ok && l.Level > 0 {
+		if y, ok := f(l); ok && l.Level > 0 && plottable(y) {
 			xy = append(xy, plotter.XY{X: float64(l.Level), Y: y})
 		}
 	}
 	return xy
 }
 
+func plottable(y float64) bool { return y > 0 && !math.IsInf(y, 0) }
+
+// leftOut says, in the legend, why a scenario has no line: a reader must not
+// take a missing line for a scenario that was never part of the run.
+func leftOut(p *plot.Plot, s verdict.Scenario, why string) {
+	switch {
+	case s.Failed() && s.FailedPhase != "":
+		why = "failed at " + s.FailedPhase
+	case s.Failed():
+		why = "failed"
+	case s.Status == results.StatusPending:
+		why = "not finished"
+	}
+	p.Legend.Add(fmt.Sprintf("%s: not plotted (%s)", s.Name, why))
+}
+
 func addLines(p *plot.Plot, v *verdict.Verdict, f func(verdict.Level) (float64, bool)) error {
 	var args []any
+	var missing []verdict.Scenario
 	for _, s := range v.Scenarios {
 		if xy := series(s, f); len(xy) > 0 {
 			args = append(args, s.Name, xy)
+		} else {
+			missing = append(missing, s)
 		}
 	}
-	if len(args) == 0 {
-		return nil
+	if len(args) > 0 {
+		if err := plotutil.AddLinePoints(p, args...); err != nil {
+			return err
+		}
 	}
-	return plotutil.AddLinePoints(p, args...)
+	for _, s := range missing {
+		leftOut(p, s, "no positive value")
+	}
+	return nil
 }
 
 func throughputPlot(v *verdict.Verdict) (*plot.Plot, error) {
@@ -134,13 +177,14 @@ func speedupPlot(v *verdict.Verdict) (*plot.Plot, error) {
 	p.Add(one)
 	i := 0
 	for _, s := range v.Scenarios {
-		if s.Name == v.Baseline || s.Failed() {
+		if s.Name == v.Baseline {
 			continue
 		}
 		var mid, lo, hi plotter.XYs
 		for _, c := range v.Levels {
 			cell := v.Cell(c, s.Name)
-			if cell == nil || !cell.Compared || cell.Speedup == 0 {
+			if c <= 0 || cell == nil || !cell.Compared || !plottable(cell.Speedup) ||
+				math.IsNaN(cell.SpeedupLo) || math.IsNaN(cell.SpeedupHi) {
 				continue
 			}
 			x := float64(c)
@@ -149,6 +193,7 @@ func speedupPlot(v *verdict.Verdict) (*plot.Plot, error) {
 			hi = append(hi, plotter.XY{X: x, Y: cell.SpeedupHi})
 		}
 		if len(mid) == 0 {
+			leftOut(p, s, "no level compared with "+v.Baseline)
 			continue
 		}
 		col := plotutil.Color(i)

@@ -85,13 +85,14 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 	levelSet := map[int]bool{}
 	for _, name := range order {
 		s := Scenario{Name: name, Status: results.StatusPending}
-		if sr := findResult(in.Summary, name); sr != nil {
+		sr := findResult(in.Summary, name)
+		if sr != nil {
 			s.Status, s.Attempt, s.Fingerprint = sr.Status, sr.Attempt, sr.Fingerprint
 			s.FailedPhase, s.Reason, s.AcceptLength = sr.FailedPhase, sr.Reason, sr.AcceptLength
 		}
 		recs, ok := in.Records[name]
-		if ok && s.Status == results.StatusPending {
-			s.Status = results.StatusOK // records without a summary entry: a test or a partial run
+		if ok && sr == nil {
+			s.Status = results.StatusOK // records without a summary entry: a test
 		}
 		if !s.Failed() {
 			groups := groupLevels(recs)

@@ -38,17 +38,10 @@ func printVerdict(w io.Writer, runDir string) error {
 	return writeReports(runDir, v)
 }
 
-// writeReports writes the reports and plots. The measurements are already
-// safe on disk, so a fault while drawing a plot must not end the process
-// before the results path and the time per phase are printed.
-func writeReports(runDir string, v *verdict.Verdict) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("writing the reports into %s: %v (rebuild them with bakeoff report)", runDir, r)
-		}
-	}()
+// writeReports writes the reports and plots into the run directory.
+func writeReports(runDir string, v *verdict.Verdict) error {
 	if err := report.WriteAll(runDir, v); err != nil {
-		return fmt.Errorf("writing the reports: %w", err)
+		return fmt.Errorf("writing the reports into %s (rebuild them with bakeoff report): %w", runDir, err)
 	}
 	return nil
 }
