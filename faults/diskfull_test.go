@@ -26,7 +26,7 @@ func TestResultsDiskFull(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	disk := mountTmpfs(t, resultsDiskSize)
-	s := spec{name: "disk-full", scenarios: []scen{{name: "a"}, {name: "b"}, {name: "c"}}}
+	s := spec{name: "disk-full", scenarios: []scen{{name: "a"}, {name: "b"}}}
 	cfg := r.write(s)
 	out := filepath.Join(disk, "run")
 
