@@ -33,7 +33,7 @@ const (
 	maxTokens      = 24
 	// runTimeout bounds one `bakeoff run`; campaigns here take seconds, so
 	// reaching it means something hung, which is itself the failure.
-	runTimeout = 4 * time.Minute
+	runTimeout = 6 * time.Minute
 	// settleTimeout bounds the wait for a host's processes to be gone.
 	settleTimeout = 30 * time.Second
 )
