@@ -5,9 +5,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
 // waitFor polls cond until it holds; the limit only stops a broken test
@@ -214,6 +217,53 @@ func TestOnlyRerunMerges(t *testing.T) {
 	}
 	if len(run.Summary.Scenarios) != 2 || run.Summary.Scenarios[0].Name != "a" {
 		t.Errorf("summary order: %+v", run.Summary.Scenarios)
+	}
+
+	// A rerun that fails keeps the earlier complete attempt as the one the
+	// verdict, `bakeoff report` and `bakeoff diff` take b's figures from,
+	// and says plainly that the newest attempt failed.
+	w.scenario("b", "a", "cuda-graph-max-bs: 64", "sim-fault: crash-on-first-request")
+	out3, _, err := w.runInProcess(context.Background(), orchestrator.Options{ResumeDir: dir, Only: []string{"b"}})
+	if err != nil || out3.Failed != 1 {
+		t.Fatalf("failing rerun: %v, %+v", err, out3)
+	}
+	run = readSummary(t, dir)
+	b := scenarioResult(t, run, "b")
+	if b.Attempt != 3 || b.Status != results.StatusFailed || b.FailedPhase != "smoke" || b.Dir != "b" {
+		t.Fatalf("b: attempt %d %s at %q in %q, want attempt 3 failed at smoke in b", b.Attempt, b.Status, b.FailedPhase, b.Dir)
+	}
+	var hist []string
+	for _, h := range b.History {
+		hist = append(hist, fmt.Sprintf("%d %s %s", h.Attempt, h.Status, h.Dir))
+	}
+	if want := []string{"1 ok b/history/1", "2 ok b/history/2"}; !slices.Equal(hist, want) {
+		t.Errorf("b's history %q, want %q", hist, want)
+	}
+	if c := b.Complete(); c == nil || c.Attempt != 2 || run.ScenarioDir("b") != filepath.Join(dir, "b", "history", "2") {
+		t.Errorf("newest complete attempt %+v in %s, want attempt 2 in b/history/2", c, run.ScenarioDir("b"))
+	}
+	v, err := verdict.Compute(run, verdict.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vb := v.Scenario("b")
+	if vb.Status != results.StatusOK || vb.Attempt != 2 || len(vb.Levels) == 0 || vb.Newest == nil ||
+		vb.Newest.Attempt != 3 || vb.Newest.FailedPhase != "smoke" {
+		t.Errorf("verdict of b: %s attempt %d, %d levels, newest %+v; want attempt 2's figures, newest 3 failed at smoke",
+			vb.Status, vb.Attempt, len(vb.Levels), vb.Newest)
+	}
+	rep, err := w.bakeoff("report", dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("bakeoff report: %v\n%s", err, rep)
+	}
+	for _, want := range []string{"b: the newest attempt (3) failed in phase smoke",
+		"the figures are from attempt 2, the newest that completed (b/history/2)"} {
+		if !strings.Contains(string(rep), want) {
+			t.Errorf("bakeoff report does not say %q:\n%s", want, rep)
+		}
+	}
+	if d, err := w.bakeoff("diff", dir, dir).CombinedOutput(); err != nil || strings.Contains(string(d), "no measurements") {
+		t.Errorf("bakeoff diff of the run with itself: %v\n%s", err, d)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
@@ -164,15 +165,17 @@ func sortByOrder(list []results.ScenarioResult, order map[string]int) {
 }
 
 // archiveAttempt moves a scenario's earlier files to SCENARIO/history/N/ so a
-// rerun starts in a clean directory and nothing measured is lost.
-func (o *orch) archiveAttempt(name string, attempt int) error {
+// rerun starts in a clean directory and nothing measured is lost. It returns
+// where they went, relative to the run directory, or "" when there was
+// nothing to move.
+func (o *orch) archiveAttempt(name string, attempt int) (string, error) {
 	dir := filepath.Join(o.runDir, name)
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return "", nil
 	}
 	if err != nil {
-		return fmt.Errorf("archiving %s: %w", dir, err)
+		return "", fmt.Errorf("archiving %s: %w", dir, err)
 	}
 	var move []string
 	for _, e := range entries {
@@ -181,22 +184,63 @@ func (o *orch) archiveAttempt(name string, attempt int) error {
 		}
 	}
 	if len(move) == 0 {
-		return nil
+		return "", nil
 	}
-	dest := filepath.Join(dir, results.HistoryDir, fmt.Sprint(attempt))
+	rel := results.HistoryDirOf(name, attempt)
 	for n := attempt; ; n++ {
-		dest = filepath.Join(dir, results.HistoryDir, fmt.Sprint(n))
-		if _, err := os.Stat(dest); errors.Is(err, os.ErrNotExist) {
+		rel = results.HistoryDirOf(name, n)
+		if _, err := os.Stat(filepath.Join(o.runDir, rel)); errors.Is(err, os.ErrNotExist) {
 			break
 		}
 	}
+	dest := filepath.Join(o.runDir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(dest, results.DirMode); err != nil {
-		return fmt.Errorf("archiving %s: %w", dir, err)
+		return "", fmt.Errorf("archiving %s: %w", dir, err)
 	}
 	for _, n := range move {
 		if err := os.Rename(filepath.Join(dir, n), filepath.Join(dest, n)); err != nil {
-			return fmt.Errorf("archiving %s: %w", dir, err)
+			return "", fmt.Errorf("archiving %s: %w", dir, err)
 		}
 	}
-	return nil
+	return rel, nil
+}
+
+// history is the list of a scenario's earlier attempts once attempt
+// archived (the one before the attempt starting now) has been moved to
+// moved (empty when nothing was moved): the summary's record of the
+// scenario, pointed at the folder its files now live in, after the
+// attempts it already listed. An archived attempt the summary never
+// recorded (the orchestrator was killed during it) is listed as pending,
+// so its partial files are not lost from view.
+func (o *orch) history(name string, archived int, moved string) []results.ScenarioResult {
+	var prev *results.ScenarioResult
+	for i := range o.sum.Scenarios {
+		if o.sum.Scenarios[i].Name == name {
+			prev = &o.sum.Scenarios[i]
+		}
+	}
+	if prev == nil {
+		if moved == "" {
+			return nil
+		}
+		return []results.ScenarioResult{{Name: name, Status: results.StatusPending, Attempt: archived,
+			Fingerprint: o.man.Fingerprint, Reason: "interrupted", Dir: moved}}
+	}
+	hist := slices.Clone(prev.History)
+	last := *prev
+	last.History = nil
+	if last.Dir == "" || last.Dir == name {
+		// Its files were in the scenario's folder, which has just been
+		// moved (or was moved when the unrecorded attempt began).
+		last.Dir = results.HistoryDirOf(name, last.Attempt)
+		if last.Attempt == archived && moved != "" {
+			last.Dir = moved
+		}
+	}
+	hist = append(hist, last)
+	if moved != "" && last.Attempt != archived {
+		hist = append(hist, results.ScenarioResult{Name: name, Status: results.StatusPending, Attempt: archived,
+			Fingerprint: o.man.Fingerprint, Reason: "interrupted", Dir: moved})
+	}
+	return hist
 }

@@ -142,14 +142,22 @@ func (s *scenarioRun) fail(phase, reason, tail string, err error) *ScenarioError
 func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.ScenarioResult {
 	start := o.now()
 	s.result = results.ScenarioResult{Name: s.sc.Name, Status: results.StatusPending, Attempt: s.attempt,
-		Fingerprint: o.man.Fingerprint, Started: start.UTC(), PhaseSeconds: map[string]float64{}}
+		Fingerprint: o.man.Fingerprint, Started: start.UTC(), PhaseSeconds: map[string]float64{},
+		Dir: s.sc.Name}
 	s.event(Event{Kind: EventScenarioStart})
 	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Attempt: s.attempt, Phase: PhaseScenario, Event: "start"})
 	if !o.opt.DryRun {
-		if err := o.archiveAttempt(s.sc.Name, s.attempt-1); err != nil {
+		moved, err := o.archiveAttempt(s.sc.Name, s.attempt-1)
+		if err != nil {
 			o.warn(s.sc.Name, err.Error())
 		}
 		if err := os.MkdirAll(s.dir, results.DirMode); err != nil {
+			o.warn(s.sc.Name, err.Error())
+		}
+		// The summary learns at once where the earlier attempts went, so
+		// that a kill during this one still leaves them findable.
+		s.result.History = o.history(s.sc.Name, s.attempt-1, moved)
+		if err := o.recordResult(s.result); err != nil {
 			o.warn(s.sc.Name, err.Error())
 		}
 	}
@@ -206,7 +214,9 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 		e.Error = failed.Error()
 	}
 	if !o.opt.DryRun {
-		if err := results.WriteJSONAtomic(filepath.Join(s.dir, "result.json"), s.result); err != nil {
+		own := s.result
+		own.History = nil // each earlier attempt has its own result.json
+		if err := results.WriteJSONAtomic(filepath.Join(s.dir, results.ResultFile), own); err != nil {
 			o.warn(s.sc.Name, err.Error())
 		}
 		if err := o.recordResult(s.result); err != nil {

@@ -51,7 +51,7 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 		}
 	}
 	for _, s := range v.Scenarios {
-		fmt.Fprintf(ew, "\n### %s\n\n", s.Name)
+		fmt.Fprintf(ew, "\n### %s%s\n\n", s.Name, fromEarlier(s))
 		if s.Failed() {
 			fmt.Fprintf(ew, "Failed in phase %s: %s\n", s.FailedPhase, verdict.FirstLine(s.Reason))
 			continue

@@ -8,6 +8,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
@@ -44,7 +45,7 @@ func Text(w io.Writer, v *verdict.Verdict) error {
 		}
 	}
 	for _, s := range v.Scenarios {
-		fmt.Fprintf(ew, "\n%s", s.Name)
+		fmt.Fprintf(ew, "\n%s%s", s.Name, fromEarlier(s))
 		if s.Failed() {
 			fmt.Fprintf(ew, ": failed (%s)\n", verdict.FirstLine(s.Reason))
 			continue
@@ -104,4 +105,17 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
+}
+
+// fromEarlier tells, after a scenario's name, that its figures come from an
+// earlier attempt than its newest, which did not complete.
+func fromEarlier(s verdict.Scenario) string {
+	if s.Newest == nil {
+		return ""
+	}
+	what := "did not finish"
+	if s.Newest.Status == results.StatusFailed {
+		what = "failed"
+	}
+	return fmt.Sprintf(" (attempt %d, %s; the newest attempt %d %s)", s.Attempt, s.Dir, s.Newest.Attempt, what)
 }

@@ -22,7 +22,9 @@ type Run struct {
 
 // ReadRun reads manifest.json and summary.json of a run directory. A run
 // that has a manifest but no summary yet (killed before its first scenario
-// ended) reads as a summary with no scenarios.
+// ended) reads as a summary with no scenarios. A summary written before
+// attempts were tracked gets each scenario's earlier attempts from the
+// result.json files under its history/.
 func ReadRun(dir string) (*Run, error) {
 	r := &Run{Dir: dir}
 	if err := readJSON(filepath.Join(dir, ManifestFile), &r.Manifest); err != nil {
@@ -35,13 +37,14 @@ func ReadRun(dir string) (*Run, error) {
 	} else if err != nil {
 		return nil, err
 	}
+	if err := r.fillHistory(); err != nil {
+		return nil, fmt.Errorf("reading the earlier attempts in %s: %w", dir, err)
+	}
 	return r, nil
 }
 
-// ScenarioDir is where a scenario's newest attempt lives.
-func (r *Run) ScenarioDir(name string) string { return filepath.Join(r.Dir, name) }
-
-// Records reads the scenario's requests.jsonl.
+// Records reads the requests.jsonl of the scenario's attempt that its
+// figures come from (ScenarioDir).
 func (r *Run) Records(name string) ([]loadgen.Record, error) {
 	return ReadRecords(filepath.Join(r.ScenarioDir(name), RequestsFile))
 }

@@ -24,6 +24,7 @@ const (
 	ManifestFile = "manifest.json"
 	JournalFile  = "journal.jsonl"
 	SummaryFile  = "summary.json"
+	ResultFile   = "result.json"
 	RequestsFile = "requests.jsonl"
 	LevelsFile   = "levels.json"
 	ServerLog    = "server.log"
@@ -95,6 +96,15 @@ type ScenarioResult struct {
 	Levels        []loadgen.LevelSummary `json:"levels,omitempty"`
 	// PhaseSeconds is where the time went, by phase name.
 	PhaseSeconds map[string]float64 `json:"phase_seconds,omitempty"`
+	// Dir is where this attempt's files are, relative to the run directory
+	// and with forward slashes: the scenario's folder for its newest
+	// attempt, SCENARIO/history/N for an earlier one. Empty in files written
+	// before attempts were tracked, where it means the scenario's folder.
+	Dir string `json:"dir,omitempty"`
+	// History holds the scenario's earlier attempts, oldest first, each
+	// without a history of its own. Only summary.json fills it; a failed
+	// rerun must not hide an earlier attempt that completed.
+	History []ScenarioResult `json:"history,omitempty"`
 }
 
 // Summary is every scenario's newest attempt, in campaign order.

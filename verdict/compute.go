@@ -23,8 +23,9 @@ type Input struct {
 	Records map[string][]loadgen.Record
 }
 
-// Compute reads each scenario's records from the run directory (the newest
-// attempt, which is what the scenario folder holds) and computes the verdict.
+// Compute reads each scenario's records from the run directory (its newest
+// complete attempt, else its newest one, as results.Run.ScenarioDir says)
+// and computes the verdict.
 // Scenarios whose status is failed are listed without measurements; a
 // scenario whose records cannot be read is an error.
 func Compute(run *results.Run, o Options) (*Verdict, error) {
@@ -89,6 +90,11 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 		if sr != nil {
 			s.Status, s.Attempt, s.Fingerprint = sr.Status, sr.Attempt, sr.Fingerprint
 			s.FailedPhase, s.Reason, s.AcceptLength = sr.FailedPhase, sr.Reason, sr.AcceptLength
+			s.Dir = sr.AttemptDir()
+			if newest := findNewest(in.Summary, name); newest != sr {
+				s.Newest = &Attempt{Attempt: newest.Attempt, Status: newest.Status,
+					FailedPhase: newest.FailedPhase, Reason: newest.Reason}
+			}
 		}
 		recs, ok := in.Records[name]
 		if ok && sr == nil {
@@ -174,7 +180,20 @@ func scenarioOrder(m results.Manifest, s results.Summary) []string {
 	return order
 }
 
+// findResult returns the attempt of the named scenario that the verdict
+// takes its figures from: the newest complete one, else the newest.
 func findResult(s results.Summary, name string) *results.ScenarioResult {
+	sr := findNewest(s, name)
+	if sr == nil {
+		return nil
+	}
+	if c := sr.Complete(); c != nil {
+		return c
+	}
+	return sr
+}
+
+func findNewest(s results.Summary, name string) *results.ScenarioResult {
 	for i := range s.Scenarios {
 		if s.Scenarios[i].Name == name {
 			return &s.Scenarios[i]

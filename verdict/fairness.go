@@ -85,6 +85,9 @@ func checkFingerprint(v *Verdict, in Input) []Note {
 func checkScenarios(v *Verdict) []Note {
 	var notes []Note
 	for _, s := range v.Scenarios {
+		if line := s.Superseded(); line != "" {
+			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckScenario, Scenario: s.Name, Text: line})
+		}
 		switch {
 		case s.Failed():
 			text := fmt.Sprintf("%s failed", s.Name)

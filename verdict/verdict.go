@@ -12,7 +12,11 @@
 // docs/METHOD.md says how every number is made.
 package verdict
 
-import "github.com/bakeoff-dev/bakeoff/loadgen"
+import (
+	"fmt"
+
+	"github.com/bakeoff-dev/bakeoff/loadgen"
+)
 
 // Defaults for Options and for the checks.
 const (
@@ -99,6 +103,42 @@ type Scenario struct {
 	// scenario, when the engine reported one.
 	AcceptLength *float64 `json:"accept_length,omitempty"`
 	Levels       []Level  `json:"levels,omitempty"`
+	// Dir is the folder, relative to the run directory, of the attempt the
+	// figures come from: the newest complete one.
+	Dir string `json:"dir,omitempty"`
+	// Newest is the scenario's newest attempt when it is not the one the
+	// figures come from: a rerun that failed or was interrupted after an
+	// earlier attempt completed.
+	Newest *Attempt `json:"newest_attempt,omitempty"`
+}
+
+// Attempt is what the verdict says of an attempt it takes no figures from.
+type Attempt struct {
+	Attempt     int    `json:"attempt"`
+	Status      string `json:"status"`
+	FailedPhase string `json:"failed_phase,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+}
+
+// Superseded says, in one sentence, that the scenario's newest attempt did
+// not complete and which attempt its figures come from; "" when the figures
+// are the newest attempt's.
+func (s *Scenario) Superseded() string {
+	if s.Newest == nil {
+		return ""
+	}
+	what := "was interrupted"
+	if s.Newest.Status == "failed" {
+		what = "failed"
+		if s.Newest.FailedPhase != "" {
+			what += " in phase " + s.Newest.FailedPhase
+		}
+	}
+	if s.Newest.Reason != "" {
+		what += " (" + FirstLine(s.Newest.Reason) + ")"
+	}
+	return fmt.Sprintf("%s: the newest attempt (%d) %s; the figures are from attempt %d, the newest that completed (%s)",
+		s.Name, s.Newest.Attempt, what, s.Attempt, s.Dir)
 }
 
 // Failed reports whether the scenario has no usable measurements.
