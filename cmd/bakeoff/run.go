@@ -25,7 +25,7 @@ func init() {
 		Name:    "run",
 		Summary: "run a campaign: every scenario's server, the identical sweep, the verdict",
 		Usage: `
-Usage: bakeoff run CONFIG [--only NAME,...] [--out DIR | --resume DIR] [--dry-run] [--keep-server]
+Usage: bakeoff run CONFIG [--only NAME,...] [--out DIR | --resume DIR | --into DIR] [--dry-run] [--keep-server]
 
 Runs each scenario of the campaign in turn on its host: stop what runs, wait
 for free GPU memory, launch the server detached, wait until healthy, send one
@@ -34,11 +34,14 @@ that fails is recorded with its phase and log excerpt and the campaign goes
 on. Results go to results/CAMPAIGN/RUN/ (see docs/RESULTS.md).
 
 Flags:
-  --only NAME,...  run only these scenarios; with --resume, run them again
-                   into that run (the earlier attempt moves to history/)
+  --only NAME,...  run only these scenarios; with --resume or --into, run
+                   them again into that run (the earlier attempt moves to
+                   history/; the verdict uses the newest complete attempt)
   --out DIR        write the run into DIR instead of results/CAMPAIGN/RUN
   --resume DIR     continue the run in DIR: finished scenarios are skipped;
                    refused if the sweep (its fingerprint) changed
+  --into DIR       the same as --resume DIR, named for reruns:
+                   bakeoff run CONFIG --only NAME --into DIR
   --results DIR    root for new runs (default results)
   --dry-run        print every command the run would execute; run nothing
   --keep-server    leave the last scenario's server running at the end
@@ -56,6 +59,7 @@ type runFlags struct {
 	only       string
 	out        string
 	resume     string
+	into       string
 	root       string
 	dryRun     bool
 	keepServer bool
@@ -69,6 +73,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.StringVar(&f.only, "only", "", "")
 	fs.StringVar(&f.out, "out", "", "")
 	fs.StringVar(&f.resume, "resume", "", "")
+	fs.StringVar(&f.into, "into", "", "")
 	fs.StringVar(&f.root, "results", orchestrator.DefaultResultsRoot, "")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "")
 	fs.BoolVar(&f.keepServer, "keep-server", false, "")
@@ -85,10 +90,18 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 		}
 	}
 	if len(pos) != 1 {
-		return nil, usagef("usage: bakeoff run CONFIG [--only NAME,...] [--out DIR | --resume DIR] [--dry-run] [--keep-server]")
+		return nil, usagef("usage: bakeoff run CONFIG [--only NAME,...] [--out DIR | --resume DIR | --into DIR] [--dry-run] [--keep-server]")
+	}
+	if f.into != "" {
+		// --into only names a rerun into an existing run for what it is;
+		// it goes where --resume goes.
+		if f.resume != "" && f.resume != f.into {
+			return nil, usagef("--resume %s and --into %s name different runs; --into is --resume under another name", f.resume, f.into)
+		}
+		f.resume = f.into
 	}
 	if f.out != "" && f.resume != "" {
-		return nil, usagef("--out and --resume are exclusive: a resumed run stays in its directory")
+		return nil, usagef("--out and --resume (or --into) are exclusive: a resumed run stays in its directory")
 	}
 	f.config = pos[0]
 	return f, nil
