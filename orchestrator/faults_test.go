@@ -165,7 +165,8 @@ func TestCrashDuringSweep(t *testing.T) {
 }
 
 // TestKeepServer: --keep-server leaves the last server running (and says
-// where its pid file is); the test then stops it as a user would.
+// where its pid file is, user-only like the workdir); the test then stops it
+// as a user would.
 func TestKeepServer(t *testing.T) {
 	w := newWorld(t)
 	w.scenario("a", "")
@@ -174,7 +175,20 @@ func TestKeepServer(t *testing.T) {
 	if err != nil || out.Failed > 0 {
 		t.Fatalf("%v %+v", err, out)
 	}
-	pidFile := filepath.Join(w.root, "tmp", "bakeoff-local-"+itoa(os.Getuid()), "server.pid")
+	workdir := filepath.Join(w.root, "tmp", "bakeoff-local-"+itoa(os.Getuid()))
+	pidFile := filepath.Join(workdir, "server.pid")
+	// The workdir bakeoff created and the pid file it left are user-only:
+	// they name the host's paths.
+	for _, f := range []struct {
+		path string
+		want os.FileMode
+	}{{workdir, os.ModeDir | 0o700}, {pidFile, 0o600}} {
+		if fi, err := os.Stat(f.path); err != nil {
+			t.Error(err)
+		} else if got := fi.Mode() & (os.ModeDir | os.ModePerm); got != f.want {
+			t.Errorf("%s: mode %v, want %v", f.path, got, f.want)
+		}
+	}
 	h := remote.NewLocal()
 	alive, err := remote.Alive(context.Background(), h, pidFile)
 	if err != nil || !alive {

@@ -68,8 +68,13 @@ func Start(ctx context.Context, h Host, p ProcessSpec) (int, error) {
 	// using $!: setsid forks when it happens to be a group leader, and then
 	// $! is a process that is already gone. exec keeps that pid for the
 	// command, so pid = process group = session.
+	// The pid file and the directories Start creates are user-only (the
+	// outer shell runs under umask 077); the process itself gets back the
+	// umask the host gave the shell ($1), so that what it writes is as it
+	// would be without bakeoff.
 	var inner strings.Builder
 	fmt.Fprintf(&inner, "echo $$ > %s || exit 1\n", pidFile)
+	inner.WriteString("umask \"$1\" || exit 1\n")
 	if p.Dir != "" {
 		fmt.Fprintf(&inner, "cd %s || exit 1\n", QuotePath(p.Dir))
 	}
@@ -80,6 +85,7 @@ func Start(ctx context.Context, h Host, p ProcessSpec) (int, error) {
 
 	var outer strings.Builder
 	outer.WriteString("command -v setsid >/dev/null 2>&1 || { echo 'setsid not found' >&2; exit 1; }\n")
+	outer.WriteString("hostumask=$(umask)\numask 077\n")
 	fmt.Fprintf(&outer, "mkdir -p %s %s || exit 1\n", QuotePath(path.Dir(p.PIDFile)), QuotePath(path.Dir(p.LogFile)))
 	if p.Dir != "" {
 		fmt.Fprintf(&outer, "[ -d %s ] || { echo 'no such directory' >&2; exit 1; }\n", QuotePath(p.Dir))
@@ -87,7 +93,7 @@ func Start(ctx context.Context, h Host, p ProcessSpec) (int, error) {
 	fmt.Fprintf(&outer, "rm -f %s\n", pidFile)
 	// Every descriptor is redirected so the connection's session can close
 	// while the process runs on.
-	fmt.Fprintf(&outer, "setsid sh -c %s </dev/null >>%s 2>&1 &\n", Quote(inner.String()), logFile)
+	fmt.Fprintf(&outer, "setsid sh -c %s sh \"$hostumask\" </dev/null >>%s 2>&1 &\n", Quote(inner.String()), logFile)
 	fmt.Fprintf(&outer, "i=0\nwhile [ ! -s %s ]; do i=$((i+1)); if [ $i -gt %d ]; then echo 'pid file was not written' >&2; exit 1; fi; sleep 0.05; done\n", pidFile, pidFileWaitSteps)
 	fmt.Fprintf(&outer, "cat %s\n", pidFile)
 
