@@ -93,7 +93,7 @@ func TestLinkCutDuringSweep(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	done, wait := r.runInBackground(ctx, "run", cfg, "--out", out)
-	sweepPid := r.waitHostProcess(ctx, done, " sweep ")
+	sweepPid := r.waitHostProcess(ctx, done, isBakeoff("sweep"))
 	if sweepPid == 0 {
 		t.Fatalf("no sweep ever ran on the host: %s", wait())
 	}
@@ -101,8 +101,9 @@ func TestLinkCutDuringSweep(t *testing.T) {
 	cutAt := time.Now()
 	finishedInCut := false
 	for time.Since(cutAt) < cut {
-		if !r.hostHas(sweepPid) {
+		if !finishedInCut && !r.hostHas(sweepPid) {
 			finishedInCut = true
+			t.Logf("the sweep (pid %d) finished on the host %.1fs into the cut", sweepPid, time.Since(cutAt).Seconds())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -147,14 +148,8 @@ func TestSSHDKilledMidCampaign(t *testing.T) {
 const sshdDownFor = 3 * time.Second
 
 // waitHostProcess polls the host's processes (through the namespace, not
-// SSH) until one's command line holds substr, and returns its pid; 0 if
-// the run ended first.
-func (r *rig) waitHostProcess(ctx context.Context, done <-chan struct{}, substr string) int {
-	return r.waitHostProcessFunc(ctx, done, func(p testhost.Process) bool { return strings.Contains(p.Cmdline, substr) })
-}
-
-// waitHostProcessFunc is waitHostProcess for any test on the process.
-func (r *rig) waitHostProcessFunc(ctx context.Context, done <-chan struct{}, match func(testhost.Process) bool) int {
+// SSH) until one matches, and returns its pid; 0 if the run ended first.
+func (r *rig) waitHostProcess(ctx context.Context, done <-chan struct{}, match func(testhost.Process) bool) int {
 	for {
 		ps, err := r.host.Processes(ctx)
 		if err != nil {
@@ -172,6 +167,15 @@ func (r *rig) waitHostProcessFunc(ctx context.Context, done <-chan struct{}, mat
 			return 0
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+}
+
+// isBakeoff matches the bakeoff binary itself running subcommand sub, not
+// the shells that launched it (whose scripts mention it too).
+func isBakeoff(sub string) func(testhost.Process) bool {
+	return func(p testhost.Process) bool {
+		f := strings.Fields(p.Cmdline)
+		return len(f) > 1 && strings.HasSuffix(f[0], "/bakeoff") && f[1] == sub
 	}
 }
 

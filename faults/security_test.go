@@ -236,13 +236,9 @@ func (r *rig) startAgent(key, passphrase string) string {
 // environment, read from /proc while it runs.
 func (r *rig) serverProcess(ctx context.Context, done <-chan struct{}) (argv, env []string) {
 	r.t.Helper()
-	pid := r.waitHostProcessFunc(ctx, done, func(p testhost.Process) bool {
-		// The server itself, not the shell that launched it nor its
-		// scheduler children (which rename themselves).
-		return strings.HasSuffix(strings.SplitN(p.Cmdline, " ", 2)[0], "/bakeoff") &&
-			strings.HasPrefix(strings.SplitN(p.Cmdline, " ", 3)[1], "sim") &&
-			strings.Contains(p.Cmdline, "--served-model-name")
-	})
+	// The server itself, not the shell that launched it nor its scheduler
+	// children (which rename themselves).
+	pid := r.waitHostProcess(ctx, done, isBakeoff("sim"))
 	if pid == 0 {
 		r.t.Fatal("the server never ran on the host")
 	}
