@@ -92,8 +92,9 @@ func (j *Journal) Append(e JournalEntry) error {
 // Close closes the file.
 func (j *Journal) Close() error { return j.f.Close() }
 
-// ReadJournal reads every entry of a journal file. A torn last line (no
-// newline) is dropped; any other bad line is an error naming it.
+// ReadJournal reads every entry of a journal file. A last line without its
+// newline is torn and dropped, whether or not it parses; any other bad line
+// is an error naming it.
 func ReadJournal(path string) ([]JournalEntry, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -102,6 +103,10 @@ func ReadJournal(path string) ([]JournalEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading journal: %w", err)
 	}
+	// A last line without its newline was never wholly written, even when
+	// what did get written parses: OpenJournal cuts it before the next
+	// append, so reading it here would count an entry that then vanishes.
+	data = data[:bytes.LastIndexByte(data, '\n')+1]
 	var out []JournalEntry
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
@@ -125,9 +130,9 @@ func ReadJournal(path string) ([]JournalEntry, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading journal %s: %w", path, err)
 	}
-	// Only a last line without its newline can be torn by a crash; a bad
-	// complete line is damage, and an append after it would bury it.
-	if pending != nil && data[len(data)-1] == '\n' {
+	// Every line left is complete: a bad one is damage, and an append after
+	// it would bury it.
+	if pending != nil {
 		return nil, pending
 	}
 	return out, nil

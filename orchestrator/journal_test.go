@@ -62,6 +62,44 @@ func TestJournalTornLine(t *testing.T) {
 	}
 }
 
+// TestReadJournalUnterminatedLine: a last line without its newline is torn
+// even when it parses, since the next OpenJournal cuts it off: reading must
+// not count it, or the entry would vanish after the next append.
+func TestReadJournalUnterminatedLine(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data string
+		want int
+	}{
+		{"parses", "{\"phase\":\"lock\",\"event\":\"start\"}\n{\"phase\":\"lock\",\"event\":\"end\"}", 1},
+		{"torn json", "{\"phase\":\"lock\",\"event\":\"start\"}\n{\"phase\":\"lo", 1},
+		{"only line", "{\"phase\":\"lock\",\"event\":\"start\"}", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "journal.jsonl")
+			if err := os.WriteFile(path, []byte(tc.data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			before, err := ReadJournal(path)
+			if err != nil || len(before) != tc.want {
+				t.Fatalf("read %d entries, %v; want %d", len(before), err, tc.want)
+			}
+			j, err := OpenJournal(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Append(JournalEntry{Phase: PhaseScenario, Scenario: "z", Event: "start"}); err != nil {
+				t.Fatal(err)
+			}
+			j.Close()
+			after, err := ReadJournal(path)
+			if err != nil || len(after) != tc.want+1 {
+				t.Fatalf("after one append: %d entries, %v; want %d", len(after), err, tc.want+1)
+			}
+		})
+	}
+}
+
 func TestReadJournalBadMiddleLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal.jsonl")
 	os.WriteFile(path, []byte("{\"phase\":\"lock\",\"event\":\"start\"}\nnot json\n{\"phase\":\"lock\",\"event\":\"end\"}\n"), 0o600)
