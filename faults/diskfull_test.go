@@ -51,6 +51,10 @@ func TestResultsDiskFull(t *testing.T) {
 	if !strings.Contains(all, "no space left on device") {
 		t.Errorf("the run does not say the disk is full:\n%s", all)
 	}
+	// The run stops on its own and says how to finish once space is back.
+	if !strings.Contains(all, "resume with: bakeoff run") {
+		t.Errorf("the run does not say how to resume:\n%s", all)
+	}
 	for _, p := range panicMarks {
 		if strings.Contains(all, p) {
 			t.Fatalf("the run printed %q:\n%s", p, all)

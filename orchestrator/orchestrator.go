@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -82,7 +83,10 @@ type Outcome struct {
 	Skipped  []string                 // finished earlier in a resumed run
 	Failed   int
 	Canceled bool // stopped by the context (Ctrl-C); resume to finish
-	Journal  []JournalEntry
+	// Stopped says why the campaign stopped on its own before the end (the
+	// local results could no longer be written); resume to finish.
+	Stopped string
+	Journal []JournalEntry
 }
 
 // Run runs the campaign. A scenario that fails is recorded and the campaign
@@ -116,6 +120,9 @@ type orch struct {
 	hostBakeoff string
 	sweepOnHost bool
 	outcome     Outcome
+	// storageErr is the first local write that failed for lack of space or
+	// a read-only disk: every later scenario would be measured for nothing.
+	storageErr error
 }
 
 func newOrch(opt Options) (*orch, error) {
@@ -215,6 +222,11 @@ func (o *orch) run(ctx context.Context) (*Outcome, error) {
 			o.outcome.Canceled = true
 			break
 		}
+		if o.storageErr != nil {
+			o.outcome.Stopped = fmt.Sprintf("results can no longer be written to %s: %v", o.runDir, o.storageErr)
+			o.warn("", "stopping the campaign: "+o.outcome.Stopped)
+			break
+		}
 	}
 	if o.opt.KeepServer && last != nil && last.keptServer {
 		o.warn("", fmt.Sprintf("server of %s left running on %s (--keep-server); pid file %s",
@@ -275,8 +287,33 @@ func (o *orch) journal(e JournalEntry) {
 		return
 	}
 	if err := o.jr.Append(e); err != nil {
+		o.noteLocalWrite(err)
 		o.warn(e.Scenario, err.Error())
 	}
+}
+
+// noteLocalWrite remembers a local write that failed because the disk is
+// full or read-only, so the campaign stops after the current scenario
+// instead of running the next ones with nowhere to keep their results.
+func (o *orch) noteLocalWrite(err error) {
+	if o.storageErr == nil && isStorageFull(err) {
+		o.storageErr = err
+	}
+}
+
+// isStorageFull reports whether err comes from a full or read-only disk.
+// Some errors reach here flattened into a scenario's reason, hence the
+// message check beside errors.Is.
+func isStorageFull(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EROFS) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "no space left on device") || strings.Contains(msg, "disk quota exceeded") ||
+		strings.Contains(msg, "read-only file system")
 }
 
 func (o *orch) warn(scenario, msg string) {

@@ -217,12 +217,17 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 		own := s.result
 		own.History = nil // each earlier attempt has its own result.json
 		if err := results.WriteJSONAtomic(filepath.Join(s.dir, results.ResultFile), own); err != nil {
+			o.noteLocalWrite(err)
 			o.warn(s.sc.Name, err.Error())
 		}
 		if err := o.recordResult(s.result); err != nil {
+			o.noteLocalWrite(err)
 			o.warn(s.sc.Name, err.Error())
 		}
 	}
+	// A scenario that failed because its results could not be written
+	// locally failed for the campaign's sake, not the server's.
+	o.noteLocalWrite(failed)
 	// The journal's end line comes last: once it says "done", every file the
 	// scenario wrote is already on disk.
 	o.journal(e)

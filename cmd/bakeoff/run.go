@@ -186,7 +186,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return exitFailed
 	}
 	printEnd(e, c, f, out)
-	if out.Canceled || out.Failed > 0 {
+	if out.Canceled || out.Stopped != "" || out.Failed > 0 {
 		return exitFailed
 	}
 	return exitOK
@@ -228,10 +228,19 @@ func printEnd(e *env, c *campaign.Campaign, f *runFlags, out *orchestrator.Outco
 		}
 	}
 	fmt.Fprintf(w, "\nResults: %s\n", out.RunDir)
-	if out.Canceled {
+	if out.Canceled || out.Stopped != "" {
 		abs, _ := filepath.Abs(out.RunDir)
-		fmt.Fprintf(w, "Interrupted. Resume with: bakeoff run %s --resume %s\n",
-			campaign.ShellQuote(f.config), campaign.ShellQuote(abs))
+		resume := fmt.Sprintf("bakeoff run %s --resume %s", campaign.ShellQuote(f.config), campaign.ShellQuote(abs))
+		if f.only != "" {
+			// An interrupted rerun is finished by the same rerun; without
+			// --only, resume would settle for the earlier complete attempt.
+			resume += " --only " + campaign.ShellQuote(f.only)
+		}
+		if out.Stopped != "" {
+			fmt.Fprintf(w, "Stopped: %s.\nOnce that is fixed, resume with: %s\n", out.Stopped, resume)
+		} else {
+			fmt.Fprintf(w, "Interrupted. Resume with: %s\n", resume)
+		}
 	}
 }
 
