@@ -115,6 +115,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 		return exitBadInput
 	}
+	// The sweep may run in this process (tunnel mode, or a local host).
+	tuneGCForMeasurement(e.Getenv)
 	c, err := campaign.Load(f.config)
 	if err != nil {
 		fmt.Fprintln(e.Stderr, err)

@@ -165,6 +165,7 @@ func runSweep(ctx context.Context, e *env, args []string) int {
 		}
 		return exitBadInput
 	}
+	tuneGCForMeasurement(e.Getenv)
 	o := f.opts
 
 	var out io.WriteCloser
