@@ -2,10 +2,9 @@ package faults
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 )
 
@@ -27,38 +26,12 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	repoRoot = filepath.Dir(wd)
-	dir, err := os.MkdirTemp("", "bakeoff-faults-bin-")
+	bin, cleanup, err := testbin.Build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "faults:", err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	// World-readable so a namespace host's session (also root, but through
-	// sshd) can run it from here.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, "faults:", err)
-		return 1
-	}
-	bakeoffBin = filepath.Join(dir, "bakeoff")
-	build := exec.Command(goTool(), "build", "-trimpath", "-o", bakeoffBin, "./cmd/bakeoff")
-	build.Dir = repoRoot
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "faults: building bakeoff: %v\n%s", err, out)
-		return 1
-	}
+	defer cleanup()
+	bakeoffBin = bin
 	return m.Run()
-}
-
-// goTool is the go command of the toolchain running the tests.
-func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	return "go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
+	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,21 +25,14 @@ import (
 var bakeoffBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "orchestrator-e2e-")
+	bin, cleanup, err := testbin.Build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bakeoffBin = filepath.Join(dir, "bakeoff")
-	build := exec.Command("go", "build", "-o", bakeoffBin, "../cmd/bakeoff")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building bakeoff: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
+	bakeoffBin = bin
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
@@ -77,15 +70,7 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return testbin.FreePort(t) }
 
 // scenario writes scenarios/NAME.yaml; extra is YAML appended under args.
 func (w *world) scenario(name, extends string, args ...string) {

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
+	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 	"net/http"
 	"os"
 	"os/exec"
@@ -24,21 +24,14 @@ var sigterm = syscall.SIGTERM
 var simBinary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "bakeoff-sim-test-")
+	bin, cleanup, err := testbin.Build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	simBinary = filepath.Join(dir, "bakeoff")
-	build := exec.Command("go", "build", "-o", simBinary, "../cmd/bakeoff")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building bakeoff:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
+	simBinary = bin
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
@@ -71,15 +64,7 @@ type simProc struct {
 	code  int
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return testbin.FreePort(t) }
 
 // testSpeed and testLoad make a sim load in 50 ms of wall time.
 const (

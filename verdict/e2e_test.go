@@ -3,11 +3,10 @@ package verdict
 import (
 	"context"
 	"fmt"
-	"net"
+	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,26 +35,16 @@ const e2eBaselineArgs = "--model-path /data/models/Kimi-K2.5-INT4 --tp 8 --cuda-
 const e2eSpeed = 20
 
 var (
-	buildOnce sync.Once
-	binary    string
-	buildErr  error
+	buildOnce    sync.Once
+	binary       string
+	buildCleanup func()
+	buildErr     error
 )
 
 // bakeoffBinary builds cmd/bakeoff once per test binary.
 func bakeoffBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "bakeoff-verdict-e2e-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binary = filepath.Join(dir, "bakeoff")
-		out, err := exec.Command("go", "build", "-o", binary, "../cmd/bakeoff").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("building bakeoff: %v\n%s", err, out)
-		}
-	})
+	buildOnce.Do(func() { binary, buildCleanup, buildErr = testbin.Build() })
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
@@ -64,21 +53,13 @@ func bakeoffBinary(t *testing.T) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binary != "" {
-		os.RemoveAll(filepath.Dir(binary))
+	if buildCleanup != nil {
+		buildCleanup()
 	}
 	os.Exit(code)
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return testbin.FreePort(t) }
 
 // simServer is one running `bakeoff sim`.
 type simServer struct {
