@@ -94,10 +94,34 @@ func TestDieDuringLoad(t *testing.T) {
 	}
 }
 
-// TestGPUHeldAfterStop: scheduler processes that escape the server's process
-// group keep GPU memory after the stop. Without kill_strays the next scenario
-// refuses to launch and names the holder; with it, they are killed.
+// TestGPUHeldAfterStop: scheduler processes that escape the server's
+// process group (setsid) are stopped with the server, since its process
+// tree is taken while it lives; the next scenario launches on free GPUs
+// without kill_strays.
 func TestGPUHeldAfterStop(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "", "sim-fault: orphan-children")
+	w.scenario("b", "a", "sim-fault: null")
+	w.writeConfig(campaignOpts{scenarios: []string{"a", "b"}, gpuWait: "5s"})
+	t.Cleanup(func() { killHolders(t, w) })
+	out, _, err := w.runInProcess(context.Background(), orchestrator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Results {
+		if r.Status != results.StatusOK {
+			t.Fatalf("%s: %s at %s: %s", r.Name, r.Status, r.FailedPhase, r.Reason)
+		}
+	}
+	if left := w.leftovers(); len(left) > 0 {
+		t.Errorf("escaped schedulers still hold memory: pids %v", left)
+	}
+}
+
+// TestGPUHeldByStranger: a process the campaign did not start holds GPU
+// memory. Without kill_strays the scenario refuses to launch and names the
+// holder; with it, the holder is killed and the scenario runs.
+func TestGPUHeldByStranger(t *testing.T) {
 	for _, kill := range []bool{false, true} {
 		name := "refuse"
 		if kill {
@@ -105,26 +129,33 @@ func TestGPUHeldAfterStop(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			w := newWorld(t)
-			w.scenario("a", "", "sim-fault: orphan-children")
-			w.scenario("b", "a", "sim-fault: null")
-			w.writeConfig(campaignOpts{scenarios: []string{"a", "b"}, gpuWait: "2s", killStrays: kill})
+			w.scenario("a", "")
+			w.writeConfig(campaignOpts{scenarios: []string{"a"}, gpuWait: "2s", killStrays: kill})
+			// A stranger on another port, registered in the same fake GPUs.
+			stray := w.bakeoff("sim", "--sim-speed", "200", "--sim-load-time", "1s", "--model-path", "/m", "--tp", "1",
+				"--host", "127.0.0.1", "--port", itoa(freePort(t)))
+			if err := stray.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { stray.Process.Kill(); stray.Wait() }()
 			t.Cleanup(func() { killHolders(t, w) })
+			waitFor(t, "the stranger to hold memory", func() bool { return len(w.leftovers()) > 0 })
 			out, _, err := w.runInProcess(context.Background(), orchestrator.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			b := out.Results[1]
+			a := out.Results[0]
 			if kill {
-				if b.Status != results.StatusOK {
-					t.Fatalf("b: %s at %s: %s", b.Status, b.FailedPhase, b.Reason)
+				if a.Status != results.StatusOK {
+					t.Fatalf("a: %s at %s: %s", a.Status, a.FailedPhase, a.Reason)
 				}
 				return
 			}
-			if b.Status != results.StatusFailed || b.FailedPhase != "gpu-free" {
-				t.Fatalf("b: %s at %q: %s", b.Status, b.FailedPhase, b.Reason)
+			if a.Status != results.StatusFailed || a.FailedPhase != "gpu-free" {
+				t.Fatalf("a: %s at %q: %s", a.Status, a.FailedPhase, a.Reason)
 			}
-			if !strings.Contains(b.Reason, "held by pid") || !strings.Contains(b.Reason, "scheduler") {
-				t.Errorf("the reason does not name the holder: %s", b.Reason)
+			if !strings.Contains(a.Reason, "held by pid") || !strings.Contains(a.Reason, "scheduler") {
+				t.Errorf("the reason does not name the holder: %s", a.Reason)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -29,6 +30,7 @@ func hostSuite(t *testing.T, h Host) {
 	t.Run("UploadDownload", func(t *testing.T) { suiteTransfer(t, h) })
 	t.Run("Process", func(t *testing.T) { suiteProcess(t, h) })
 	t.Run("StopEscalates", func(t *testing.T) { suiteStopEscalates(t, h) })
+	t.Run("StopEscaped", func(t *testing.T) { suiteStopEscaped(t, h) })
 	t.Run("StopMatching", func(t *testing.T) { suiteStopMatching(t, h) })
 	t.Run("LogTail", func(t *testing.T) { suiteLogTail(t, h) })
 	t.Run("GPUWait", func(t *testing.T) { suiteGPUWait(t, h) })
@@ -234,6 +236,38 @@ func suiteProcess(t *testing.T, h Host) {
 	// A missing directory fails the start.
 	if _, err := Start(ctx, h, ProcessSpec{Command: "exit 0", Dir: filepath.Join(dir, "nope"), LogFile: logFile, PIDFile: pidFile}); err == nil {
 		t.Error("Start in a missing directory succeeded")
+	}
+}
+
+// suiteStopEscaped: a child that left the server's group and session (as a
+// scheduler that calls setsid would) is stopped with the server, and a
+// process outside the server's tree is left alone.
+func suiteStopEscaped(t *testing.T, h Host) {
+	ctx := testCtx(t)
+	dir := t.TempDir()
+	pidFile, logFile := filepath.Join(dir, "server.pid"), filepath.Join(dir, "server.log")
+	escaped, bystander := filepath.Join(dir, "escaped"), filepath.Join(dir, "bystander")
+	if _, _, err := h.Run(ctx, fmt.Sprintf("setsid sh -c 'echo $$ > %s; exec sleep 300' </dev/null >/dev/null 2>&1 &", bystander)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the bystander", func() bool { return len(readPIDs(t, bystander)) == 1 })
+	by := readPIDs(t, bystander)[0]
+	t.Cleanup(func() { syscall.Kill(by, syscall.SIGKILL) })
+	cmd := fmt.Sprintf(`setsid sh -c 'echo $$ > %s; exec sleep 300' & sleep 300`, escaped)
+	if _, err := Start(ctx, h, ProcessSpec{Command: cmd, Dir: dir, LogFile: logFile, PIDFile: pidFile}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the escaped child", func() bool { return len(readPIDs(t, escaped)) == 1 })
+	esc := readPIDs(t, escaped)[0]
+	t.Cleanup(func() { syscall.Kill(esc, syscall.SIGKILL) })
+	if err := Stop(ctx, h, pidFile, 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if pidAlive(esc) {
+		t.Errorf("the child that left the group (pid %d) survived Stop", esc)
+	}
+	if !pidAlive(by) {
+		t.Errorf("Stop killed pid %d, which the server never started", by)
 	}
 }
 

@@ -183,7 +183,8 @@ func Alive(ctx context.Context, h Host, pidFile string) (bool, error) {
 
 // Stop ends the process group (and session) named by pidFile on h: SIGTERM
 // to every member, up to grace for them to exit, then SIGKILL. Children and
-// grandchildren go too, as long as they stay in the group or session. A
+// grandchildren go too, also those that left the group or session while
+// the group leader was still alive to name them. A
 // missing pid file or a group already gone is not an error. The pid file is
 // removed once the group is gone.
 func Stop(ctx context.Context, h Host, pidFile string, grace time.Duration) error {
@@ -192,10 +193,43 @@ func Stop(ctx context.Context, h Host, pidFile string, grace time.Duration) erro
 		return err
 	}
 	if ok {
+		// A child that left the group and session (setsid, or a daemonising
+		// library) is out of reach of a group kill, yet it may hold GPU
+		// memory: SGLang's schedulers can outlive their parent on some --dp
+		// paths. Its ancestry is known only while the server lives, so the
+		// tree is taken now and its members are stopped with the group.
+		var tree []procID
+		if t, err := procTable(ctx, h); err == nil {
+			tree = descendants(t, pid)
+		}
+		escaped := func(ctx context.Context) ([]int, error) {
+			if len(tree) == 0 {
+				return nil, nil
+			}
+			t, err := procTable(ctx, h)
+			if err != nil {
+				return nil, err
+			}
+			return stillRunning(t, tree), nil
+		}
 		sig := fmt.Sprintf("kill -s %%s -- -%d 2>/dev/null; %sg=%d; for p in $(members); do kill -s %%s \"$p\" 2>/dev/null; done; true", pid, groupMembersFn, pid)
-		members := func(ctx context.Context) ([]int, error) { return groupMembers(ctx, h, pid) }
+		members := func(ctx context.Context) ([]int, error) {
+			m, err := groupMembers(ctx, h, pid)
+			if err != nil {
+				return nil, err
+			}
+			e, err := escaped(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return unionPIDs(m, e), nil
+		}
 		signal := func(ctx context.Context, s string) error {
-			_, _, err := h.Run(ctx, fmt.Sprintf(sig, s, s))
+			cmd := fmt.Sprintf(sig, s, s)
+			if e, err := escaped(ctx); err == nil && len(e) > 0 {
+				cmd += fmt.Sprintf("; for p in %s; do kill -s %s \"$p\" 2>/dev/null; done; true", joinPIDs(e), s)
+			}
+			_, _, err := h.Run(ctx, cmd)
 			return err
 		}
 		if err := termThenKill(ctx, members, signal, grace); err != nil {
@@ -342,4 +376,26 @@ func intersect(a, b []int) []int {
 		}
 	}
 	return out
+}
+
+// unionPIDs merges two pid lists without duplicates, in order.
+func unionPIDs(a, b []int) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, p := range append(append([]int{}, a...), b...) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// joinPIDs renders pids as shell words.
+func joinPIDs(pids []int) string {
+	w := make([]string, len(pids))
+	for i, p := range pids {
+		w[i] = strconv.Itoa(p)
+	}
+	return strings.Join(w, " ")
 }
