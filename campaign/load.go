@@ -359,10 +359,7 @@ func (d *doc) command(v *yaml.Node) []string {
 func (d *doc) gpu(v *yaml.Node, g *GPUOpts) {
 	d.mapping(v, "gpu", map[string]field{
 		"max_used_mib": func(_, v *yaml.Node) {
-			if n, ok := d.integer(v, "gpu.max_used_mib"); ok {
-				if n < 0 {
-					d.errorf(v, "gpu.max_used_mib: must not be negative")
-				}
+			if n, ok := d.intAtLeast(v, "gpu.max_used_mib", 0); ok {
 				g.MaxUsedMiB = n
 			}
 		},
@@ -406,18 +403,12 @@ func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) bool {
 			}
 		},
 		"max_tokens": func(_, v *yaml.Node) {
-			if n, ok := d.integer(v, "sweep.max_tokens"); ok {
-				if n <= 0 {
-					d.errorf(v, "sweep.max_tokens: must be at least 1, got %d", n)
-				}
+			if n, ok := d.intAtLeast(v, "sweep.max_tokens", 1); ok {
 				s.MaxTokens = n
 			}
 		},
 		"warmup": func(_, v *yaml.Node) {
-			if n, ok := d.integer(v, "sweep.warmup"); ok {
-				if n < 0 {
-					d.errorf(v, "sweep.warmup: must not be negative, got %d", n)
-				}
+			if n, ok := d.intAtLeast(v, "sweep.warmup", 0); ok {
 				s.Warmup = n
 			}
 		},
@@ -449,10 +440,7 @@ func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) bool {
 			}
 		},
 		"repeats": func(_, v *yaml.Node) {
-			if n, ok := d.integer(v, "sweep.repeats"); ok {
-				if n < 1 {
-					d.errorf(v, "sweep.repeats: must be at least 1, got %d", n)
-				}
+			if n, ok := d.intAtLeast(v, "sweep.repeats", 1); ok {
 				s.Repeats = n
 			}
 		},

@@ -273,6 +273,21 @@ func (d *doc) integer(n *yaml.Node, what string) (int, bool) {
 	return v, true
 }
 
+// intAtLeast decodes an integer and checks it against a lower bound (0 or
+// 1 in practice), reporting a value below it with the value shown. The
+// value is returned either way, so later checks see what was written.
+func (d *doc) intAtLeast(n *yaml.Node, what string, least int) (int, bool) {
+	v, ok := d.integer(n, what)
+	if ok && v < least {
+		if least == 0 {
+			d.errorf(n, "%s: must not be negative, got %d", what, v)
+		} else {
+			d.errorf(n, "%s: must be at least %d, got %d", what, least, v)
+		}
+	}
+	return v, ok
+}
+
 func (d *doc) number(n *yaml.Node, what string) (float64, bool) {
 	if n == nil || n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
 		if n != nil {
