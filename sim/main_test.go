@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,29 +34,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// syncBuffer is a log sink safe for the process's writer and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // simProc is a running `bakeoff sim`.
 type simProc struct {
 	t     *testing.T
 	cmd   *exec.Cmd
-	log   *syncBuffer
+	log   *testbin.SyncBuffer
 	port  int
 	state string
 	done  chan struct{}
@@ -76,7 +57,7 @@ const (
 // unless given) and env, and stops it and its children at cleanup.
 func startSim(t *testing.T, env map[string]string, args ...string) *simProc {
 	t.Helper()
-	p := &simProc{t: t, log: &syncBuffer{}, state: t.TempDir(), done: make(chan struct{})}
+	p := &simProc{t: t, log: &testbin.SyncBuffer{}, state: t.TempDir(), done: make(chan struct{})}
 	joined := " " + strings.Join(args, " ")
 	if !strings.Contains(joined, " --port") {
 		p.port = freePort(t)

@@ -5,11 +5,11 @@
 package sshdtest
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 	"net"
 	"os"
 	"os/exec"
@@ -70,7 +70,7 @@ type Server struct {
 	mu       sync.Mutex
 	cmd      *exec.Cmd
 	done     chan struct{}
-	stderr   *syncBuffer
+	stderr   *testbin.SyncBuffer
 }
 
 // Start starts sshd on a free port of 127.0.0.1 and stops it when the test
@@ -181,7 +181,7 @@ func (s *Server) start() error {
 	defer s.mu.Unlock()
 	// sshd re-executes itself and insists on an absolute path.
 	cmd := exec.Command(SSHDPath, "-D", "-e", "-f", s.sshdConf)
-	s.stderr = &syncBuffer{}
+	s.stderr = &testbin.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = s.stderr, s.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -350,22 +350,4 @@ func freePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-// syncBuffer is a bytes.Buffer safe for sshd's output goroutine and readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
