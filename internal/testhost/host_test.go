@@ -177,6 +177,12 @@ func TestSweepRemovesDeadOwnersLeftovers(t *testing.T) {
 	}
 	waited := make(chan struct{})
 	go func() { sleeper.Wait(); close(waited) }()
+	// The test started the sleeper, so it stops it whatever the sweep does.
+	t.Cleanup(func() { _ = sleeper.Process.Kill() })
+	// `ip netns exec` enters the namespace a moment after it starts. A sweep
+	// that ran before then would find the namespace empty and the sleeper
+	// would join it after its removal, so wait until the kernel shows it in.
+	waitInNamespace(t, ns, sleeper.Process.Pid)
 
 	New(t)
 
@@ -188,4 +194,23 @@ func TestSweepRemovesDeadOwnersLeftovers(t *testing.T) {
 	case <-time.After(killWait):
 		t.Errorf("process %d in the leftover namespace survived the sweep", sleeper.Process.Pid)
 	}
+}
+
+// waitInNamespace waits until pid is listed inside ns and runs sleep.
+func waitInNamespace(t *testing.T, ns string, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(killWait)
+	for time.Now().Before(deadline) {
+		pids, err := nsPids(context.Background(), ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pids {
+			if p == pid && procComm(pid) == "sleep" {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("pid %d never showed up running sleep inside %s", pid, ns)
 }
