@@ -12,7 +12,7 @@ import (
 
 // dryHost is the host --dry-run runs the lifecycle against: it records every
 // command the real steps would send and answers as an idle host would (no pid
-// files, no GPU memory in use, empty logs). Because the real steps build the
+// files, one GPU with no memory in use, empty logs). Because the real steps build the
 // commands, what --dry-run shows is exactly what a run executes.
 type dryHost struct {
 	name   string
@@ -36,6 +36,10 @@ func (d *dryHost) Name() string { return d.name }
 
 func (d *dryHost) Run(_ context.Context, cmd string) ([]byte, []byte, error) {
 	d.record("", strings.TrimRight(cmd, "\n"))
+	if strings.Contains(cmd, "--query-gpu=index,") {
+		// An idle GPU: the wait treats an empty answer as a broken driver.
+		return []byte("0, dry-run GPU, 0, 0\n"), nil, nil
+	}
 	return nil, nil, nil
 }
 

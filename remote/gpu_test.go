@@ -1,9 +1,14 @@
 package remote
 
 import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseGPUs(t *testing.T) {
@@ -118,11 +123,31 @@ func TestGPUsFree(t *testing.T) {
 		{"over", []GPU{{0, "A", 3, 100}, {1, "A", 50, 100}}, nil, false},
 		{"n/a", []GPU{{0, "A", -1, -1}}, nil, true},
 		{"process left", []GPU{{0, "A", 0, 100}}, []GPUProcess{{1, "x", 0}}, false},
-		{"no gpus", nil, nil, true},
 	}
 	for _, tt := range tests {
 		if got := gpusFree(tt.gpus, tt.procs, 10); got != tt.want {
 			t.Errorf("%s: gpusFree = %v; want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// An nvidia-smi that answers with no GPU line must stop the wait with an
+// error naming the host, not let the launch through as if memory were free.
+func TestWaitGPUFreeNoGPUs(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "nvidia-smi")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := NewLocal()
+	err := WaitGPUFree(context.Background(), h, GPUWait{NvidiaSMI: script, Timeout: time.Second, Interval: 10 * time.Millisecond})
+	var none *NoGPUsError
+	if !errors.As(err, &none) {
+		t.Fatalf("WaitGPUFree with an empty nvidia-smi = %v; want *NoGPUsError", err)
+	}
+	for _, want := range []string{h.Name(), script, "listed no GPUs"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
 }

@@ -69,6 +69,16 @@ func (e *GPUBusyError) Error() string {
 	return b.String()
 }
 
+// NoGPUsError is an nvidia-smi that answered but listed no GPU.
+type NoGPUsError struct {
+	Host    string
+	Command string
+}
+
+func (e *NoGPUsError) Error() string {
+	return fmt.Sprintf("%s: %s listed no GPUs, so free GPU memory cannot be checked (is the driver loaded? gpu.nvidia_smi names another command)", e.Host, e.Command)
+}
+
 // gpusFree reports whether every GPU is at or under max MiB (an [N/A]
 // reading cannot say, so it does not hold the wait) and no compute process
 // is left.
@@ -129,6 +139,12 @@ func waitGPUOnce(ctx context.Context, h Host, w GPUWait) error {
 		}
 		if w.OnPoll != nil {
 			w.OnPoll(gpus, procs)
+		}
+		if len(gpus) == 0 {
+			// A GPU host whose nvidia-smi lists nothing has a driver problem;
+			// "no GPUs" must not read as "all GPUs free" and let a launch
+			// land on memory another server still holds.
+			return &NoGPUsError{Host: h.Name(), Command: smi(w.NvidiaSMI)}
 		}
 		if gpusFree(gpus, procs, w.MaxUsedMiB) {
 			return nil
