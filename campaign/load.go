@@ -44,6 +44,7 @@ func defaultLocalWorkdir() string {
 
 // campaignNodes keeps the positions the cross-file checks report at.
 type campaignNodes struct {
+	root position // where the file's top-level mapping starts
 	baseline, requests *yaml.Node
 	scenarios, prompts *yaml.Node
 	sweep              *yaml.Node
@@ -112,7 +113,10 @@ func (l *loader) campaign(path string) *Campaign {
 		},
 		"scenarios": func(_, v *yaml.Node) { nodes.scenarios = v },
 	})
-	top := position{file: path}
+	// A missing key has no line of its own; the start of the file's mapping
+	// gives an editor somewhere to jump to.
+	top := d.pos(root)
+	nodes.root = top
 	if c.Name == "" && !hasKey(root, "campaign") {
 		l.p.errorf(top, "campaign: missing (the campaign's name)")
 	}
@@ -497,7 +501,7 @@ func (d *doc) levels(v *yaml.Node) []int {
 func (l *loader) scenarios(c *Campaign, d *doc, nodes campaignNodes) {
 	v := deref(nodes.scenarios)
 	if v == nil {
-		l.p.errorf(position{file: c.File}, "scenarios: missing (the list of scenarios to compare)")
+		l.p.errorf(nodes.root, "scenarios: missing (the list of scenarios to compare)")
 		return
 	}
 	if v.Kind != yaml.SequenceNode {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -20,12 +21,14 @@ import (
 type doc struct {
 	file string
 	p    *problems
+	data []byte // the file's bytes, to place errors the YAML library reports without a line
 }
 
 // parse reads a file's single YAML document into its root node. Syntax
 // errors are recorded and yield nil.
 func (d *doc) parse(data []byte) *yaml.Node {
 	d.p.seeFile(d.file)
+	d.data = data
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var root yaml.Node
 	if err := decodeNode(dec, &root); err != nil {
@@ -95,7 +98,40 @@ func (d *doc) syntaxError(err error) {
 		d.p.errorf(position{d.file, line, 0}, "YAML syntax: %s", m[2])
 		return
 	}
+	if at, b, ok := controlChar(d.data); ok && strings.Contains(msg, "control characters") {
+		at.file = d.file
+		d.p.errorf(at, "YAML syntax: control character %U is not allowed (write it as an escape in a double-quoted string)", b)
+		return
+	}
 	d.p.errorf(position{file: d.file}, "YAML syntax: %s", strings.TrimPrefix(msg, "yaml: "))
+}
+
+// controlChar finds the first character YAML forbids in a stream (controls
+// other than tab, LF, CR and NEL, DEL, surrogates, U+FFFE/U+FFFF) and
+// returns its 1-based line and column in characters. The YAML library
+// reports these without a position.
+func controlChar(data []byte) (position, rune, bool) {
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == '\n' {
+			line, col = line+1, 1
+			i += size
+			continue
+		}
+		printable := r == '\t' || r == '\r' || r == 0x85 ||
+			(r >= 0x20 && r <= 0x7e) || (r >= 0xa0 && r <= 0xd7ff) ||
+			(r >= 0xe000 && r <= 0xfffd) || (r >= 0x10000 && r <= 0x10ffff)
+		if r == utf8.RuneError && size == 1 {
+			printable = true // invalid UTF-8 is reported by the library with its own message
+		}
+		if !printable {
+			return position{line: line, col: col}, r, true
+		}
+		i += size
+		col++
+	}
+	return position{}, 0, false
 }
 
 func (d *doc) pos(n *yaml.Node) position {

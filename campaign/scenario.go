@@ -17,7 +17,7 @@ import (
 // scenarioSrc remembers where each resolved value was written, so warnings
 // about a merged scenario can point into the file that set the value.
 type scenarioSrc struct {
-	file   position            // the scenario's own file
+	file   position            // the scenario's own file, at its top-level mapping
 	argPos map[string]position // by arg key
 	envPos map[string]position // by variable name
 }
@@ -159,7 +159,8 @@ func (l *loader) resolve(path string, ref position, what string, stack []string)
 	}
 	d := &doc{file: path, p: l.p}
 	before := len(l.p.errs)
-	raw := d.scenario(d.parse(data))
+	root := d.parse(data)
+	raw := d.scenario(root)
 	if raw == nil || len(l.p.errs) > before {
 		return nil
 	}
@@ -170,7 +171,7 @@ func (l *loader) resolve(path string, ref position, what string, stack []string)
 		Extends:     raw.extends,
 		File:        path,
 		Env:         map[string]string{},
-		src:         &scenarioSrc{file: position{file: path}, argPos: map[string]position{}, envPos: map[string]position{}},
+		src:         &scenarioSrc{file: d.pos(root), argPos: map[string]position{}, envPos: map[string]position{}},
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
