@@ -44,7 +44,7 @@ func defaultLocalWorkdir() string {
 
 // campaignNodes keeps the positions the cross-file checks report at.
 type campaignNodes struct {
-	root position // where the file's top-level mapping starts
+	root               position // where the file's top-level mapping starts
 	baseline, requests *yaml.Node
 	scenarios, prompts *yaml.Node
 	sweep              *yaml.Node
