@@ -15,10 +15,14 @@ var CSVHeader = []string{"scenario", "level", "requests", "ok", "failed", "token
 	"delta_pct", "p", "significant", "winner",
 	"per_request_tok_s", "latency_mean_s", "latency_p50_s", "latency_p99_s",
 	"ttft_p50_s", "ttft_p99_s", "tpot_p50_s", "tpot_p99_s",
-	"achieved_concurrency", "accept_length"}
+	"achieved_concurrency", "accept_length",
+	"attempt", "newest_attempt", "newest_status"}
 
 // CSV writes one row per scenario and level, in campaign then level order.
 // Floats are written in full precision so the file reads back exactly.
+// attempt is the attempt the figures come from; newest_attempt and
+// newest_status are filled only when a newer attempt did not complete, so a
+// spreadsheet cannot pass off a rerun's failure as its figures.
 func CSV(w io.Writer, v *verdict.Verdict) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
@@ -40,13 +44,21 @@ func CSV(w io.Writer, v *verdict.Verdict) error {
 			if l.AcceptLength != nil {
 				accept = f(*l.AcceptLength)
 			}
+			attempt, newest, newestStatus := "", "", ""
+			if s.Attempt > 0 {
+				attempt = strconv.Itoa(s.Attempt)
+			}
+			if s.Newest != nil {
+				newest, newestStatus = strconv.Itoa(s.Newest.Attempt), s.Newest.Status
+			}
 			rec := []string{s.Name, strconv.Itoa(l.Level), strconv.Itoa(l.Requests), strconv.Itoa(l.OK),
 				strconv.Itoa(l.Failed), strconv.Itoa(l.Tokens),
 				f(l.Throughput.Center), f(l.Throughput.Lo), f(l.Throughput.Hi), strconv.Itoa(len(l.Samples)),
 				delta, p, sig, strconv.FormatBool(row.Winner == s.Name),
 				f(l.PerRequest.Mean), f(l.Latency.Mean), f(l.Latency.P50), f(l.Latency.P99),
 				f(l.TTFT.P50), f(l.TTFT.P99), f(l.TPOT.P50), f(l.TPOT.P99),
-				f(l.AchievedConcurrency), accept}
+				f(l.AchievedConcurrency), accept,
+				attempt, newest, newestStatus}
 			if err := cw.Write(rec); err != nil {
 				return fmt.Errorf("writing CSV: %w", err)
 			}

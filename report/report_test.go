@@ -159,6 +159,9 @@ func TestBenchstatParses(t *testing.T) {
 
 func TestCSVRoundTrip(t *testing.T) {
 	v, _ := testVerdict(t)
+	// eagle3-topk4's figures come from attempt 1; its rerun, attempt 2, failed.
+	spec := v.Scenario("eagle3-topk4")
+	spec.Newest = &verdict.Attempt{Attempt: 2, Status: results.StatusFailed}
 	var buf bytes.Buffer
 	if err := CSV(&buf, v); err != nil {
 		t.Fatal(err)
@@ -186,6 +189,13 @@ func TestCSVRoundTrip(t *testing.T) {
 		p99, _ := strconv.ParseFloat(row[col["latency_p99_s"]], 64)
 		if tp != l.Throughput.Center || p99 != l.Latency.P99 {
 			t.Errorf("%v: throughput %v latency p99 %v, want %v %v", row[:2], tp, p99, l.Throughput.Center, l.Latency.P99)
+		}
+		wantNewest := [2]string{}
+		if row[col["scenario"]] == "eagle3-topk4" {
+			wantNewest = [2]string{"2", results.StatusFailed}
+		}
+		if row[col["attempt"]] != "1" || [2]string{row[col["newest_attempt"]], row[col["newest_status"]]} != wantNewest {
+			t.Errorf("%v: attempt %q, newest %q %q; want 1, %q", row[:2], row[col["attempt"]], row[col["newest_attempt"]], row[col["newest_status"]], wantNewest)
 		}
 		if cell := v.Cell(c, l2s(row)); cell.Compared {
 			d, _ := strconv.ParseFloat(row[col["delta_pct"]], 64)
