@@ -127,7 +127,7 @@ func (l *link) close() {
 }
 
 // DialSSH connects to o.Target as `ssh TARGET` would: the ssh config's
-// HostName, User, Port, IdentityFile and ProxyJump; host keys checked
+// HostName, User, Port, IdentityFile, ProxyJump and ProxyCommand; host keys checked
 // against known_hosts; keys from the identity files and ssh-agent.
 func DialSSH(ctx context.Context, o SSHOptions) (*SSH, error) {
 	if o.Getenv == nil {

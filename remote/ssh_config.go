@@ -30,6 +30,9 @@ type hop struct {
 	User       string   //
 	Identities []string // IdentityFile entries, ~ expanded, in config order
 	KnownHosts []string // UserKnownHostsFile entries, ~ expanded
+	// ProxyCommand, tokens expanded, is run to reach this hop instead of a
+	// TCP connection; only the first hop of a chain can have one.
+	ProxyCommand string
 }
 
 // Addr is "host:port" as dialed and as known_hosts names it.
@@ -150,6 +153,11 @@ func (c *sshConfig) chain(target string, depth int) ([]hop, error) {
 	_, alias, _, _ := splitTarget(target)
 	pj := c.get(alias, "ProxyJump")
 	if pj == "" || strings.EqualFold(pj, "none") {
+		// OpenSSH takes whichever of ProxyJump and ProxyCommand comes first
+		// in the file; the config reader cannot tell, so ProxyJump wins.
+		if pc := c.get(alias, "ProxyCommand"); pc != "" && !strings.EqualFold(pc, "none") {
+			last.ProxyCommand = proxyCommandTokens(pc, last, alias)
+		}
 		return []hop{last}, nil
 	}
 	var hops []hop

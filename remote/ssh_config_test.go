@@ -67,6 +67,14 @@ Host loop2
 Host direct
   HostName 192.0.2.1
   ProxyJump none
+Host bastion
+  ProxyCommand ssh -W %h:%p jump.example.com
+Host viacmd
+  HostName 10.1.0.5
+  ProxyCommand cloudflared access ssh --hostname %n --port %p
+Host viaboth
+  ProxyJump bastion
+  ProxyCommand nc %h %p
 Host *
   User fallback
 `), 0o600)
@@ -99,6 +107,19 @@ Host *
 	hops, err = c.chain("other@direct:2022", 0)
 	if err != nil || len(hops) != 1 || hops[0].User != "other" || hops[0].Addr() != "192.0.2.1:2022" {
 		t.Errorf("chain(other@direct:2022) = %+v, %v", hops, err)
+	}
+	// ProxyCommand reaches the first hop only, tokens expanded; ProxyJump
+	// wins over it.
+	if hops[0].ProxyCommand != "" {
+		t.Errorf("direct has a ProxyCommand %q", hops[0].ProxyCommand)
+	}
+	hops, err = c.chain("viacmd", 0)
+	if err != nil || len(hops) != 1 || hops[0].ProxyCommand != "cloudflared access ssh --hostname viacmd --port 22" {
+		t.Errorf("chain(viacmd) = %+v, %v", hops, err)
+	}
+	hops, err = c.chain("viaboth", 0)
+	if err != nil || len(hops) != 2 || hops[0].ProxyCommand != "ssh -W bastion.example.com:22 jump.example.com" || hops[1].ProxyCommand != "" {
+		t.Errorf("chain(viaboth) = %+v, %v", hops, err)
 	}
 	// No config file at all: the target is taken as written.
 	c, _ = loadSSHConfig(filepath.Join(home, "missing"), home, "local")

@@ -27,15 +27,22 @@ func (s *SSH) dialChain(ctx context.Context) (*ssh.Client, []*ssh.Client, error)
 		var conn net.Conn
 		var err error
 		dctx, cancel := context.WithTimeout(ctx, s.opt.ConnectTimeout)
-		if prev == nil {
+		switch {
+		case prev == nil && h.ProxyCommand != "":
+			conn, err = startProxyCommand(h)
+		case prev == nil:
 			var d net.Dialer
 			conn, err = d.DialContext(dctx, "tcp", h.Addr())
-		} else {
+		default:
 			conn, err = prev.DialContext(dctx, "tcp", h.Addr())
 		}
 		cancel()
 		if err != nil {
-			return fail(s.hopErr(i, "connecting to "+h.Addr(), err))
+			what := "connecting to " + h.Addr()
+			if prev == nil && h.ProxyCommand != "" {
+				what = "connecting to " + h.Addr() + " through ProxyCommand"
+			}
+			return fail(s.hopErr(i, what, err))
 		}
 		c, err := s.handshake(ctx, conn, h)
 		if err != nil {
