@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/internal/testhost"
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/results"
 )
 
 // defaultLinkCut is how long a link stays cut: the length of a flaky
@@ -190,4 +192,59 @@ func (r *rig) hostHas(pid int) bool {
 		}
 	}
 	return false
+}
+
+// TestLinkCutBetweenScenarios cuts the link as the first server is torn
+// down, and as the second one launches: the phases that signal, launch and
+// poll nvidia-smi over SSH in quick succession. Whatever step the cut lands
+// in, the campaign must reconnect and finish, with no second server started
+// by a retried launch and none left running.
+func TestLinkCutBetweenScenarios(t *testing.T) {
+	t.Parallel()
+	for _, at := range []struct{ scenario, phase string }{{"a", "stop"}, {"b", "launch"}} {
+		t.Run(at.scenario+"-"+at.phase, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t)
+			cut := linkCut(t)
+			s := spec{name: "cut-" + at.phase, scenarios: []scen{{name: "a"}, {name: "b"}}, healthTimeout: "3m"}
+			cfg := r.write(s)
+			out := filepath.Join(r.dir, "run")
+			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+			defer cancel()
+			done, wait := r.runInBackground(ctx, "run", cfg, "--out", out)
+			if !waitJournal(ctx, out, done, phaseStarted(at.scenario, at.phase)) {
+				t.Fatalf("the run ended before %s reached %s: %s", at.scenario, at.phase, wait())
+			}
+			r.host.LinkDown()
+			es, _ := orchestrator.ReadJournal(filepath.Join(out, results.JournalFile))
+			if n := len(es); n > 0 {
+				t.Logf("link down for %s; the journal's last entry: %s %s %s", cut, es[n-1].Scenario, es[n-1].Phase, es[n-1].Event)
+			}
+			time.Sleep(cut)
+			r.host.LinkUp()
+			res := wait()
+			if res.code != 0 {
+				t.Fatalf("want exit 0 after the link came back, got %s", res)
+			}
+			r.checkEndState(out, s, nil)
+			launches := 0
+			for _, e := range mustJournal(t, out) {
+				if e.Scenario == "b" && e.Phase == "launch" && e.Event == "start" {
+					launches++
+				}
+			}
+			if launches != 1 {
+				t.Errorf("b's launch started %d times; want once", launches)
+			}
+		})
+	}
+}
+
+func mustJournal(t *testing.T, runDir string) []orchestrator.JournalEntry {
+	t.Helper()
+	es, err := orchestrator.ReadJournal(filepath.Join(runDir, results.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return es
 }
