@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -174,6 +175,11 @@ func DialSSH(ctx context.Context, o SSHOptions) (*SSH, error) {
 	}
 	l, err := s.connect(ctx)
 	if err != nil {
+		if len(cfg.notes) > 0 {
+			// A Match block bakeoff skipped may be why ssh works and this
+			// does not.
+			return nil, fmt.Errorf("%w (ssh config: %s)", err, strings.Join(cfg.notes, "; "))
+		}
 		return nil, err
 	}
 	s.cur = l

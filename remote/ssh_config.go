@@ -40,42 +40,95 @@ func (h hop) Addr() string { return net.JoinHostPort(h.Host, strconv.Itoa(h.Port
 
 // sshConfig is the user's ssh_config, or none.
 type sshConfig struct {
-	cfg  *ssh_config.Config
-	home string
-	user string // the local user, for %u and the default remote user
+	lines []cfgLine          // the file, Includes inlined; nil when there is none
+	base  *ssh_config.Config // every Match block left out
+	home  string
+	user  string // the local user, for %u and the default remote user
+	// views holds the config as it reads for one target (Match evaluated).
+	views map[matchTarget]*ssh_config.Config
+	// notes name the Match blocks that could not be evaluated, once each.
+	notes []string
+	noted map[int]bool
 }
 
 // loadSSHConfig reads path; a missing file is an empty config.
-func loadSSHConfig(path, home, localUser string) (*sshConfig, error) {
-	c := &sshConfig{home: home, user: localUser}
-	f, err := os.Open(path)
+func loadSSHConfig(file, home, localUser string) (*sshConfig, error) {
+	c := &sshConfig{home: home, user: localUser, views: map[matchTarget]*ssh_config.Config{}, noted: map[int]bool{}}
+	lines, err := readConfigLines(file, home, 0)
 	if os.IsNotExist(err) {
 		return c, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading ssh config %s: %w", path, err)
+		return nil, fmt.Errorf("reading ssh config %s: %w", file, err)
 	}
-	defer f.Close()
-	if c.cfg, err = ssh_config.Decode(f); err != nil {
-		return nil, fmt.Errorf("reading ssh config %s: %w", path, err)
+	c.lines = lines
+	if c.base, err = decodeLines(lines, func(int, string) string { return neverHost }); err != nil {
+		return nil, fmt.Errorf("reading ssh config %s: %w", file, err)
 	}
 	return c, nil
 }
 
-func (c *sshConfig) get(alias, key string) string {
-	if c.cfg == nil {
-		return ""
-	}
-	v, _ := c.cfg.Get(alias, key)
-	return strings.TrimSpace(v)
+// hostView is the config as it applies to one target.
+type hostView struct {
+	cfg   *ssh_config.Config
+	alias string
 }
 
-func (c *sshConfig) getAll(alias, key string) []string {
-	if c.cfg == nil {
+func (v hostView) get(key string) string {
+	if v.cfg == nil {
+		return ""
+	}
+	s, _ := v.cfg.Get(v.alias, key)
+	return strings.TrimSpace(s)
+}
+
+func (v hostView) getAll(key string) []string {
+	if v.cfg == nil {
 		return nil
 	}
-	v, _ := c.cfg.GetAll(alias, key)
-	return v
+	s, _ := v.cfg.GetAll(v.alias, key)
+	return s
+}
+
+// view returns the config for alias, with user the remote user the target
+// names ("" when it names none). Match criteria are evaluated against the
+// values the Host blocks alone give, as a first pass.
+func (c *sshConfig) view(alias, user string) hostView {
+	if c.base == nil {
+		return hostView{alias: alias}
+	}
+	first := hostView{cfg: c.base, alias: alias}
+	t := matchTarget{alias: alias, host: alias, user: user, localUser: c.user}
+	if hn := first.get("HostName"); hn != "" {
+		t.host = strings.ReplaceAll(hn, "%h", alias)
+	}
+	if t.user == "" {
+		t.user = first.get("User")
+	}
+	if t.user == "" {
+		t.user = c.user
+	}
+	if cfg, ok := c.views[t]; ok {
+		return hostView{cfg: cfg, alias: alias}
+	}
+	cfg, err := decodeLines(c.lines, func(i int, args string) string {
+		matched, ok, why := evalMatch(args, t)
+		if !ok && !c.noted[i] {
+			c.noted[i] = true
+			c.notes = append(c.notes, fmt.Sprintf("%s:%d: %s; its block is not applied", c.lines[i].file, c.lines[i].line, why))
+		}
+		if matched && ok {
+			return "*"
+		}
+		return neverHost
+	})
+	if err != nil {
+		// Only Match lines differ from the base, which decoded; should the
+		// Host lines they became not, the Host blocks alone still apply.
+		cfg = c.base
+	}
+	c.views[t] = cfg
+	return hostView{cfg: cfg, alias: alias}
 }
 
 // splitTarget parses "[user@]host[:port]" (IPv6 in brackets); port is 0 when
@@ -110,11 +163,12 @@ func (c *sshConfig) resolve(target string) (hop, error) {
 		return hop{}, err
 	}
 	h := hop{Name: target, Host: alias, Port: port, User: user}
-	if hn := c.get(alias, "HostName"); hn != "" {
+	v := c.view(alias, user)
+	if hn := v.get("HostName"); hn != "" {
 		h.Host = strings.ReplaceAll(hn, "%h", alias)
 	}
 	if h.Port == 0 {
-		if p := c.get(alias, "Port"); p != "" {
+		if p := v.get("Port"); p != "" {
 			if h.Port, err = strconv.Atoi(p); err != nil {
 				return hop{}, fmt.Errorf("%s: bad Port %q in ssh config", target, p)
 			}
@@ -123,15 +177,15 @@ func (c *sshConfig) resolve(target string) (hop, error) {
 		}
 	}
 	if h.User == "" {
-		h.User = c.get(alias, "User")
+		h.User = v.get("User")
 	}
 	if h.User == "" {
 		h.User = c.user
 	}
-	for _, f := range c.getAll(alias, "IdentityFile") {
+	for _, f := range v.getAll("IdentityFile") {
 		h.Identities = append(h.Identities, c.expand(f, h))
 	}
-	for _, f := range c.getAll(alias, "UserKnownHostsFile") {
+	for _, f := range v.getAll("UserKnownHostsFile") {
 		for _, w := range strings.Fields(f) {
 			h.KnownHosts = append(h.KnownHosts, c.expand(w, h))
 		}
@@ -150,12 +204,13 @@ func (c *sshConfig) chain(target string, depth int) ([]hop, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, alias, _, _ := splitTarget(target)
-	pj := c.get(alias, "ProxyJump")
+	user, alias, _, _ := splitTarget(target)
+	v := c.view(alias, user)
+	pj := v.get("ProxyJump")
 	if pj == "" || strings.EqualFold(pj, "none") {
 		// OpenSSH takes whichever of ProxyJump and ProxyCommand comes first
 		// in the file; the config reader cannot tell, so ProxyJump wins.
-		if pc := c.get(alias, "ProxyCommand"); pc != "" && !strings.EqualFold(pc, "none") {
+		if pc := v.get("ProxyCommand"); pc != "" && !strings.EqualFold(pc, "none") {
 			last.ProxyCommand = proxyCommandTokens(pc, last, alias)
 		}
 		return []hop{last}, nil
