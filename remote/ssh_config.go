@@ -29,14 +29,30 @@ type hop struct {
 	Port       int      //
 	User       string   //
 	Identities []string // IdentityFile entries, ~ expanded, in config order
-	KnownHosts []string // UserKnownHostsFile entries, ~ expanded
+	// Certificates are CertificateFile entries, ~ expanded.
+	Certificates []string
+	// HostKeyAlias, when set, is the name the host key is looked up and
+	// recorded under in known_hosts instead of host:port.
+	HostKeyAlias string
+	KnownHosts   []string // UserKnownHostsFile entries, ~ expanded
 	// ProxyCommand, tokens expanded, is run to reach this hop instead of a
 	// TCP connection; only the first hop of a chain can have one.
 	ProxyCommand string
 }
 
-// Addr is "host:port" as dialed and as known_hosts names it.
+// Addr is "host:port" as dialed.
 func (h hop) Addr() string { return net.JoinHostPort(h.Host, strconv.Itoa(h.Port)) }
+
+// KeyName is what the hop's host key is looked up as in known_hosts: its
+// HostKeyAlias, else host:port.
+func (h hop) KeyName() string {
+	if h.HostKeyAlias != "" {
+		// OpenSSH records the alias alone, with no port; the known_hosts
+		// reader wants host:port and drops a port of 22.
+		return net.JoinHostPort(h.HostKeyAlias, strconv.Itoa(defaultSSHPort))
+	}
+	return h.Addr()
+}
 
 // sshConfig is the user's ssh_config, or none.
 type sshConfig struct {
@@ -184,6 +200,12 @@ func (c *sshConfig) resolve(target string) (hop, error) {
 	}
 	for _, f := range v.getAll("IdentityFile") {
 		h.Identities = append(h.Identities, c.expand(f, h))
+	}
+	if a := v.get("HostKeyAlias"); a != "" && !strings.EqualFold(a, "none") {
+		h.HostKeyAlias = a
+	}
+	for _, f := range v.getAll("CertificateFile") {
+		h.Certificates = append(h.Certificates, c.expand(f, h))
 	}
 	for _, f := range v.getAll("UserKnownHostsFile") {
 		for _, w := range strings.Fields(f) {

@@ -84,11 +84,11 @@ func (s *SSH) handshake(ctx context.Context, conn net.Conn, h hop) (*ssh.Client,
 	if err != nil {
 		return nil, err
 	}
-	algos, err := keys.algorithms(h.Addr())
+	algos, err := keys.algorithms(h.KeyName())
 	if err != nil {
 		return nil, err
 	}
-	a, err := newAuth(s.identitiesFor(h), s.getenv("SSH_AUTH_SOCK"))
+	a, err := newAuth(s.identitiesFor(h), h.Certificates, s.getenv("SSH_AUTH_SOCK"))
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,8 @@ func (s *SSH) handshake(ctx context.Context, conn net.Conn, h hop) (*ssh.Client,
 		close(timedOut)
 		conn.Close()
 	}()
-	cc, chans, reqs, err := ssh.NewClientConn(conn, h.Addr(), cfg)
+	// The address given here is only what the host key is looked up as.
+	cc, chans, reqs, err := ssh.NewClientConn(conn, h.KeyName(), cfg)
 	close(done)
 	if err != nil {
 		select {

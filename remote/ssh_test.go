@@ -57,9 +57,18 @@ func (e *sshEnv) addKnown(t *testing.T, port int, k ssh.PublicKey) {
 // startAgent serves an in-process ssh-agent holding keys on a unix socket
 // and points SSH_AUTH_SOCK at it.
 func (e *sshEnv) startAgent(t *testing.T, keys ...ed25519.PrivateKey) {
+	var added []agent.AddedKey
+	for _, k := range keys {
+		added = append(added, agent.AddedKey{PrivateKey: k})
+	}
+	e.startAgentWith(t, added...)
+}
+
+// startAgentWith is startAgent for keys with certificates.
+func (e *sshEnv) startAgentWith(t *testing.T, keys ...agent.AddedKey) {
 	kr := agent.NewKeyring()
 	for _, k := range keys {
-		if err := kr.Add(agent.AddedKey{PrivateKey: k}); err != nil {
+		if err := kr.Add(k); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -179,6 +188,34 @@ func TestSSHHostKeys(t *testing.T) {
 				t.Errorf("known_hosts changed after a refused key: %q", b)
 			}
 		})
+	}
+}
+
+// TestSSHHostKeyAlias: with HostKeyAlias the host key is checked, and
+// recorded by accept_new, under the alias, not under 127.0.0.1:PORT.
+func TestSSHHostKeyAlias(t *testing.T) {
+	e := newSSHEnv(t)
+	keyFile, pub, _ := clientKey(t, e.sshDir, "id")
+	srv := startTestSSHServer(t, nil, pub)
+	e.writeConfig(t, fmt.Sprintf("Host gpu-box\n  HostName 127.0.0.1\n  Port %d\n  IdentityFile %s\n  HostKeyAlias gpu-box.fleet\n", srv.Port, keyFile))
+	// Known under host:port only: not enough with an alias.
+	e.addKnown(t, srv.Port, srv.HostKeys[0].PublicKey())
+	_, err := dial(t, e.opts("gpu-box"))
+	var he *HostKeyError
+	if !errors.As(err, &he) || he.Address != "gpu-box.fleet" {
+		t.Fatalf("DialSSH with the key known only under host:port = %v; want a HostKeyError for gpu-box.fleet", err)
+	}
+	o := e.opts("gpu-box")
+	o.AcceptNew = true
+	if _, err := dial(t, o); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(e.known)
+	if !strings.Contains(string(b), "\ngpu-box.fleet ssh-ed25519 ") {
+		t.Fatalf("known_hosts after accept-new under an alias: %q", b)
+	}
+	if _, err := dial(t, e.opts("gpu-box")); err != nil {
+		t.Fatalf("second dial, key known under the alias: %v", err)
 	}
 }
 

@@ -49,6 +49,8 @@ type Options struct {
 	// Path, if set, is the PATH of every session (sshd's compiled-in default
 	// otherwise), e.g. to put a fake nvidia-smi first.
 	Path string
+	// Config holds extra sshd_config lines, e.g. TrustedUserCAKeys.
+	Config string
 }
 
 // Server is a running sshd. Its files live in Dir.
@@ -151,6 +153,9 @@ Subsystem sftp internal-sftp
 		env += " PATH=" + o.Path
 	}
 	conf += env + "\n"
+	if o.Config != "" {
+		conf += strings.TrimRight(o.Config, "\n") + "\n"
+	}
 	write(t, s.sshdConf, conf, 0o600)
 
 	s.KnownHostsFile = filepath.Join(s.Dir, "known_hosts")
