@@ -58,18 +58,30 @@ func (r *rig) runInBackground(ctx context.Context, args ...string) (done <-chan 
 func TestLinkCutWhileLoading(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
-	cut := linkCut(t)
 	s := spec{name: "cut-loading", scenarios: []scen{{name: "a"}, {name: "b"}}, healthTimeout: "3m"}
+	r.cutLinkAt(s, "a", "ready")
+}
+
+// cutLinkAt runs campaign s, cuts the host's link for linkCut as the
+// scenario's phase starts, and checks that the run then finishes whole with
+// nothing left on the host. It returns the run directory.
+func (r *rig) cutLinkAt(s spec, scenario, phase string) string {
+	t := r.t
+	t.Helper()
+	cut := linkCut(t)
 	cfg := r.write(s)
 	out := filepath.Join(r.dir, "run")
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	done, wait := r.runInBackground(ctx, "run", cfg, "--out", out)
-	if !waitJournal(ctx, out, done, phaseStarted("a", "ready")) {
-		t.Fatalf("the run ended before scenario a loaded: %s", wait())
+	if !waitJournal(ctx, out, done, phaseStarted(scenario, phase)) {
+		t.Fatalf("the run ended before %s reached %s: %s", scenario, phase, wait())
 	}
 	r.host.LinkDown()
-	t.Logf("link down for %s while a loads", cut)
+	es, _ := orchestrator.ReadJournal(filepath.Join(out, results.JournalFile))
+	if n := len(es); n > 0 {
+		t.Logf("link down for %s; the journal's last entry: %s %s %s", cut, es[n-1].Scenario, es[n-1].Phase, es[n-1].Event)
+	}
 	time.Sleep(cut)
 	r.host.LinkUp()
 	res := wait()
@@ -77,6 +89,7 @@ func TestLinkCutWhileLoading(t *testing.T) {
 		t.Fatalf("want exit 0 after the link came back, got %s", res)
 	}
 	r.checkEndState(out, s, nil)
+	return out
 }
 
 // TestLinkCutDuringSweep cuts the link while the sweep runs on the host:
@@ -205,28 +218,8 @@ func TestLinkCutBetweenScenarios(t *testing.T) {
 		t.Run(at.scenario+"-"+at.phase, func(t *testing.T) {
 			t.Parallel()
 			r := newRig(t)
-			cut := linkCut(t)
 			s := spec{name: "cut-" + at.phase, scenarios: []scen{{name: "a"}, {name: "b"}}, healthTimeout: "3m"}
-			cfg := r.write(s)
-			out := filepath.Join(r.dir, "run")
-			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-			defer cancel()
-			done, wait := r.runInBackground(ctx, "run", cfg, "--out", out)
-			if !waitJournal(ctx, out, done, phaseStarted(at.scenario, at.phase)) {
-				t.Fatalf("the run ended before %s reached %s: %s", at.scenario, at.phase, wait())
-			}
-			r.host.LinkDown()
-			es, _ := orchestrator.ReadJournal(filepath.Join(out, results.JournalFile))
-			if n := len(es); n > 0 {
-				t.Logf("link down for %s; the journal's last entry: %s %s %s", cut, es[n-1].Scenario, es[n-1].Phase, es[n-1].Event)
-			}
-			time.Sleep(cut)
-			r.host.LinkUp()
-			res := wait()
-			if res.code != 0 {
-				t.Fatalf("want exit 0 after the link came back, got %s", res)
-			}
-			r.checkEndState(out, s, nil)
+			out := r.cutLinkAt(s, at.scenario, at.phase)
 			launches := 0
 			for _, e := range mustJournal(t, out) {
 				if e.Scenario == "b" && e.Phase == "launch" && e.Event == "start" {
