@@ -84,6 +84,21 @@ func (k hostKeys) algorithms(addr string) ([]string, error) {
 	}
 	var algos []string
 	seen := map[string]bool{}
+	if k.hasAuthority(addr) {
+		// A host certificate is what a @cert-authority line can check; ask
+		// for one first, then for plain keys, so that a host without one
+		// fails as unknown, naming its key, not as "no common algorithm".
+		plain := ssh.SupportedAlgorithms().HostKeys
+		if len(ke.Want) > 0 {
+			plain = nil
+		}
+		for _, a := range append(certHostKeyAlgorithms, plain...) {
+			if !seen[a] {
+				seen[a] = true
+				algos = append(algos, a)
+			}
+		}
+	}
 	for _, w := range ke.Want {
 		for _, a := range algorithmsFor(w.Key.Type()) {
 			if !seen[a] {
@@ -93,6 +108,40 @@ func (k hostKeys) algorithms(addr string) ([]string, error) {
 		}
 	}
 	return algos, nil
+}
+
+// certHostKeyAlgorithms are the host certificate algorithms, preferred
+// first as OpenSSH orders them.
+var certHostKeyAlgorithms = []string{
+	ssh.CertAlgoED25519v01, ssh.CertAlgoECDSA256v01, ssh.CertAlgoECDSA384v01, ssh.CertAlgoECDSA521v01,
+	ssh.CertAlgoRSASHA512v01, ssh.CertAlgoRSASHA256v01,
+}
+
+// hasAuthority reports whether a @cert-authority line of the known_hosts
+// files names addr ("host:port"). Patterns match as knownhosts matches
+// them: "[host]:port" for a port other than 22, globs with * and ?.
+func (k hostKeys) hasAuthority(addr string) bool {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	target := host
+	if port != "22" {
+		target = "[" + host + "]:" + port
+	}
+	for _, f := range k.files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			marker, hosts, _, _, _, err := ssh.ParseKnownHosts([]byte(line))
+			if err == nil && marker == "cert-authority" && matchPatternList(strings.Join(hosts, ","), target) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // algorithmsFor maps a key type to the signature algorithms that prove it.

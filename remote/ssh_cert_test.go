@@ -111,3 +111,40 @@ func TestSSHCertificateRealSSHD(t *testing.T) {
 	}
 	run(h)
 }
+
+// TestSSHHostCertificateRealSSHD checks a real sshd's host certificate
+// against a @cert-authority line, the only line known_hosts has for it, and
+// refuses it when the line names another CA.
+func TestSSHHostCertificateRealSSHD(t *testing.T) {
+	_, ca := newEd25519(t)
+	srv := sshdtest.StartWith(t, sshdtest.Options{HostCA: ca})
+	e := newSSHEnv(t)
+	known := filepath.Join(e.sshDir, "known_hosts_ca")
+	e.writeConfig(t, fmt.Sprintf("Host gpu-box\n  HostName 127.0.0.1\n  Port %d\n  User %s\n  IdentityFile %s\n  UserKnownHostsFile %s\n",
+		srv.Port, srv.User, srv.KeyFile, known))
+	trust := func(k ssh.PublicKey) {
+		t.Helper()
+		line := fmt.Sprintf("@cert-authority [127.0.0.1]:%d %s", srv.Port, ssh.MarshalAuthorizedKey(k))
+		if err := os.WriteFile(known, []byte(line), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	trust(ca.PublicKey())
+	h, err := dial(t, e.opts("gpu-box"))
+	if err != nil {
+		t.Fatalf("DialSSH to a host with a certificate from a trusted CA: %v\nsshd: %s", err, srv.Stderr())
+	}
+	if out, _, err := h.Run(testCtx(t), "echo vouched"); err != nil || string(out) != "vouched\n" {
+		t.Fatalf("Run = %q, %v", out, err)
+	}
+	h.Close()
+
+	_, other := newEd25519(t)
+	trust(other.PublicKey())
+	_, err = dial(t, e.opts("gpu-box"))
+	if err == nil || !strings.Contains(err.Error(), "gpu-box: checking host key") {
+		t.Fatalf("DialSSH to a host whose certificate no trusted CA signed = %v; want a host key error naming gpu-box", err)
+	}
+	t.Log(err)
+}

@@ -3,7 +3,6 @@ package remote
 import (
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -179,13 +178,14 @@ func evalMatch(args string, t matchTarget) (matched, ok bool, why string) {
 }
 
 // matchPatternList matches s against an OpenSSH pattern list: comma-
-// separated globs (* and ?), any "!" one that matches vetoes.
+// separated globs (* and ?), any "!" one that matches vetoes. Case does not
+// matter, as for host names.
 func matchPatternList(list, s string) bool {
 	found := false
 	for _, p := range strings.Split(list, ",") {
 		neg := strings.HasPrefix(p, "!")
 		p = strings.TrimPrefix(p, "!")
-		if ok, err := path.Match(strings.ToLower(p), strings.ToLower(s)); err == nil && ok {
+		if glob(strings.ToLower(p), strings.ToLower(s)) {
 			if neg {
 				return false
 			}
@@ -193,6 +193,33 @@ func matchPatternList(list, s string) bool {
 		}
 	}
 	return found
+}
+
+// glob matches OpenSSH's patterns: * is any run of characters, ? any one;
+// everything else, brackets included, stands for itself.
+func glob(pattern, s string) bool {
+	for len(pattern) > 0 {
+		switch pattern[0] {
+		case '*':
+			for i := len(s); i >= 0; i-- {
+				if glob(pattern[1:], s[i:]) {
+					return true
+				}
+			}
+			return false
+		case '?':
+			if s == "" {
+				return false
+			}
+			pattern, s = pattern[1:], s[1:]
+		default:
+			if s == "" || pattern[0] != s[0] {
+				return false
+			}
+			pattern, s = pattern[1:], s[1:]
+		}
+	}
+	return s == ""
 }
 
 // decodeLines hands the flattened config to the reader with each Match line

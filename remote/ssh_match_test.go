@@ -104,6 +104,12 @@ func TestMatchPatternList(t *testing.T) {
 		{"*,!bastion", "GPU", true},
 		{"!bastion", "gpu", false},
 		{"GPU-BOX", "gpu-box", true},
+		{"[gpu-*]:2222", "[gpu-7]:2222", true},
+		{"[gpu-*]:2222", "[gpu-7]:22", false},
+		{"a*b*c", "axxbyyc", true},
+		{"a*b*c", "axxbyy", false},
+		{"a?c", "abc", true},
+		{"a?c", "ac", false},
 	}
 	for _, tt := range tests {
 		if got := matchPatternList(tt.list, tt.s); got != tt.want {

@@ -51,6 +51,9 @@ type Options struct {
 	Path string
 	// Config holds extra sshd_config lines, e.g. TrustedUserCAKeys.
 	Config string
+	// HostCA, if set, signs a host certificate for the host key (principal
+	// 127.0.0.1) that sshd presents.
+	HostCA ssh.Signer
 }
 
 // Server is a running sshd. Its files live in Dir.
@@ -153,6 +156,16 @@ Subsystem sftp internal-sftp
 		env += " PATH=" + o.Path
 	}
 	conf += env + "\n"
+	if o.HostCA != nil {
+		cert := &ssh.Certificate{Key: s.HostKey, CertType: ssh.HostCert, KeyId: "bakeoff test host",
+			ValidPrincipals: []string{"127.0.0.1"}, ValidBefore: ssh.CertTimeInfinity}
+		if err := cert.SignCert(rand.Reader, o.HostCA); err != nil {
+			t.Fatalf("sshdtest: signing the host certificate: %v", err)
+		}
+		certFile := filepath.Join(s.Dir, "ssh_host_ed25519_key-cert.pub")
+		write(t, certFile, string(ssh.MarshalAuthorizedKey(cert)), 0o644)
+		conf += "HostCertificate " + certFile + "\n"
+	}
 	if o.Config != "" {
 		conf += strings.TrimRight(o.Config, "\n") + "\n"
 	}
@@ -238,7 +251,9 @@ func (s *Server) verify() error {
 		User:            s.User,
 		Auth:            []ssh.AuthMethod{ssh.PublicKeys(s.ClientSigner)},
 		HostKeyCallback: ssh.FixedHostKey(s.HostKey),
-		Timeout:         ReadyTimeout,
+		// The plain key, even when a host certificate is offered too.
+		HostKeyAlgorithms: []string{s.HostKey.Type()},
+		Timeout:           ReadyTimeout,
 	})
 	if err != nil {
 		return err
