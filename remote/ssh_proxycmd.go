@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -45,6 +46,9 @@ func startProxyCommand(h hop) (net.Conn, error) {
 	}
 	cmd := exec.Command("/bin/sh", "-c", "exec "+h.ProxyCommand)
 	cmd.Stdin, cmd.Stdout = inR, outW
+	// Its own process group: a Ctrl-C at the terminal goes to bakeoff, which
+	// still needs the link to stop its server, not to the link itself.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c := &proxyConn{cmd: cmd, command: h.ProxyCommand, in: inW, out: outR, exited: make(chan struct{})}
 	cmd.Stderr = &c.stderr
 	// A child of the command that keeps stderr open must not hold Close.

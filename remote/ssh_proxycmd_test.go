@@ -52,6 +52,10 @@ Host refused
 	if !pidAlive(pid) {
 		t.Fatalf("the ProxyCommand (pid %d) is gone while its connection is open", pid)
 	}
+	// A Ctrl-C at the terminal reaches bakeoff's process group, not the link.
+	if pg, err := syscall.Getpgid(pid); err != nil || pg == syscall.Getpgrp() {
+		t.Errorf("the ProxyCommand runs in process group %d (%v), bakeoff's own", pg, err)
+	}
 	// A lost link reconnects through a new ProxyCommand; the old one goes.
 	h.Drop()
 	if out, _, err := h.Run(testCtx(t), "echo again"); err != nil || string(out) != "again\n" {
