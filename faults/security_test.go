@@ -3,6 +3,7 @@ package faults
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -154,15 +155,27 @@ func TestChangedHostKeyStopsCampaign(t *testing.T) {
 	r := newRig(t)
 	s := spec{name: "host-key", scenarios: []scen{{name: "a"}}}
 	cfg := r.write(s)
-	if res := r.bakeoff("run", cfg, "--out", filepath.Join(r.dir, "run1")); res.code != 0 {
+	// A Match exec block, which bakeoff does not run: the first run goes on
+	// as the Host blocks say and warns that the block was left out.
+	f, err := os.OpenFile(r.host.SSHConfig, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "\nMatch exec \"true\"\n  User nobody-at-all\n")
+	f.Close()
+	res := r.bakeoff("run", cfg, "--out", filepath.Join(r.dir, "run1"))
+	if res.code != 0 {
 		t.Fatalf("first run: %s", res)
+	}
+	if !strings.Contains(res.stderr, "warning: ssh config: "+r.host.SSHConfig+":") || !strings.Contains(res.stderr, "Match exec is not evaluated") {
+		t.Errorf("no warning about the Match exec block: %s", res)
 	}
 	logins := r.acceptedLogins()
 	if logins == 0 {
 		t.Fatalf("the first run left no login in sshd's log; cannot tell logins apart")
 	}
 	r.host.ChangeHostKey()
-	res := r.bakeoff("run", cfg, "--out", filepath.Join(r.dir, "run2"))
+	res = r.bakeoff("run", cfg, "--out", filepath.Join(r.dir, "run2"))
 	if res.code == 0 {
 		t.Fatalf("the run went on against a changed host key: %s", res)
 	}

@@ -84,6 +84,8 @@ type SSH struct {
 	opt  SSHOptions
 	home string
 	hops []hop // jump hosts first, the target last
+	// notes name the ssh config's Match blocks that could not be evaluated.
+	notes []string
 
 	mu      sync.Mutex    // guards cur and closed
 	cur     *link         //
@@ -173,6 +175,7 @@ func DialSSH(ctx context.Context, o SSHOptions) (*SSH, error) {
 	if s.hops, err = cfg.chain(o.Target, 0); err != nil {
 		return nil, fmt.Errorf("%s: %w", o.Target, err)
 	}
+	s.notes = cfg.notes
 	l, err := s.connect(ctx)
 	if err != nil {
 		if len(cfg.notes) > 0 {
@@ -185,6 +188,11 @@ func DialSSH(ctx context.Context, o SSHOptions) (*SSH, error) {
 	s.cur = l
 	return s, nil
 }
+
+// ConfigNotes names the ssh config's Match blocks that were not applied
+// because bakeoff cannot evaluate them (Match exec, localnetwork), as
+// "FILE:LINE: why". ssh would have applied them where they match.
+func (s *SSH) ConfigNotes() []string { return s.notes }
 
 // Name returns the target as the user wrote it.
 func (s *SSH) Name() string { return s.opt.Target }

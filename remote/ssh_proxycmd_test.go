@@ -29,6 +29,8 @@ func TestSSHProxyCommand(t *testing.T) {
   User me
   IdentityFile ~/.ssh/id_target
   ProxyCommand env %s=%s %s -test.run=none %%h:%%p
+Match exec "false"
+  User never
 Host refused
   HostName 127.0.0.1
   Port %d
@@ -43,6 +45,9 @@ Host refused
 	}
 	if out, _, err := h.Run(testCtx(t), "echo proxied"); err != nil || string(out) != "proxied\n" {
 		t.Fatalf("Run through a ProxyCommand = %q, %v", out, err)
+	}
+	if notes := h.ConfigNotes(); len(notes) != 1 || !strings.Contains(notes[0], "config:7: Match exec is not evaluated") {
+		t.Errorf("ConfigNotes = %q; want the Match exec block at line 7", notes)
 	}
 	b, err := os.ReadFile(pidFile)
 	if err != nil {

@@ -159,6 +159,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return exitFailed
 	}
 	defer h.Close()
+	if n, ok := h.(interface{ ConfigNotes() []string }); ok {
+		for _, note := range n.ConfigNotes() {
+			fmt.Fprintln(e.Stderr, "warning: ssh config:", note)
+		}
+	}
 	opt.Host = h
 
 	// The first Ctrl-C cancels ctx: the orchestrator stops the server and
