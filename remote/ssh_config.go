@@ -29,12 +29,12 @@ type hop struct {
 	Port       int      //
 	User       string   //
 	Identities []string // IdentityFile entries, ~ expanded, in config order
+	KnownHosts []string // UserKnownHostsFile entries, ~ expanded
 	// Certificates are CertificateFile entries, ~ expanded.
 	Certificates []string
 	// HostKeyAlias, when set, is the name the host key is looked up and
 	// recorded under in known_hosts instead of host:port.
 	HostKeyAlias string
-	KnownHosts   []string // UserKnownHostsFile entries, ~ expanded
 	// ProxyCommand, tokens expanded, is run to reach this hop instead of a
 	// TCP connection; only the first hop of a chain can have one.
 	ProxyCommand string
