@@ -240,11 +240,8 @@ func (d *doc) host(v *yaml.Node, h *Host) {
 		},
 		"accept_new": func(_, v *yaml.Node) { h.AcceptNew, _ = d.boolean(v, "host.accept_new") },
 		"sweep_mode": func(_, v *yaml.Node) {
-			if s, ok := d.str(v, "host.sweep_mode"); ok {
-				if s != SweepOnHost && s != SweepOverSSH {
-					d.errorf(v, "host.sweep_mode: %q: want host or tunnel", s)
-				}
-				h.SweepMode = s
+			if m, ok := d.choice(v, "host.sweep_mode", SweepOnHost, SweepOverSSH); ok {
+				h.SweepMode = m
 			}
 		},
 	})
@@ -436,10 +433,7 @@ func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) bool {
 		},
 		"ignore_eos": func(_, v *yaml.Node) { s.IgnoreEOS, _ = d.boolean(v, "sweep.ignore_eos") },
 		"endpoint": func(_, v *yaml.Node) {
-			if e, ok := d.str(v, "sweep.endpoint"); ok {
-				if e != EndpointChat && e != EndpointCompletions {
-					d.errorf(v, "sweep.endpoint: %q: want chat or completions", e)
-				}
+			if e, ok := d.choice(v, "sweep.endpoint", EndpointChat, EndpointCompletions); ok {
 				s.Endpoint = e
 			}
 		},

@@ -271,6 +271,21 @@ func (d *doc) str(n *yaml.Node, what string) (string, bool) {
 	return n.Value, true
 }
 
+// choice is a string that must be one of options; a problem reads
+// "what: "x": want a or b".
+func (d *doc) choice(n *yaml.Node, what string, options ...string) (string, bool) {
+	s, ok := d.str(n, what)
+	if !ok {
+		return "", false
+	}
+	if !slices.Contains(options, s) {
+		want := strings.Join(options[:len(options)-1], ", ") + " or " + options[len(options)-1]
+		d.errorf(n, "%s: %q: want %s", what, s, want)
+		return s, false
+	}
+	return s, true
+}
+
 // word is a string that ends up on a command line or in an environment:
 // NUL cannot be passed to a process at all and a newline would split the
 // command, so both are refused.
