@@ -47,6 +47,26 @@ func journalHas(dir string, match func(orchestrator.JournalEntry) bool) bool {
 	return false
 }
 
+// startRun starts `bakeoff run CONFIG --out dir` in the background and
+// waits until the journal shows phase starting (for scenario, or any one
+// when scenario is ""). Its output goes to the returned buffer, to read
+// once it has been waited for.
+func (w *world) startRun(t *testing.T, dir, scenario, phase string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := w.bakeoff("run", w.config, "--out", dir)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, phase+" to start", func() bool {
+		return journalHas(dir, func(e orchestrator.JournalEntry) bool {
+			return (scenario == "" || e.Scenario == scenario) && e.Phase == phase && e.Event == "start"
+		})
+	})
+	return cmd, &log
+}
+
 func fileHash(t *testing.T, path string) [32]byte {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -69,17 +89,7 @@ func TestKillAndResume(t *testing.T) {
 	// Slow enough that b's sweep is still running when the kill lands.
 	w.writeConfig(campaignOpts{scenarios: []string{"a", "b", "c"}, speed: 20, requests: 12, maxTokens: 64})
 	dir := filepath.Join(w.root, "run")
-	first := w.bakeoff("run", w.config, "--out", dir)
-	var log bytes.Buffer
-	first.Stdout, first.Stderr = &log, &log
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "b's sweep to start", func() bool {
-		return journalHas(dir, func(e orchestrator.JournalEntry) bool {
-			return e.Scenario == "b" && e.Phase == "sweep" && e.Event == "start"
-		})
-	})
+	first, log := w.startRun(t, dir, "b", "sweep")
 	time.Sleep(300 * time.Millisecond) // into the sweep, not at its first line
 	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -135,18 +145,8 @@ func TestTwoCampaignsOneHost(t *testing.T) {
 	w := newWorld(t)
 	w.scenario("a", "")
 	w.writeConfig(campaignOpts{scenarios: []string{"a"}, speed: 20, requests: 12, maxTokens: 64})
-	first := w.bakeoff("run", w.config, "--out", filepath.Join(w.root, "run1"))
-	var log bytes.Buffer
-	first.Stdout, first.Stderr = &log, &log
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
+	first, log := w.startRun(t, filepath.Join(w.root, "run1"), "", "launch")
 	defer first.Wait()
-	waitFor(t, "the first campaign to launch", func() bool {
-		return journalHas(filepath.Join(w.root, "run1"), func(e orchestrator.JournalEntry) bool {
-			return e.Phase == "launch" && e.Event == "start"
-		})
-	})
 	out, err := w.bakeoff("run", w.config, "--out", filepath.Join(w.root, "run2")).CombinedOutput()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
@@ -297,17 +297,7 @@ func TestInterruptThenResume(t *testing.T) {
 	w.scenario("b", "a", "cuda-graph-max-bs: 64")
 	w.writeConfig(campaignOpts{scenarios: []string{"a", "b"}, speed: 20, requests: 12, maxTokens: 64})
 	dir := filepath.Join(w.root, "run")
-	first := w.bakeoff("run", w.config, "--out", dir)
-	var log bytes.Buffer
-	first.Stdout, first.Stderr = &log, &log
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "a's sweep to start", func() bool {
-		return journalHas(dir, func(e orchestrator.JournalEntry) bool {
-			return e.Scenario == "a" && e.Phase == "sweep" && e.Event == "start"
-		})
-	})
+	first, log := w.startRun(t, dir, "a", "sweep")
 	if err := first.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
