@@ -224,14 +224,20 @@ func withRerun(t *testing.T, attempt func(seedOffset int) string) {
 	}
 }
 
+// e2eSize is one short campaign, or with BAKEOFF_HONESTY_SEEDS=N, N
+// campaigns over the full sweep.
+func e2eSize() (levels []int, seeds int) {
+	if n := honestySeeds(); n > 0 {
+		return verdicttest.DefaultSweep().Concurrency, n
+	}
+	return e2eShortSweep, 1
+}
+
 func TestEndToEndAA(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sweeps real sim processes")
 	}
-	levels, seeds := e2eShortSweep, 1
-	if n := honestySeeds(); n > 0 {
-		levels, seeds = verdicttest.DefaultSweep().Concurrency, n
-	}
+	levels, seeds := e2eSize()
 	withRerun(t, func(offset int) string {
 		total, winners := 0, 0
 		for seed := range seeds {
@@ -260,10 +266,7 @@ func TestEndToEndPower(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sweeps real sim processes")
 	}
-	levels, seeds := e2eShortSweep, 1
-	if n := honestySeeds(); n > 0 {
-		levels, seeds = verdicttest.DefaultSweep().Concurrency, n
-	}
+	levels, seeds := e2eSize()
 	withRerun(t, func(offset int) string {
 		total, detected := 0, 0
 		for seed := range seeds {
