@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -131,6 +132,13 @@ func (s *loopServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// times returns copies of the flush times recorded so far, by prompt.
+func (s *loopServer) times() (first, done map[string]int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.first), maps.Clone(s.done)
+}
+
 // uniquePrompts is a set of n distinct one-line prompts, so a server can
 // tell requests apart by their text.
 func uniquePrompts(b testing.TB, n int) *prompts.Set {
@@ -187,21 +195,38 @@ func BenchmarkLoopback250(b *testing.B) {
 // the flush of [DONE]), both on the same clock, in microseconds. "aligned"
 // has every stream emit in the same instant, as one decode step of a real
 // engine does; "staggered" spreads them over the gap.
+//
+// The own-process variants run the server in a process of its own, as an
+// engine is: then the client's Go scheduler serves the client alone, and
+// only the machine's cores are shared.
 func BenchmarkTimingOverheadC64(b *testing.B) {
-	b.Run("aligned", func(b *testing.B) { benchOverhead(b, false) })
-	b.Run("staggered", func(b *testing.B) { benchOverhead(b, true) })
+	b.Run("aligned", func(b *testing.B) { benchOverhead(b, false, false) })
+	b.Run("staggered", func(b *testing.B) { benchOverhead(b, true, false) })
+	b.Run("own-process-aligned", func(b *testing.B) { benchOverhead(b, false, true) })
+	b.Run("own-process-staggered", func(b *testing.B) { benchOverhead(b, true, true) })
 }
 
-func benchOverhead(b *testing.B, stagger bool) {
+// Pacing of the overhead benchmark's streams.
+const (
+	overheadChunks = 20
+	overheadGap    = 10 * time.Millisecond
+)
+
+func benchOverhead(b *testing.B, stagger, ownProcess bool) {
 	const (
-		c      = 64
-		n      = 8 * c
-		chunks = 20
-		gap    = 10 * time.Millisecond
+		c = 64
+		n = 8 * c
 	)
-	ls := &loopServer{chunks: chunks, gap: gap, stagger: stagger, first: map[string]int64{}, done: map[string]int64{}}
-	srv := httptest.NewServer(ls)
-	defer srv.Close()
+	var url string
+	var times func() (first, done map[string]int64)
+	if ownProcess {
+		url, times = startLoopServerProcess(b, stagger)
+	} else {
+		ls := &loopServer{chunks: overheadChunks, gap: overheadGap, stagger: stagger, first: map[string]int64{}, done: map[string]int64{}}
+		srv := httptest.NewServer(ls)
+		defer srv.Close()
+		url, times = srv.URL, ls.times
+	}
 	set := uniquePrompts(b, n)
 	var firstLag, endLag []float64
 	var mu sync.Mutex
@@ -209,7 +234,7 @@ func benchOverhead(b *testing.B, stagger bool) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		recs = recs[:0]
-		_, err := Run(context.Background(), Options{URL: srv.URL, Concurrency: []int{c}, Requests: n,
+		_, err := Run(context.Background(), Options{URL: url, Concurrency: []int{c}, Requests: n,
 			Prompts: set, Records: func(r Record) error {
 				mu.Lock()
 				recs = append(recs, r)
@@ -219,11 +244,10 @@ func benchOverhead(b *testing.B, stagger bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		first, done := times()
 		for _, r := range recs {
 			key := set.Prompts[r.Prompt].Text
-			ls.mu.Lock()
-			f, d := ls.first[key], ls.done[key]
-			ls.mu.Unlock()
+			f, d := first[key], done[key]
 			if !r.OK() || f == 0 {
 				b.Fatalf("record %+v unmatched", r)
 			}
