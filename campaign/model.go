@@ -7,6 +7,8 @@ package campaign
 import (
 	"strings"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // Engine names accepted in a scenario's `engine` field.
@@ -99,14 +101,8 @@ type Sweep struct {
 }
 
 // RequestsFor returns the number of measured requests for concurrency c:
-// the configured number, or, for auto, max(30, 4×c) so every level reaches a
-// steady state.
-func (s Sweep) RequestsFor(c int) int {
-	if s.Requests > 0 {
-		return s.Requests
-	}
-	return max(30, 4*c)
-}
+// the configured number, or the `auto` count (measure.RequestsFor).
+func (s Sweep) RequestsFor(c int) int { return measure.RequestsFor(s.Requests, c) }
 
 // Scenario is one server variant after `extends` is resolved.
 type Scenario struct {

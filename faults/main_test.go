@@ -2,10 +2,11 @@ package faults
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 )
 
 // bakeoffBin is the binary under test, built once by TestMain exactly as

@@ -17,7 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/bakeoff-dev/bakeoff/internal/testhost"
-	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
@@ -402,7 +402,7 @@ func (r *rig) checkNothingLeft() {
 }
 
 // countMeasured counts the successful requests that count in the figures.
-func countMeasured(recs []loadgen.Record) int {
+func countMeasured(recs []measure.Record) int {
 	n := 0
 	for _, r := range recs {
 		if !r.Warmup && r.OK() {

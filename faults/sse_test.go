@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
@@ -57,39 +57,39 @@ var sseCases = []struct {
 	{"binary garbage", func(w http.ResponseWriter, r *http.Request) {
 		streamHeaders(w)
 		w.Write([]byte("\x00\xff\xfe garbage \x1b[31m\r\r\n\x00data"))
-	}, []string{loadgen.ErrMalformed, loadgen.ErrNoDone, loadgen.ErrEmpty, loadgen.ErrCut}},
+	}, []string{measure.ErrMalformed, measure.ErrNoDone, measure.ErrEmpty, measure.ErrCut}},
 	{"invalid JSON", func(w http.ResponseWriter, r *http.Request) {
 		streamHeaders(w)
 		fmt.Fprint(w, "data: {not json at all\n\ndata: [DONE]\n\n")
-	}, []string{loadgen.ErrMalformed}},
+	}, []string{measure.ErrMalformed}},
 	{"JSON of the wrong shape", func(w http.ResponseWriter, r *http.Request) {
 		streamHeaders(w)
 		fmt.Fprint(w, `data: {"choices": "nope", "usage": [1,2]}`+"\n\ndata: [DONE]\n\n")
-	}, []string{loadgen.ErrMalformed, loadgen.ErrEmpty}},
+	}, []string{measure.ErrMalformed, measure.ErrEmpty}},
 	{"cut mid-stream", func(w http.ResponseWriter, r *http.Request) {
 		c := hijack(w)
 		fmt.Fprint(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
 		fmt.Fprintf(c, "%x\r\n%s\r\n", len(okChunk), okChunk)
 		fmt.Fprint(c, "40\r\ndata: {\"choi")
 		c.Close()
-	}, []string{loadgen.ErrCut}},
+	}, []string{measure.ErrCut}},
 	{"no DONE", func(w http.ResponseWriter, r *http.Request) {
 		streamHeaders(w)
 		fmt.Fprint(w, okChunk+okChunk)
-	}, []string{loadgen.ErrNoDone}},
+	}, []string{measure.ErrNoDone}},
 	{"HTTP 500 with HTML", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusInternalServerError)
 		fmt.Fprint(w, "<html><body>Internal Server Error</body></html>")
-	}, []string{loadgen.ErrHTTP}},
+	}, []string{measure.ErrHTTP}},
 	{"error object in stream", func(w http.ResponseWriter, r *http.Request) {
 		streamHeaders(w)
 		fmt.Fprint(w, okChunk+`data: {"error": {"message": "CUDA error: an illegal memory access", "code": 500}}`+"\n\ndata: [DONE]\n\n")
-	}, []string{loadgen.ErrServer}},
+	}, []string{measure.ErrServer}},
 	{"one huge line", func(w http.ResponseWriter, r *http.Request) {
 		streamHeaders(w)
 		w.Write([]byte("data: " + strings.Repeat("A", 8<<20)))
-	}, []string{loadgen.ErrMalformed, loadgen.ErrNoDone, loadgen.ErrCut}},
+	}, []string{measure.ErrMalformed, measure.ErrNoDone, measure.ErrCut}},
 	{"headers then silence", func(w http.ResponseWriter, r *http.Request) {
 		streamHeaders(w)
 		w.(http.Flusher).Flush()
@@ -97,24 +97,24 @@ var sseCases = []struct {
 		case <-r.Context().Done():
 		case <-time.After(time.Minute):
 		}
-	}, []string{loadgen.ErrTimeout}},
+	}, []string{measure.ErrTimeout}},
 	// Negative token counts must not be taken as measurements: they
 	// would turn throughput negative.
 	{"absurd usage", func(w http.ResponseWriter, r *http.Request) {
 		streamHeaders(w)
 		fmt.Fprint(w, okChunk+`data: {"choices":[],"usage":{"prompt_tokens":-3,"completion_tokens":-7}}`+"\n\ndata: [DONE]\n\n")
-	}, []string{loadgen.ErrMalformed, loadgen.ErrEmpty}},
+	}, []string{measure.ErrMalformed, measure.ErrEmpty}},
 	{"plain JSON, not a stream", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"choices":[{"message":{"content":"hi"}}],"usage":{"completion_tokens":1}}`)
-	}, []string{loadgen.ErrMalformed, loadgen.ErrNoDone, loadgen.ErrEmpty}},
+	}, []string{measure.ErrMalformed, measure.ErrNoDone, measure.ErrEmpty}},
 	{"reset before response", func(w http.ResponseWriter, r *http.Request) {
 		c := hijack(w)
 		if tc, ok := c.(*net.TCPConn); ok {
 			tc.SetLinger(0) // RST, not FIN
 		}
 		c.Close()
-	}, []string{loadgen.ErrConnect, loadgen.ErrCut}},
+	}, []string{measure.ErrConnect, measure.ErrCut}},
 }
 
 // TestBrokenStreams runs the real `bakeoff sweep` against servers that break
@@ -147,10 +147,10 @@ func TestSweepServerGone(t *testing.T) {
 	if res.code != 1 {
 		t.Errorf("want exit 1, got %s", res)
 	}
-	checkSweepRecords(t, recs, []string{loadgen.ErrConnect}, res)
+	checkSweepRecords(t, recs, []string{measure.ErrConnect}, res)
 }
 
-func runSweep(t *testing.T, url string) (result, []loadgen.Record) {
+func runSweep(t *testing.T, url string) (result, []measure.Record) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "requests.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), sseRunTimeout)
@@ -183,7 +183,7 @@ func runSweep(t *testing.T, url string) (result, []loadgen.Record) {
 	return res, recs
 }
 
-func checkSweepRecords(t *testing.T, recs []loadgen.Record, want []string, res result) {
+func checkSweepRecords(t *testing.T, recs []measure.Record, want []string, res result) {
 	t.Helper()
 	if n := 2 * sseRequests; len(recs) != n {
 		t.Errorf("%d records, want %d (one per request, failures included)\n%s", len(recs), n, res)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 )
 
@@ -37,7 +38,7 @@ func BenchmarkStreamParse(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s := newSSEReader(bytes.NewReader(data))
 		st := streamState{hash: sha256New()}
-		var rec Record
+		var rec measure.Record
 		var c chunk
 		for {
 			d, err := s.next()
@@ -170,7 +171,7 @@ func BenchmarkLoopback250(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		res, err := Run(context.Background(), Options{URL: srv.URL, Concurrency: []int{c}, Requests: n,
-			Prompts: set, Records: func(r Record) error {
+			Prompts: set, Records: func(r measure.Record) error {
 				total += r.Chunks
 				if !r.OK() {
 					failed++
@@ -230,12 +231,12 @@ func benchOverhead(b *testing.B, stagger, ownProcess bool) {
 	set := uniquePrompts(b, n)
 	var firstLag, endLag []float64
 	var mu sync.Mutex
-	var recs []Record
+	var recs []measure.Record
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		recs = recs[:0]
 		_, err := Run(context.Background(), Options{URL: url, Concurrency: []int{c}, Requests: n,
-			Prompts: set, Records: func(r Record) error {
+			Prompts: set, Records: func(r measure.Record) error {
 				mu.Lock()
 				recs = append(recs, r)
 				mu.Unlock()
@@ -255,10 +256,10 @@ func benchOverhead(b *testing.B, stagger, ownProcess bool) {
 			endLag = append(endLag, float64(r.EndNs-d)/1e3)
 		}
 	}
-	b.ReportMetric(Percentile(firstLag, 50), "first-p50-µs")
-	b.ReportMetric(Percentile(firstLag, 99), "first-p99-µs")
-	b.ReportMetric(Percentile(endLag, 50), "end-p50-µs")
-	b.ReportMetric(Percentile(endLag, 99), "end-p99-µs")
+	b.ReportMetric(measure.Percentile(firstLag, 50), "first-p50-µs")
+	b.ReportMetric(measure.Percentile(firstLag, 99), "first-p99-µs")
+	b.ReportMetric(measure.Percentile(endLag, 50), "end-p50-µs")
+	b.ReportMetric(measure.Percentile(endLag, 99), "end-p99-µs")
 }
 
 // BenchmarkSchedulerNoise is the machine's floor for the figures above: 64
@@ -293,6 +294,6 @@ func BenchmarkSchedulerNoise(b *testing.B) {
 		}
 		wg.Wait()
 	}
-	b.ReportMetric(Percentile(late, 50), "late-p50-µs")
-	b.ReportMetric(Percentile(late, 99), "late-p99-µs")
+	b.ReportMetric(measure.Percentile(late, 50), "late-p50-µs")
+	b.ReportMetric(measure.Percentile(late, 99), "late-p99-µs")
 }

@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // Client defaults.
@@ -45,7 +47,7 @@ type requester struct {
 // do sends body and streams the answer into rec, which arrives with its
 // identifying fields set. sweep is the sweep's context: its cancellation
 // marks the record ErrCanceled rather than ErrTimeout.
-func (q *requester) do(sweep context.Context, body []byte, rec *Record) {
+func (q *requester) do(sweep context.Context, body []byte, rec *measure.Record) {
 	ctx, cancel := context.WithTimeout(sweep, q.timeout)
 	defer cancel()
 	fail := func(class string, err error) {
@@ -54,9 +56,9 @@ func (q *requester) do(sweep context.Context, body []byte, rec *Record) {
 		}
 		switch {
 		case sweep.Err() != nil:
-			class = ErrCanceled
+			class = measure.ErrCanceled
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			class = ErrTimeout
+			class = measure.ErrTimeout
 			err = fmt.Errorf("no complete answer within %s: %w", q.timeout, err)
 		}
 		rec.ErrClass = class
@@ -66,7 +68,7 @@ func (q *requester) do(sweep context.Context, body []byte, rec *Record) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, q.url, bytes.NewReader(body))
 	if err != nil {
 		rec.SendNs = nowNs()
-		fail(ErrConnect, err)
+		fail(measure.ErrConnect, err)
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -77,19 +79,19 @@ func (q *requester) do(sweep context.Context, body []byte, rec *Record) {
 	rec.SendNs = nowNs()
 	resp, err := q.client.Do(req)
 	if err != nil {
-		fail(ErrConnect, err)
+		fail(measure.ErrConnect, err)
 		return
 	}
 	defer resp.Body.Close()
 	rec.Status = resp.StatusCode
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
-		fail(ErrHTTP, fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(msg))))
+		fail(measure.ErrHTTP, fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(msg))))
 		return
 	}
 	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct == "application/json" {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
-		fail(ErrMalformed, fmt.Errorf("server answered with JSON, not a stream: %s", strings.TrimSpace(string(msg))))
+		fail(measure.ErrMalformed, fmt.Errorf("server answered with JSON, not a stream: %s", strings.TrimSpace(string(msg))))
 		return
 	}
 
@@ -104,11 +106,11 @@ func (q *requester) do(sweep context.Context, body []byte, rec *Record) {
 			st.finish(rec, q.maxTokens)
 			switch {
 			case err == io.EOF:
-				fail(ErrNoDone, errors.New("stream closed without data: [DONE]"))
+				fail(measure.ErrNoDone, errors.New("stream closed without data: [DONE]"))
 			case errors.Is(err, errEventTooBig):
-				fail(ErrMalformed, err)
+				fail(measure.ErrMalformed, err)
 			default:
-				fail(ErrCut, fmt.Errorf("stream cut: %w", err))
+				fail(measure.ErrCut, fmt.Errorf("stream cut: %w", err))
 			}
 			return
 		}
@@ -119,7 +121,7 @@ func (q *requester) do(sweep context.Context, body []byte, rec *Record) {
 		if err := parseChunk(data, &c); err != nil {
 			rec.EndNs = now
 			st.finish(rec, q.maxTokens)
-			fail(ErrMalformed, err)
+			fail(measure.ErrMalformed, err)
 			return
 		}
 		if u := c.Usage; u != nil && (u.PromptTokens < 0 || u.CompletionTokens < 0) {
@@ -127,20 +129,20 @@ func (q *requester) do(sweep context.Context, body []byte, rec *Record) {
 			// turn the level's throughput negative.
 			rec.EndNs = now
 			st.finish(rec, q.maxTokens)
-			fail(ErrMalformed, fmt.Errorf("usage with negative token counts (prompt %d, completion %d)", u.PromptTokens, u.CompletionTokens))
+			fail(measure.ErrMalformed, fmt.Errorf("usage with negative token counts (prompt %d, completion %d)", u.PromptTokens, u.CompletionTokens))
 			return
 		}
 		if c.Error != nil {
 			rec.EndNs = now
 			st.finish(rec, q.maxTokens)
-			fail(ErrServer, fmt.Errorf("server error in stream: %s", c.Error.Message))
+			fail(measure.ErrServer, fmt.Errorf("server error in stream: %s", c.Error.Message))
 			return
 		}
 		st.add(&c, now, rec)
 	}
 	st.finish(rec, q.maxTokens)
 	if rec.Tokens == 0 && rec.Chunks == 0 {
-		fail(ErrEmpty, errors.New("stream ended without generated text"))
+		fail(measure.ErrEmpty, errors.New("stream ended without generated text"))
 	}
 
 	// Let the transport reuse the connection: read the end of the response,
@@ -162,7 +164,7 @@ type streamState struct {
 }
 
 // add takes one parsed chunk that arrived at now.
-func (s *streamState) add(c *chunk, now int64, rec *Record) {
+func (s *streamState) add(c *chunk, now int64, rec *measure.Record) {
 	content := false
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -204,7 +206,7 @@ func (s *streamState) add(c *chunk, now int64, rec *Record) {
 }
 
 // finish fills the record's token count, ITL and output hash.
-func (s *streamState) finish(rec *Record, maxTokens int) {
+func (s *streamState) finish(rec *measure.Record, maxTokens int) {
 	if rec.Chunks > 0 {
 		rec.OutputHash = "sha256:" + hex.EncodeToString(s.hash.Sum(nil))
 	}

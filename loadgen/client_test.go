@@ -11,13 +11,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // doOnce sends one request to url with a fresh client and returns its record.
-func doOnce(t *testing.T, url string, timeout time.Duration) Record {
+func doOnce(t *testing.T, url string, timeout time.Duration) measure.Record {
 	t.Helper()
 	q := &requester{client: NewHTTPClient(4), url: url, timeout: timeout, maxTokens: 50}
-	var rec Record
+	var rec measure.Record
 	q.do(context.Background(), []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`), &rec)
 	return rec
 }
@@ -41,11 +43,11 @@ func TestRequestOutcomes(t *testing.T) {
 		{name: "completions endpoint", sc: script{chunks: 3, completions: true}, path: "/v1/completions", tokens: 3, chunks: 3, status: 200},
 		{name: "no usage, stopped by length", sc: script{chunks: 4, tokensPerChunk: 2, noUsage: true}, tokens: 50, chunks: 4, estimated: true, status: 200},
 		{name: "no usage, stopped by eos", sc: script{chunks: 4, tokensPerChunk: 2, noUsage: true, finish: "stop"}, tokens: 4, chunks: 4, estimated: true, status: 200},
-		{name: "missing DONE", sc: script{chunks: 3, noDone: true}, class: ErrNoDone, tokens: 3, chunks: 3, status: 200, errContain: "[DONE]"},
-		{name: "disconnect mid-stream", sc: script{chunks: 10, cutAfter: 4}, class: ErrCut, chunks: 4, status: 200, errContain: "cut"},
-		{name: "HTTP 500", sc: script{status: 500}, class: ErrHTTP, status: 500, errContain: "overloaded"},
-		{name: "HTTP 429", sc: script{status: 429}, class: ErrHTTP, status: 429, errContain: "HTTP 429"},
-		{name: "empty answer", sc: script{chunks: 0, noUsage: true}, class: ErrEmpty, status: 200},
+		{name: "missing DONE", sc: script{chunks: 3, noDone: true}, class: measure.ErrNoDone, tokens: 3, chunks: 3, status: 200, errContain: "[DONE]"},
+		{name: "disconnect mid-stream", sc: script{chunks: 10, cutAfter: 4}, class: measure.ErrCut, chunks: 4, status: 200, errContain: "cut"},
+		{name: "HTTP 500", sc: script{status: 500}, class: measure.ErrHTTP, status: 500, errContain: "overloaded"},
+		{name: "HTTP 429", sc: script{status: 429}, class: measure.ErrHTTP, status: 429, errContain: "HTTP 429"},
+		{name: "empty answer", sc: script{chunks: 0, noUsage: true}, class: measure.ErrEmpty, status: 200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,7 +66,7 @@ func TestRequestOutcomes(t *testing.T) {
 			if rec.Status != tt.status {
 				t.Errorf("status %d, want %d", rec.Status, tt.status)
 			}
-			if tt.class == "" || tt.class == ErrNoDone {
+			if tt.class == "" || tt.class == measure.ErrNoDone {
 				if rec.Tokens != tt.tokens {
 					t.Errorf("tokens %d, want %d", rec.Tokens, tt.tokens)
 				}
@@ -131,7 +133,7 @@ func TestSlowServerTimesOut(t *testing.T) {
 	srv := newServer(t, script{chunks: 2, ttft: 20 * time.Second})
 	start := time.Now()
 	rec := doOnce(t, srv.URL+"/v1/chat/completions", 300*time.Millisecond)
-	if rec.ErrClass != ErrTimeout {
+	if rec.ErrClass != measure.ErrTimeout {
 		t.Fatalf("class %q (%s), want timeout", rec.ErrClass, rec.Error)
 	}
 	if el := time.Since(start); el > 5*time.Second {
@@ -142,7 +144,7 @@ func TestSlowServerTimesOut(t *testing.T) {
 func TestTimeoutMidStream(t *testing.T) {
 	srv := newServer(t, script{chunks: 100, gap: 100 * time.Millisecond})
 	rec := doOnce(t, srv.URL+"/v1/chat/completions", 350*time.Millisecond)
-	if rec.ErrClass != ErrTimeout || rec.Chunks == 0 {
+	if rec.ErrClass != measure.ErrTimeout || rec.Chunks == 0 {
 		t.Fatalf("class %q chunks %d (%s), want timeout after some chunks", rec.ErrClass, rec.Chunks, rec.Error)
 	}
 }
@@ -155,7 +157,7 @@ func TestConnectionRefused(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	rec := doOnce(t, "http://"+addr+"/v1/chat/completions", 5*time.Second)
-	if rec.ErrClass != ErrConnect || rec.Status != 0 {
+	if rec.ErrClass != measure.ErrConnect || rec.Status != 0 {
 		t.Errorf("class %q status %d (%s), want connect, 0", rec.ErrClass, rec.Status, rec.Error)
 	}
 }
@@ -164,11 +166,11 @@ func TestMalformedStreams(t *testing.T) {
 	tests := []struct {
 		name, body, ctype, class, contains string
 	}{
-		{"bad JSON", "data: {\"choices\": [\n\n", "text/event-stream", ErrMalformed, "bad chunk JSON"},
-		{"error object", "data: {\"error\":{\"message\":\"KV cache exhausted\"}}\n\n", "text/event-stream", ErrServer, "KV cache exhausted"},
-		{"not a stream", `{"choices":[{"message":{"content":"hi"}}]}`, "application/json", ErrMalformed, "not a stream"},
-		{"cut inside a line", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"cho", "text/event-stream", ErrCut, "middle of a line"},
-		{"oversized event", "data: " + strings.Repeat("x", MaxEventBytes+10) + "\n\n", "text/event-stream", ErrMalformed, "larger than"},
+		{"bad JSON", "data: {\"choices\": [\n\n", "text/event-stream", measure.ErrMalformed, "bad chunk JSON"},
+		{"error object", "data: {\"error\":{\"message\":\"KV cache exhausted\"}}\n\n", "text/event-stream", measure.ErrServer, "KV cache exhausted"},
+		{"not a stream", `{"choices":[{"message":{"content":"hi"}}]}`, "application/json", measure.ErrMalformed, "not a stream"},
+		{"cut inside a line", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"cho", "text/event-stream", measure.ErrCut, "middle of a line"},
+		{"oversized event", "data: " + strings.Repeat("x", MaxEventBytes+10) + "\n\n", "text/event-stream", measure.ErrMalformed, "larger than"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

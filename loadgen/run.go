@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 )
 
@@ -23,11 +24,6 @@ const (
 
 // Sweep defaults.
 const (
-	// MinAutoRequests and AutoRequestsPerSlot size an automatic level:
-	// max(MinAutoRequests, AutoRequestsPerSlot×C) requests, so every level
-	// has a steady state well past its ramp-up.
-	MinAutoRequests     = 30
-	AutoRequestsPerSlot = 4
 	// DefaultMaxTokens is the completion length when Options.MaxTokens is 0.
 	DefaultMaxTokens = 200
 	// ProgressInterval is the shortest time between two progress events.
@@ -57,9 +53,9 @@ type Event struct {
 	Done  int `json:"done,omitempty"`
 	Total int `json:"total,omitempty"`
 	// TokPerSec is the level's output tokens per second so far.
-	TokPerSec float64       `json:"tok_per_sec,omitempty"`
-	Summary   *LevelSummary `json:"summary,omitempty"`
-	Message   string        `json:"message,omitempty"`
+	TokPerSec float64               `json:"tok_per_sec,omitempty"`
+	Summary   *measure.LevelSummary `json:"summary,omitempty"`
+	Message   string                `json:"message,omitempty"`
 }
 
 // Options configure a sweep.
@@ -70,7 +66,7 @@ type Options struct {
 	// Endpoint is EndpointChat (default) or EndpointCompletions.
 	Endpoint    string
 	Concurrency []int // levels, in order
-	// Requests per level; 0 is auto: max(30, 4×C).
+	// Requests per level; 0 is auto (measure.RequestsFor).
 	Requests    int
 	MaxTokens   int // 0: DefaultMaxTokens
 	Warmup      int // requests before the first level, recorded, not measured
@@ -85,7 +81,7 @@ type Options struct {
 	Client *http.Client
 	// Records is called for every record, warm-up included, in completion
 	// order and never concurrently; an error stops the sweep.
-	Records func(Record) error
+	Records func(measure.Record) error
 	// Events receives progress; may be nil. Called from one goroutine at a time.
 	Events func(Event)
 	// MetricsDir, when set, receives the raw /metrics and /get_server_info
@@ -96,7 +92,7 @@ type Options struct {
 // Result is what a sweep measured.
 type Result struct {
 	Model  string
-	Levels []LevelSummary
+	Levels []measure.LevelSummary
 	// UsageMissing is true when the server sent no usage, so token counts
 	// are estimates.
 	UsageMissing bool
@@ -105,10 +101,7 @@ type Result struct {
 
 // RequestsFor is the number of measured requests at concurrency c.
 func (o Options) RequestsFor(c int) int {
-	if o.Requests > 0 {
-		return o.Requests
-	}
-	return max(MinAutoRequests, AutoRequestsPerSlot*c)
+	return measure.RequestsFor(o.Requests, c)
 }
 
 // NewHTTPClient returns a client for many concurrent streams: enough idle
@@ -311,7 +304,7 @@ func (s *sweep) run(ctx context.Context) error {
 			if ctx.Err() == nil {
 				m.scrape(ctx, phaseAfter)
 			}
-			sum := Summarize(c, r, recs)
+			sum := measure.Summarize(c, r, recs)
 			if al, src := m.acceptLength(); src != "" {
 				sum.AcceptLength, sum.AcceptLengthSource = &al, src
 			}
@@ -340,7 +333,7 @@ func (s *sweep) run(ctx context.Context) error {
 	return nil
 }
 
-func countFailed(recs []Record) int {
+func countFailed(recs []measure.Record) int {
 	n := 0
 	for _, r := range recs {
 		if !r.OK() {
@@ -360,10 +353,10 @@ type levelSpec struct {
 // level runs a closed loop: c workers, each sending its next request the
 // moment its previous one ends, until n requests have been sent. It returns
 // the records in completion order.
-func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec) []Record {
+func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec) []measure.Record {
 	var (
 		next     int // next sequence number to send; guarded by s.mu
-		recs     = make([]Record, 0, l.n)
+		recs     = make([]measure.Record, 0, l.n)
 		tokens   int
 		start    = nowNs()
 		lastProg int64
@@ -389,7 +382,7 @@ func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec)
 				// the prefix cache for the first measured requests alone.
 				p = s.order[len(s.order)-1-seq%len(s.order)]
 			}
-			rec := Record{Level: l.c, Repeat: l.repeat, Seq: seq, Warmup: l.warmup, Prompt: p,
+			rec := measure.Record{Level: l.c, Repeat: l.repeat, Seq: seq, Warmup: l.warmup, Prompt: p,
 				PromptSet: s.o.Prompts.Hash}
 			if l.warmup {
 				rec.Level = 0

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 )
 
@@ -30,18 +31,18 @@ func testPrompts(t testing.TB) *prompts.Set {
 }
 
 // collect returns a Records callback and a way to read what it got.
-func collect() (func(Record) error, func() []Record) {
+func collect() (func(measure.Record) error, func() []measure.Record) {
 	var mu sync.Mutex
-	var recs []Record
-	return func(r Record) error {
+	var recs []measure.Record
+	return func(r measure.Record) error {
 			mu.Lock()
 			recs = append(recs, r)
 			mu.Unlock()
 			return nil
-		}, func() []Record {
+		}, func() []measure.Record {
 			mu.Lock()
 			defer mu.Unlock()
-			return append([]Record(nil), recs...)
+			return append([]measure.Record(nil), recs...)
 		}
 }
 
@@ -149,7 +150,7 @@ func TestCancelStopsPromptlyAndKeepsRecords(t *testing.T) {
 		t.Fatalf("%d records, want the 5 in flight", len(recs))
 	}
 	for _, r := range recs {
-		if r.ErrClass != ErrCanceled || r.Chunks == 0 {
+		if r.ErrClass != measure.ErrCanceled || r.Chunks == 0 {
 			t.Errorf("record %d: class %q, chunks %d; want canceled after some chunks", r.Seq, r.ErrClass, r.Chunks)
 		}
 	}
@@ -162,7 +163,7 @@ func TestRecordsErrorStopsSweep(t *testing.T) {
 	srv := newServer(t, script{chunks: 2})
 	n := 0
 	_, err := Run(context.Background(), Options{URL: srv.URL, Concurrency: []int{1, 2}, Requests: 10,
-		Prompts: testPrompts(t), Records: func(Record) error {
+		Prompts: testPrompts(t), Records: func(measure.Record) error {
 			n++
 			if n == 3 {
 				return errors.New("disk full")

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // readAll returns every event's data and the error that ended the stream.
@@ -123,7 +125,7 @@ func FuzzChunk(f *testing.F) {
 			return
 		}
 		st := streamState{hash: sha256New()}
-		var rec Record
+		var rec measure.Record
 		st.add(&c, 1, &rec)
 		st.add(&c, 2, &rec)
 		st.finish(&rec, 10)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 	"github.com/bakeoff-dev/bakeoff/remote"
 	"github.com/bakeoff-dev/bakeoff/results"
@@ -71,7 +72,7 @@ func sweepArgv(bakeoff string, sw campaign.Sweep, url, promptsPath, dir string) 
 // by default, through the tunnel when the host cannot run this binary or the
 // campaign asks for it. Afterwards each level's failures are checked.
 func sweep(ctx context.Context, s *scenarioRun) error {
-	var levels []loadgen.LevelSummary
+	var levels []measure.LevelSummary
 	var err error
 	if s.o.sweepOnHost {
 		levels, err = sweepOnHost(ctx, s)
@@ -90,7 +91,7 @@ func sweep(ctx context.Context, s *scenarioRun) error {
 
 // checkLevels fails the scenario when the server died during the sweep or a
 // level lost more than the allowed share of its requests.
-func (s *scenarioRun) checkLevels(ctx context.Context, levels []loadgen.LevelSummary) error {
+func (s *scenarioRun) checkLevels(ctx context.Context, levels []measure.LevelSummary) error {
 	if alive, err := remote.Alive(ctx, s.o.h, s.o.paths.serverPID); err == nil && !alive {
 		return s.crashed(ctx, "sweep", "server exited during the sweep", nil)
 	}
@@ -114,7 +115,7 @@ func (s *scenarioRun) checkLevels(ctx context.Context, levels []loadgen.LevelSum
 // events for progress, and downloads its files when it ends. The sweep does
 // not depend on this connection: if the link drops, it keeps measuring and
 // the files are fetched once the link is back.
-func sweepOnHost(ctx context.Context, s *scenarioRun) ([]loadgen.LevelSummary, error) {
+func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, error) {
 	o := s.o
 	promptsPath := o.c.Sweep.Prompts
 	if promptsPath != prompts.Builtin && promptsPath != "" && !o.c.Host.Local {
@@ -245,7 +246,7 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]loadgen.LevelSummary, e
 // fetchSweep downloads the sweep's files into the scenario's directory and
 // returns its level summaries (nil when there are none). Partial files of an
 // interrupted sweep are kept too: nothing measured is thrown away.
-func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []loadgen.LevelSummary {
+func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []measure.LevelSummary {
 	o := s.o
 	if partial {
 		// Stopping the sweep first lets it write what it measured.
@@ -272,7 +273,7 @@ func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []loadgen.Le
 	if err != nil {
 		o.warn(s.sc.Name, err.Error())
 	}
-	var levels []loadgen.LevelSummary
+	var levels []measure.LevelSummary
 	data, err := os.ReadFile(filepath.Join(s.dir, results.LevelsFile))
 	if err != nil {
 		return nil
@@ -311,7 +312,7 @@ func downloadDir(ctx context.Context, h remote.Host, dir, local string) error {
 
 // sweepTunnel runs the load generator in this process, its connections
 // dialed through the host: the fallback when the host cannot run this binary.
-func sweepTunnel(ctx context.Context, s *scenarioRun) ([]loadgen.LevelSummary, error) {
+func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, error) {
 	o := s.o
 	if o.opt.DryRun {
 		s.event(Event{Kind: EventDryCommand, Phase: "sweep", Message: "in-process sweep through the host's port: " +
@@ -337,7 +338,7 @@ func sweepTunnel(ctx context.Context, s *scenarioRun) ([]loadgen.LevelSummary, e
 		MaxTokens: sw.MaxTokens, Warmup: sw.Warmup, Temperature: sw.Temperature, IgnoreEOS: sw.IgnoreEOS,
 		Repeats: max(1, sw.Repeats), Seed: sw.Seed, Prompts: set, RequestTimeout: sw.RequestTimeout,
 		Client:     s.client,
-		Records:    func(r loadgen.Record) error { return enc.Encode(r) },
+		Records:    func(r measure.Record) error { return enc.Encode(r) },
 		Events:     func(e loadgen.Event) { s.event(Event{Kind: EventSweep, Phase: "sweep", Sweep: &e}) },
 		MetricsDir: filepath.Join(s.dir, results.MetricsDir),
 	})
@@ -345,7 +346,7 @@ func sweepTunnel(ctx context.Context, s *scenarioRun) ([]loadgen.LevelSummary, e
 	if err != nil {
 		return nil, fmt.Errorf("writing the records of %s: %w", s.sc.Name, err)
 	}
-	var levels []loadgen.LevelSummary
+	var levels []measure.LevelSummary
 	if res != nil {
 		levels = res.Levels
 		for _, w := range res.Warnings {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
@@ -22,7 +22,7 @@ func TestPlotsEdgeCases(t *testing.T) {
 	// Every request failed: levels whose throughput and latency are zero.
 	allFailed := verdicttest.Simulate(verdicttest.Eagle3TopK4, one, 3)
 	for i := range allFailed {
-		allFailed[i].Status, allFailed[i].ErrClass, allFailed[i].Error = 500, loadgen.ErrHTTP, "overloaded"
+		allFailed[i].Status, allFailed[i].ErrClass, allFailed[i].Error = 500, measure.ErrHTTP, "overloaded"
 		allFailed[i].Tokens, allFailed[i].FirstNs = 0, 0
 	}
 	// A record of level 0 that is not marked warm-up: a log axis cannot show it.

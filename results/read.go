@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // Run is a run directory read back from disk.
@@ -45,14 +45,14 @@ func ReadRun(dir string) (*Run, error) {
 
 // Records reads the requests.jsonl of the scenario's attempt that its
 // figures come from (ScenarioDir).
-func (r *Run) Records(name string) ([]loadgen.Record, error) {
+func (r *Run) Records(name string) ([]measure.Record, error) {
 	return ReadRecords(filepath.Join(r.ScenarioDir(name), RequestsFile))
 }
 
 // ReadRecords reads a requests.jsonl file. A torn last line (the writer was
 // killed mid-write) is dropped; any other bad line is an error naming the
 // file and line.
-func ReadRecords(path string) ([]loadgen.Record, error) {
+func ReadRecords(path string) ([]measure.Record, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading records: %w", err)
@@ -66,9 +66,9 @@ func ReadRecords(path string) ([]loadgen.Record, error) {
 // whole line per write and was killed mid-write), so only that one is
 // dropped when it does not decode; a bad complete line is an error naming
 // the file and line, since appending after it would bury it.
-func DecodeRecords(rd io.Reader, name string) ([]loadgen.Record, error) {
+func DecodeRecords(rd io.Reader, name string) ([]measure.Record, error) {
 	br := bufio.NewReaderSize(rd, 64*1024)
-	var out []loadgen.Record
+	var out []measure.Record
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if err != nil && err != io.EOF {
@@ -76,7 +76,7 @@ func DecodeRecords(rd io.Reader, name string) ([]loadgen.Record, error) {
 		}
 		complete := err == nil
 		if len(bytes.TrimSpace(b)) > 0 {
-			var rec loadgen.Record
+			var rec measure.Record
 			if jerr := json.Unmarshal(b, &rec); jerr != nil {
 				if !complete {
 					break // torn by a crash mid-write

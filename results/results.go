@@ -6,8 +6,8 @@
 //	  manifest.json          Manifest
 //	  journal.jsonl          one line per phase start/end (orchestrator)
 //	  summary.json           Summary: every scenario's newest attempt
-//	  SCENARIO/requests.jsonl loadgen.Record lines
-//	  SCENARIO/levels.json   []loadgen.LevelSummary
+//	  SCENARIO/requests.jsonl measure.Record lines
+//	  SCENARIO/levels.json   []measure.LevelSummary
 //	  SCENARIO/server.log    the engine's log
 //	  SCENARIO/metrics/      raw /metrics and /get_server_info scrapes
 //	  SCENARIO/history/N/    earlier attempts, kept when a scenario is rerun
@@ -16,7 +16,7 @@ package results
 import (
 	"time"
 
-	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // File names inside a run directory.
@@ -93,7 +93,7 @@ type ScenarioResult struct {
 	EngineVersion string                 `json:"engine_version,omitempty"`
 	Launch        string                 `json:"launch,omitempty"` // the command line that started the server
 	AcceptLength  *float64               `json:"accept_length,omitempty"`
-	Levels        []loadgen.LevelSummary `json:"levels,omitempty"`
+	Levels        []measure.LevelSummary `json:"levels,omitempty"`
 	// PhaseSeconds is where the time went, by phase name.
 	PhaseSeconds map[string]float64 `json:"phase_seconds,omitempty"`
 	// Dir is where this attempt's files are, relative to the run directory

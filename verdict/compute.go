@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
@@ -20,7 +20,7 @@ type Input struct {
 	Manifest results.Manifest
 	Summary  results.Summary
 	// Records maps a scenario name to its newest attempt's records.
-	Records map[string][]loadgen.Record
+	Records map[string][]measure.Record
 }
 
 // Compute reads each scenario's records from the run directory (its newest
@@ -30,7 +30,7 @@ type Input struct {
 // scenario whose records cannot be read is an error.
 func Compute(run *results.Run, o Options) (*Verdict, error) {
 	in := Input{Dir: run.Dir, Manifest: run.Manifest, Summary: run.Summary,
-		Records: map[string][]loadgen.Record{}}
+		Records: map[string][]measure.Record{}}
 	for _, name := range scenarioOrder(run.Manifest, run.Summary) {
 		sr := findResult(run.Summary, name)
 		if sr == nil || sr.Status == results.StatusFailed {

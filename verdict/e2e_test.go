@@ -3,7 +3,6 @@ package verdict
 import (
 	"context"
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/internal/testbin"
+	"github.com/bakeoff-dev/bakeoff/measure"
 
 	"github.com/bakeoff-dev/bakeoff/loadgen"
 	"github.com/bakeoff-dev/bakeoff/prompts"
@@ -128,18 +130,18 @@ func startSim(t *testing.T, extra ...string) *simServer {
 
 // sweepLevel runs one level against srv and returns its records; warmup
 // requests go first when asked.
-func sweepLevel(t *testing.T, srv *simServer, c, warmup int) []loadgen.Record {
+func sweepLevel(t *testing.T, srv *simServer, c, warmup int) []measure.Record {
 	t.Helper()
 	set, err := prompts.Load(prompts.Builtin, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []loadgen.Record
+	var recs []measure.Record
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	_, err = loadgen.Run(ctx, loadgen.Options{URL: srv.url, Concurrency: []int{c}, MaxTokens: 200, Warmup: warmup,
 		IgnoreEOS: true, Temperature: 0, Prompts: set,
-		Records: func(r loadgen.Record) error { recs = append(recs, r); return nil }})
+		Records: func(r measure.Record) error { recs = append(recs, r); return nil }})
 	if err != nil {
 		t.Fatalf("sweep at C=%d: %v", c, err)
 	}
@@ -161,7 +163,7 @@ func e2eCampaign(t *testing.T, levels []int, seed int, variantFlags ...string) *
 	vs := startSim(t, append([]string{"--sim-seed", strconv.Itoa(2*seed + 2)}, variantFlags...)...)
 	defer bs.stop()
 	defer vs.stop()
-	var base, variant []loadgen.Record
+	var base, variant []measure.Record
 	for i, c := range levels {
 		warmup := 0
 		if i == 0 {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // Check names, as Note.Check carries them.
@@ -175,7 +175,7 @@ func checkTokens(v *Verdict, in Input) []Note {
 }
 
 // outputsByPrompt maps a prompt index to the output hashes seen for it.
-func outputsByPrompt(recs []loadgen.Record) map[int]map[string]bool {
+func outputsByPrompt(recs []measure.Record) map[int]map[string]bool {
 	out := map[int]map[string]bool{}
 	for _, r := range recs {
 		if !r.OK() || r.OutputHash == "" {

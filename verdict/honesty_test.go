@@ -3,7 +3,7 @@ package verdict
 import (
 	"testing"
 
-	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
@@ -12,12 +12,12 @@ import (
 // of a continuous-batching server (seed-calibrated), so the true difference
 // between the variants is known exactly.
 
-func pairInput(base, variant []loadgen.Record, s verdicttest.Sweep) Input {
+func pairInput(base, variant []measure.Record, s verdicttest.Sweep) Input {
 	return Input{
 		Manifest: results.Manifest{Campaign: "synthetic", Baseline: "baseline",
 			Scenarios: []string{"baseline", "variant"},
 			Sweep:     results.SweepInfo{MaxTokens: s.MaxTokens, IgnoreEOS: true, PromptSet: s.PromptSet}},
-		Records: map[string][]loadgen.Record{"baseline": base, "variant": variant},
+		Records: map[string][]measure.Record{"baseline": base, "variant": variant},
 	}
 }
 

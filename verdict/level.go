@@ -1,13 +1,13 @@
 package verdict
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"golang.org/x/perf/benchmath"
-
-	"github.com/bakeoff-dev/bakeoff/loadgen"
 )
 
 // levelKey identifies one repeat of one level.
@@ -15,22 +15,22 @@ type levelKey struct{ level, repeat int }
 
 // groupLevels splits measured records (warm-up left out) by level, then by
 // repeat, each repeat in send order.
-func groupLevels(recs []loadgen.Record) map[int]map[int][]loadgen.Record {
-	out := map[int]map[int][]loadgen.Record{}
+func groupLevels(recs []measure.Record) map[int]map[int][]measure.Record {
+	out := map[int]map[int][]measure.Record{}
 	for _, r := range recs {
 		if r.Warmup {
 			continue
 		}
 		if out[r.Level] == nil {
-			out[r.Level] = map[int][]loadgen.Record{}
+			out[r.Level] = map[int][]measure.Record{}
 		}
 		out[r.Level][r.Repeat] = append(out[r.Level][r.Repeat], r)
 	}
 	for _, reps := range out {
 		for _, rs := range reps {
-			slices.SortStableFunc(rs, func(a, b loadgen.Record) int {
+			slices.SortStableFunc(rs, func(a, b measure.Record) int {
 				if a.SendNs != b.SendNs {
-					return cmpInt64(a.SendNs, b.SendNs)
+					return cmp.Compare(a.SendNs, b.SendNs)
 				}
 				return a.Seq - b.Seq
 			})
@@ -39,21 +39,11 @@ func groupLevels(recs []loadgen.Record) map[int]map[int][]loadgen.Record {
 	return out
 }
 
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // measureLevel computes one level of one scenario from its repeats.
-func measureLevel(level int, reps map[int][]loadgen.Record, maxSlices int, conf float64, th *benchmath.Thresholds) Level {
+func measureLevel(level int, reps map[int][]measure.Record, maxSlices int, conf float64, th *benchmath.Thresholds) Level {
 	l := Level{Level: level, Repeats: len(reps), FailedByClass: map[string]int{}}
 	var perReq, lat, ttft, tpot, lags []float64
-	var steadyTok, steadySec, wallTok, wallSec, busy float64
+	var steadyTok, steadySec, sampleSec, wallTok, wallSec, busy float64
 	repeatIDs := make([]int, 0, len(reps))
 	for id := range reps {
 		repeatIDs = append(repeatIDs, id)
@@ -82,19 +72,20 @@ func measureLevel(level int, reps map[int][]loadgen.Record, maxSlices int, conf 
 				tpot = append(tpot, d)
 			}
 		}
-		samples, w, steady := turnoverSamples(recs, level, maxSlices)
-		if !steady {
+		tp := measure.LevelThroughput(recs, level, maxSlices)
+		if !tp.SamplesOK {
 			l.Warnings = append(l.Warnings, fmt.Sprintf(
 				"C=%d repeat %d: %d requests are too few for a steady state at concurrency %d (need %d); throughput is over the whole wall time",
 				level, id, len(recs), level, 2*level-1))
 		}
-		steadyTok += tokensIn(recs, w)
-		steadySec += w.seconds()
-		busy += inFlight(recs, w) * w.seconds()
-		l.Samples = append(l.Samples, samples...)
-		wall, _ := wallWindow(recs)
-		wallTok += float64(okTokens(recs))
-		wallSec += wall.seconds()
+		steadyTok += tp.Tokens
+		steadySec += tp.Window.Seconds()
+		busy += tp.Concurrency * tp.Window.Seconds()
+		sampleSec += tp.SampleSeconds * float64(len(tp.Samples))
+		l.Samples = append(l.Samples, tp.Samples...)
+		wall, _ := measure.WallWindow(recs)
+		wallTok += float64(measure.OKTokens(recs))
+		wallSec += wall.Seconds()
 	}
 	if len(l.FailedByClass) == 0 {
 		l.FailedByClass = nil
@@ -102,17 +93,17 @@ func measureLevel(level int, reps map[int][]loadgen.Record, maxSlices int, conf 
 	if steadySec > 0 {
 		l.SteadyThroughput = steadyTok / steadySec
 		l.AchievedConcurrency = busy / steadySec
-		l.SliceSeconds = steadySec / float64(max(len(l.Samples), 1))
+		l.SliceSeconds = sampleSec / float64(max(len(l.Samples), 1))
 	}
 	if wallSec > 0 {
 		l.WallThroughput = wallTok / wallSec
 	}
 	l.SteadySeconds = steadySec
-	l.PerRequest = distOf(perReq)
-	l.Latency = distOf(lat)
-	l.TTFT = distOf(ttft)
-	l.TPOT = distOf(tpot)
-	l.DispatchLagP99 = distOf(lags).P99
+	l.PerRequest = measure.DistOf(perReq)
+	l.Latency = measure.DistOf(lat)
+	l.TTFT = measure.DistOf(ttft)
+	l.TPOT = measure.DistOf(tpot)
+	l.DispatchLagP99 = measure.DistOf(lags).P99
 	if len(l.Samples) > 0 {
 		s := benchmath.NewSample(slices.Clone(l.Samples), th)
 		sum := assumption.Summary(s, conf)
@@ -127,29 +118,6 @@ func measureLevel(level int, reps map[int][]loadgen.Record, maxSlices int, conf 
 		}
 	}
 	return l
-}
-
-// wallWindow is first send to last end.
-func wallWindow(recs []loadgen.Record) (window, bool) {
-	if len(recs) == 0 {
-		return window{}, false
-	}
-	w := window{recs[0].SendNs, recs[0].EndNs}
-	for _, r := range recs {
-		w.Start = min(w.Start, r.SendNs)
-		w.End = max(w.End, r.EndNs)
-	}
-	return w, w.End > w.Start
-}
-
-func okTokens(recs []loadgen.Record) int {
-	n := 0
-	for _, r := range recs {
-		if r.OK() {
-			n += r.Tokens
-		}
-	}
-	return n
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -15,7 +15,7 @@ package verdict
 import (
 	"fmt"
 
-	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // Defaults for Options and for the checks.
@@ -33,13 +33,13 @@ const (
 	// DefaultMinConcurrencyRatio is the fraction of the target concurrency
 	// the achieved concurrency must reach before a fairness note is raised;
 	// the load generator's own threshold.
-	DefaultMinConcurrencyRatio = loadgen.MinAchievedShare
+	DefaultMinConcurrencyRatio = measure.MinAchievedShare
 	// DefaultClientLagFraction is the dispatch lag (p99), as a fraction of
 	// the level's median latency, above which the load generator may have
 	// set the pace (and only above DefaultClientLagFloor, seconds): the load
 	// generator's own thresholds, so that both flag the same levels.
-	DefaultClientLagFraction = loadgen.ClientLagShare
-	DefaultClientLagFloor    = loadgen.ClientLagFloor
+	DefaultClientLagFraction = measure.ClientLagShare
+	DefaultClientLagFloor    = measure.ClientLagFloor
 )
 
 // Options tune Compute. The zero value means the defaults.
@@ -179,11 +179,11 @@ type Level struct {
 	// SliceSeconds is the mean length of one time slice.
 	SliceSeconds float64 `json:"slice_s"`
 	// PerRequest is the distribution of tokens/latency per request, tok/s.
-	PerRequest Dist `json:"per_request_tok_s"`
+	PerRequest measure.Dist `json:"per_request_tok_s"`
 	// Latency, TTFT and TPOT are per-request distributions in seconds.
-	Latency Dist `json:"latency_s"`
-	TTFT    Dist `json:"ttft_s"`
-	TPOT    Dist `json:"tpot_s"`
+	Latency measure.Dist `json:"latency_s"`
+	TTFT    measure.Dist `json:"ttft_s"`
+	TPOT    measure.Dist `json:"tpot_s"`
 	// AchievedConcurrency is the time-weighted mean of requests in flight
 	// over the steady-state window.
 	AchievedConcurrency float64 `json:"achieved_concurrency"`
@@ -213,17 +213,6 @@ func (e Estimate) HalfWidthPct() float64 {
 		return 0
 	}
 	return 100 * (e.Hi - e.Lo) / 2 / e.Center
-}
-
-// Dist summarizes a per-request distribution.
-type Dist struct {
-	N    int     `json:"n"`
-	Mean float64 `json:"mean"`
-	P50  float64 `json:"p50"`
-	P90  float64 `json:"p90"`
-	P99  float64 `json:"p99"`
-	Min  float64 `json:"min"`
-	Max  float64 `json:"max"`
 }
 
 // Row is the comparison at one concurrency level.

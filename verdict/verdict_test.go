@@ -6,66 +6,10 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
-
-// closedLoop builds the records of an ideal closed loop: c slots, n
-// requests of tokens each, every request taking lat ns, all in lockstep.
-func closedLoop(level, c, n, tokens int, lat int64) []loadgen.Record {
-	var out []loadgen.Record
-	for i := range n {
-		wave := int64(i / c)
-		send := 1_000_000_000 + wave*lat
-		out = append(out, loadgen.Record{Level: level, Seq: i, Prompt: i % 7, SendNs: send,
-			FirstNs: send + lat/10, EndNs: send + lat, Tokens: tokens, Status: 200, OutputHash: "h"})
-	}
-	return out
-}
-
-func TestTurnoverSamples(t *testing.T) {
-	for _, tc := range []struct {
-		name        string
-		c, n        int
-		wantSamples int
-		wantOK      bool
-	}{
-		{"single stream, 30 requests: capped at 10 samples", 1, 30, 10, true},
-		{"C=2, 30 requests: groups of 4", 2, 30, 7, true},
-		{"C=70, auto 280: three turnovers", 70, 280, 3, true},
-		{"C=250 with the seeds' 30 requests: no steady state", 250, 30, 1, false},
-		{"C=10, 19 requests: not one whole turnover", 10, 18, 1, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			const lat = int64(2e9)
-			recs := closedLoop(tc.c, tc.c, tc.n, 200, lat)
-			s, _, ok := turnoverSamples(recs, tc.c, DefaultMaxSlices)
-			if ok != tc.wantOK || len(s) != tc.wantSamples {
-				t.Fatalf("%d samples (ok=%v), want %d (ok=%v)", len(s), ok, tc.wantSamples, tc.wantOK)
-			}
-			if !tc.wantOK {
-				return
-			}
-			want := float64(tc.c*200) / (float64(lat) / 1e9) // tok/s of an ideal loop
-			for _, x := range s {
-				if x < want*0.999 || x > want*1.001 {
-					t.Errorf("sample %.2f tok/s, want %.2f", x, want)
-				}
-			}
-		})
-	}
-}
-
-func TestDistOf(t *testing.T) {
-	d := distOf([]float64{5, 1, 4, 2, 3})
-	if d.N != 5 || d.Mean != 3 || d.P50 != 3 || d.Min != 1 || d.Max != 5 || d.P99 != 5 {
-		t.Errorf("distOf = %+v", d)
-	}
-	if (distOf(nil) != Dist{}) {
-		t.Error("distOf(nil) not zero")
-	}
-}
 
 func cellsOf(deltas []float64, sig []bool) []Cell {
 	out := make([]Cell, len(deltas))
@@ -154,7 +98,7 @@ func TestWinner(t *testing.T) {
 }
 
 // fairInput is a small two-scenario campaign whose variant can be broken.
-func fairInput(t *testing.T, breakVariant func([]loadgen.Record) []loadgen.Record) Input {
+func fairInput(t *testing.T, breakVariant func([]measure.Record) []measure.Record) Input {
 	t.Helper()
 	s := verdicttest.DefaultSweep()
 	s.Concurrency = []int{1, 4}
@@ -185,7 +129,7 @@ func TestFairness(t *testing.T) {
 		}, CheckGreedy, SeverityRed, "differs from the baseline's for 1 of"},
 		{"failed requests are shown", func(in *Input) {
 			r := &in.Records["variant"][10]
-			r.ErrClass, r.Error, r.Tokens = loadgen.ErrTimeout, "deadline", 0
+			r.ErrClass, r.Error, r.Tokens = measure.ErrTimeout, "deadline", 0
 		}, CheckRequests, SeverityWarn, "1 of 30 requests failed (timeout 1)"},
 		{"short outputs under ignore_eos", func(in *Input) {
 			in.Records["variant"][12].Tokens = 17
@@ -217,7 +161,7 @@ func TestFairness(t *testing.T) {
 		}, CheckGreedy, SeverityInfo, "not compared"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := fairInput(t, func(r []loadgen.Record) []loadgen.Record { return r })
+			in := fairInput(t, func(r []measure.Record) []measure.Record { return r })
 			tc.mutate(&in)
 			v, err := FromRecords(in, Options{})
 			if err != nil {

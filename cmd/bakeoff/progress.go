@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 )
 
@@ -95,7 +96,7 @@ func sweepLine(ev *loadgen.Event) string {
 		return fmt.Sprintf("sweep: C=%d, %d requests", ev.Level, ev.Total)
 	case loadgen.EventLevelEnd:
 		if ev.Summary != nil {
-			return loadgen.FormatLevel(*ev.Summary)
+			return measure.FormatLevel(*ev.Summary)
 		}
 		return fmt.Sprintf("sweep: C=%d done", ev.Level)
 	case loadgen.EventWarning:

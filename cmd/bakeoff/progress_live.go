@@ -10,6 +10,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 )
 
@@ -148,7 +149,7 @@ func (l *liveProgress) sweep(ev *loadgen.Event) {
 	case loadgen.EventLevelEnd:
 		l.done += ev.Total
 		if ev.Summary != nil {
-			line := fmt.Sprintf("[%s] %s", l.name, loadgen.FormatLevel(*ev.Summary))
+			line := fmt.Sprintf("[%s] %s", l.name, measure.FormatLevel(*ev.Summary))
 			l.println(line)
 		}
 	}

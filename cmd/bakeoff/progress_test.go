@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
@@ -15,7 +16,7 @@ import (
 // campaignEvents is a short campaign as the orchestrator reports it.
 func campaignEvents() []orchestrator.Event {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	sum := loadgen.LevelSummary{Level: 1, Requests: 4, OK: 4, Throughput: 90}
+	sum := measure.LevelSummary{Level: 1, Requests: 4, OK: 4, Throughput: 90}
 	var evs []orchestrator.Event
 	add := func(e orchestrator.Event) {
 		e.Time = t0.Add(time.Duration(len(evs)) * time.Second)

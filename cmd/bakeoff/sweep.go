@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
@@ -184,9 +185,9 @@ func runSweep(ctx context.Context, e *env, args []string) int {
 	}
 	r.header(f)
 
-	var levels []loadgen.LevelSummary
+	var levels []measure.LevelSummary
 	var levelsErr error
-	o.Records = func(rec loadgen.Record) error {
+	o.Records = func(rec measure.Record) error {
 		if out == nil {
 			return nil
 		}
@@ -215,7 +216,7 @@ func runSweep(ctx context.Context, e *env, args []string) int {
 	if res != nil && f.levels != "" && levelsErr == nil && len(levels) == 0 {
 		// A sweep stopped before its first level still leaves a levels file,
 		// so a reader can tell "ran, measured nothing" from "never ran".
-		if werr := results.WriteJSONAtomic(f.levels, []loadgen.LevelSummary{}); werr != nil && err == nil {
+		if werr := results.WriteJSONAtomic(f.levels, []measure.LevelSummary{}); werr != nil && err == nil {
 			err = werr
 		}
 	}
@@ -230,7 +231,7 @@ func runSweep(ctx context.Context, e *env, args []string) int {
 }
 
 // allFailed reports whether no measured request succeeded.
-func allFailed(levels []loadgen.LevelSummary) bool {
+func allFailed(levels []measure.LevelSummary) bool {
 	for _, l := range levels {
 		if l.OK > 0 {
 			return false
@@ -258,7 +259,7 @@ type textReporter struct {
 
 func (t *textReporter) header(f *sweepFlags) {
 	o := f.opts
-	req := "auto (max(30, 4×C))"
+	req := "auto (" + measure.AutoRule + ")"
 	if o.Requests > 0 {
 		req = strconv.Itoa(o.Requests)
 	}
@@ -303,7 +304,7 @@ func (t *textReporter) event(ev loadgen.Event) {
 		t.progress = true
 	case loadgen.EventLevelEnd:
 		t.clear()
-		fmt.Fprintln(t.e.Stdout, "  "+loadgen.FormatLevel(*ev.Summary))
+		fmt.Fprintln(t.e.Stdout, "  "+measure.FormatLevel(*ev.Summary))
 		for _, w := range ev.Summary.Warnings {
 			fmt.Fprintf(t.e.Stdout, "         note: %s\n", w)
 		}

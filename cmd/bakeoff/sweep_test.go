@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
@@ -76,7 +77,7 @@ func TestSweepText(t *testing.T) {
 			t.Errorf("record %+v", r)
 		}
 	}
-	var ls []loadgen.LevelSummary
+	var ls []measure.LevelSummary
 	data, _ := os.ReadFile(levels)
 	if err := json.Unmarshal(data, &ls); err != nil || len(ls) != 2 || ls[1].Level != 3 || ls[1].Tokens != 36 {
 		t.Errorf("levels file %s (%v)", data, err)
@@ -216,13 +217,13 @@ func TestSweepStoppedKeepsWhatWasMeasured(t *testing.T) {
 		t.Fatalf("%d records (%v), want the ones in flight", len(recs), err)
 	}
 	for _, r := range recs {
-		if r.ErrClass != loadgen.ErrCanceled {
+		if r.ErrClass != measure.ErrCanceled {
 			t.Errorf("record class %q, want canceled", r.ErrClass)
 		}
 	}
-	var ls []loadgen.LevelSummary
+	var ls []measure.LevelSummary
 	data, _ := os.ReadFile(levels)
-	if err := json.Unmarshal(data, &ls); err != nil || len(ls) != 1 || ls[0].FailedByClass[loadgen.ErrCanceled] != len(recs) {
+	if err := json.Unmarshal(data, &ls); err != nil || len(ls) != 1 || ls[0].FailedByClass[measure.ErrCanceled] != len(recs) {
 		t.Errorf("levels file %s (%v)", data, err)
 	}
 }

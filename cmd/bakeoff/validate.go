@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 func init() {
@@ -92,7 +93,7 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff string) error {
 	fmt.Fprintf(w, "gpu       free at <= %d MiB used per GPU, wait up to %s%s; strays are %s\n",
 		g.MaxUsedMiB, fmtDur(g.WaitTimeout), smi, strays)
 	s := c.Sweep
-	requests := "auto (max(30, 4×C))"
+	requests := "auto (" + measure.AutoRule + ")"
 	if s.Requests > 0 {
 		requests = strconv.Itoa(s.Requests)
 	}

@@ -17,7 +17,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // Engine is a server variant's performance model. Times are seconds of
@@ -83,7 +83,7 @@ func (e Engine) slowdown() float64 {
 // Sweep is the closed-loop load, as campaign.Sweep describes it.
 type Sweep struct {
 	Concurrency []int
-	// Requests per level repeat; 0 means auto: max(30, 4×C).
+	// Requests per level repeat; 0 means auto (measure.RequestsFor).
 	Requests  int
 	MaxTokens int
 	Warmup    int
@@ -103,12 +103,7 @@ func DefaultSweep() Sweep {
 }
 
 // RequestsFor is the number of measured requests at concurrency c.
-func (s Sweep) RequestsFor(c int) int {
-	if s.Requests > 0 {
-		return s.Requests
-	}
-	return max(30, 4*c)
-}
+func (s Sweep) RequestsFor(c int) int { return measure.RequestsFor(s.Requests, c) }
 
 // epochNs is where simulated time starts, so records look like real ones.
 const epochNs = int64(1_780_000_000) * 1e9
@@ -120,7 +115,7 @@ const levelGap = 0.2
 const dispatchLag = 50e-6
 
 type seq struct {
-	rec    loadgen.Record
+	rec    measure.Record
 	tokens int
 	fresh  bool // waiting for its prefill step
 }
@@ -131,13 +126,13 @@ type engineRun struct {
 	rng   *rand.Rand
 	t     float64 // simulated seconds since epoch
 	drift float64 // current log drift
-	out   []loadgen.Record
+	out   []measure.Record
 	next  int // next prompt index
 }
 
 // Simulate runs the sweep against the engine and returns every record,
 // warm-up included, in send order within each level.
-func Simulate(e Engine, s Sweep, seed uint64) []loadgen.Record {
+func Simulate(e Engine, s Sweep, seed uint64) []measure.Record {
 	r := &engineRun{e: e, s: s, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
 	if s.Warmup > 0 && len(s.Concurrency) > 0 {
 		r.level(s.Concurrency[0], 0, s.Warmup, min(s.Warmup, s.Concurrency[0]), true)
@@ -165,7 +160,7 @@ func (r *engineRun) promptTokens(p int) int { return 20 + (p*37)%480 }
 func (r *engineRun) send(level, rep, seqNo int, warm bool) *seq {
 	p := r.next % max(r.s.Prompts, 1)
 	r.next++
-	return &seq{rec: loadgen.Record{Level: level, Repeat: rep, Seq: seqNo, Warmup: warm,
+	return &seq{rec: measure.Record{Level: level, Repeat: rep, Seq: seqNo, Warmup: warm,
 		Prompt: p, PromptSet: r.s.PromptSet, SendNs: r.ns(r.t),
 		DispatchLagNs: int64(dispatchLag * 1e9), PromptTokens: r.promptTokens(p), Status: 200},
 		fresh: true}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
@@ -16,7 +16,7 @@ type Scenario struct {
 	Name    string
 	Status  string // results.StatusOK when empty
 	Reason  string // for a failed scenario
-	Records []loadgen.Record
+	Records []measure.Record
 	// AcceptLength is reported for speculative scenarios.
 	AcceptLength *float64
 }

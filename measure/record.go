@@ -1,7 +1,4 @@
-// Package loadgen is bakeoff's load generator: an OpenAI-compatible streaming
-// client, closed-loop concurrency levels, per-request records and level
-// summaries. The records it writes are the raw truth every report is rebuilt from.
-package loadgen
+package measure
 
 import "time"
 

@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"flag"
@@ -84,9 +84,10 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("wall %v s, %v tok/s", s.WallSeconds, s.WallThroughput)
 	}
 	// The failed request held a slot too: the window is [10, 205] ms (the
-	// C-th send to the (N−C+1)-th end). Each request's tokens are spread
-	// over [first, end]; only the last one sticks out of the window.
-	wantTok := 10*(90.0/90) + 10*(100.0/100) + 10*(90.0/90) + 10*(75.0/80)
+	// C-th send to the (N−C+1)-th end). Each request's first token counts
+	// at its first chunk and the other nine are spread over [first, end];
+	// only the last request sticks out of the window.
+	wantTok := 10 + 10 + 10 + 1 + 9*(75.0/80)
 	if s.SteadyStartNs != 10*ms || s.SteadyEndNs != 205*ms || !near(s.Throughput, wantTok/0.195) {
 		t.Errorf("steady [%d, %d] throughput %v, want %v", s.SteadyStartNs/ms, s.SteadyEndNs/ms, s.Throughput, wantTok/0.195)
 	}

@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 // LevelSummary condenses one concurrency level (one repeat). It is derived
 // from the records and written to levels.json for quick reading; reports

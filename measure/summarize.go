@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"fmt"
@@ -94,16 +94,9 @@ func Summarize(level, repeat int, recs []Record) LevelSummary {
 			"no steady state: %d requests at C=%d; throughput is over the whole wall time", len(rs), level))
 	}
 	s.SteadyStartNs, s.SteadyEndNs = start, end
-	if span := float64(end - start); span > 0 {
-		var tok, busy float64
-		for _, r := range rs {
-			busy += float64(overlap(r.SendNs, r.EndNs, start, end))
-			if r.OK() {
-				tok += tokensIn(r, start, end)
-			}
-		}
-		s.Throughput = tok / span * 1e9
-		s.AchievedConcurrency = busy / span
+	if w := (Window{start, end}); w.End > w.Start {
+		s.Throughput = TokensIn(rs, w) / w.Seconds()
+		s.AchievedConcurrency = InFlight(rs, w)
 	}
 
 	if s.TokensEstimated {
@@ -121,49 +114,6 @@ func Summarize(level, repeat int, recs []Record) LevelSummary {
 			"achieved concurrency %.1f of %d: the load generator may be the limit", s.AchievedConcurrency, level))
 	}
 	return s
-}
-
-// SteadyWindow returns the level's steady-state window in Unix ns: from the
-// moment the C-th request is in flight (or the first completion, if that
-// comes sooner) to the moment the first slot goes idle with nothing left to
-// send, which in a closed loop is the (N−C+1)-th completion. ok is false
-// when no such window exists (fewer requests than slots).
-func SteadyWindow(c int, recs []Record) (start, end int64, ok bool) {
-	n := len(recs)
-	if n == 0 || c < 1 || n < c {
-		return 0, 0, false
-	}
-	sends := make([]int64, n)
-	ends := make([]int64, n)
-	for i, r := range recs {
-		sends[i], ends[i] = r.SendNs, r.EndNs
-	}
-	slices.Sort(sends)
-	slices.Sort(ends)
-	start = min(sends[c-1], ends[0])
-	end = ends[n-c]
-	return start, end, end > start
-}
-
-// tokensIn is the share of a request's tokens produced inside [start, end],
-// with its tokens spread evenly from its first token to its end; the first
-// token's chunk counts at its arrival.
-func tokensIn(r Record, start, end int64) float64 {
-	t0 := r.FirstNs
-	if t0 == 0 {
-		t0 = r.SendNs
-	}
-	if r.EndNs <= t0 {
-		if t0 >= start && t0 <= end {
-			return float64(r.Tokens)
-		}
-		return 0
-	}
-	return float64(r.Tokens) * float64(overlap(t0, r.EndNs, start, end)) / float64(r.EndNs-t0)
-}
-
-func overlap(a0, a1, b0, b1 int64) int64 {
-	return max(0, min(a1, b1)-max(a0, b0))
 }
 
 func mean(xs []float64) float64 {
