@@ -95,6 +95,13 @@ type SimOptions struct {
 	Slowdown float64
 	// Noise is the relative standard deviation of each step's time.
 	Noise float64
+	// LaunchSigma is σ of the log of a step-time factor drawn once per
+	// launch; Drift the stationary σ of the log of a slow Ornstein–Uhlenbeck
+	// factor with correlation time DriftTau (simulated time; 0 means
+	// DefaultDriftTau). See LaunchNoise.
+	LaunchSigma float64
+	Drift       float64
+	DriftTau    time.Duration
 	// GPUs is how many GPUs the fake host has for this server (default: TP).
 	GPUs int
 	// StateDir is where memory holders register for the fake nvidia-smi.

@@ -36,11 +36,12 @@ type ticket struct {
 // Engine runs the Scheduler in wall time: each step sleeps its simulated
 // duration divided by the speed, then hands its tokens to the requests.
 type Engine struct {
-	perf  Perf
-	speed float64
-	log   *Logger
-	stats *Stats
-	now   func() time.Time
+	perf   Perf
+	speed  float64
+	launch *Launch // nil without launch noise
+	log    *Logger
+	stats  *Stats
+	now    func() time.Time
 
 	mu      sync.Mutex
 	sched   *Scheduler
@@ -49,13 +50,15 @@ type Engine struct {
 	wake    chan struct{}
 }
 
-// NewEngine builds the engine for cfg.
-func NewEngine(cfg *Config, log *Logger, stats *Stats, seed uint64, now func() time.Time) *Engine {
+// NewEngine builds the engine for cfg; launch (nil for none) scales every
+// step by the launch's factor and drift at the simulated time since Run began.
+func NewEngine(cfg *Config, log *Logger, stats *Stats, seed uint64, launch *Launch, now func() time.Time) *Engine {
 	perf := NewPerf(cfg)
 	maxRun, _ := cfg.RunningCap()
 	return &Engine{
 		perf:    perf,
 		speed:   cfg.Sim.Speed,
+		launch:  launch,
 		log:     log,
 		stats:   stats,
 		now:     now,
@@ -95,11 +98,13 @@ func (e *Engine) Run(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	anchor := e.now()
+	began := anchor            // the launch's drift runs in simulated time since then, idle time included
 	var simSince time.Duration // simulated time since anchor
 	win := newDecodeWindow()
 	for {
 		e.mu.Lock()
 		r := e.sched.Step()
+		r.Duration = e.launch.Scale(r.Duration, time.Duration(float64(e.now().Sub(began))*e.speed))
 		running, waiting, kv := e.sched.Running(), e.sched.Waiting(), e.sched.KVTokens()
 		e.mu.Unlock()
 		if r.Kind == StepIdle {

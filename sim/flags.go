@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -57,6 +58,18 @@ func floatFlag(dst func(*Config) *float64) func(*Config, string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			return fmt.Errorf("invalid float value: '%s'", v)
+		}
+		*dst(c) = f
+		return nil
+	}
+}
+
+// nonNegFloatFlag is floatFlag for a σ: negative values are refused.
+func nonNegFloatFlag(dst func(*Config) *float64) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("invalid non-negative float value: '%s'", v)
 		}
 		*dst(c) = f
 		return nil
@@ -171,6 +184,16 @@ var simFlags = []flagSpec{
 	}},
 	{names: []string{"sim-slowdown"}, set: floatFlag(func(c *Config) *float64 { return &c.Sim.Slowdown })},
 	{names: []string{"sim-noise"}, set: floatFlag(func(c *Config) *float64 { return &c.Sim.Noise })},
+	{names: []string{"sim-launch-sigma"}, set: nonNegFloatFlag(func(c *Config) *float64 { return &c.Sim.LaunchSigma })},
+	{names: []string{"sim-drift"}, set: nonNegFloatFlag(func(c *Config) *float64 { return &c.Sim.Drift })},
+	{names: []string{"sim-drift-tau"}, set: func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("invalid positive duration value: '%s'", v)
+		}
+		c.Sim.DriftTau = d
+		return nil
+	}},
 	{names: []string{"sim-gpus"}, set: intFlag(func(c *Config) *int { return &c.Sim.GPUs })},
 	{names: []string{"sim-state"}, set: strFlag(func(c *Config) *string { return &c.Sim.StateDir })},
 	{names: []string{"sim-fault"}, set: func(c *Config, v string) error { return c.Sim.Faults.Add(v) }},

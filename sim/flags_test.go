@@ -53,6 +53,17 @@ func TestParseArgs(t *testing.T) {
 				t.Error("sim knobs must not appear in the server args")
 			}
 		}},
+		{"launch noise", "--sim-launch-sigma 0.01 --sim-drift=0.02 --sim-drift-tau 2m", nil, func(t *testing.T, c *Config) {
+			want := LaunchNoise{Sigma: 0.01, Drift: 0.02, Tau: 2 * time.Minute}
+			if got := c.Sim.LaunchNoise(); got != want {
+				t.Errorf("launch noise %+v, want %+v", got, want)
+			}
+		}},
+		{"no launch noise by default", "", nil, func(t *testing.T, c *Config) {
+			if n := c.Sim.LaunchNoise(); !n.Zero() || n.TauOrDefault() != DefaultDriftTau {
+				t.Errorf("launch noise %+v", n)
+			}
+		}},
 		{"state dir from env", "", map[string]string{SimStateEnv: "/tmp/state-x"}, func(t *testing.T, c *Config) {
 			if c.Sim.StateDir != "/tmp/state-x" {
 				t.Errorf("state dir %q", c.Sim.StateDir)
@@ -89,6 +100,9 @@ func TestParseArgsErrors(t *testing.T) {
 		{"--sim-fault explode", `unknown fault "explode"`},
 		{"--sim-fault crash-after", "needs a value"},
 		{"--sim-speed 0", "invalid positive float value"},
+		{"--sim-launch-sigma -0.01", "argument --sim-launch-sigma: invalid non-negative float value: '-0.01'"},
+		{"--sim-drift x", "argument --sim-drift: invalid non-negative float value: 'x'"},
+		{"--sim-drift-tau 0s", "argument --sim-drift-tau: invalid positive duration value: '0s'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {

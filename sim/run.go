@@ -61,6 +61,12 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	} else {
 		log.Printf("bakeoff sim: speed %gx, seed %d", cfg.Sim.Speed, seed)
 	}
+	var launch *Launch
+	if n := cfg.Sim.LaunchNoise(); !n.Zero() {
+		launch = n.Draw(seed)
+		log.Printf("bakeoff sim: launch step-time factor %.4f (sigma %g), drift sigma %g, tau %v (simulated)",
+			launch.Factor(), n.Sigma, n.Drift, n.TauOrDefault())
+	}
 	if msg := checkConfig(cfg, log); msg != "" {
 		log.Raw(configErrorTraceback(msg))
 		return &ExitError{Code: 1, Err: errors.New(msg)}
@@ -77,7 +83,7 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	}
 
 	stats := NewStats(cfg.SpecSteps)
-	engine := NewEngine(cfg, log, stats, seed, now)
+	engine := NewEngine(cfg, log, stats, seed, launch, now)
 	srv := NewServer(cfg, log, stats, engine, seed, now)
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)

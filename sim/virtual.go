@@ -13,6 +13,10 @@ type ClosedLoop struct {
 	Requests     int
 	MaxTokens    int
 	PromptTokens int
+	// Start is the simulated time since the launch began at which this load
+	// starts: where the launch's drift (--sim-drift) is read from, so that
+	// the levels of one launch can be run one after the other.
+	Start time.Duration
 }
 
 // VirtualResult is the outcome of a virtual closed-loop run, in simulated time.
@@ -33,8 +37,20 @@ type VirtualResult struct {
 // RunVirtual drives the scheduler for cfg with a closed-loop load in
 // simulated time, without sleeping: the calibration and the docs table use it
 // to read the model's figures exactly, and the server uses the same
-// Scheduler in wall time.
+// Scheduler in wall time. The launch noise of cfg (--sim-launch-sigma,
+// --sim-drift) is drawn from seed as the server draws it from --sim-seed:
+// the same seed gives the same launch factor and drift path.
 func RunVirtual(cfg *Config, load ClosedLoop, seed uint64) VirtualResult {
+	var launch *Launch
+	if n := cfg.Sim.LaunchNoise(); !n.Zero() {
+		launch = n.Draw(seed)
+	}
+	return RunVirtualLaunch(cfg, load, seed, launch)
+}
+
+// RunVirtualLaunch is RunVirtual with the launch given (nil: no launch
+// noise), so that several loads can share one launch's factor and drift.
+func RunVirtualLaunch(cfg *Config, load ClosedLoop, seed uint64, launch *Launch) VirtualResult {
 	perf := NewPerf(cfg)
 	maxRun, _ := cfg.RunningCap()
 	s := NewScheduler(perf, maxRun, cfg.ChunkedPrefillSize, rand.New(rand.NewPCG(seed, seed^0x5eed)))
@@ -62,6 +78,7 @@ func RunVirtual(cfg *Config, load ClosedLoop, seed uint64) VirtualResult {
 	}
 	for !s.Idle() {
 		r := s.Step()
+		r.Duration = launch.Scale(r.Duration, load.Start+now)
 		now += r.Duration
 		accSum += r.AcceptSum
 		accN += r.AcceptN

@@ -24,6 +24,11 @@ Sim knobs:
   --sim-seed N           seed of the noise and accept lengths (default: fresh)
   --sim-slowdown F       multiply every step time by F (default 1)
   --sim-noise F          relative noise σ of each step (default 0.02)
+  --sim-launch-sigma F   σ of the log of a step-time factor drawn once per
+                         launch from the seed (default 0)
+  --sim-drift F          σ of a slow drift in the log of step time, an
+                         Ornstein–Uhlenbeck process (default 0)
+  --sim-drift-tau D      the drift's correlation time, simulated (default 1m)
   --sim-gpus N           GPUs this server may use (default: --tp)
   --sim-state DIR        memory registry (default $BAKEOFF_SIM_STATE or
                          $TMPDIR/bakeoff-sim-state-UID)

@@ -1,0 +1,110 @@
+package sim
+
+import (
+	"math"
+	"regexp"
+	"testing"
+	"time"
+)
+
+// TestLaunchNoiseDistribution: the launch factor's log has σ Sigma and
+// median 0 over many launches, the drift is stationary with σ Drift and
+// correlation exp(−Δt/τ), and each is a pure function of the seed and t.
+func TestLaunchNoiseDistribution(t *testing.T) {
+	const n = 4000
+	noise := LaunchNoise{Sigma: 0.02, Drift: 0.01, Tau: time.Minute}
+	var sumF, sumF2, sumX, sumX2, sumXY float64
+	for s := range uint64(n) {
+		l := noise.Draw(s)
+		lf := math.Log(l.Factor())
+		sumF += lf
+		sumF2 += lf * lf
+		x, y := l.DriftAt(10*time.Minute), l.DriftAt(11*time.Minute)
+		sumX += x
+		sumX2 += x * x
+		sumXY += x * y
+	}
+	mean := func(s float64) float64 { return s / n }
+	sdF := math.Sqrt(mean(sumF2) - mean(sumF)*mean(sumF))
+	sdX := math.Sqrt(mean(sumX2) - mean(sumX)*mean(sumX))
+	corr := (mean(sumXY) - mean(sumX)*mean(sumX)) / (sdX * sdX)
+	// Standard errors at n = 4000: the mean of log F ±0.0003, the σs ±1.1%,
+	// the correlation ±0.013; the bounds are four of them or more.
+	if math.Abs(mean(sumF)) > 0.0013 || math.Abs(sdF/0.02-1) > 0.05 {
+		t.Errorf("log launch factor: mean %.5f, σ %.5f; want 0, 0.02", mean(sumF), sdF)
+	}
+	if math.Abs(mean(sumX)) > 0.0007 || math.Abs(sdX/0.01-1) > 0.06 {
+		t.Errorf("drift at 10 min: mean %.5f, σ %.5f; want 0, 0.01", mean(sumX), sdX)
+	}
+	if want := math.Exp(-1); math.Abs(corr-want) > 0.06 {
+		t.Errorf("drift correlation one τ apart %.3f, want %.3f", corr, want)
+	}
+}
+
+func TestLaunchNoiseReproducible(t *testing.T) {
+	noise := LaunchNoise{Sigma: 0.01, Drift: 0.01, Tau: 30 * time.Second}
+	a, b, c := noise.Draw(7), noise.Draw(7), noise.Draw(8)
+	if a.Factor() != b.Factor() || a.Factor() == c.Factor() {
+		t.Errorf("factors: seed 7 %v and %v, seed 8 %v", a.Factor(), b.Factor(), c.Factor())
+	}
+	// The path does not depend on when, or how often, it is read: a server
+	// on a busy machine reads it at other times than a quiet one.
+	late := b.DriftAt(20 * time.Minute)
+	for ts := time.Duration(0); ts <= 20*time.Minute; ts += 333 * time.Millisecond {
+		a.DriftAt(ts)
+	}
+	if got := a.DriftAt(20 * time.Minute); got != late {
+		t.Errorf("drift at 20 min: %v read in order, %v read at once", got, late)
+	}
+	// The drift's path does not depend on Sigma, so turning the launch
+	// factor on or off leaves it alone.
+	if x, y := (LaunchNoise{Drift: 0.01, Tau: 30 * time.Second}).Draw(7).DriftAt(time.Minute), noise.Draw(7).DriftAt(time.Minute); x != y {
+		t.Errorf("drift depends on sigma: %v vs %v", x, y)
+	}
+	var none *Launch
+	if none.At(time.Hour) != 1 || none.Scale(time.Second, 0) != time.Second || (LaunchNoise{}).Draw(3).At(time.Hour) != 1 {
+		t.Error("no launch noise must scale nothing")
+	}
+}
+
+// TestLaunchNoiseVirtual: in the virtual harness a launch factor scales the
+// throughput by exactly its inverse; the step noise drawn with the same seed
+// is unchanged by it.
+func TestLaunchNoiseVirtual(t *testing.T) {
+	load := ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}
+	for _, noise := range []string{"0", "0.02"} {
+		plain := RunVirtual(scenarioConfig(t, "baseline", "--sim-noise", noise), load, 5).Throughput
+		cfg := scenarioConfig(t, "baseline", "--sim-noise", noise, "--sim-launch-sigma", "0.05")
+		got := RunVirtual(cfg, load, 5).Throughput
+		f := cfg.Sim.LaunchNoise().Draw(5).Factor()
+		if f == 1 || math.Abs(got*f/plain-1) > 1e-6 {
+			t.Errorf("noise %s: factor %.4f, throughput %.2f → %.2f (×%.5f)", noise, f, plain, got, got/plain)
+		}
+	}
+	// Drift moves the throughput of a level read at another time of the launch.
+	cfg := scenarioConfig(t, "baseline", "--sim-noise", "0", "--sim-drift", "0.05", "--sim-drift-tau", "1m")
+	early := RunVirtual(cfg, load, 5).Throughput
+	load.Start = 30 * time.Minute
+	if late := RunVirtual(cfg, load, 5).Throughput; late == early {
+		t.Errorf("drift did not change the throughput half an hour later: %.2f", late)
+	}
+}
+
+var launchLine = regexp.MustCompile(`launch step-time factor ([0-9.]+) \(sigma 0.03\), drift sigma 0.01, tau 2m0s`)
+
+// TestLaunchNoiseServer: the server draws its launch factor from --sim-seed
+// and logs it; the same seed draws the same factor, another seed another.
+func TestLaunchNoiseServer(t *testing.T) {
+	factor := func(seed string) string {
+		p := startSim(t, nil, "--sim-seed", seed, "--sim-launch-sigma", "0.03", "--sim-drift", "0.01", "--sim-drift-tau", "2m")
+		if !waitFor(t, 30*time.Second, func() bool { return launchLine.MatchString(p.log.String()) }) {
+			t.Fatalf("no launch line in the log:\n%s", tail(p.log.String(), 20))
+		}
+		p.stop()
+		return launchLine.FindStringSubmatch(p.log.String())[1]
+	}
+	a, b, c := factor("11"), factor("11"), factor("12")
+	if a != b || a == c {
+		t.Errorf("launch factors: seed 11 %s and %s, seed 12 %s", a, b, c)
+	}
+}
