@@ -24,6 +24,17 @@ const (
 	DefaultRepeats        = 1
 	DefaultSeed           = 1
 	DefaultRequestTimeout = 10 * time.Minute
+	// DefaultRounds is how many times each scenario is launched. One launch
+	// per scenario cannot tell a configuration's speed from the luck of its
+	// launch; docs/METHOD.md says why this many.
+	DefaultRounds = 5
+	// DefaultMinEffectPct is the smallest difference, in percent, a verdict
+	// names a winner for when launch-to-launch variation was not measured
+	// (rounds: 1).
+	DefaultMinEffectPct = 5.0
+	// DefaultEquivalenceMarginPct is the margin, in percent, within which two
+	// configurations count as tied.
+	DefaultEquivalenceMarginPct = 2.0
 	// LocalWorkdirPrefix names the default workdir for `host: local`:
 	// <TMPDIR>/bakeoff-local-<uid>, one per user so two users never share a
 	// lock or a pid file.
@@ -47,3 +58,7 @@ const SGLangSpecMaxRunning = 48
 // MaxConcurrency bounds a sweep level; a closed-loop level beyond it is a
 // typo, and the bound keeps the automatic request count from overflowing.
 const MaxConcurrency = 100000
+
+// MaxRounds bounds `rounds`; a campaign of more launches per scenario than
+// this is a typo (it would run for weeks on a real host).
+const MaxRounds = 1000

@@ -62,7 +62,10 @@ func (l *loader) campaign(path string) *Campaign {
 			StopGrace:     DefaultStopGrace,
 			Env:           map[string]string{},
 		},
-		GPU: GPUOpts{MaxUsedMiB: DefaultMaxUsedMiB, WaitTimeout: DefaultGPUWaitTimeout},
+		GPU:                  GPUOpts{MaxUsedMiB: DefaultMaxUsedMiB, WaitTimeout: DefaultGPUWaitTimeout},
+		Rounds:               DefaultRounds,
+		MinEffectPct:         DefaultMinEffectPct,
+		EquivalenceMarginPct: DefaultEquivalenceMarginPct,
 		Sweep: Sweep{
 			MaxTokens:      DefaultMaxTokens,
 			Warmup:         DefaultWarmup,
@@ -112,6 +115,27 @@ func (l *loader) campaign(path string) *Campaign {
 			}
 		},
 		"scenarios": func(_, v *yaml.Node) { nodes.scenarios = v },
+		"rounds": func(_, v *yaml.Node) {
+			if n, ok := d.intAtLeast(v, "rounds", 1); ok {
+				if n > MaxRounds {
+					d.errorf(v, "rounds: %d is more than %d", n, MaxRounds)
+				}
+				c.Rounds = n
+			}
+		},
+		"min_effect": func(_, v *yaml.Node) {
+			if x, ok := d.percent(v, "min_effect"); ok {
+				c.MinEffectPct = x
+			}
+		},
+		"equivalence_margin": func(_, v *yaml.Node) {
+			if x, ok := d.percent(v, "equivalence_margin"); ok {
+				if x == 0 {
+					d.errorf(v, "equivalence_margin: must be more than 0%% (no two measurements are ever exactly equal)")
+				}
+				c.EquivalenceMarginPct = x
+			}
+		},
 	})
 	// A missing key has no line of its own; the start of the file's mapping
 	// gives an editor somewhere to jump to.

@@ -34,6 +34,16 @@ type Campaign struct {
 	// Warnings are non-fatal findings (e.g. an unset max-running-requests on a
 	// speculative scenario swept above 48), each prefixed with file:line:col.
 	Warnings []string
+
+	// Rounds is how many times each scenario is launched (≥1); each round
+	// launches every scenario once, in the order LaunchOrder gives.
+	Rounds int
+	// MinEffectPct is the smallest difference, in percent, a verdict names a
+	// winner for when launch-to-launch variation was not measured.
+	MinEffectPct float64
+	// EquivalenceMarginPct is the margin, in percent, within which two
+	// configurations count as tied.
+	EquivalenceMarginPct float64
 }
 
 // Host says where servers run. Local is true for `host: local`.
