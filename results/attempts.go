@@ -36,24 +36,30 @@ func (r *ScenarioResult) AttemptDir() string {
 }
 
 // HistoryDirOf is the folder, relative to the run directory, that holds
-// attempt n of a scenario once a later attempt has started.
+// attempt n of a scenario once a later attempt has started, in a run
+// written before rounds (LaunchHistoryDir is the one for rounds).
 func HistoryDirOf(scenario string, n int) string {
 	return path.Join(scenario, HistoryDir, strconv.Itoa(n))
 }
 
-// Result returns the newest attempt of the named scenario, or nil.
+// Result returns the newest attempt of the named scenario's launch in its
+// earliest round that has one (round 1 in a run written before rounds), or
+// nil. Launches gives every round.
 func (r *Run) Result(name string) *ScenarioResult {
+	var out *ScenarioResult
 	for i := range r.Summary.Scenarios {
-		if r.Summary.Scenarios[i].Name == name {
-			return &r.Summary.Scenarios[i]
+		sr := &r.Summary.Scenarios[i]
+		if sr.Name == name && (out == nil || sr.RoundOf() < out.RoundOf()) {
+			out = sr
 		}
 	}
-	return nil
+	return out
 }
 
-// ScenarioDir is where the named scenario's figures come from: the folder
-// of its newest complete attempt, else of its newest attempt (which may
-// hold the partial records of an interrupted one).
+// ScenarioDir is where the figures of the named scenario's launch in its
+// earliest round come from (see Result): the folder of its newest complete
+// attempt, else of its newest attempt (which may hold the partial records
+// of an interrupted one). Launches gives every round.
 func (r *Run) ScenarioDir(name string) string {
 	sr := r.Result(name)
 	if sr == nil {

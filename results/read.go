@@ -43,8 +43,9 @@ func ReadRun(dir string) (*Run, error) {
 	return r, nil
 }
 
-// Records reads the requests.jsonl of the scenario's attempt that its
-// figures come from (ScenarioDir).
+// Records reads the requests.jsonl of the attempt the figures of the
+// scenario's earliest round come from (ScenarioDir). LaunchRecords reads
+// any round's.
 func (r *Run) Records(name string) ([]measure.Record, error) {
 	return ReadRecords(filepath.Join(r.ScenarioDir(name), RequestsFile))
 }

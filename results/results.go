@@ -3,14 +3,18 @@
 // it so that every table can be rebuilt from disk alone.
 //
 //	results/CAMPAIGN/RUN/
-//	  manifest.json          Manifest
-//	  journal.jsonl          one line per phase start/end (orchestrator)
-//	  summary.json           Summary: every scenario's newest attempt
-//	  SCENARIO/requests.jsonl measure.Record lines
-//	  SCENARIO/levels.json   []measure.LevelSummary
-//	  SCENARIO/server.log    the engine's log
-//	  SCENARIO/metrics/      raw /metrics and /get_server_info scrapes
-//	  SCENARIO/history/N/    earlier attempts, kept when a scenario is rerun
+//	  manifest.json                   Manifest (Order: the launch order of each round)
+//	  journal.jsonl                   one line per phase start/end (orchestrator)
+//	  summary.json                    Summary: every launch's newest attempt
+//	  SCENARIO/round-K/requests.jsonl measure.Record lines of round K's launch
+//	  SCENARIO/round-K/levels.json    []measure.LevelSummary
+//	  SCENARIO/round-K/result.json    that attempt's ScenarioResult
+//	  SCENARIO/round-K/server.log     the engine's log
+//	  SCENARIO/round-K/metrics/       raw /metrics and /get_server_info scrapes
+//	  SCENARIO/round-K/history/N/     earlier attempts, kept when a launch is rerun
+//
+// A run written before rounds has the files of its one launch in SCENARIO/
+// itself (and SCENARIO/history/N/); it reads as round 1.
 package results
 
 import (
@@ -32,6 +36,9 @@ const (
 	HistoryDir   = "history"
 )
 
+// RoundDirPrefix names a round's folder inside a scenario's: round-1, …
+const RoundDirPrefix = "round-"
+
 // Manifest describes a run: what was asked and where it ran.
 type Manifest struct {
 	Campaign       string    `json:"campaign"`
@@ -46,6 +53,17 @@ type Manifest struct {
 	BakeoffVersion string    `json:"bakeoff_version"`
 	// Resolved is the campaign as resolved (extends applied), for the record.
 	Resolved any `json:"resolved,omitempty"`
+
+	// Rounds is how many times each scenario is launched; 0 in runs written
+	// before rounds, which means 1.
+	Rounds int `json:"rounds,omitempty"`
+	// MinEffectPct is the campaign's min_effect, in percent.
+	MinEffectPct float64 `json:"min_effect_pct,omitempty"`
+	// EquivalenceMarginPct is the campaign's equivalence_margin, in percent.
+	EquivalenceMarginPct float64 `json:"equivalence_margin_pct,omitempty"`
+	// Order is the scenario names of each round, in launch order; empty in
+	// runs written before rounds, where the campaign order was the only one.
+	Order [][]string `json:"order,omitempty"`
 }
 
 // SweepInfo is the part of the sweep the verdict's fairness checks need.
@@ -78,7 +96,8 @@ const (
 	StatusPending = "pending"
 )
 
-// ScenarioResult is the outcome of one attempt at one scenario.
+// ScenarioResult is the outcome of one attempt at one launch: one scenario
+// in one round. Attempt counts the attempts at that launch.
 type ScenarioResult struct {
 	Name        string    `json:"name"`
 	Status      string    `json:"status"`
@@ -97,17 +116,23 @@ type ScenarioResult struct {
 	// PhaseSeconds is where the time went, by phase name.
 	PhaseSeconds map[string]float64 `json:"phase_seconds,omitempty"`
 	// Dir is where this attempt's files are, relative to the run directory
-	// and with forward slashes: the scenario's folder for its newest
-	// attempt, SCENARIO/history/N for an earlier one. Empty in files written
-	// before attempts were tracked, where it means the scenario's folder.
+	// and with forward slashes: the launch's folder (SCENARIO/round-K) for
+	// its newest attempt, SCENARIO/round-K/history/N for an earlier one.
+	// Empty in files written before attempts were tracked, where it means
+	// the scenario's folder.
 	Dir string `json:"dir,omitempty"`
-	// History holds the scenario's earlier attempts, oldest first, each
+	// History holds the launch's earlier attempts, oldest first, each
 	// without a history of its own. Only summary.json fills it; a failed
 	// rerun must not hide an earlier attempt that completed.
 	History []ScenarioResult `json:"history,omitempty"`
+
+	// Round is the round this launch belongs to, 1-based; 0 in files
+	// written before rounds, which means 1.
+	Round int `json:"round,omitempty"`
 }
 
-// Summary is every scenario's newest attempt, in campaign order.
+// Summary is every launch's newest attempt, in campaign order of the
+// scenarios and, within a scenario, in round order.
 type Summary struct {
 	Campaign    string           `json:"campaign"`
 	Run         string           `json:"run"`
