@@ -50,11 +50,6 @@ const (
 	promptBuiltin = "builtin"
 )
 
-// SGLangSpecMaxRunning is the batch cap SGLang applies to speculative
-// decoding when --max-running-requests is unset ("Max running requests is
-// reset to 48 for speculative decoding").
-const SGLangSpecMaxRunning = 48
-
 // MaxConcurrency bounds a sweep level; a closed-loop level beyond it is a
 // typo, and the bound keeps the automatic request count from overflowing.
 const MaxConcurrency = 100000

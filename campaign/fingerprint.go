@@ -16,7 +16,9 @@ const fingerprintVersion = "bakeoff-sweep-v1"
 // identical for two scenarios' results to be comparable: the levels in
 // order, the resolved request count per level (so `auto` and the numbers it
 // stands for agree), max_tokens, warmup, temperature, ignore_eos, endpoint,
-// repeats, seed and the prompt set's content hash. The canonical text is
+// repeats, seed, the prompt set's content hash, and unique_prompts when it
+// is on (written only then, so every fingerprint from before the option
+// existed still matches its campaign). The canonical text is
 // built field by field with fixed formatting (integers in decimal, the
 // temperature as the shortest decimal that round-trips), so it depends on
 // neither map order nor the machine.
@@ -49,6 +51,9 @@ func Fingerprint(s Sweep, promptSetHash string) string {
 	line("repeats", strconv.Itoa(repeats))
 	line("seed", strconv.FormatInt(s.Seed, 10))
 	line("prompts", promptSetHash)
+	if s.UniquePrompts {
+		line("unique_prompts", "true")
+	}
 	sum := sha256.Sum256([]byte(b.String()))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }

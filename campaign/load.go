@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 )
 
@@ -474,6 +475,7 @@ func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) bool {
 		"request_timeout": func(_, v *yaml.Node) {
 			s.RequestTimeout, _ = d.positiveDuration(v, "sweep.request_timeout")
 		},
+		"unique_prompts": func(_, v *yaml.Node) { s.UniquePrompts, _ = d.boolean(v, "sweep.unique_prompts") },
 	})
 	return hasLevels
 }
@@ -591,52 +593,37 @@ func (l *loader) warnings(c *Campaign, d *doc, nodes campaignNodes) {
 			c.Sweep.Requests, maxLevel, maxLevel)
 	}
 	for _, s := range c.Scenarios {
-		if s.Engine != EngineSGLang || !s.Speculative() {
+		p := s.Profile()
+		if p == nil {
 			continue
 		}
-		algAt := s.src.argPos["speculative-algorithm"]
-		if _, ok := s.ArgValue("max-running-requests"); !ok && maxLevel > SGLangSpecMaxRunning {
-			l.p.warnf(algAt, "scenario %s: speculative SGLang caps running requests at %d unless max-running-requests is set, and the sweep goes to %d; set it (to the same value in every scenario)",
-				s.Name, SGLangSpecMaxRunning, maxLevel)
+		env := func(name string) (string, bool) {
+			if v, ok := s.Env[name]; ok {
+				return v, true
+			}
+			v, ok := c.Engine.Env[name]
+			return v, ok
 		}
-		topk, hasTopk := argInt(s, "speculative-eagle-topk")
-		if v, at, ok := specV2(c, s, nodes.envAt); ok && hasTopk && topk > 1 {
-			l.p.warnf(at, "scenario %s: SGLANG_ENABLE_SPEC_V2=%s needs speculative-eagle-topk 1, and it is %d", s.Name, v, topk)
-		}
-		steps, hasSteps := argInt(s, "speculative-num-steps")
-		draft, hasDraft := argInt(s, "speculative-num-draft-tokens")
-		if hasTopk && topk == 1 && hasSteps && hasDraft && draft != steps+1 {
-			l.p.warnf(s.src.argPos["speculative-num-draft-tokens"], "scenario %s: with speculative-eagle-topk 1 SGLang forces speculative-num-draft-tokens to num-steps+1 = %d, not %d",
-				s.Name, steps+1, draft)
+		for _, w := range p.Warnings(engine.Setup{Scenario: s.Name, Args: s, Env: env, MaxLevel: maxLevel,
+			MaxTokens: c.Sweep.MaxTokens, UniquePrompts: c.Sweep.UniquePrompts}) {
+			l.p.warnf(s.warnAt(w, nodes.envAt), "%s", w.Text)
 		}
 	}
 }
 
-// specV2 reports whether SGLANG_ENABLE_SPEC_V2 is switched on for s, with
-// its value and where it was set.
-func specV2(c *Campaign, s *Scenario, campaignEnvAt map[string]position) (string, position, bool) {
-	const name = "SGLANG_ENABLE_SPEC_V2"
-	v, ok := s.Env[name]
-	at := s.src.envPos[name]
-	if !ok {
-		v, ok = c.Engine.Env[name]
-		at = campaignEnvAt[name]
+// warnAt is where an engine warning points: the arg or variable that causes
+// it, else the scenario's file.
+func (s *Scenario) warnAt(w engine.Warning, campaignEnvAt map[string]position) position {
+	if at, ok := s.src.argPos[w.Arg]; ok && w.Arg != "" {
+		return at
 	}
-	if !ok {
-		return "", position{}, false
+	if w.Env != "" {
+		if at, ok := s.src.envPos[w.Env]; ok {
+			return at
+		}
+		if at, ok := campaignEnvAt[w.Env]; ok {
+			return at
+		}
 	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "", "0", "false", "no", "off":
-		return v, at, false
-	}
-	return v, at, true
-}
-
-func argInt(s *Scenario, key string) (int, bool) {
-	v, ok := s.ArgValue(key)
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(v)
-	return n, err == nil
+	return s.src.file
 }

@@ -34,7 +34,7 @@ func TestLoadErrors(t *testing.T) {
 		want  []string
 	}{
 		{"unknown campaign key", memFiles{cfgPath: strings.Replace(goodFiles[cfgPath], "max_tokens: 50", "max_tokenz: 50", 1)},
-			[]string{`c/configs/camp.yaml:6:3: sweep: unknown key "max_tokenz" (known: concurrency, endpoint, ignore_eos, max_tokens, prompts, repeats, request_timeout, requests, seed, temperature, warmup)`}},
+			[]string{`c/configs/camp.yaml:6:3: sweep: unknown key "max_tokenz" (known: concurrency, endpoint, ignore_eos, max_tokens, prompts, repeats, request_timeout, requests, seed, temperature, unique_prompts, warmup)`}},
 		{"unknown scenario key", memFiles{basePath: "name: base\nmodel: /m\nflags: {tp: 2}\n"},
 			[]string{`c/scenarios/base.yaml:3:1: scenario: unknown key "flags" (known: args, description, engine, env, extends, launch, model, name)`}},
 		{"duplicate key", memFiles{basePath: "name: base\nmodel: /m\nmodel: /n\n"},
@@ -133,7 +133,7 @@ func TestLoadErrors(t *testing.T) {
 		{"generic without launch", memFiles{specPath: "extends: base\nengine: generic\n"},
 			[]string{`c/scenarios/spec.yaml:1:1: scenario spec: engine generic needs a launch command (` + "`launch:`" + `)`}},
 		{"unknown engine", memFiles{specPath: "extends: base\nengine: tgi\n"},
-			[]string{`c/scenarios/spec.yaml:2:9: engine: unknown engine "tgi" (want sglang, vllm or generic)`}},
+			[]string{`c/scenarios/spec.yaml:2:9: engine: unknown engine "tgi" (want generic, llamacpp, sglang, trtllm or vllm)`}},
 		{"reserved arg", memFiles{specPath: "extends: base\nargs:\n  port: 1234\n  model-path: /x\n"},
 			[]string{
 				`c/scenarios/spec.yaml:3:3: args: port is set by bakeoff from engine.port; remove it`,
@@ -373,9 +373,14 @@ func TestScenarioHelpers(t *testing.T) {
 	if !s.Speculative() {
 		t.Error("Speculative() false with speculative-algorithm")
 	}
-	v := &Scenario{Args: []Arg{{Key: "speculative-config", Values: []string{`{"method":"eagle3"}`}}}}
+	v := &Scenario{Engine: EngineVLLM, Args: []Arg{{Key: "speculative-config", Values: []string{`{"method":"eagle3"}`}}}}
 	if !v.Speculative() {
 		t.Error("Speculative() false with a vLLM speculative-config")
+	}
+	// A flag means what its engine says: speculative-config is no SGLang flag.
+	v.Engine = EngineSGLang
+	if v.Speculative() {
+		t.Error("Speculative() true for SGLang with vLLM's speculative-config")
 	}
 }
 

@@ -8,14 +8,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
-// Engine names accepted in a scenario's `engine` field.
+// Engine names accepted in a scenario's `engine` field; package engine
+// holds what bakeoff knows about each.
 const (
-	EngineSGLang  = "sglang"
-	EngineVLLM    = "vllm"
-	EngineGeneric = "generic"
+	EngineSGLang   = engine.SGLang
+	EngineVLLM     = engine.VLLM
+	EngineLlamaCpp = engine.LlamaCpp
+	EngineTRTLLM   = engine.TRTLLM
+	EngineGeneric  = engine.Generic
 )
 
 // Campaign is a loaded, resolved and checked campaign file.
@@ -108,6 +112,10 @@ type Sweep struct {
 	Seed        int64  // prompt order seed
 	// RequestTimeout bounds one request; 0 means the loadgen default.
 	RequestTimeout time.Duration
+	// UniquePrompts starts every request with a short prefix of its own, so
+	// no request shares a cached prefix with another: for engines whose
+	// prefix cache bakeoff cannot reset between levels.
+	UniquePrompts bool
 }
 
 // RequestsFor returns the number of measured requests for concurrency c:
@@ -119,7 +127,7 @@ type Scenario struct {
 	Name        string
 	Description string
 	Extends     string // as written; already applied to the fields below
-	Engine      string // sglang, vllm or generic
+	Engine      string // a name package engine knows: sglang, vllm, llamacpp, trtllm or generic
 	Model       string
 	// Args are the engine flags in a stable order (sorted by key), already
 	// merged with the parent's; false/null values have been removed.
@@ -140,14 +148,20 @@ type Arg struct {
 	Bare   bool
 }
 
-// Speculative reports whether the scenario runs speculative decoding: an
-// SGLang speculative-algorithm or a vLLM speculative-config.
-func (s *Scenario) Speculative() bool {
-	if v, ok := s.ArgValue("speculative-algorithm"); ok && v != "" {
-		return true
+// Profile is the scenario's engine profile (the default engine's when the
+// field is empty); nil for an unknown engine.
+func (s *Scenario) Profile() *engine.Profile {
+	if s.Engine == "" {
+		return engine.Lookup(DefaultEngine)
 	}
-	v, ok := s.ArgValue("speculative-config")
-	return ok && v != ""
+	return engine.Lookup(s.Engine)
+}
+
+// Speculative reports whether the scenario's flags switch its engine's
+// speculative decoding on (e.g. SGLang's speculative-algorithm).
+func (s *Scenario) Speculative() bool {
+	p := s.Profile()
+	return p != nil && p.IsSpeculative(s)
 }
 
 // ArgValue returns a flag's value (the last one of a repeated flag, "" for a

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/engine"
 )
 
 // Launch is how to start one scenario's server on its host.
@@ -37,10 +39,12 @@ const (
 // is empty the token is left as written (for a display before the path is
 // known).
 //
-// The default launchers are:
+// The default launchers are the engine profiles' (package engine), e.g.:
 //
-//	sglang:  <host.python> -m sglang.launch_server --model-path MODEL --host 127.0.0.1 --port PORT ARGS
-//	vllm:    vllm serve MODEL --host 127.0.0.1 --port PORT ARGS
+//	sglang:    <host.python> -m sglang.launch_server --model-path MODEL --host 127.0.0.1 --port PORT ARGS
+//	vllm:      vllm serve MODEL --host 127.0.0.1 --port PORT ARGS
+//	llamacpp:  llama-server --model MODEL --host 127.0.0.1 --port PORT ARGS
+//	trtllm:    trtllm-serve MODEL --host 127.0.0.1 --port PORT ARGS
 //
 // engine.command replaces the launcher prefix (`python3 -m
 // sglang.launch_server`, `vllm serve`) and keeps the rest; a scenario's
@@ -69,38 +73,29 @@ func Render(c *Campaign, s *Scenario, bakeoff string) (*Launch, error) {
 			argv = append(argv, expand(w, true))
 		}
 	} else {
-		engine := s.Engine
-		if engine == "" {
-			engine = DefaultEngine
+		name := s.Engine
+		if name == "" {
+			name = DefaultEngine
 		}
-		if s.Model == "" && engine != EngineGeneric {
+		if s.Model == "" && name != EngineGeneric {
 			return nil, fmt.Errorf("render scenario %s: no model", s.Name)
 		}
 		python := c.Host.Python
 		if python == "" {
 			python = DefaultPython
 		}
-		var prefix, rest []string
-		switch engine {
-		case EngineSGLang:
-			prefix = []string{python, "-m", "sglang.launch_server"}
-			rest = []string{"--model-path", s.Model}
-		case EngineVLLM:
-			prefix = []string{"vllm", "serve"}
-			rest = []string{s.Model}
-		case EngineGeneric:
-			return nil, fmt.Errorf("render scenario %s: engine generic needs a launch command", s.Name)
-		default:
-			return nil, fmt.Errorf("render scenario %s: unknown engine %q", s.Name, engine)
+		p := engine.Lookup(name)
+		if p == nil {
+			return nil, fmt.Errorf("render scenario %s: unknown engine %q", s.Name, name)
 		}
-		if len(c.Engine.Command) > 0 {
-			prefix = nil
-			for _, w := range c.Engine.Command {
-				prefix = append(prefix, expand(w, false))
-			}
+		var prefix []string
+		for _, w := range c.Engine.Command {
+			prefix = append(prefix, expand(w, false))
 		}
-		argv = append(prefix, rest...)
-		argv = append(argv, "--host", launcherHost, "--port", strconv.Itoa(port))
+		var err error
+		if argv, err = p.LaunchArgv(prefix, python, s.Model, launcherHost, port); err != nil {
+			return nil, fmt.Errorf("render scenario %s: %w", s.Name, err)
+		}
 	}
 	for _, a := range s.Args {
 		flag := "--" + a.Key

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/bakeoff-dev/bakeoff/engine"
 )
 
 // scenarioSrc remembers where each resolved value was written, so warnings
@@ -244,12 +246,6 @@ func (s *Scenario) clone() *Scenario {
 	return &c
 }
 
-// reservedArgs are flags the default launcher sets itself, per engine.
-var reservedArgs = map[string]map[string]string{
-	EngineSGLang: {"model-path": "model", "host": "the launcher (127.0.0.1)", "port": "engine.port"},
-	EngineVLLM:   {"model": "model", "host": "the launcher (127.0.0.1)", "port": "engine.port"},
-}
-
 // finish applies defaults to a resolved scenario and runs the checks that
 // need the whole merged scenario.
 func (l *loader) finish(s *Scenario) {
@@ -267,8 +263,12 @@ func (l *loader) finish(s *Scenario) {
 	if s.Model == "" {
 		l.p.errorf(at, "scenario %s: no model (set `model` here or in a parent)", s.Name)
 	}
+	p := s.Profile()
+	if p == nil {
+		return // refused when the file was read
+	}
 	for _, a := range s.Args {
-		if by, ok := reservedArgs[s.Engine][a.Key]; ok {
+		if by, ok := p.Reserved[a.Key]; ok {
 			l.p.errorf(s.src.argPos[a.Key], "args: %s is set by bakeoff from %s; remove it", a.Key, by)
 		}
 	}
@@ -303,12 +303,11 @@ func (d *doc) scenario(root *yaml.Node) *rawScenario {
 		},
 		"engine": func(_, v *yaml.Node) {
 			if s, ok := d.str(v, "engine"); ok {
-				switch s {
-				case EngineSGLang, EngineVLLM, EngineGeneric:
-					r.engine, r.hasEngine = s, true
-				default:
-					d.errorf(v, "engine: unknown engine %q (want sglang, vllm or generic)", s)
+				if engine.Lookup(s) == nil {
+					d.errorf(v, "engine: unknown engine %q (want %s)", s, engine.NameList())
+					return
 				}
+				r.engine, r.hasEngine = s, true
 			}
 		},
 		"model": func(_, v *yaml.Node) {

@@ -3,7 +3,6 @@ package loadgen
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,21 +15,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-)
 
-// Metric names read for speculative accept length (shared/facts/engines.md).
-const (
-	sglangAcceptGauge  = "sglang:spec_accept_length"
-	vllmAcceptedTokens = "vllm:spec_decode_num_accepted_tokens_total"
-	vllmDrafts         = "vllm:spec_decode_num_drafts_total"
-)
-
-// Accept-length sources written to LevelSummary.AcceptLengthSource.
-const (
-	SourceVLLMCounters = "vllm:spec_decode counters, delta over the level: 1 + accepted/drafts"
-	SourceSGLangMid    = "sglang:spec_accept_length at mid-level (gauge over the last 40 decode batches)"
-	SourceSGLangAfter  = "sglang:spec_accept_length after the level (gauge over the last 40 decode batches, so it leans to the drain tail)"
-	SourceServerInfo   = "/get_server_info avg_spec_accept_length (cumulative over the server's life)"
+	"github.com/bakeoff-dev/bakeoff/engine"
 )
 
 const (
@@ -49,27 +35,28 @@ const (
 	phaseAfter  scrapePhase = "after"
 )
 
-// metricsProbe scrapes one level's server metrics. A server without
-// /metrics or /get_server_info is normal: the probe then has no figures.
+// metricsProbe scrapes one level's server metrics and the engine's info
+// call. A server without them is normal: the probe then has no figures.
 type metricsProbe struct {
 	client        *http.Client
+	engine        *engine.Profile
 	base, apiKey  string
 	dir           string
 	level, repeat int
 
 	mu       sync.Mutex
 	values   map[scrapePhase]map[string]float64
-	info     map[scrapePhase]float64 // avg_spec_accept_length
+	info     map[scrapePhase][]byte // the info call's answers
 	warnings []string
 }
 
-func newMetricsProbe(c *http.Client, base, apiKey, dir string, level, repeat int) *metricsProbe {
-	return &metricsProbe{client: c, base: base, apiKey: apiKey, dir: dir, level: level, repeat: repeat,
-		values: map[scrapePhase]map[string]float64{}, info: map[scrapePhase]float64{}}
+func newMetricsProbe(c *http.Client, p *engine.Profile, base, apiKey, dir string, level, repeat int) *metricsProbe {
+	return &metricsProbe{client: c, engine: p, base: base, apiKey: apiKey, dir: dir, level: level, repeat: repeat,
+		values: map[scrapePhase]map[string]float64{}, info: map[scrapePhase][]byte{}}
 }
 
-// scrape reads /metrics and /get_server_info once, keeps the figures, and
-// saves the raw answers when a directory was given.
+// scrape reads /metrics and the engine's info call once, keeps the figures,
+// and saves the raw answers when a directory was given.
 func (m *metricsProbe) scrape(ctx context.Context, phase scrapePhase) {
 	if body, ok := m.get(ctx, "/metrics"); ok {
 		m.save(phase, "metrics.txt", body)
@@ -81,11 +68,11 @@ func (m *metricsProbe) scrape(ctx context.Context, phase scrapePhase) {
 		m.values[phase] = vals
 		m.mu.Unlock()
 	}
-	if body, ok := m.get(ctx, "/get_server_info"); ok {
-		m.save(phase, "server_info.json", body)
-		if v, ok := serverInfoAcceptLength(body); ok {
+	if in := m.engine.Info; in != nil {
+		if body, ok := m.get(ctx, in.Path); ok {
+			m.save(phase, in.File, body)
 			m.mu.Lock()
-			m.info[phase] = v
+			m.info[phase] = body
 			m.mu.Unlock()
 		}
 	}
@@ -129,29 +116,17 @@ func (m *metricsProbe) save(phase scrapePhase, name string, body []byte) {
 	}
 }
 
-// acceptLength is the level's speculative accept length and where it came
-// from, best source first; an empty source means the server exposes none.
+// acceptLength is the level's speculative accept length from the scrapes
+// and where it came from, as the engine profile reads them; an empty source
+// means the server exposes none.
 func (m *metricsProbe) acceptLength() (float64, string) {
+	if m.engine.Accept == nil {
+		return 0, ""
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	before, after := m.values[phaseBefore], m.values[phaseAfter]
-	if before != nil && after != nil {
-		dd := after[vllmDrafts] - before[vllmDrafts]
-		da := after[vllmAcceptedTokens] - before[vllmAcceptedTokens]
-		if dd > 0 && da >= 0 {
-			return 1 + da/dd, SourceVLLMCounters
-		}
-	}
-	if v := m.values[phaseMid][sglangAcceptGauge]; v > 0 {
-		return v, SourceSGLangMid
-	}
-	if v := after[sglangAcceptGauge]; v > 0 {
-		return v, SourceSGLangAfter
-	}
-	if v := m.info[phaseAfter]; v > 0 {
-		return v, SourceServerInfo
-	}
-	return 0, ""
+	return m.engine.Accept(engine.Scrapes{Before: m.values[phaseBefore], Mid: m.values[phaseMid],
+		After: m.values[phaseAfter], InfoAfter: m.info[phaseAfter]})
 }
 
 // ParseMetrics parses Prometheus text exposition into one value per metric
@@ -208,18 +183,4 @@ func ParseMetrics(r io.Reader) (map[string]float64, error) {
 		return out, fmt.Errorf("parsing metrics: %w", err)
 	}
 	return out, nil
-}
-
-// serverInfoAcceptLength reads SGLang's internal_states[0].avg_spec_accept_length.
-func serverInfoAcceptLength(body []byte) (float64, bool) {
-	var info struct {
-		InternalStates []struct {
-			AvgSpecAcceptLength *float64 `json:"avg_spec_accept_length"`
-		} `json:"internal_states"`
-	}
-	if json.Unmarshal(body, &info) != nil || len(info.InternalStates) == 0 ||
-		info.InternalStates[0].AvgSpecAcceptLength == nil {
-		return 0, false
-	}
-	return *info.InternalStates[0].AvgSpecAcceptLength, true
 }

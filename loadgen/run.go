@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 )
@@ -84,9 +85,13 @@ type Options struct {
 	Records func(measure.Record) error
 	// Events receives progress; may be nil. Called from one goroutine at a time.
 	Events func(Event)
-	// MetricsDir, when set, receives the raw /metrics and /get_server_info
+	// MetricsDir, when set, receives the raw /metrics and engine info
 	// scrapes of each level.
 	MetricsDir string
+	// Engine is the server's engine profile: what its metrics say and how
+	// its prefix cache is cleared. nil: engine generic (any known metrics,
+	// no reset).
+	Engine *engine.Profile
 }
 
 // Result is what a sweep measured.
@@ -185,6 +190,9 @@ func (o *Options) check() error {
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = DefaultRequestTimeout
+	}
+	if o.Engine == nil {
+		o.Engine = engine.Lookup(engine.Generic)
 	}
 	return nil
 }
@@ -292,7 +300,7 @@ func (s *sweep) run(ctx context.Context) error {
 			s.warn(fmt.Sprintf("C=%d: %d requests are fewer than 2×C, so the level barely reaches its concurrency (use --requests auto)", c, n))
 		}
 		for r := 0; r < s.o.Repeats; r++ {
-			m := newMetricsProbe(s.o.Client, s.base, s.o.APIKey, s.o.MetricsDir, c, r)
+			m := newMetricsProbe(s.o.Client, s.o.Engine, s.base, s.o.APIKey, s.o.MetricsDir, c, r)
 			m.scrape(ctx, phaseBefore)
 			s.mu.Lock()
 			s.event(Event{Kind: EventLevelStart, Level: c, Repeat: r, Total: n})

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 )
@@ -345,8 +346,8 @@ func TestAcceptLength(t *testing.T) {
 		want         float64
 		source       string
 	}{
-		{"vllm counters", true, false, 2.7, SourceVLLMCounters},
-		{"sglang gauge", false, true, 2.5, SourceSGLangMid},
+		{"vllm counters", true, false, 2.7, engine.SourceVLLMCounters},
+		{"sglang gauge", false, true, 2.5, engine.SourceSGLangMid},
 		{"no metrics", false, false, 0, ""},
 	}
 	for _, tt := range tests {

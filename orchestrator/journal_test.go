@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/engine"
 )
 
 // TestJournalTornLine: a writer killed mid-line leaves a torn last line;
@@ -124,7 +126,7 @@ func TestPhaseTimes(t *testing.T) {
 
 func TestFailureExcerpt(t *testing.T) {
 	tail := "loading\nready\nTraceback (most recent call last):\n  File \"x.py\", line 1\nAttributeError: 'EAGLEWorkerV2' object has no attribute 'spec_disable_batch_threshold'"
-	got := failureExcerpt(tail)
+	got := failureExcerpt(engine.Lookup(engine.SGLang), tail)
 	if got[:len("Traceback")] != "Traceback" || !strings.Contains(got, "AttributeError") {
 		t.Errorf("excerpt = %q", got)
 	}

@@ -3,22 +3,9 @@ package orchestrator
 import (
 	"bytes"
 	"strings"
-)
 
-// FatalSignatures are log lines after which an engine never becomes healthy
-// (shared/facts/engines.md): seeing one ends the wait at once, with the log
-// tail, instead of at the health timeout.
-var FatalSignatures = []string{
-	"Traceback (most recent call last)",
-	"Scheduler hit an exception",
-	"Rank 0 scheduler is dead",
-	"Initialization failed",
-	"Capture cuda graph failed",
-	"CUDA out of memory",
-	"NCCL error",
-	"Address already in use",
-	"unrecognized arguments:",
-}
+	"github.com/bakeoff-dev/bakeoff/engine"
+)
 
 // lineScanner splits a growing log into whole lines, keeping a partial last
 // line until the rest of it arrives.
@@ -46,24 +33,15 @@ func (l *lineScanner) feed(data []byte) []string {
 	return out
 }
 
-// fatalLine returns the first signature in line, or "".
-func fatalLine(line string) string {
-	for _, sig := range FatalSignatures {
-		if strings.Contains(line, sig) {
-			return sig
-		}
-	}
-	return ""
-}
-
 // failureExcerpt picks from a log tail what explains a crash: from the last
-// Traceback (or other signature) to the end, so the exception's own line is
-// in it. Without a signature it returns the last few lines.
-func failureExcerpt(tail string) string {
+// Traceback (or other of the engine's fatal signatures) to the end, so the
+// exception's own line is in it. Without a signature it returns the last
+// few lines.
+func failureExcerpt(p *engine.Profile, tail string) string {
 	lines := strings.Split(strings.TrimRight(tail, "\n"), "\n")
 	from := -1
 	for i := len(lines) - 1; i >= 0; i-- {
-		if fatalLine(lines[i]) != "" {
+		if p.FatalLine(lines[i]) != "" {
 			from = i
 			if strings.Contains(lines[i], "Traceback") {
 				break

@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -19,12 +18,19 @@ const (
 	DefaultCrashSettle = 2 * time.Second
 )
 
-// waitReady polls health until 200. Meanwhile it reads the new log lines
-// (the newest is shown to the person watching) and fails fast when the
-// process dies or a fatal signature appears, with the log tail; the health
-// timeout ends a silent hang (NCCL can hang without a word).
+// waitReady polls health until the engine profile says ready (200; or, once
+// the engine's ready line or engine.ready_line was seen, anything but 503).
+// Meanwhile it reads the new log lines (the newest is shown to the person
+// watching) and fails fast when the process dies or one of the engine's
+// fatal signatures appears, with the log tail; the health timeout ends a
+// silent hang (NCCL can hang without a word).
 func waitReady(ctx context.Context, s *scenarioRun) error {
 	o := s.o
+	p := s.profile
+	readyLine := o.c.Engine.ReadyLine
+	if readyLine == "" {
+		readyLine = p.ReadyLine
+	}
 	url := s.baseURL + o.c.Engine.HealthPath
 	if o.opt.DryRun {
 		s.event(Event{Kind: EventDryCommand, Phase: "ready", Message: "poll GET " + url + " until 200 (503 = loading)"})
@@ -39,10 +45,10 @@ func waitReady(ctx context.Context, s *scenarioRun) error {
 			s.o.warn(s.sc.Name, err.Error())
 		}
 		for _, line := range lines {
-			if sig := fatalLine(line); sig != "" {
+			if sig := p.FatalLine(line); sig != "" {
 				return s.crashed(ctx, "ready", fmt.Sprintf("server log shows %q while loading", sig), nil)
 			}
-			if o.c.Engine.ReadyLine != "" && strings.Contains(line, o.c.Engine.ReadyLine) {
+			if readyLine != "" && strings.Contains(line, readyLine) {
 				readySeen = true
 			}
 		}
@@ -50,10 +56,7 @@ func waitReady(ctx context.Context, s *scenarioRun) error {
 			s.event(Event{Kind: EventServerLog, Phase: "ready", Message: lines[n-1]})
 		}
 		status, _, herr := get(ctx, s.client, url, DefaultProbeTimeout)
-		if herr == nil && status == http.StatusOK {
-			return nil
-		}
-		if readySeen && herr == nil && status != http.StatusServiceUnavailable {
+		if herr == nil && p.Ready(status, readySeen) {
 			return nil
 		}
 		alive, aerr := remote.Alive(ctx, o.h, o.paths.serverPID)
@@ -103,7 +106,7 @@ func (s *scenarioRun) crashed(ctx context.Context, phase, what string, err error
 	}
 	tail := s.logTail(context.WithoutCancel(ctx))
 	reason := what
-	if ex := failureExcerpt(tail); ex != "" {
+	if ex := failureExcerpt(s.profile, tail); ex != "" {
 		reason += "\n" + ex
 	}
 	return s.fail(phase, reason, tail, err)

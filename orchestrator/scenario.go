@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
@@ -40,7 +41,8 @@ var lifecycle = []step{
 	{"smoke", smoke},
 	// The identical load every scenario gets.
 	{"sweep", sweep},
-	// Engine version, accept length and raw metrics, while the server is up.
+	// Engine version (its profile's info call), accept length and raw
+	// metrics, while the server is up.
 	{"collect", collect},
 }
 
@@ -98,6 +100,7 @@ func newHostPaths(workdir string) hostPaths {
 type scenarioRun struct {
 	o       *orch
 	sc      *campaign.Scenario
+	profile *engine.Profile // the scenario's engine
 	index   int // 0-based
 	attempt int
 	dir     string // local results directory
@@ -116,7 +119,7 @@ type scenarioRun struct {
 
 func (o *orch) newScenarioRun(sc *campaign.Scenario, i int) *scenarioRun {
 	return &scenarioRun{
-		o: o, sc: sc, index: i, attempt: o.attempts[sc.Name] + 1,
+		o: o, sc: sc, profile: sc.Profile(), index: i, attempt: o.attempts[sc.Name] + 1,
 		dir:       filepath.Join(o.runDir, sc.Name),
 		serverLog: path.Join(o.paths.logs, sc.Name+".log"),
 		sweepDir:  path.Join(o.paths.sweeps, sc.Name),

@@ -37,8 +37,9 @@ const (
 )
 
 // sweepArgv is the `bakeoff sweep` command line for this campaign's sweep
-// against url, writing into dir. Host mode runs it; --dry-run shows it.
-func sweepArgv(bakeoff string, sw campaign.Sweep, url, promptsPath, dir string) []string {
+// against url (a server of engine eng), writing into dir. Host mode runs it;
+// --dry-run shows it.
+func sweepArgv(bakeoff string, sw campaign.Sweep, eng, url, promptsPath, dir string) []string {
 	levels := make([]string, len(sw.Concurrency))
 	for i, c := range sw.Concurrency {
 		levels[i] = strconv.Itoa(c)
@@ -47,7 +48,7 @@ func sweepArgv(bakeoff string, sw campaign.Sweep, url, promptsPath, dir string) 
 	if sw.Requests > 0 {
 		requests = strconv.Itoa(sw.Requests)
 	}
-	argv := []string{bakeoff, "sweep", "--url", url,
+	argv := []string{bakeoff, "sweep", "--url", url, "--engine", eng,
 		"--concurrency", strings.Join(levels, ","),
 		"--requests", requests,
 		"--max-tokens", strconv.Itoa(sw.MaxTokens),
@@ -63,6 +64,9 @@ func sweepArgv(bakeoff string, sw campaign.Sweep, url, promptsPath, dir string) 
 	}
 	if sw.RequestTimeout > 0 {
 		argv = append(argv, "--request-timeout", sw.RequestTimeout.String())
+	}
+	if sw.UniquePrompts {
+		argv = append(argv, "--unique-prompts")
 	}
 	return append(argv, "--out", path.Join(dir, results.RequestsFile), "--levels", path.Join(dir, results.LevelsFile),
 		"--metrics-dir", path.Join(dir, results.MetricsDir), "--json")
@@ -121,7 +125,7 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 	if promptsPath != prompts.Builtin && promptsPath != "" && !o.c.Host.Local {
 		promptsPath = path.Join(s.sweepDir, "prompts.jsonl")
 	}
-	argv := sweepArgv(o.hostBakeoff, o.c.Sweep, s.baseURL, promptsPath, s.sweepDir)
+	argv := sweepArgv(o.hostBakeoff, o.c.Sweep, s.profile.Name, s.baseURL, promptsPath, s.sweepDir)
 	eventsPath := path.Join(s.sweepDir, sweepEvents)
 	exitPath := path.Join(s.sweepDir, sweepExit)
 	// Records and logs are the user's only (umask 077), here as on this side.
@@ -316,7 +320,7 @@ func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 	o := s.o
 	if o.opt.DryRun {
 		s.event(Event{Kind: EventDryCommand, Phase: "sweep", Message: "in-process sweep through the host's port: " +
-			campaign.ShellJoin(sweepArgv("bakeoff", o.c.Sweep, s.baseURL, o.c.Sweep.Prompts, s.dir))})
+			campaign.ShellJoin(sweepArgv("bakeoff", o.c.Sweep, s.profile.Name, s.baseURL, o.c.Sweep.Prompts, s.dir))})
 		return nil, nil
 	}
 	set, err := prompts.Load(o.c.Sweep.Prompts, "")
@@ -337,6 +341,7 @@ func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 		URL: s.baseURL, Endpoint: sw.Endpoint, Concurrency: sw.Concurrency, Requests: sw.Requests,
 		MaxTokens: sw.MaxTokens, Warmup: sw.Warmup, Temperature: sw.Temperature, IgnoreEOS: sw.IgnoreEOS,
 		Repeats: max(1, sw.Repeats), Seed: sw.Seed, Prompts: set, RequestTimeout: sw.RequestTimeout,
+		Engine:     s.profile,
 		Client:     s.client,
 		Records:    func(r measure.Record) error { return enc.Encode(r) },
 		Events:     func(e loadgen.Event) { s.event(Event{Kind: EventSweep, Phase: "sweep", Sweep: &e}) },

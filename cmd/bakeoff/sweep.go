@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/loadgen"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/prompts"
@@ -37,6 +38,11 @@ state throughput are explained in docs/LOADGEN.md.
 Flags:
   --url URL              server base URL (required), e.g. http://127.0.0.1:30000
   --model M              model name (default: the first id from /v1/models)
+  --engine E             the server's engine: generic, llamacpp, sglang, trtllm or vllm
+                         (default generic): how to read its accept length and
+                         clear its prefix cache before each level
+  --unique-prompts       start every request with a short prefix of its own, so
+                         no request reuses another's cached prefix
   --api-key-env VAR      read a bearer token from environment variable VAR
   --concurrency LIST     levels, comma-separated (default 1,2,5,10,30,70,100,250)
   --requests N|auto      requests per level; auto is max(30, 4×C) (default auto)
@@ -74,6 +80,7 @@ type sweepFlags struct {
 	levels    string
 	json      bool
 	keyEnvVar string
+	engine    string
 }
 
 func parseSweepFlags(args []string, e *env) (*sweepFlags, error) {
@@ -86,6 +93,8 @@ func parseSweepFlags(args []string, e *env) (*sweepFlags, error) {
 	fs.StringVar(&o.URL, "url", "", "")
 	fs.StringVar(&o.Model, "model", "", "")
 	fs.StringVar(&f.keyEnvVar, "api-key-env", "", "")
+	fs.StringVar(&f.engine, "engine", engine.Generic, "")
+
 	fs.StringVar(&conc, "concurrency", defaultSweepLevels, "")
 	fs.StringVar(&requests, "requests", "auto", "")
 	fs.IntVar(&o.MaxTokens, "max-tokens", loadgen.DefaultMaxTokens, "")
@@ -143,6 +152,9 @@ func parseSweepFlags(args []string, e *env) (*sweepFlags, error) {
 		return nil, usagef("--temperature %g: want 0 or more", o.Temperature)
 	case o.Endpoint != loadgen.EndpointChat && o.Endpoint != loadgen.EndpointCompletions:
 		return nil, usagef("--endpoint %q: want chat or completions", o.Endpoint)
+	}
+	if o.Engine = engine.Lookup(f.engine); o.Engine == nil {
+		return nil, usagef("--engine %q: want %s", f.engine, engine.NameList())
 	}
 	if f.keyEnvVar != "" {
 		o.APIKey = e.Getenv(f.keyEnvVar)

@@ -1,0 +1,224 @@
+// Package engine is what bakeoff knows about each serving engine, one file
+// per engine: how to launch it, when it is ready, which log lines mean it
+// will never be, what it says about itself, how it reports its speculative
+// accept length, how its prefix cache is cleared, which flags make it
+// speculative, and which settings make an A/B unfair. The rest of bakeoff
+// asks a Profile and never names an engine.
+//
+// Adding an engine is one file here (a Profile and its register call) and
+// its tests; docs/ENGINES.md says how, and where each fact comes from.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Engine names, as a scenario's `engine` field writes them.
+const (
+	SGLang   = "sglang"
+	VLLM     = "vllm"
+	LlamaCpp = "llamacpp"
+	TRTLLM   = "trtllm"
+	Generic  = "generic"
+)
+
+// Profile is one engine's facts. Fields that are nil or empty mean the engine
+// has no such thing (no info call, no cache reset, nothing speculative to see).
+type Profile struct {
+	// Name is the scenario file's `engine` value.
+	Name string
+	// Title names the engine for people ("SGLang", "llama.cpp llama-server").
+	Title string
+
+	// Launcher is the default command prefix. The word "{python}" stands for
+	// the host's python (host.python). Empty: the engine has no default
+	// launcher and a scenario must give its own `launch`.
+	Launcher []string
+	// Fixed returns the flags bakeoff sets after the launcher: the model, the
+	// listen address and the port.
+	Fixed func(model, host string, port int) []string
+	// Reserved maps an arg key bakeoff sets itself (via Fixed) to where the
+	// value comes from, so a scenario that sets it too is refused.
+	Reserved map[string]string
+
+	// HealthPath is polled until it answers 200; 503 means loading.
+	HealthPath string
+	// ReadyLine is a log line the engine writes once it serves; with it seen,
+	// any health answer but 503 counts as ready (an old build without the
+	// health path answers 404). Empty: only a 200 counts.
+	ReadyLine string
+	// Fatal are log-line fragments after which the engine never becomes
+	// healthy: seeing one ends the wait at once, with the log tail.
+	Fatal []string
+
+	// Info is the call that tells the engine's version (and, for SGLang, its
+	// lifetime accept length), made once after the sweep; nil: none.
+	Info *InfoCall
+	// Accept reads the level's speculative accept length from the server's
+	// /metrics and info scrapes around it; nil: the engine publishes none
+	// there. Engines that report it per response (llama.cpp's timings) do so
+	// in the records instead; see AcceptFromTimings.
+	Accept func(s Scrapes) (float64, string)
+
+	// Reset clears the server's prefix cache and says what it did. An engine
+	// without such a call has Reset nil and NoReset saying why.
+	Reset   func(ctx context.Context, c *http.Client, base, apiKey string) (string, error)
+	NoReset string
+
+	// Speculative reports whether a scenario's flags switch speculative
+	// decoding on.
+	Speculative func(a Args) bool
+	// Check returns the settings that make an A/B of this engine unfair or
+	// that the engine silently overrides.
+	Check func(s Setup) []Warning
+}
+
+// InfoCall is a GET whose answer is saved with the results.
+type InfoCall struct {
+	Path string // e.g. /get_server_info
+	File string // name under SCENARIO/metrics/
+	// Parse reads the engine version and, where the engine keeps one, its
+	// accept length over the server's life.
+	Parse func(body []byte) Info
+}
+
+// Info is what an engine's info call says.
+type Info struct {
+	Version      string
+	AcceptLength *float64
+}
+
+// Scrapes are the raw figures around one level: /metrics parsed into one
+// value per name (nil when the server has no /metrics) before the level, at
+// its middle and after it, and the info call's body after it.
+type Scrapes struct {
+	Before, Mid, After map[string]float64
+	InfoAfter          []byte
+}
+
+// Args is a scenario's flags, as the campaign resolved them.
+type Args interface {
+	// ArgValue returns a flag's value (the last of a repeated flag, "" for
+	// a bare one) and whether it is set.
+	ArgValue(key string) (string, bool)
+}
+
+// Setup is what an engine's checks look at: one scenario in its campaign.
+type Setup struct {
+	Scenario string
+	Args     Args
+	// Env returns a variable of the scenario's environment (campaign
+	// engine.env merged with the scenario's env).
+	Env func(name string) (string, bool)
+	// MaxLevel is the sweep's top concurrency; MaxTokens its completion length.
+	MaxLevel, MaxTokens int
+	// UniquePrompts is the sweep's unique_prompts: no request shares a
+	// prefix, so a cache left between levels cannot help.
+	UniquePrompts bool
+}
+
+// Warning is one finding of a Check: Text, and where to point — the arg
+// key or the environment variable that is the cause (both empty: the
+// scenario as a whole).
+type Warning struct {
+	Arg, Env string
+	Text     string
+}
+
+var registry = map[string]*Profile{}
+
+// register adds a profile; each engine's file calls it from init.
+func register(p *Profile) {
+	if _, dup := registry[p.Name]; dup {
+		panic("engine: " + p.Name + " registered twice")
+	}
+	registry[p.Name] = p
+}
+
+// Lookup returns the profile of an engine name, or nil.
+func Lookup(name string) *Profile { return registry[name] }
+
+// Names returns the known engine names, sorted.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// NameList is Names for a message: "generic, llamacpp, sglang, trtllm or vllm".
+func NameList() string {
+	n := Names()
+	if len(n) < 2 {
+		return strings.Join(n, "")
+	}
+	return strings.Join(n[:len(n)-1], ", ") + " or " + n[len(n)-1]
+}
+
+// Ready reports whether a health answer means the server takes requests:
+// 200, or, once the ready line was seen in the log, any answer but 503
+// (which every engine here uses for "still loading"). Status 0 is no answer.
+func (p *Profile) Ready(status int, readySeen bool) bool {
+	if status == http.StatusOK {
+		return true
+	}
+	return readySeen && status != 0 && status != http.StatusServiceUnavailable
+}
+
+// FatalLine returns the first of the engine's fatal signatures in line, or "".
+func (p *Profile) FatalLine(line string) string {
+	for _, sig := range p.Fatal {
+		if strings.Contains(line, sig) {
+			return sig
+		}
+	}
+	return ""
+}
+
+// IsSpeculative reports whether the flags switch speculative decoding on.
+func (p *Profile) IsSpeculative(a Args) bool { return p.Speculative != nil && p.Speculative(a) }
+
+// Warnings runs the engine's checks.
+func (p *Profile) Warnings(s Setup) []Warning {
+	if p.Check == nil {
+		return nil
+	}
+	return p.Check(s)
+}
+
+// LaunchArgv is the default command line before the scenario's args:
+// launcher (python substituted), then the fixed flags. prefix, when not
+// empty, replaces the launcher (engine.command).
+func (p *Profile) LaunchArgv(prefix []string, python, model, host string, port int) ([]string, error) {
+	if len(p.Launcher) == 0 {
+		return nil, fmt.Errorf("engine %s needs a launch command", p.Name)
+	}
+	argv := slices.Clone(prefix)
+	if len(argv) == 0 {
+		for _, w := range p.Launcher {
+			argv = append(argv, strings.ReplaceAll(w, "{python}", python))
+		}
+	}
+	return append(argv, p.Fixed(model, host, port)...), nil
+}
+
+// ErrNoReset marks a cache reset the server refused as unavailable (not
+// enabled, or not built in), as opposed to a call that failed.
+type ErrNoReset struct{ Reason string }
+
+func (e *ErrNoReset) Error() string { return e.Reason }
+
+// pythonFatal are the signatures of any Python server dying at start.
+var pythonFatal = []string{
+	"Traceback (most recent call last)",
+	"CUDA out of memory",
+	"Address already in use",
+	"unrecognized arguments:",
+}

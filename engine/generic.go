@@ -1,0 +1,27 @@
+package engine
+
+// generic is any OpenAI-compatible server bakeoff has no profile for: the
+// scenario gives its whole launch command, readiness is a 200 from
+// engine.health_path, and the accept length is read from whichever known
+// engine's metrics the server happens to publish.
+var generic = &Profile{
+	Name:       Generic,
+	Title:      "an OpenAI-compatible server",
+	HealthPath: "/health",
+	Fatal:      pythonFatal,
+	Accept:     anyAccept,
+	NoReset:    "engine generic: bakeoff knows no prefix-cache reset for it",
+}
+
+func init() { register(generic) }
+
+// anyAccept tries every engine's metric reader, vLLM's counters first (a
+// delta over the level beats a gauge).
+func anyAccept(s Scrapes) (float64, string) {
+	for _, read := range []func(Scrapes) (float64, string){vllmAccept, sglangAccept} {
+		if v, src := read(s); src != "" {
+			return v, src
+		}
+	}
+	return 0, ""
+}

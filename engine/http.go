@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+const (
+	// callTimeout bounds one reset or info call: a server that does not
+	// answer must not hold the sweep.
+	callTimeout = 30 * time.Second
+	// callBodyBytes bounds what is read of an answer.
+	callBodyBytes = 1 << 20
+	// resetRetries and resetPause: a reset refused because requests are
+	// still finishing is tried again after a pause.
+	resetRetries = 3
+	resetPause   = time.Second
+)
+
+// call sends one request and returns the status and (bounded) body.
+func call(ctx context.Context, c *http.Client, method, url, apiKey string) (int, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, callBodyBytes))
+	return resp.StatusCode, body, err
+}
+
+// postReset POSTs an empty body to base+path. A status in unavailable
+// means the server has no such call (ErrNoReset, with why); any other
+// non-2xx is retried, then returned as an error.
+func postReset(ctx context.Context, c *http.Client, base, path, apiKey string, unavailable map[int]string) error {
+	var last error
+	for try := range resetRetries {
+		if try > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(resetPause):
+			}
+		}
+		status, body, err := call(ctx, c, http.MethodPost, base+path, apiKey)
+		switch {
+		case err != nil:
+			last = fmt.Errorf("POST %s: %w", path, err)
+		case status >= 200 && status <= 299:
+			return nil
+		case unavailable[status] != "":
+			return &ErrNoReset{Reason: fmt.Sprintf("POST %s: status %d: %s", path, status, unavailable[status])}
+		default:
+			last = fmt.Errorf("POST %s: status %d: %s", path, status, excerpt(body))
+		}
+	}
+	return last
+}
+
+func excerpt(b []byte) string {
+	const n = 200
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}

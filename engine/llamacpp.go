@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+// llama.cpp's llama-server (github ggml-org/llama.cpp, tools/server).
+// Sources: tools/server/README.md (/health, /props, /slots and
+// ?action=erase, timings), shared/facts/engines.md (observed on a CPU build
+// of mid-2026), and public logs for the fatal lines. docs/ENGINES.md lists
+// each fact's source and what is unverified.
+
+// SourceLlamaCppTimings names the accept length computed from the
+// per-response timings of llama.cpp.
+const SourceLlamaCppTimings = "llama.cpp timings of each response: tokens / (tokens − draft_n_accepted)"
+
+var llamacpp = &Profile{
+	Name:     LlamaCpp,
+	Title:    "llama.cpp llama-server",
+	Launcher: []string{"llama-server"},
+	Fixed: func(model, host string, port int) []string {
+		return []string{"--model", model, "--host", host, "--port", strconv.Itoa(port)}
+	},
+	Reserved: map[string]string{"model": "model", "m": "model", "host": "the launcher (127.0.0.1)", "port": "engine.port"},
+	// Connection refused while starting, then 503 {"error":{"message":"Loading model"}}, then 200 {"status":"ok"}.
+	HealthPath: "/health",
+	Fatal: []string{
+		"error loading model",
+		"exiting due to model loading error",
+		"couldn't bind HTTP server socket",
+		"error: invalid argument:",
+		"cudaMalloc failed",
+	},
+	Info: &InfoCall{Path: "/props", File: "props.json", Parse: parseLlamaCppProps},
+	// No speculative metrics on /metrics: acceptance is only in each
+	// response's timings, which the records keep (AcceptFromTimings).
+	Reset:       llamacppReset,
+	Speculative: llamacppSpeculative,
+	Check:       llamacppCheck,
+}
+
+func init() { register(llamacpp) }
+
+// parseLlamaCppProps reads /props's build_info ("b1234-abcdef01").
+func parseLlamaCppProps(body []byte) Info {
+	var p struct {
+		BuildInfo string `json:"build_info"`
+	}
+	if json.Unmarshal(body, &p) != nil {
+		return Info{}
+	}
+	return Info{Version: p.BuildInfo}
+}
+
+// AcceptFromTimings is the mean accept length of speculative decoding from
+// llama.cpp's per-response counts, summed over requests: every target-model
+// step yields one token of its own plus the drafts it accepted, so steps =
+// tokens − accepted and tokens per step = tokens / steps (counting the
+// bonus token, as SGLang's and vLLM's figures do). ok is false when nothing
+// was drafted.
+func AcceptFromTimings(tokens, drafted, accepted int) (float64, bool) {
+	if drafted <= 0 || accepted < 0 || accepted >= tokens {
+		return 0, false
+	}
+	return float64(tokens) / float64(tokens-accepted), true
+}
+
+// llamacppReset erases every slot's prompt cache. The slot count comes from
+// /props (total_slots). The erase action answers 501 unless the server runs
+// with --slot-save-path; it does not clear the host-RAM prompt cache
+// (--cache-ram), which the next request can load back from.
+func llamacppReset(ctx context.Context, c *http.Client, base, apiKey string) (string, error) {
+	status, body, err := call(ctx, c, http.MethodGet, base+"/props", apiKey)
+	if err != nil {
+		return "", fmt.Errorf("GET /props: %w", err)
+	}
+	if status != http.StatusOK {
+		return "", fmt.Errorf("GET /props: status %d: %s", status, excerpt(body))
+	}
+	var props struct {
+		TotalSlots int `json:"total_slots"`
+	}
+	if err := json.Unmarshal(body, &props); err != nil || props.TotalSlots < 1 {
+		return "", fmt.Errorf("GET /props: no total_slots in %s", excerpt(body))
+	}
+	for i := range props.TotalSlots {
+		path := fmt.Sprintf("/slots/%d?action=erase", i)
+		err := postReset(ctx, c, base, path, apiKey, map[int]string{
+			http.StatusNotImplemented: "slot actions need llama-server --slot-save-path",
+			http.StatusNotFound:       "this llama-server has no /slots actions (--no-slots?)",
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("POST /slots/{0..%d}?action=erase", props.TotalSlots-1), nil
+}
+
+// llamacppSpeculative: newer builds speculate when --spec-type names a
+// method; older ones when a draft model is given.
+func llamacppSpeculative(a Args) bool {
+	if v, ok := a.ArgValue("spec-type"); ok {
+		return v != "" && v != "none"
+	}
+	return argSet(a, "model-draft") || argSet(a, "md")
+}
+
+func llamacppCheck(s Setup) []Warning {
+	var out []Warning
+	slots, hasSlots := argInt(s.Args, "parallel")
+	if !hasSlots {
+		slots, hasSlots = argInt(s.Args, "np")
+	}
+	switch {
+	case hasSlots && slots < s.MaxLevel:
+		out = append(out, Warning{Arg: "parallel", Text: fmt.Sprintf(
+			"scenario %s: llama-server decodes at most parallel=%d requests at once and the sweep goes to %d: the levels above it measure queueing; set parallel to %d (the same in every scenario)",
+			s.Scenario, slots, s.MaxLevel, s.MaxLevel)})
+	case !hasSlots && s.MaxLevel > 1:
+		out = append(out, Warning{Text: fmt.Sprintf(
+			"scenario %s: parallel is unset, and llama-server's default slot count differs between builds; set parallel to %d (the sweep's top level) in every scenario",
+			s.Scenario, s.MaxLevel)})
+	}
+	if ctx, ok := argInt(s.Args, "ctx-size"); ok && hasSlots && slots > 0 && ctx > 0 && ctx/slots < s.MaxTokens {
+		out = append(out, Warning{Arg: "ctx-size", Text: fmt.Sprintf(
+			"scenario %s: ctx-size %d is shared by %d slots, %d tokens each, less than max_tokens %d alone",
+			s.Scenario, ctx, slots, ctx/slots, s.MaxTokens)})
+	}
+	if v, ok := s.Args.ArgValue("model-draft"); ok && v != "" {
+		if _, typed := s.Args.ArgValue("spec-type"); !typed {
+			out = append(out, Warning{Arg: "model-draft", Text: fmt.Sprintf(
+				"scenario %s: model-draft without spec-type: newer llama-server builds load the draft model but do not speculate with it (set spec-type, e.g. draft-simple)",
+				s.Scenario)})
+		}
+	}
+	if !s.UniquePrompts {
+		if _, ok := s.Args.ArgValue("slot-save-path"); !ok {
+			out = append(out, Warning{Text: fmt.Sprintf(
+				"scenario %s: llama-server erases its slots between levels only with slot-save-path set; set it (any writable directory), or set sweep.unique_prompts: true",
+				s.Scenario)})
+		}
+		if v, ok := s.Args.ArgValue("cache-ram"); !ok || v != "0" {
+			out = append(out, Warning{Arg: "cache-ram", Text: fmt.Sprintf(
+				"scenario %s: erasing slots does not clear llama-server's host-RAM prompt cache (cache-ram), which the next level can load prompts back from; set cache-ram: 0, or set sweep.unique_prompts: true",
+				s.Scenario)})
+		}
+	}
+	return out
+}

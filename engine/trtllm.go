@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// TensorRT-LLM's trtllm-serve (github NVIDIA/TensorRT-LLM). Sources:
+// shared/facts/engines.md and NVIDIA AIPerf's "control hooks by server" page
+// (no HTTP prefix-cache reset). docs/ENGINES.md lists each fact's source
+// and what is unverified.
+
+var trtllm = &Profile{
+	Name:     TRTLLM,
+	Title:    "TensorRT-LLM trtllm-serve",
+	Launcher: []string{"trtllm-serve"},
+	Fixed: func(model, host string, port int) []string {
+		return []string{model, "--host", host, "--port", strconv.Itoa(port)}
+	},
+	Reserved:   map[string]string{"host": "the launcher (127.0.0.1)", "port": "engine.port"},
+	HealthPath: "/health",
+	Fatal: append(pythonFatal[:len(pythonFatal):len(pythonFatal)],
+		"NCCL error",
+	),
+	Info: &InfoCall{Path: "/version", File: "version.json", Parse: parseVersion},
+	// Speculative decoding is set in the YAML file (--config or
+	// --extra_llm_api_options), which bakeoff does not read; its /metrics
+	// iteration statistics are not read for an accept length either.
+	NoReset: "trtllm-serve has no HTTP call to clear its KV-cache block reuse (it is set in its configuration)",
+	Check:   trtllmCheck,
+}
+
+func init() { register(trtllm) }
+
+func trtllmCheck(s Setup) []Warning {
+	var out []Warning
+	n, ok := argInt(s.Args, "max_batch_size")
+	switch {
+	case !ok:
+		out = append(out, Warning{Text: fmt.Sprintf(
+			"scenario %s: max_batch_size is unset, and trtllm-serve's default has changed between releases; set it (to the same value in every scenario)",
+			s.Scenario)})
+	case n < s.MaxLevel:
+		out = append(out, Warning{Arg: "max_batch_size", Text: fmt.Sprintf(
+			"scenario %s: trtllm-serve batches at most max_batch_size=%d requests and the sweep goes to %d: the levels above it measure queueing",
+			s.Scenario, n, s.MaxLevel)})
+	}
+	if !s.UniquePrompts {
+		out = append(out, Warning{Text: fmt.Sprintf(
+			"scenario %s: trtllm-serve's prefix cache cannot be cleared between levels; set sweep.unique_prompts: true, or turn block reuse off in its configuration",
+			s.Scenario)})
+	}
+	return out
+}
