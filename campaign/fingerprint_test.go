@@ -44,6 +44,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 		{"repeats", func(s *Sweep, _ *string) { s.Repeats = 2 }, false},
 		{"seed", func(s *Sweep, _ *string) { s.Seed = 2 }, false},
 		{"prompt set", func(_ *Sweep, h *string) { *h = "sha256:other" }, false},
+		{"unique_prompts", func(s *Sweep, _ *string) { s.UniquePrompts = true }, false},
 		{"negative zero temperature", func(s *Sweep, _ *string) { s.Temperature = math.Copysign(0, -1) }, true},
 		{"prompt file path (only content counts)", func(s *Sweep, _ *string) { s.Prompts = "/elsewhere/p.jsonl" }, true},
 		{"request timeout (not the load)", func(s *Sweep, _ *string) { s.RequestTimeout = time.Minute }, true},

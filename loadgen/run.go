@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -88,6 +89,9 @@ type Options struct {
 	// MetricsDir, when set, receives the raw /metrics and engine info
 	// scrapes of each level.
 	MetricsDir string
+	// UniquePrompts starts every request's prompt with UniquePrefix, so no
+	// request can reuse another's cached prefix.
+	UniquePrompts bool
 	// Engine is the server's engine profile: what its metrics say and how
 	// its prefix cache is cleared. nil: engine generic (any known metrics,
 	// no reset).
@@ -239,22 +243,59 @@ func (s *sweep) prepare() error {
 	s.q = &requester{client: s.o.Client, url: s.base + path, apiKey: s.o.APIKey,
 		timeout: s.o.RequestTimeout, maxTokens: s.o.MaxTokens}
 	for _, p := range s.o.Prompts.Prompts {
-		b := requestBody{Model: s.res.Model, MaxTokens: s.o.MaxTokens, Temperature: s.o.Temperature,
-			Stream: true, StreamOptions: map[string]bool{"include_usage": true}, IgnoreEOS: s.o.IgnoreEOS}
-		if s.o.Endpoint == EndpointCompletions {
-			b.Prompt = &p.Text
-		} else {
-			b.Messages = p.Messages
-		}
-		data, err := json.Marshal(b)
+		data, err := s.encode(p, "")
 		if err != nil {
-			return fmt.Errorf("encoding request: %w", err)
+			return err
 		}
 		s.bodies = append(s.bodies, data)
 	}
 	rng := rand.New(rand.NewPCG(uint64(s.o.Seed), uint64(len(s.bodies))))
 	s.order = rng.Perm(len(s.bodies))
 	return nil
+}
+
+// encode builds the request body of prompt p, its text led by prefix.
+func (s *sweep) encode(p prompts.Prompt, prefix string) ([]byte, error) {
+	b := requestBody{Model: s.res.Model, MaxTokens: s.o.MaxTokens, Temperature: s.o.Temperature,
+		Stream: true, StreamOptions: map[string]bool{"include_usage": true}, IgnoreEOS: s.o.IgnoreEOS}
+	if s.o.Endpoint == EndpointCompletions {
+		text := prefix + p.Text
+		b.Prompt = &text
+	} else {
+		b.Messages = p.Messages
+		if prefix != "" && len(p.Messages) > 0 {
+			b.Messages = slices.Clone(p.Messages)
+			b.Messages[0].Content = prefix + b.Messages[0].Content
+		}
+	}
+	data, err := json.Marshal(b)
+	if err != nil {
+		return nil, fmt.Errorf("encoding request: %w", err)
+	}
+	return data, nil
+}
+
+// UniquePrefix is what Options.UniquePrompts puts before a request's
+// prompt: its level, repeat and sequence number (w for the warm-up), the
+// same for every scenario of a campaign and different for every request,
+// so no request finds another's prompt in a prefix cache.
+func UniquePrefix(rec *measure.Record) string {
+	if rec.Warmup {
+		return fmt.Sprintf("[w-%d] ", rec.Seq)
+	}
+	return fmt.Sprintf("[c%d-r%d-%d] ", rec.Level, rec.Repeat, rec.Seq)
+}
+
+// body is the request body for prompt p sent as rec.
+func (s *sweep) body(p int, rec *measure.Record) []byte {
+	if !s.o.UniquePrompts {
+		return s.bodies[p]
+	}
+	data, err := s.encode(s.o.Prompts.Prompts[p], UniquePrefix(rec))
+	if err != nil {
+		return s.bodies[p] // cannot happen: the same prompt encoded in prepare
+	}
+	return data
 }
 
 // promptFor maps a sequence number to a prompt index. Every level starts at
@@ -395,7 +436,7 @@ func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec)
 			if l.warmup {
 				rec.Level = 0
 			}
-			s.q.do(ctx, s.bodies[p], &rec)
+			s.q.do(ctx, s.body(p, &rec), &rec)
 			rec.DispatchLagNs = max(0, rec.SendNs-freed)
 			freed = nowNs()
 

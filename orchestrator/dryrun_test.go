@@ -62,3 +62,48 @@ func TestDryRunShippedConfig(t *testing.T) {
 		t.Errorf("launches are not SGLang's:\n%s", text)
 	}
 }
+
+// TestDryRunOtherEngines: the llama.cpp and TensorRT-LLM examples show their
+// own launchers, their health calls, and a sweep that knows its engine.
+func TestDryRunOtherEngines(t *testing.T) {
+	tests := []struct {
+		config string
+		want   []string
+	}{
+		{"llamacpp.yaml", []string{
+			"# the server: env -- llama-server --model /models/Qwen3-8B-Q4_K_M.gguf --host 127.0.0.1 --port 8080",
+			"--spec-type draft-simple", "--slot-save-path /tmp/bakeoff/llama-slots",
+			"http://127.0.0.1:8080/health until 200",
+			" sweep --url http://127.0.0.1:8080 --engine llamacpp ",
+			"GET http://127.0.0.1:8080/props",
+		}},
+		{"trtllm-h200.yaml", []string{
+			"# the server: env -- trtllm-serve meta-llama/Llama-3.1-8B-Instruct --host 127.0.0.1 --port 8000 --backend pytorch",
+			"--extra_llm_api_options /data/trtllm/eagle3.yaml",
+			" sweep --url http://127.0.0.1:8000 --engine trtllm ", " --unique-prompts ",
+			"GET http://127.0.0.1:8000/version",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.config, func(t *testing.T) {
+			w := newWorld(t)
+			cfg, err := filepath.Abs(filepath.Join("..", "configs", tt.config))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := w.bakeoff("run", cfg, "--dry-run").CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			text := string(out)
+			if n := strings.Count(text, "# the server: env -- "); n != 2 {
+				t.Errorf("%d launch commands, want 2:\n%s", n, text)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(text, want) {
+					t.Errorf("dry run does not show %q:\n%s", want, text)
+				}
+			}
+		})
+	}
+}

@@ -94,6 +94,7 @@ func parseSweepFlags(args []string, e *env) (*sweepFlags, error) {
 	fs.StringVar(&o.Model, "model", "", "")
 	fs.StringVar(&f.keyEnvVar, "api-key-env", "", "")
 	fs.StringVar(&f.engine, "engine", engine.Generic, "")
+	fs.BoolVar(&o.UniquePrompts, "unique-prompts", false, "")
 
 	fs.StringVar(&conc, "concurrency", defaultSweepLevels, "")
 	fs.StringVar(&requests, "requests", "auto", "")

@@ -101,7 +101,11 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff string) error {
 		joinInts(s.Concurrency), requests, s.MaxTokens, s.Warmup)
 	fmt.Fprintf(w, "          temperature %s; ignore_eos %t; endpoint %s; repeats %d; seed %d; request timeout %s\n",
 		strconv.FormatFloat(s.Temperature, 'g', -1, 64), s.IgnoreEOS, s.Endpoint, s.Repeats, s.Seed, fmtDur(s.RequestTimeout))
-	fmt.Fprintf(w, "          prompts %s (%s)\n", promptsShown(c), c.PromptHash)
+	unique := ""
+	if s.UniquePrompts {
+		unique = "; every request with a prefix of its own (unique_prompts)"
+	}
+	fmt.Fprintf(w, "          prompts %s (%s)%s\n", promptsShown(c), c.PromptHash, unique)
 	fmt.Fprintf(w, "          fingerprint %s\n", c.Fingerprint())
 	fmt.Fprintf(w, "baseline  %s\n", c.Baseline)
 	for _, sc := range c.Scenarios {

@@ -66,6 +66,10 @@ func TestValidateGolden(t *testing.T) {
 	}{
 		{"good", "testdata/validate/good/configs/campaign.yaml", "validate/good.golden", exitOK, true},
 		{"bad", "testdata/validate/bad/configs/campaign.yaml", "validate/bad.golden", exitBadInput, false},
+		// The shipped examples of the engines beyond SGLang.
+		{"llamacpp", "../../configs/llamacpp.yaml", "validate/llamacpp.golden", exitOK, true},
+		{"trtllm", "../../configs/trtllm-h200.yaml", "validate/trtllm.golden", exitOK, true},
+		{"engine warnings", "testdata/validate/engines/configs/campaign.yaml", "validate/engines.golden", exitOK, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,13 +92,18 @@ func TestValidateGolden(t *testing.T) {
 
 // TestValidateShippedConfigs: the repository's own configs pass.
 func TestValidateShippedConfigs(t *testing.T) {
-	for _, cfg := range []string{"../../configs/rtx6000-kimi.yaml", "../../configs/demo.yaml"} {
+	for cfg, want := range map[string]string{
+		"../../configs/rtx6000-kimi.yaml": "ok: 3 scenarios, 0 warnings",
+		"../../configs/demo.yaml":         "ok: 3 scenarios, 0 warnings",
+		"../../configs/llamacpp.yaml":     "ok: 2 scenarios, 0 warnings",
+		"../../configs/trtllm-h200.yaml":  "ok: 2 scenarios, 0 warnings",
+	} {
 		e, out, errOut := testEnv()
 		if code := run(context.Background(), e, []string{"validate", cfg}); code != exitOK {
 			t.Errorf("%s: exit %d\n%s", cfg, code, errOut)
 			continue
 		}
-		if !strings.Contains(out.String(), "ok: 3 scenarios, 0 warnings") {
+		if !strings.Contains(out.String(), want) {
 			t.Errorf("%s: summary:\n%s", cfg, out)
 		}
 	}

@@ -1,0 +1,461 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/engine"
+	"github.com/bakeoff-dev/bakeoff/loadgen"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (rerun with -update to accept):\n got:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+func profile(t *testing.T, name string) *engine.Profile {
+	t.Helper()
+	p := engine.Lookup(name)
+	if p == nil {
+		t.Fatalf("no profile %q", name)
+	}
+	return p
+}
+
+// args is a scenario's flags for the checks.
+type args map[string]string
+
+func (a args) ArgValue(k string) (string, bool) { v, ok := a[k]; return v, ok }
+
+func TestNames(t *testing.T) {
+	if got := engine.NameList(); got != "generic, llamacpp, sglang, trtllm or vllm" {
+		t.Errorf("NameList() = %q", got)
+	}
+	for _, n := range engine.Names() {
+		p := engine.Lookup(n)
+		if p.Name != n || p.Title == "" || p.HealthPath == "" || len(p.Fatal) == 0 {
+			t.Errorf("profile %s is incomplete: %+v", n, p)
+		}
+		if (p.Reset == nil) == (p.NoReset == "") {
+			t.Errorf("profile %s: want either a reset call or the reason it has none", n)
+		}
+	}
+}
+
+// TestLaunchGolden pins every engine's default launch line, and that
+// engine.command replaces only the launcher.
+func TestLaunchGolden(t *testing.T) {
+	var b strings.Builder
+	for _, n := range engine.Names() {
+		p := engine.Lookup(n)
+		argv, err := p.LaunchArgv(nil, "/opt/venv/bin/python", "/models/M", "127.0.0.1", 30000)
+		if err != nil {
+			fmt.Fprintf(&b, "%-9s error: %v\n", n, err)
+			continue
+		}
+		fmt.Fprintf(&b, "%-9s %s\n", n, strings.Join(argv, " "))
+		custom, err := p.LaunchArgv([]string{"/bin/bakeoff", "sim"}, "python3", "/models/M", "127.0.0.1", 30000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%-9s %s\n", "", strings.Join(custom, " "))
+	}
+	golden(t, "launch.golden", []byte(b.String()))
+}
+
+func TestReserved(t *testing.T) {
+	for _, n := range engine.Names() {
+		p := engine.Lookup(n)
+		if p.Fixed == nil {
+			continue
+		}
+		// Every flag the fixed part sets must be reserved, so a scenario
+		// cannot set it a second time.
+		for _, w := range p.Fixed("M", "H", 1) {
+			if k, ok := strings.CutPrefix(w, "--"); ok {
+				if _, res := p.Reserved[k]; !res {
+					t.Errorf("%s: fixed flag --%s is not reserved", n, k)
+				}
+			}
+		}
+	}
+}
+
+// TestReady: 200 is ready for every engine; 503 (loading, on every engine
+// here: llama.cpp's "Loading model", SGLang's starting or draining) never
+// is; other answers only after the ready line.
+func TestReady(t *testing.T) {
+	tests := []struct {
+		status    int
+		readySeen bool
+		want      bool
+	}{
+		{200, false, true}, {503, false, false}, {503, true, false},
+		{404, false, false}, {404, true, true}, {0, true, false}, {500, true, true},
+	}
+	for _, n := range engine.Names() {
+		p := engine.Lookup(n)
+		for _, tt := range tests {
+			if got := p.Ready(tt.status, tt.readySeen); got != tt.want {
+				t.Errorf("%s: Ready(%d, %v) = %v, want %v", n, tt.status, tt.readySeen, got, tt.want)
+			}
+		}
+	}
+	for name, line := range map[string]string{
+		engine.SGLang: "[2026-11-30 02:00:00] The server is fired up and ready to roll!",
+		engine.VLLM:   "INFO:     Application startup complete.",
+	} {
+		if p := profile(t, name); p.ReadyLine == "" || !strings.Contains(line, p.ReadyLine) {
+			t.Errorf("%s: ready line %q not in %q", name, p.ReadyLine, line)
+		}
+	}
+}
+
+// TestFatal: each engine's real failure lines are caught, and ordinary
+// loading lines are not.
+func TestFatal(t *testing.T) {
+	tests := []struct {
+		engine, line string
+		fatal        bool
+	}{
+		{engine.SGLang, "Traceback (most recent call last):", true},
+		{engine.SGLang, "[2026-11-30 02:00:00 TP0] Scheduler hit an exception: Traceback", true},
+		{engine.SGLang, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", true},
+		{engine.SGLang, "launch_server.py: error: unrecognized arguments: --bogus", true},
+		{engine.SGLang, "Capture cuda graph begin. This can take up to several minutes.", false},
+		{engine.VLLM, "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}", true},
+		{engine.VLLM, "INFO 11-30 02:00:00 [loader.py:458] Loading weights took 12.3 seconds", false},
+		{engine.LlamaCpp, "llama_model_load: error loading model: unknown model architecture: 'x'", true},
+		{engine.LlamaCpp, "srv  llama_server: exiting due to model loading error", true},
+		{engine.LlamaCpp, "main: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8080", true},
+		{engine.LlamaCpp, "error: invalid argument: --bogus", true},
+		{engine.LlamaCpp, "srv  load_model: loading model '/models/M.gguf'", false},
+		{engine.TRTLLM, "Traceback (most recent call last):", true},
+		{engine.TRTLLM, "[TensorRT-LLM][INFO] Loaded engine", false},
+		{engine.Generic, "OSError: [Errno 98] Address already in use", true},
+	}
+	for _, tt := range tests {
+		got := profile(t, tt.engine).FatalLine(tt.line)
+		if (got != "") != tt.fatal {
+			t.Errorf("%s: FatalLine(%q) = %q, want fatal %v", tt.engine, tt.line, got, tt.fatal)
+		}
+	}
+}
+
+func TestSpeculative(t *testing.T) {
+	tests := []struct {
+		engine string
+		args   args
+		want   bool
+	}{
+		{engine.SGLang, args{"speculative-algorithm": "EAGLE3"}, true},
+		{engine.SGLang, args{"speculative-config": `{"method":"eagle3"}`}, false},
+		{engine.SGLang, args{"tp": "8"}, false},
+		{engine.VLLM, args{"speculative-config": `{"method":"eagle3","num_speculative_tokens":3}`}, true},
+		{engine.VLLM, args{"speculative-algorithm": "EAGLE3"}, false},
+		{engine.LlamaCpp, args{"model-draft": "/m/d.gguf", "spec-type": "draft-simple"}, true},
+		{engine.LlamaCpp, args{"model-draft": "/m/d.gguf", "spec-type": "none"}, false},
+		{engine.LlamaCpp, args{"model-draft": "/m/d.gguf"}, true}, // older builds
+		{engine.LlamaCpp, args{"parallel": "8"}, false},
+		{engine.TRTLLM, args{"extra_llm_api_options": "spec.yaml"}, false}, // the YAML is not read
+		{engine.Generic, args{"speculative-algorithm": "EAGLE3"}, false},
+	}
+	for _, tt := range tests {
+		if got := profile(t, tt.engine).IsSpeculative(tt.args); got != tt.want {
+			t.Errorf("%s %v: speculative %v, want %v", tt.engine, tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestInfo(t *testing.T) {
+	tests := []struct {
+		engine, file, version string
+		accept                float64
+	}{
+		{engine.SGLang, "sglang-server-info.json", "0.5.9", 2.64},
+		{engine.VLLM, "vllm-version.json", "0.11.0", 0},
+		{engine.LlamaCpp, "llamacpp-props.json", "b6500-1f2e3d4c", 0},
+		{engine.TRTLLM, "trtllm-version.json", "1.1.0", 0},
+	}
+	for _, tt := range tests {
+		p := profile(t, tt.engine)
+		body, err := os.ReadFile(filepath.Join("testdata", tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := p.Info.Parse(body)
+		if in.Version != tt.version {
+			t.Errorf("%s: version %q, want %q", tt.engine, in.Version, tt.version)
+		}
+		if (in.AcceptLength != nil) != (tt.accept != 0) || in.AcceptLength != nil && *in.AcceptLength != tt.accept {
+			t.Errorf("%s: accept length %v, want %v", tt.engine, in.AcceptLength, tt.accept)
+		}
+		if got := p.Info.Parse([]byte("<html>not json</html>")); got.Version != "" || got.AcceptLength != nil {
+			t.Errorf("%s: garbage parsed as %+v", tt.engine, got)
+		}
+	}
+	if profile(t, engine.Generic).Info != nil {
+		t.Error("generic has an info call: it knows no engine's")
+	}
+}
+
+func metrics(t *testing.T, file string) map[string]float64 {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := loadgen.ParseMetrics(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestAcceptFromScrapes(t *testing.T) {
+	sg := metrics(t, "sglang-metrics.prom")
+	info, err := os.ReadFile(filepath.Join("testdata", "sglang-server-info.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vb, va := metrics(t, "vllm-metrics-before.prom"), metrics(t, "vllm-metrics-after.prom")
+	tests := []struct {
+		name, engine string
+		s            engine.Scrapes
+		want         float64
+		source       string
+	}{
+		{"sglang mid gauge", engine.SGLang, engine.Scrapes{Mid: sg, After: sg, InfoAfter: info}, 2.87, engine.SourceSGLangMid},
+		{"sglang after gauge", engine.SGLang, engine.Scrapes{After: sg}, 2.87, engine.SourceSGLangAfter},
+		{"sglang server info", engine.SGLang, engine.Scrapes{InfoAfter: info}, 2.64, engine.SourceServerInfo},
+		{"sglang nothing", engine.SGLang, engine.Scrapes{}, 0, ""},
+		// 1 + 720 accepted / 400 drafts.
+		{"vllm counters", engine.VLLM, engine.Scrapes{Before: vb, After: va}, 2.8, engine.SourceVLLMCounters},
+		{"vllm no delta", engine.VLLM, engine.Scrapes{Before: vb, After: vb}, 0, ""},
+		{"vllm no before", engine.VLLM, engine.Scrapes{After: va}, 0, ""},
+		{"generic reads vllm", engine.Generic, engine.Scrapes{Before: vb, After: va}, 2.8, engine.SourceVLLMCounters},
+		{"generic reads sglang", engine.Generic, engine.Scrapes{Mid: sg}, 2.87, engine.SourceSGLangMid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, src := profile(t, tt.engine).Accept(tt.s)
+			if src != tt.source || abs(got-tt.want) > 1e-9 {
+				t.Errorf("accept = %v from %q, want %v from %q", got, src, tt.want, tt.source)
+			}
+		})
+	}
+	for _, n := range []string{engine.LlamaCpp, engine.TRTLLM} {
+		if profile(t, n).Accept != nil {
+			t.Errorf("%s reads an accept length from metrics it does not publish", n)
+		}
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// TestAcceptFromTimings: llama.cpp's per-response counts (timings.draft_n,
+// draft_n_accepted in the final chunk, tools/server/README.md).
+func TestAcceptFromTimings(t *testing.T) {
+	tests := []struct {
+		tokens, drafted, accepted int
+		want                      float64
+		ok                        bool
+	}{
+		{200, 160, 100, 2, true}, // 100 steps for 200 tokens
+		{16, 16, 14, 8, true},    // 2 steps
+		{200, 0, 0, 0, false},    // no speculation
+		{10, 10, 10, 0, false},   // impossible: every step yields a token of its own
+		{10, 10, -1, 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := engine.AcceptFromTimings(tt.tokens, tt.drafted, tt.accepted)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("AcceptFromTimings(%d, %d, %d) = %v, %v; want %v, %v", tt.tokens, tt.drafted, tt.accepted, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// resetServer records the calls it gets and answers each path from
+// answers (status codes in order; the last repeats).
+type resetServer struct {
+	mu      sync.Mutex
+	calls   []string
+	answers map[string][]int
+	bodies  map[string]string
+}
+
+func (rs *resetServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	key := r.Method + " " + r.URL.RequestURI()
+	rs.mu.Lock()
+	rs.calls = append(rs.calls, key)
+	st, ok := rs.answers[key]
+	status := http.StatusNotFound
+	if ok {
+		status = st[0]
+		if len(st) > 1 {
+			rs.answers[key] = st[1:]
+		}
+	}
+	body := rs.bodies[key]
+	rs.mu.Unlock()
+	w.WriteHeader(status)
+	fmt.Fprint(w, body)
+}
+
+func TestReset(t *testing.T) {
+	props, err := os.ReadFile(filepath.Join("testdata", "llamacpp-props.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	erase := func(status int) map[string][]int {
+		m := map[string][]int{"GET /props": {200}}
+		for i := range 4 {
+			m[fmt.Sprintf("POST /slots/%d?action=erase", i)] = []int{status}
+		}
+		return m
+	}
+	tests := []struct {
+		name, engine string
+		answers      map[string][]int
+		want         string // what the reset says it did
+		noReset      bool   // the server has no such call
+		failed       bool
+		calls        int
+	}{
+		{"sglang flush", engine.SGLang, map[string][]int{"POST /flush_cache": {200}}, "POST /flush_cache", false, false, 1},
+		// SGLang refuses while requests run; the call is tried again.
+		{"sglang busy then flushed", engine.SGLang, map[string][]int{"POST /flush_cache": {400, 200}}, "POST /flush_cache", false, false, 2},
+		{"sglang always busy", engine.SGLang, map[string][]int{"POST /flush_cache": {400}}, "", false, true, 3},
+		{"vllm dev mode", engine.VLLM, map[string][]int{"POST /reset_prefix_cache": {200}}, "POST /reset_prefix_cache", false, false, 1},
+		{"vllm without dev mode", engine.VLLM, nil, "", true, false, 1},
+		{"llamacpp erases every slot", engine.LlamaCpp, erase(200), "POST /slots/{0..3}?action=erase", false, false, 5},
+		{"llamacpp without slot-save-path", engine.LlamaCpp, erase(501), "", true, false, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rs := &resetServer{answers: tt.answers, bodies: map[string]string{"GET /props": string(props)}}
+			srv := httptest.NewServer(rs)
+			defer srv.Close()
+			did, err := profile(t, tt.engine).Reset(context.Background(), srv.Client(), srv.URL, "")
+			var nr *engine.ErrNoReset
+			switch {
+			case tt.noReset && !errors.As(err, &nr):
+				t.Fatalf("err = %v, want ErrNoReset", err)
+			case tt.failed && (err == nil || errors.As(err, &nr)):
+				t.Fatalf("err = %v, want a failure", err)
+			case !tt.noReset && !tt.failed && err != nil:
+				t.Fatal(err)
+			}
+			if did != tt.want {
+				t.Errorf("reset says %q, want %q", did, tt.want)
+			}
+			if len(rs.calls) != tt.calls {
+				t.Errorf("calls %v, want %d", rs.calls, tt.calls)
+			}
+		})
+	}
+	for _, n := range []string{engine.TRTLLM, engine.Generic} {
+		if p := profile(t, n); p.Reset != nil || p.NoReset == "" {
+			t.Errorf("%s: want no reset, with a reason", n)
+		}
+	}
+}
+
+func TestResetSendsAPIKey(t *testing.T) {
+	var auth string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { auth = r.Header.Get("Authorization") }))
+	defer srv.Close()
+	if _, err := profile(t, engine.SGLang).Reset(context.Background(), srv.Client(), srv.URL, "k"); err != nil {
+		t.Fatal(err)
+	}
+	if auth != "Bearer k" {
+		t.Errorf("Authorization %q", auth)
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	env := func(m map[string]string) func(string) (string, bool) {
+		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	}
+	tests := []struct {
+		name, engine string
+		args         args
+		env          map[string]string
+		maxLevel     int
+		unique       bool
+		want         []string // fragments, one per warning, in order
+	}{
+		{"sglang spec without max-running", engine.SGLang, args{"speculative-algorithm": "EAGLE3"}, nil, 64, false,
+			[]string{"caps running requests at 48"}},
+		{"sglang spec capped below 48 is fine", engine.SGLang, args{"speculative-algorithm": "EAGLE3"}, nil, 48, false, nil},
+		{"sglang spec v2 with topk 4", engine.SGLang, args{"speculative-algorithm": "EAGLE3", "max-running-requests": "256", "speculative-eagle-topk": "4"},
+			map[string]string{"SGLANG_ENABLE_SPEC_V2": "1"}, 64, false, []string{"needs speculative-eagle-topk 1"}},
+		{"sglang topk 1 draft tokens", engine.SGLang, args{"speculative-algorithm": "EAGLE3", "max-running-requests": "256",
+			"speculative-eagle-topk": "1", "speculative-num-steps": "3", "speculative-num-draft-tokens": "8"}, nil, 64, false,
+			[]string{"num-steps+1 = 4, not 8"}},
+		{"vllm max-num-seqs below the top", engine.VLLM, args{"max-num-seqs": "32"}, map[string]string{engine.VLLMDevMode: "1"}, 64, false,
+			[]string{"max-num-seqs=32"}},
+		{"vllm without dev mode", engine.VLLM, args{}, nil, 8, false, []string{"VLLM_SERVER_DEV_MODE=1"}},
+		{"vllm without dev mode, unique prompts", engine.VLLM, args{}, nil, 8, true, nil},
+		{"llamacpp parallel below the top", engine.LlamaCpp, args{"parallel": "4", "slot-save-path": "/tmp/s", "cache-ram": "0"}, nil, 8, false,
+			[]string{"parallel=4"}},
+		{"llamacpp parallel unset", engine.LlamaCpp, args{}, nil, 8, true, []string{"parallel is unset"}},
+		{"llamacpp ctx-size shared", engine.LlamaCpp, args{"parallel": "8", "ctx-size": "1024"}, nil, 8, true,
+			[]string{"ctx-size 1024 is shared by 8 slots, 128 tokens each"}},
+		{"llamacpp draft without spec-type", engine.LlamaCpp, args{"parallel": "8", "model-draft": "/d.gguf"}, nil, 8, true,
+			[]string{"model-draft without spec-type"}},
+		{"llamacpp cache not clearable", engine.LlamaCpp, args{"parallel": "8"}, nil, 8, false,
+			[]string{"slot-save-path", "host-RAM prompt cache"}},
+		{"llamacpp clean", engine.LlamaCpp, args{"parallel": "8", "ctx-size": "8192", "slot-save-path": "/tmp/s", "cache-ram": "0"}, nil, 8, false, nil},
+		{"trtllm unset batch", engine.TRTLLM, args{}, nil, 8, true, []string{"max_batch_size is unset"}},
+		{"trtllm small batch, no reset", engine.TRTLLM, args{"max_batch_size": "4"}, nil, 8, false,
+			[]string{"max_batch_size=4", "cannot be cleared"}},
+		{"generic", engine.Generic, args{}, nil, 500, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := profile(t, tt.engine).Warnings(engine.Setup{Scenario: "s", Args: tt.args, Env: env(tt.env),
+				MaxLevel: tt.maxLevel, MaxTokens: 200, UniquePrompts: tt.unique})
+			if len(ws) != len(tt.want) {
+				t.Fatalf("warnings %+v, want %d", ws, len(tt.want))
+			}
+			for i, w := range ws {
+				if !strings.Contains(w.Text, tt.want[i]) || !strings.HasPrefix(w.Text, "scenario s: ") {
+					t.Errorf("warning %q, want it to contain %q", w.Text, tt.want[i])
+				}
+			}
+		})
+	}
+}
