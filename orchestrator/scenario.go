@@ -101,7 +101,7 @@ type scenarioRun struct {
 	o       *orch
 	sc      *campaign.Scenario
 	profile *engine.Profile // the scenario's engine
-	index   int // 0-based
+	index   int             // 0-based
 	attempt int
 	dir     string // local results directory
 	launch  *campaign.Launch
