@@ -161,17 +161,21 @@ type streamState struct {
 	usage     bool
 	cumTokens int // completion tokens reported so far by per-chunk usage
 	perChunk  bool
+	// arrival follows the content's arrival over the stream, in bytes of
+	// text: tokens are not known per chunk, and a chunk that carries several
+	// (speculative decoding) carries more text.
+	arrival measure.ArrivalRecorder
 }
 
 // add takes one parsed chunk that arrived at now.
 func (s *streamState) add(c *chunk, now int64, rec *measure.Record) {
-	content := false
+	content := 0
 	for i := range c.Choices {
 		ch := &c.Choices[i]
 		for _, t := range [...]string{ch.Delta.ReasoningContent, ch.Delta.Content, ch.Text} {
 			if t != "" {
 				s.hash.Write([]byte(t))
-				content = true
+				content += len(t)
 			}
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
@@ -183,9 +187,10 @@ func (s *streamState) add(c *chunk, now int64, rec *measure.Record) {
 		rec.PromptTokens = c.Usage.PromptTokens
 		rec.Tokens = c.Usage.CompletionTokens
 	}
-	if !content {
+	if content == 0 {
 		return // role-only, usage-only or finish-only: not a token
 	}
+	s.arrival.Add(content, now)
 	rec.Chunks++
 	if rec.FirstNs == 0 {
 		rec.FirstNs = now
@@ -209,6 +214,7 @@ func (s *streamState) add(c *chunk, now int64, rec *measure.Record) {
 func (s *streamState) finish(rec *measure.Record, maxTokens int) {
 	if rec.Chunks > 0 {
 		rec.OutputHash = "sha256:" + hex.EncodeToString(s.hash.Sum(nil))
+		rec.ArrivalNs = s.arrival.Times(rec.FirstNs)
 	}
 	if !s.usage && rec.Chunks > 0 {
 		// No usage: estimate. A stream stopped by max_tokens produced exactly

@@ -189,3 +189,23 @@ func TestMalformedStreams(t *testing.T) {
 		})
 	}
 }
+
+// TestArrivalTimes: the record marks when each eighth of the content
+// arrived, in order and inside the stream.
+func TestArrivalTimes(t *testing.T) {
+	srv := newServer(t, script{chunks: 16, tokensPerChunk: 2, gap: 2 * time.Millisecond})
+	rec := doOnce(t, srv.URL+"/v1/chat/completions", 10*time.Second)
+	if !rec.OK() {
+		t.Fatal(rec.Error)
+	}
+	if len(rec.ArrivalNs) != measure.ArrivalFractions-1 {
+		t.Fatalf("arrival marks %v, want %d", rec.ArrivalNs, measure.ArrivalFractions-1)
+	}
+	prev := int64(0)
+	for i, a := range rec.ArrivalNs {
+		if a < prev || a > rec.EndNs-rec.FirstNs {
+			t.Errorf("mark %d at %d ns: out of order or after the stream's end (%d ns)", i+1, a, rec.EndNs-rec.FirstNs)
+		}
+		prev = a
+	}
+}

@@ -27,6 +27,12 @@ type Record struct {
 	SendNs    int64  `json:"send_ns"`            // request written
 	FirstNs   int64  `json:"first_ns,omitempty"` // first chunk with non-empty content
 	EndNs     int64  `json:"end_ns"`             // stream finished or failed
+	// ArrivalNs are the times, in ns after FirstNs, at which 1/8, 2/8, …,
+	// 7/8 of the streamed content had arrived (ArrivalFractions), so that
+	// throughput windows count the tokens produced inside them. Absent in
+	// records from before it was kept, and for streams of one chunk: their
+	// tokens are spread evenly from FirstNs to EndNs.
+	ArrivalNs []int64 `json:"arrival_ns,omitempty"`
 	// DispatchLagNs is the client's own delay between a slot freeing and this
 	// request being sent: a self-audit of the load generator.
 	DispatchLagNs int64 `json:"dispatch_lag_ns"`

@@ -1,7 +1,7 @@
 package measure
 
 import (
-	"cmp"
+	"fmt"
 	"slices"
 )
 
@@ -70,9 +70,10 @@ func TokensIn(recs []Record, w Window) float64 {
 }
 
 // tokensIn is the share of one record's tokens produced within w. The first
-// token is counted at its first-chunk time and the rest are spread evenly
-// from then to the end: an even spread is exact for a request decoded at a
-// steady pace.
+// token is counted at its first-chunk time and the rest are spread from then
+// to the end along the record's arrival curve (ArrivalNs: the times at which
+// each eighth of the content had arrived, linear in between), or evenly when
+// the record has none, which is exact for a request decoded at a steady pace.
 func tokensIn(r Record, w Window) float64 {
 	if r.Tokens <= 0 {
 		return 0
@@ -96,11 +97,42 @@ func tokensIn(r Record, w Window) float64 {
 		}
 		return tok
 	}
-	lo, hi := max(first, w.Start), min(r.EndNs, w.End)
-	if hi > lo {
-		tok += rest * float64(hi-lo) / float64(r.EndNs-first)
+	if w.End <= first || w.Start >= r.EndNs {
+		return tok
 	}
-	return tok
+	dur := r.EndNs - first
+	return tok + rest*(arrived(r.ArrivalNs, dur, w.End-first)-arrived(r.ArrivalNs, dur, w.Start-first))
+}
+
+// arrived is the share of a stream's content that had arrived by t ns after
+// its first content, for a stream of dur ns whose eighths arrived at marks
+// (ArrivalNs); an even arrival when marks is not one per eighth.
+func arrived(marks []int64, dur, t int64) float64 {
+	switch {
+	case t <= 0:
+		return 0
+	case t >= dur:
+		return 1
+	case len(marks) != ArrivalFractions-1:
+		return float64(t) / float64(dur)
+	}
+	// Points (0, 0), (marks[k-1], k/8), (dur, 1): find the segment holding t.
+	x0, y0 := int64(0), 0.0
+	for k := 1; k <= ArrivalFractions; k++ {
+		x1 := dur
+		if k < ArrivalFractions {
+			x1 = min(max(marks[k-1], x0), dur)
+		}
+		y1 := float64(k) / ArrivalFractions
+		if t <= x1 {
+			if x1 == x0 {
+				return y0
+			}
+			return y0 + (y1-y0)*float64(t-x0)/float64(x1-x0)
+		}
+		x0, y0 = x1, y1
+	}
+	return 1
 }
 
 // InFlight returns the time-weighted mean number of records in flight
@@ -131,18 +163,32 @@ type Throughput struct {
 	TokS   float64
 	// Concurrency is the time-weighted mean of requests in flight over Window.
 	Concurrency float64
-	// Samples are within-launch throughput samples, tok/s, in time order;
-	// SampleSeconds is the mean length of the interval one sample covers.
-	// SamplesOK is false when the level is too short for within-launch
-	// samples; the one sample is then over the wall time.
+	// Samples are the within-launch throughput samples, tok/s, in time
+	// order: the tokens produced inside each of len(Samples) equal
+	// sub-windows of Window over its length, SampleSeconds. Their mean is
+	// TokS.
 	Samples       []float64
 	SampleSeconds float64
-	SamplesOK     bool
+	// SamplesOK is false when Window is shorter than one median request
+	// latency (or there is no steady state): the one sample then spans
+	// Window and Note says why.
+	SamplesOK bool
+	Note      string
 }
 
 // LevelThroughput measures one level repeat at concurrency c from its
-// records (warm-up already left out): the steady-state throughput and at
-// most maxSamples within-launch samples.
+// records (warm-up already left out): the steady-state throughput, and the
+// within-launch samples.
+//
+// The samples cut the steady-state window into k equal sub-windows, each at
+// least one median request latency long (so that a sample spans a whole
+// request's life and requests finishing together are never what it
+// measures), k at most maxSamples. Each sample counts the tokens produced
+// inside its sub-window, every request's tokens spread over its stream by
+// their arrival (TokensIn), not the tokens of the requests that finished in
+// it: counting completions biases the first sample, and the mean, low
+// whenever completion times disperse (speculative accept lengths, a running
+// cap, variable lengths).
 func LevelThroughput(recs []Record, c, maxSamples int) Throughput {
 	var t Throughput
 	start, end, ok := SteadyWindow(c, recs)
@@ -151,76 +197,44 @@ func LevelThroughput(recs []Record, c, maxSamples int) Throughput {
 	} else {
 		t.Window, _ = WallWindow(recs)
 	}
-	if sec := t.Window.Seconds(); sec > 0 {
-		t.Tokens = TokensIn(recs, t.Window)
-		t.TokS = t.Tokens / sec
-		t.Concurrency = InFlight(recs, t.Window)
+	sec := t.Window.Seconds()
+	if sec <= 0 {
+		return t
 	}
-	samples, w, sok := turnoverSamples(recs, c, maxSamples)
-	t.Samples, t.SamplesOK = samples, sok
-	if len(samples) > 0 {
-		t.SampleSeconds = w.Seconds() / float64(len(samples))
+	t.Tokens = TokensIn(recs, t.Window)
+	t.TokS = t.Tokens / sec
+	t.Concurrency = InFlight(recs, t.Window)
+
+	var lat []float64
+	for _, r := range recs {
+		if r.OK() {
+			lat = append(lat, r.Latency().Seconds())
+		}
+	}
+	med := Percentile(lat, 50)
+	k := max(maxSamples, 1)
+	if med > 0 {
+		k = min(k, int(sec/med))
+	}
+	switch {
+	case !t.Steady:
+		t.Note = fmt.Sprintf("%d requests are too few for a steady state at concurrency %d; throughput is over the whole wall time",
+			len(recs), c)
+	case k < 1:
+		t.Note = fmt.Sprintf("the steady state (%.3g s) is shorter than one median request latency (%.3g s): one sample, not within-launch samples",
+			sec, med)
+	default:
+		t.SamplesOK = true
+	}
+	k = max(k, 1)
+	t.SampleSeconds = sec / float64(k)
+	t.Samples = make([]float64, k)
+	span := t.Window.End - t.Window.Start
+	for i := range k {
+		w := Window{t.Window.Start + span*int64(i)/int64(k), t.Window.Start + span*int64(i+1)/int64(k)}
+		if w.End > w.Start {
+			t.Samples[i] = TokensIn(recs, w) / w.Seconds()
+		}
 	}
 	return t
-}
-
-// turnoverSamples returns the throughput samples of one level repeat, tok/s,
-// in time order, and the interval they cover.
-//
-// A closed loop at concurrency C turns its requests over C at a time. The
-// samples cover the steady-state window (SteadyWindow): from the moment the
-// C-th request is sent (every slot busy) to the (N−C+1)-th completion (the
-// first slot that is not refilled); the drain tail after it is left out. The
-// completions in that window are cut into groups of m consecutive
-// completions, m a multiple of C (one turnover or more, so that requests that
-// finish together are never split), at most maxSamples groups. A group's
-// sample is its completed tokens over the time from the previous group's last
-// completion (the window's start for the first) to its own last completion:
-// departures over time, which in a closed loop with C in flight equals the
-// decode rate over that interval.
-//
-// ok is false when the level has too few requests for one whole turnover
-// (fewer than 2C−1); the single sample is then the tokens over the wall time.
-func turnoverSamples(recs []Record, c, maxSamples int) (samples []float64, w Window, ok bool) {
-	n := len(recs)
-	if n == 0 {
-		return nil, Window{}, false
-	}
-	c = max(c, 1)
-	ends := slices.Clone(recs)
-	slices.SortStableFunc(ends, func(a, b Record) int { return cmp.Compare(a.EndNs, b.EndNs) })
-	sends := make([]int64, n)
-	for i, r := range recs {
-		sends[i] = r.SendNs
-	}
-	slices.Sort(sends)
-	m := n - c + 1 // completions up to the last under full load
-	if m < c {
-		wall, _ := WallWindow(recs)
-		if wall.End <= wall.Start {
-			return nil, wall, false
-		}
-		return []float64{float64(OKTokens(recs)) / wall.Seconds()}, wall, false
-	}
-	group := c * ((m + c*maxSamples - 1) / (c * maxSamples))
-	k := m / group
-	start := min(sends[c-1], ends[0].EndNs)
-	w = Window{start, ends[k*group-1].EndNs}
-	prev := start
-	for g := range k {
-		tok := 0
-		var end int64
-		for i := g * group; i < (g+1)*group; i++ {
-			if ends[i].OK() {
-				tok += ends[i].Tokens
-			}
-			end = ends[i].EndNs
-		}
-		if end <= prev {
-			continue // every completion of the group at one instant: no time to divide by
-		}
-		samples = append(samples, float64(tok)/(float64(end-prev)/1e9))
-		prev = end
-	}
-	return samples, w, len(samples) > 0
 }

@@ -1,6 +1,9 @@
 package measure
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // closedLoop builds the records of an ideal closed loop: c slots, n
 // requests of tokens each, every request taking lat ns, all in lockstep.
@@ -25,10 +28,11 @@ func TestLevelThroughputSamples(t *testing.T) {
 		wantOK      bool
 	}{
 		{"single stream, 30 requests: capped at 10 samples", 1, 30, 10, true},
-		{"C=2, 30 requests: groups of 4", 2, 30, 7, true},
-		{"C=70, auto 280: three turnovers", 70, 280, 3, true},
+		{"C=2, 30 requests: 15 latencies long, capped at 10", 2, 30, 10, true},
+		{"C=70, auto 280: four latencies, four samples", 70, 280, 4, true},
 		{"C=250 with the seeds' 30 requests: no steady state", 250, 30, 1, false},
-		{"C=10, 19 requests: not one whole turnover", 10, 18, 1, false},
+		{"C=10, 18 requests: one latency of full load, one sample", 10, 18, 1, true},
+		{"C=10, 10 requests: one wave, one sample", 10, 10, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const lat = int64(2e9)
@@ -38,16 +42,34 @@ func TestLevelThroughputSamples(t *testing.T) {
 			if tp.SamplesOK != tc.wantOK || len(s) != tc.wantSamples {
 				t.Fatalf("%d samples (ok=%v), want %d (ok=%v)", len(s), tp.SamplesOK, tc.wantSamples, tc.wantOK)
 			}
-			if !tc.wantOK {
+			if tp.SamplesOK == (tp.Note != "") {
+				t.Errorf("samples ok %v with note %q", tp.SamplesOK, tp.Note)
+			}
+			if !near(mean(s), tp.TokS) {
+				t.Errorf("mean of samples %.4f, steady %.4f: equal sub-windows must average to the whole", mean(s), tp.TokS)
+			}
+			if !tp.Steady {
 				return
 			}
-			want := float64(tc.c*200) / (float64(lat) / 1e9) // tok/s of an ideal loop
-			for _, x := range s {
-				if x < want*0.999 || x > want*1.001 {
-					t.Errorf("sample %.2f tok/s, want %.2f", x, want)
-				}
+			// Whole waves of the ideal loop in the window: exactly C requests'
+			// tokens per latency.
+			want := float64(tc.c*200) / (float64(lat) / 1e9)
+			if !near(tp.TokS, want) {
+				t.Errorf("steady %.2f tok/s, want %.2f", tp.TokS, want)
 			}
 		})
+	}
+}
+
+func TestLevelThroughputShortSteadyState(t *testing.T) {
+	// C=2: the second request is sent halfway through the first, which ends
+	// before the second: full load for 50 ms against 100 ms latencies.
+	tp := LevelThroughput([]Record{rec(0, 0, 10, 100, 10), rec(1, 50, 60, 150, 10)}, 2, testMaxSamples)
+	if !tp.Steady || tp.SamplesOK || len(tp.Samples) != 1 || !strings.Contains(tp.Note, "shorter than one median request latency") {
+		t.Errorf("steady %v, samples ok %v, %d samples, note %q", tp.Steady, tp.SamplesOK, len(tp.Samples), tp.Note)
+	}
+	if tp.Window != (Window{50 * ms, 100 * ms}) {
+		t.Errorf("window %+v", tp.Window)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 func Markdown(w io.Writer, v *verdict.Verdict) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "## %s: verdict (%s)\n\n", v.Campaign, v.Run)
-	fmt.Fprintf(ew, "Baseline **%s**; throughput is the mean over steady-state turnovers ± its %.0f%% confidence interval; "+
+	fmt.Fprintf(ew, "Baseline **%s**; throughput is the mean of steady-state samples ± its %.0f%% confidence interval; "+
 		"a delta is shown only when Welch's t-test gives p < %v, `~` otherwise.\n\n", v.Baseline, 100*v.Confidence, v.Alpha)
 	if len(v.Notes) > 0 {
 		fmt.Fprintln(ew, "### Fairness")

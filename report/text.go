@@ -17,7 +17,7 @@ import (
 // accept lengths, and a detailed block per scenario.
 func Text(w io.Writer, v *verdict.Verdict) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "%s %s: baseline %s, alpha %v, throughput mean ± %.0f%% CI over steady-state turnovers\n\n",
+	fmt.Fprintf(ew, "%s %s: baseline %s, alpha %v, throughput mean ± %.0f%% CI over steady-state samples\n\n",
 		v.Campaign, v.Run, v.Baseline, v.Alpha, 100*v.Confidence)
 	if len(v.Notes) > 0 {
 		fmt.Fprintln(ew, "Fairness:")

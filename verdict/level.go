@@ -74,9 +74,7 @@ func measureLevel(level int, reps map[int][]measure.Record, maxSlices int, conf 
 		}
 		tp := measure.LevelThroughput(recs, level, maxSlices)
 		if !tp.SamplesOK {
-			l.Warnings = append(l.Warnings, fmt.Sprintf(
-				"C=%d repeat %d: %d requests are too few for a steady state at concurrency %d (need %d); throughput is over the whole wall time",
-				level, id, len(recs), level, 2*level-1))
+			l.Warnings = append(l.Warnings, fmt.Sprintf("C=%d repeat %d: %s", level, id, tp.Note))
 		}
 		steadyTok += tp.Tokens
 		steadySec += tp.Window.Seconds()

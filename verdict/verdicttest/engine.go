@@ -118,6 +118,8 @@ type seq struct {
 	rec    measure.Record
 	tokens int
 	fresh  bool // waiting for its prefill step
+	// arr follows the tokens' arrival as the load generator's client does.
+	arr measure.ArrivalRecorder
 }
 
 type engineRun struct {
@@ -128,12 +130,52 @@ type engineRun struct {
 	drift float64 // current log drift
 	out   []measure.Record
 	next  int // next prompt index
+	// prod is every measured level repeat's exact token production.
+	prod map[LevelKey]*Production
+}
+
+// LevelKey names one repeat of one level.
+type LevelKey struct{ Level, Repeat int }
+
+// Production is the exact token production of one level repeat, the truth
+// a throughput measured from the records is checked against: the decode
+// steps, each from the previous one's end (StartNs for the first) to its own
+// end (StepNs, Unix ns), and the tokens each produced over all running
+// sequences (Tokens).
+type Production struct {
+	StartNs int64
+	StepNs  []int64
+	Tokens  []int
+}
+
+// TokensIn is the number of tokens produced within w, each step's tokens
+// spread evenly over the step: the engine works on them for the whole step,
+// so a window that ends mid-step gets its share.
+func (p *Production) TokensIn(w measure.Window) float64 {
+	var n float64
+	prev := p.StartNs
+	for i, t := range p.StepNs {
+		lo, hi := max(prev, w.Start), min(t, w.End)
+		if hi > lo && t > prev {
+			n += float64(p.Tokens[i]) * float64(hi-lo) / float64(t-prev)
+		}
+		prev = t
+	}
+	return n
 }
 
 // Simulate runs the sweep against the engine and returns every record,
 // warm-up included, in send order within each level.
 func Simulate(e Engine, s Sweep, seed uint64) []measure.Record {
-	r := &engineRun{e: e, s: s, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
+	recs, _ := SimulateProduction(e, s, seed)
+	return recs
+}
+
+// SimulateProduction is Simulate that also returns each measured level
+// repeat's exact token production.
+func SimulateProduction(e Engine, s Sweep, seed uint64) ([]measure.Record, map[LevelKey]*Production) {
+	r := &engineRun{e: e, s: s, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)),
+		prod: map[LevelKey]*Production{}}
 	if s.Warmup > 0 && len(s.Concurrency) > 0 {
 		r.level(s.Concurrency[0], 0, s.Warmup, min(s.Warmup, s.Concurrency[0]), true)
 		r.t += levelGap
@@ -144,7 +186,7 @@ func Simulate(e Engine, s Sweep, seed uint64) []measure.Record {
 			r.t += levelGap
 		}
 	}
-	return r.out
+	return r.out, r.prod
 }
 
 func (r *engineRun) ns(t float64) int64 {
@@ -168,6 +210,9 @@ func (r *engineRun) send(level, rep, seqNo int, warm bool) *seq {
 
 // level runs n requests with c in flight.
 func (r *engineRun) level(level, rep, n, c int, warm bool) {
+	if !warm {
+		r.prod[LevelKey{level, rep}] = &Production{StartNs: r.ns(r.t)}
+	}
 	sent := 0
 	var waiting, running []*seq
 	for sent < min(c, n) {
@@ -194,13 +239,16 @@ func (r *engineRun) level(level, rep, n, c int, warm bool) {
 		r.t += dt
 		now := r.ns(r.t)
 		keep := running[:0]
-		var done int
+		var done, produced int
 		for _, q := range running {
 			gain := 1
 			if r.e.AcceptLength > 1 {
 				gain = r.acceptDraw()
 			}
-			q.tokens = min(q.tokens+gain, r.s.MaxTokens)
+			gain = min(gain, r.s.MaxTokens-q.tokens)
+			q.tokens += gain
+			produced += gain
+			q.arr.Add(gain, now)
 			q.rec.Chunks++
 			if q.fresh {
 				q.fresh = false
@@ -210,6 +258,7 @@ func (r *engineRun) level(level, rep, n, c int, warm bool) {
 				keep = append(keep, q)
 				continue
 			}
+			q.rec.ArrivalNs = q.arr.Times(q.rec.FirstNs)
 			q.rec.EndNs = now
 			q.rec.Tokens = q.tokens
 			q.rec.FinishReason = "length"
@@ -218,6 +267,11 @@ func (r *engineRun) level(level, rep, n, c int, warm bool) {
 			done++
 		}
 		running = keep
+		if !warm {
+			p := r.prod[LevelKey{level, rep}]
+			p.StepNs = append(p.StepNs, now)
+			p.Tokens = append(p.Tokens, produced)
+		}
 		for range done {
 			if sent < n {
 				q := r.send(level, rep, sent, warm)
