@@ -438,7 +438,14 @@ func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec)
 			}
 			s.q.do(ctx, s.body(p, &rec), &rec)
 			rec.DispatchLagNs = max(0, rec.SendNs-freed)
-			freed = nowNs()
+			// The slot is free from the stream's last event on: what the
+			// client does after it (reading the rest of the response so the
+			// connection can be reused, writing the record) is its own
+			// delay, and counts in the next request's lag.
+			freed = rec.EndNs
+			if freed == 0 {
+				freed = nowNs()
+			}
 
 			s.mu.Lock()
 			recs = append(recs, rec)

@@ -454,3 +454,27 @@ func TestCompletionsEndpoint(t *testing.T) {
 		t.Errorf("completions body %v, want a prompt string and no messages", b)
 	}
 }
+
+// TestDispatchLagFromStreamEnd: a slot is free when its stream's last event
+// arrives, so the time the client then spends reading the rest of the
+// response (here a server that holds it open after [DONE]) is the client's
+// delay and shows in the next request's dispatch lag. Sleeps never end early,
+// so the lower bound holds on any machine.
+func TestDispatchLagFromStreamEnd(t *testing.T) {
+	const hold = 50 * time.Millisecond
+	srv := newServer(t, script{chunks: 3, holdAfterDone: hold})
+	rf, got := collect()
+	if _, err := Run(context.Background(), Options{URL: srv.URL, Concurrency: []int{1}, Requests: 3,
+		Prompts: testPrompts(t), Records: rf}); err != nil {
+		t.Fatal(err)
+	}
+	recs := got()
+	if len(recs) != 3 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for _, r := range recs[1:] {
+		if lag := time.Duration(r.DispatchLagNs); lag < hold {
+			t.Errorf("request %d: dispatch lag %v, want at least the %v the response stayed open after [DONE]", r.Seq, lag, hold)
+		}
+	}
+}

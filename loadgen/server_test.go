@@ -23,7 +23,8 @@ type script struct {
 	crlf           bool          // \r\n line endings
 	noUsage        bool
 	noDone         bool
-	cutAfter       int // close the connection after this many chunks (0: never)
+	holdAfterDone  time.Duration // keep the response open this long after [DONE]
+	cutAfter       int           // close the connection after this many chunks (0: never)
 	finish         string
 	completions    bool // /v1/completions chunk shape
 	status         int  // non-200: answer with this and a body
@@ -115,6 +116,12 @@ func (sc script) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if !sc.noDone {
 		send("[DONE]")
+	}
+	if sc.holdAfterDone > 0 {
+		select {
+		case <-time.After(sc.holdAfterDone):
+		case <-r.Context().Done():
+		}
 	}
 }
 
