@@ -4,8 +4,8 @@ import "fmt"
 
 // MinAutoRequests and AutoRequestsPerSlot size an automatic level:
 // max(MinAutoRequests, AutoRequestsPerSlot×C) measured requests, so every
-// level has a steady state well past its ramp-up (at least three whole
-// turnovers above C=10).
+// level has a steady state well past its ramp-up: about three turnovers of
+// full load from C=8 up, more below.
 const (
 	MinAutoRequests     = 30
 	AutoRequestsPerSlot = 4

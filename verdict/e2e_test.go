@@ -307,7 +307,7 @@ func modelCrossover(t *testing.T, levels []int) Bracket {
 	}
 	base, topk4 := cfg(""), cfg(e2eTopK4Flags)
 	ahead := func(c int) bool {
-		load := sim.ClosedLoop{Concurrency: c, Requests: max(30, 4*c), MaxTokens: 200, PromptTokens: 100}
+		load := sim.ClosedLoop{Concurrency: c, Requests: measure.RequestsFor(0, c), MaxTokens: 200, PromptTokens: 100}
 		return sim.RunVirtual(topk4, load, 1).Throughput > sim.RunVirtual(base, load, 1).Throughput
 	}
 	for i := 1; i < len(levels); i++ {
