@@ -51,7 +51,11 @@ func RunVirtual(cfg *Config, load ClosedLoop, seed uint64) VirtualResult {
 // RunVirtualLaunch is RunVirtual with the launch given (nil: no launch
 // noise), so that several loads can share one launch's factor and drift.
 func RunVirtualLaunch(cfg *Config, load ClosedLoop, seed uint64, launch *Launch) VirtualResult {
-	perf := NewPerf(cfg)
+	return runVirtual(cfg, NewPerf(cfg), load, seed, launch)
+}
+
+// runVirtual runs the load against perf, cfg giving the scheduler's limits.
+func runVirtual(cfg *Config, perf Perf, load ClosedLoop, seed uint64, launch *Launch) VirtualResult {
 	maxRun, _ := cfg.RunningCap()
 	s := NewScheduler(perf, maxRun, cfg.ChunkedPrefillSize, rand.New(rand.NewPCG(seed, seed^0x5eed)))
 	var (
