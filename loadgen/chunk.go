@@ -8,11 +8,13 @@ import (
 // chunk is the part of an OpenAI-compatible stream event the client reads:
 // chat deltas (content, and reasoning_content from servers that split a
 // reasoning model's thinking out), completion text, the usage object and an
-// error object some servers send in place of a chunk when generation fails.
+// error object some servers send in place of a chunk when generation fails,
+// and llama.cpp's timings (its final chunk's speculative-decoding counts).
 type chunk struct {
 	Choices []choice     `json:"choices"`
 	Usage   *usage       `json:"usage"`
 	Error   *streamError `json:"error"`
+	Timings *timings     `json:"timings"`
 }
 
 type choice struct {
@@ -25,8 +27,21 @@ type choice struct {
 }
 
 type usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
+	PromptTokens        int            `json:"prompt_tokens"`
+	CompletionTokens    int            `json:"completion_tokens"`
+	PromptTokensDetails *promptDetails `json:"prompt_tokens_details"`
+}
+
+// promptDetails says how much of the prompt came from the prefix cache
+// (vLLM, llama.cpp, SGLang when enabled).
+type promptDetails struct {
+	CachedTokens *int `json:"cached_tokens"`
+}
+
+// timings is the part of llama.cpp's per-response timings the records keep.
+type timings struct {
+	DraftN         *int `json:"draft_n"`
+	DraftNAccepted *int `json:"draft_n_accepted"`
 }
 
 type streamError struct {

@@ -336,6 +336,19 @@ func (s *scanner) int(dst *int) error {
 	return nil
 }
 
+// intPtr reads an integer or null field into *dst as encoding/json fills
+// a *int: null sets it to nil.
+func (s *scanner) intPtr(dst **int) error {
+	if s.null() {
+		*dst = nil
+		return nil
+	}
+	if *dst == nil {
+		*dst = new(int)
+	}
+	return s.int(*dst)
+}
+
 // is matches a key as encoding/json does, without regard to case.
 func is(key []byte, name string) bool {
 	return len(key) == len(name) && string(key) == name || bytes.EqualFold(key, []byte(name))
@@ -407,6 +420,37 @@ func decodeChunk(data []byte, c *chunk, s *scanner) error {
 					return s.int(&c.Usage.PromptTokens)
 				case is(key, "completion_tokens"):
 					return s.int(&c.Usage.CompletionTokens)
+				case is(key, "prompt_tokens_details"):
+					if s.null() {
+						c.Usage.PromptTokensDetails = nil
+						return nil
+					}
+					if c.Usage.PromptTokensDetails == nil {
+						c.Usage.PromptTokensDetails = &promptDetails{}
+					}
+					return s.object(func(key []byte) error {
+						if is(key, "cached_tokens") {
+							return s.intPtr(&c.Usage.PromptTokensDetails.CachedTokens)
+						}
+						return s.skip()
+					})
+				}
+				return s.skip()
+			})
+		case is(key, "timings"):
+			if s.null() {
+				c.Timings = nil
+				return nil
+			}
+			if c.Timings == nil {
+				c.Timings = &timings{}
+			}
+			return s.object(func(key []byte) error {
+				switch {
+				case is(key, "draft_n"):
+					return s.intPtr(&c.Timings.DraftN)
+				case is(key, "draft_n_accepted"):
+					return s.intPtr(&c.Timings.DraftNAccepted)
 				}
 				return s.skip()
 			})

@@ -53,11 +53,23 @@ func normal(c chunk) chunk {
 	return c
 }
 
+// llamaCppFinalChunk is the last chunk of a llama-server /v1/completions
+// stream with draft-model speculation, written from its documented shape
+// (tools/server/README.md: usage with prompt_tokens_details.cached_tokens,
+// and timings with draft_n and draft_n_accepted; shared/facts/engines.md).
+const llamaCppFinalChunk = `{"choices":[{"text":"","index":0,"logprobs":null,"finish_reason":"length"}],"created":1764550000,` +
+	`"model":"qwen3-8b","system_fingerprint":"b6500-1f2e3d4c","object":"text_completion","id":"cmpl-x",` +
+	`"usage":{"completion_tokens":128,"prompt_tokens":40,"total_tokens":168,"prompt_tokens_details":{"cached_tokens":32}},` +
+	`"timings":{"cache_n":32,"prompt_n":8,"prompt_ms":41.2,"prompt_per_token_ms":5.15,"prompt_per_second":194.2,` +
+	`"predicted_n":128,"predicted_ms":2100.5,"predicted_per_token_ms":16.4,"predicted_per_second":60.9,"draft_n":96,"draft_n_accepted":71}}`
+
 // FuzzChunkDecoders checks the hand-written decoder against encoding/json
 // on arbitrary input: the same error or success, the same fields.
 func FuzzChunkDecoders(f *testing.F) {
 	for _, s := range []string{chatChunk, `{"choices":[{"delta":{"content":"\u00e9\ud83d\ude00"}}],"usage":{"completion_tokens":3}}`,
-		`{"error":{"message":"x"}}`, `{"choices":[{"text":"t","finish_reason":"stop"}]}`, `null`, `{"a":[1,{"b":-2.5E+3}]}`} {
+		`{"error":{"message":"x"}}`, `{"choices":[{"text":"t","finish_reason":"stop"}]}`, `null`, `{"a":[1,{"b":-2.5E+3}]}`,
+		llamaCppFinalChunk, `{"usage":{"prompt_tokens_details":null},"timings":{"draft_n":null}}`,
+		`{"usage":{"prompt_tokens_details":{"cached_tokens":1,"cached_tokens":null}}}`, `{"timings":[]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

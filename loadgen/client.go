@@ -186,6 +186,20 @@ func (s *streamState) add(c *chunk, now int64, rec *measure.Record) {
 		s.usage = true
 		rec.PromptTokens = c.Usage.PromptTokens
 		rec.Tokens = c.Usage.CompletionTokens
+		if d := c.Usage.PromptTokensDetails; d != nil && d.CachedTokens != nil {
+			n := *d.CachedTokens
+			rec.CachedTokens = &n
+		}
+	}
+	if t := c.Timings; t != nil {
+		// llama.cpp's final chunk; earlier chunks may carry partial timings,
+		// so the last value wins.
+		if t.DraftN != nil {
+			rec.DraftTokens = *t.DraftN
+		}
+		if t.DraftNAccepted != nil {
+			rec.DraftAccepted = *t.DraftNAccepted
+		}
 	}
 	if content == 0 {
 		return // role-only, usage-only or finish-only: not a token

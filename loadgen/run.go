@@ -218,8 +218,9 @@ type sweep struct {
 	bodies [][]byte // request body per prompt, built once
 	order  []int    // prompt index per sequence number, from the seed
 
-	mu      sync.Mutex // serialises Records and Events
-	stopErr error      // the first error from Records
+	mu      sync.Mutex      // serialises Records and Events
+	stopErr error           // the first error from Records
+	warned  map[string]bool // cache-reset notes already warned about
 }
 
 // requestBody is the JSON a request sends. Sampling fields are always
@@ -341,6 +342,13 @@ func (s *sweep) run(ctx context.Context) error {
 			s.warn(fmt.Sprintf("C=%d: %d requests are fewer than 2×C, so the level barely reaches its concurrency (use --requests auto)", c, n))
 		}
 		for r := 0; r < s.o.Repeats; r++ {
+			// Every level starts from an empty prefix cache, so no level
+			// (and no scenario run against a kept server) is served from
+			// prompts an earlier one left behind.
+			reset, resetNote := s.resetCache(ctx)
+			if ctx.Err() != nil {
+				return nil
+			}
 			m := newMetricsProbe(s.o.Client, s.o.Engine, s.base, s.o.APIKey, s.o.MetricsDir, c, r)
 			m.scrape(ctx, phaseBefore)
 			s.mu.Lock()
@@ -354,7 +362,10 @@ func (s *sweep) run(ctx context.Context) error {
 				m.scrape(ctx, phaseAfter)
 			}
 			sum := measure.Summarize(c, r, recs)
-			if al, src := m.acceptLength(); src != "" {
+			sum.CacheReset, sum.CacheResetNote, sum.UniquePrompts = reset, resetNote, s.o.UniquePrompts
+			if al, ok := timingsAccept(recs); ok {
+				sum.AcceptLength, sum.AcceptLengthSource = &al, engine.SourceLlamaCppTimings
+			} else if al, src := m.acceptLength(); src != "" {
 				sum.AcceptLength, sum.AcceptLengthSource = &al, src
 			}
 			for _, w := range m.warnings {
@@ -380,6 +391,54 @@ func (s *sweep) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// resetCache clears the server's prefix cache with its engine's call. It
+// returns what it did, or why it did nothing; the first time a reason
+// comes up it is also a sweep warning.
+func (s *sweep) resetCache(ctx context.Context) (did, note string) {
+	p := s.o.Engine
+	if p.Reset == nil {
+		note = "no prefix-cache reset: " + p.NoReset
+	} else {
+		var err error
+		did, err = p.Reset(ctx, s.o.Client, s.base, s.o.APIKey)
+		var nr *engine.ErrNoReset
+		switch {
+		case err == nil:
+			return did, ""
+		case errors.As(err, &nr):
+			note = "no prefix-cache reset: " + nr.Reason
+		default:
+			note = "clearing the prefix cache failed: " + err.Error()
+		}
+	}
+	if s.o.UniquePrompts {
+		note += " (every prompt is unique, so there is no prefix to reuse)"
+	}
+	if !s.warned[note] {
+		if s.warned == nil {
+			s.warned = map[string]bool{}
+		}
+		s.warned[note] = true
+		s.warn(note)
+	}
+	return "", note
+}
+
+// timingsAccept is the level's accept length from llama.cpp's per-response
+// draft counts, over the measured requests that succeeded.
+func timingsAccept(recs []measure.Record) (float64, bool) {
+	var tokens, drafted, accepted int
+	for _, r := range recs {
+		if r.Warmup || !r.OK() {
+			continue
+		}
+		tokens += r.Tokens
+		drafted += r.DraftTokens
+		accepted += r.DraftAccepted
+	}
+	return engine.AcceptFromTimings(tokens, drafted, accepted)
 }
 
 func countFailed(recs []measure.Record) int {

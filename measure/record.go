@@ -50,6 +50,16 @@ type Record struct {
 	Error        string `json:"error,omitempty"`
 	OutputHash   string `json:"output_hash,omitempty"` // sha256 of the generated text, for greedy-equality checks
 	FinishReason string `json:"finish_reason,omitempty"`
+	// CachedTokens is the server's usage.prompt_tokens_details.cached_tokens:
+	// prompt tokens served from its prefix cache instead of computed; nil
+	// when the server does not report it.
+	CachedTokens *int `json:"cached_tokens,omitempty"`
+	// DraftTokens and DraftAccepted are llama.cpp's timings.draft_n and
+	// timings.draft_n_accepted from the final chunk: tokens a draft model
+	// proposed for speculative decoding, and those the target accepted.
+	// Zero when the server does not speculate or does not say.
+	DraftTokens   int `json:"draft_n,omitempty"`
+	DraftAccepted int `json:"draft_n_accepted,omitempty"`
 }
 
 // OK reports whether the request succeeded.

@@ -48,5 +48,12 @@ type LevelSummary struct {
 	// engine exposes it (see docs/LOADGEN.md for each engine's source).
 	AcceptLength       *float64 `json:"accept_length,omitempty"`
 	AcceptLengthSource string   `json:"accept_length_source,omitempty"`
-	Warnings           []string `json:"warnings,omitempty"`
+	// CacheReset is the call that cleared the server's prefix cache before
+	// this level (e.g. "POST /flush_cache"); when empty, CacheResetNote says
+	// why there was none or how it failed. UniquePrompts is true when every
+	// request had a prompt prefix of its own, so no cache could help.
+	CacheReset     string   `json:"cache_reset,omitempty"`
+	CacheResetNote string   `json:"cache_reset_note,omitempty"`
+	UniquePrompts  bool     `json:"unique_prompts,omitempty"`
+	Warnings       []string `json:"warnings,omitempty"`
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/bakeoff-dev/bakeoff/internal/llamatest"
 	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
@@ -26,6 +27,10 @@ import (
 var bakeoffBin string
 
 func TestMain(m *testing.M) {
+	// Asked to stand in for llama.cpp's llama-server: serve instead of testing.
+	if llamatest.Main() {
+		return
+	}
 	bin, cleanup, err := testbin.Build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

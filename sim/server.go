@@ -79,6 +79,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/chat/completions", s.completions(true))
 	mux.HandleFunc("POST /v1/completions", s.completions(false))
 	mux.HandleFunc("POST /generate", s.generate)
+	mux.HandleFunc("POST /flush_cache", s.flushCache)
 	return s.accessLog(mux)
 }
 

@@ -32,6 +32,7 @@ func fairness(v *Verdict, in Input) []Note {
 	notes = append(notes, checkGreedy(v, in)...)
 	notes = append(notes, checkConcurrency(v)...)
 	notes = append(notes, checkSamples(v)...)
+	notes = append(notes, checkCache(v, in)...)
 	rank := map[string]int{SeverityRed: 0, SeverityWarn: 1, SeverityInfo: 2}
 	slices.SortStableFunc(notes, func(a, b Note) int { return cmp.Compare(rank[a.Severity], rank[b.Severity]) })
 	return notes

@@ -1,0 +1,128 @@
+package loadgen
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/engine"
+	"github.com/bakeoff-dev/bakeoff/internal/llamatest"
+)
+
+// countingMux counts the requests each "METHOD path" gets.
+type countingMux struct {
+	next http.Handler
+	mu   sync.Mutex
+	n    map[string]int
+}
+
+func (c *countingMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c.mu.Lock()
+	c.n[r.Method+" "+r.URL.Path]++
+	c.mu.Unlock()
+	c.next.ServeHTTP(w, r)
+}
+
+func (c *countingMux) count(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[key]
+}
+
+// TestLlamaCppSweep runs a sweep against a server speaking llama.cpp's
+// format: the records keep cached_tokens and the draft counts of the final
+// chunk, the level's accept length comes from them, and with
+// --slot-save-path every slot is erased before each level, so no prompt of
+// one level is served from the cache in the next.
+func TestLlamaCppSweep(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		endpoint string
+		save     bool
+	}{
+		{"completions, slots erased", EndpointCompletions, true},
+		{"chat, slots erased", EndpointChat, true},
+		{"completions, no slot-save-path", EndpointCompletions, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := llamatest.Config{Model: "/m.gguf", Slots: 2, SlotSavePath: tt.save, Speculative: true, TokenGap: time.Microsecond}
+			mux := &countingMux{next: llamatest.New(cfg).Handler(), n: map[string]int{}}
+			srv := httptest.NewServer(mux)
+			defer srv.Close()
+			recs, all := collect()
+			// The same 6 prompts in each level: a cache left between levels
+			// would serve the second level.
+			res, err := Run(context.Background(), Options{URL: srv.URL, Endpoint: tt.endpoint, Concurrency: []int{1, 2},
+				Requests: 6, Warmup: 0, MaxTokens: 16, Prompts: testPrompts(t), Engine: engine.Lookup(engine.LlamaCpp), Records: recs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cachedLevel2 int
+			for _, r := range all() {
+				if !r.OK() {
+					t.Fatalf("request failed: %s", r.Error)
+				}
+				if r.CachedTokens == nil || r.DraftTokens != 16 || r.DraftAccepted != 8 {
+					t.Fatalf("record cached %v draft %d/%d, want cached reported and 8 of 16 drafts accepted",
+						r.CachedTokens, r.DraftAccepted, r.DraftTokens)
+				}
+				if r.Level == 2 {
+					cachedLevel2 += *r.CachedTokens
+				}
+			}
+			for _, l := range res.Levels {
+				if l.AcceptLength == nil || *l.AcceptLength != 2 || l.AcceptLengthSource != engine.SourceLlamaCppTimings {
+					t.Errorf("C=%d accept length %v from %q, want 2 from the timings", l.Level, l.AcceptLength, l.AcceptLengthSource)
+				}
+			}
+			if tt.save {
+				if cachedLevel2 != 0 {
+					t.Errorf("level 2 served %d prompt tokens from the cache after the erase", cachedLevel2)
+				}
+				// Two slots erased before each of the two levels.
+				if n := mux.count("POST /slots/0") + mux.count("POST /slots/1"); n != 4 {
+					t.Errorf("%d slot erases, want 4", n)
+				}
+				for _, l := range res.Levels {
+					if l.CacheReset != "POST /slots/{0..1}?action=erase" || l.CacheResetNote != "" {
+						t.Errorf("C=%d reset %q note %q", l.Level, l.CacheReset, l.CacheResetNote)
+					}
+				}
+				return
+			}
+			if cachedLevel2 == 0 {
+				t.Error("without an erase the second level found nothing in the cache: the test server is not caching")
+			}
+			for _, l := range res.Levels {
+				if l.CacheReset != "" || !strings.Contains(l.CacheResetNote, "--slot-save-path") {
+					t.Errorf("C=%d reset %q note %q", l.Level, l.CacheReset, l.CacheResetNote)
+				}
+			}
+			if n := strings.Count(strings.Join(res.Warnings, "\n"), "--slot-save-path"); n != 1 {
+				t.Errorf("the missing reset is warned about %d times, want once: %q", n, res.Warnings)
+			}
+		})
+	}
+}
+
+// TestResetFailure: an SGLang server that keeps refusing the flush is
+// measured anyway, and the level says the cache was not cleared.
+func TestResetFailure(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /flush_cache", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "requests running", http.StatusBadRequest) })
+	rec := &promptRecorder{}
+	srv := rec.server(t, mux)
+	res, err := Run(context.Background(), Options{URL: srv.URL, Concurrency: []int{1}, Requests: 2, Prompts: testPrompts(t),
+		Engine: engine.Lookup(engine.SGLang)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := res.Levels[0]
+	if l.OK != 2 || l.CacheReset != "" || !strings.Contains(l.CacheResetNote, "clearing the prefix cache failed: POST /flush_cache: status 400") {
+		t.Errorf("level %+v", l)
+	}
+}

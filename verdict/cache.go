@@ -1,0 +1,116 @@
+package verdict
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
+)
+
+// CheckCache names the prefix-cache notes.
+const CheckCache = "cache"
+
+// DefaultCacheGap is the difference in prefix-cache hit rate (percentage
+// points) between a scenario and the baseline at one level beyond which the
+// notes warn that caching, not the variant, may explain a difference.
+const DefaultCacheGap = 5.0
+
+// checkCache says, per scenario, whether the server's prefix cache was
+// cleared before each level (as the sweep recorded in its level summaries)
+// and, where the server reports usage.prompt_tokens_details.cached_tokens,
+// the share of prompt tokens served from the cache at each level. Runs
+// from before either was recorded get no note.
+func checkCache(v *Verdict, in Input) []Note {
+	var notes []Note
+	rates := map[string]map[int]float64{}
+	for _, s := range v.Scenarios {
+		if sr := findResult(in.Summary, s.Name); sr != nil {
+			notes = append(notes, resetNotes(s.Name, sr.Levels)...)
+		}
+		r := hitRates(in.Records[s.Name])
+		if len(r) == 0 {
+			continue
+		}
+		rates[s.Name] = r
+		var parts []string
+		for _, c := range sortedKeys(r) {
+			parts = append(parts, fmt.Sprintf("C=%d %.1f%%", c, r[c]))
+		}
+		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckCache, Scenario: s.Name,
+			Text: fmt.Sprintf("%s: prefix-cache hit rate (cached of prompt tokens) %s", s.Name, strings.Join(parts, ", "))})
+	}
+	base := rates[v.Baseline]
+	for _, s := range v.Scenarios {
+		if s.Name == v.Baseline || base == nil || rates[s.Name] == nil {
+			continue
+		}
+		for _, c := range sortedKeys(rates[s.Name]) {
+			b, ok := base[c]
+			if d := rates[s.Name][c] - b; ok && math.Abs(d) > DefaultCacheGap {
+				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckCache, Scenario: s.Name, Level: c,
+					Text: fmt.Sprintf("%s C=%d: %.1f%% of prompt tokens came from the prefix cache against %.1f%% for %s: part of the difference may be caching",
+						s.Name, c, rates[s.Name][c], b, v.Baseline)})
+			}
+		}
+	}
+	return notes
+}
+
+// hitRates maps a level to the percentage of prompt tokens served from the
+// cache, over the measured successful requests that report it.
+func hitRates(recs []measure.Record) map[int]float64 {
+	cached, prompt := map[int]int{}, map[int]int{}
+	for _, r := range recs {
+		if r.Warmup || !r.OK() || r.CachedTokens == nil || r.PromptTokens <= 0 {
+			continue
+		}
+		cached[r.Level] += *r.CachedTokens
+		prompt[r.Level] += r.PromptTokens
+	}
+	out := map[int]float64{}
+	for c, p := range prompt {
+		out[c] = 100 * float64(cached[c]) / float64(p)
+	}
+	return out
+}
+
+// resetNotes reads the sweep's record of each level's cache reset.
+func resetNotes(name string, levels []measure.LevelSummary) []Note {
+	var calls []string
+	var missed []int
+	var why string
+	unique := true
+	for _, l := range levels {
+		switch {
+		case l.CacheReset != "":
+			if !slices.Contains(calls, l.CacheReset) {
+				calls = append(calls, l.CacheReset)
+			}
+		case l.CacheResetNote != "":
+			if !slices.Contains(missed, l.Level) {
+				missed = append(missed, l.Level)
+			}
+			why = l.CacheResetNote
+			unique = unique && l.UniquePrompts
+		}
+	}
+	switch {
+	case len(missed) > 0:
+		sev := SeverityWarn
+		if unique {
+			sev = SeverityInfo
+		}
+		var ls []string
+		for _, c := range missed {
+			ls = append(ls, fmt.Sprintf("C=%d", c))
+		}
+		return []Note{{Severity: sev, Check: CheckCache, Scenario: name,
+			Text: fmt.Sprintf("%s: the prefix cache was not cleared before %s: %s", name, strings.Join(ls, ", "), why)}}
+	case len(calls) > 0:
+		return []Note{{Severity: SeverityInfo, Check: CheckCache, Scenario: name,
+			Text: fmt.Sprintf("%s: the prefix cache was cleared before every level (%s)", name, strings.Join(calls, "; "))}}
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package verdict
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// cachedRecords are n measured requests at level c, each with prompt
+// tokens 100 of which cached came from the cache (nil: not reported).
+func cachedRecords(c, n int, cached *int) []measure.Record {
+	var out []measure.Record
+	for i := range n {
+		out = append(out, measure.Record{Level: c, Seq: i, PromptTokens: 100, Tokens: 10, CachedTokens: cached})
+	}
+	return out
+}
+
+func TestCheckCache(t *testing.T) {
+	zero, some := 0, 40
+	v := &Verdict{Baseline: "a", Scenarios: []Scenario{{Name: "a"}, {Name: "b"}}}
+	warm := measure.Record{Level: 0, Warmup: true, PromptTokens: 100, CachedTokens: &some}
+	in := Input{
+		Summary: results.Summary{Scenarios: []results.ScenarioResult{
+			{Name: "a", Status: results.StatusOK, Levels: []measure.LevelSummary{
+				{Level: 1, CacheReset: "POST /flush_cache"}, {Level: 8, CacheReset: "POST /flush_cache"}}},
+			{Name: "b", Status: results.StatusOK, Levels: []measure.LevelSummary{
+				{Level: 1, CacheReset: "POST /flush_cache"},
+				{Level: 8, CacheResetNote: "clearing the prefix cache failed: POST /flush_cache: status 400"}}},
+		}},
+		Records: map[string][]measure.Record{
+			"a": append(append([]measure.Record{warm}, cachedRecords(1, 4, &zero)...), cachedRecords(8, 4, &zero)...),
+			"b": append(cachedRecords(1, 4, &zero), cachedRecords(8, 4, &some)...),
+		},
+	}
+	var got []string
+	for _, n := range checkCache(v, in) {
+		got = append(got, n.Severity+" "+n.Text)
+	}
+	want := []string{
+		"info a: the prefix cache was cleared before every level (POST /flush_cache)",
+		"info a: prefix-cache hit rate (cached of prompt tokens) C=1 0.0%, C=8 0.0%",
+		"warn b: the prefix cache was not cleared before C=8: clearing the prefix cache failed: POST /flush_cache: status 400",
+		"info b: prefix-cache hit rate (cached of prompt tokens) C=1 0.0%, C=8 40.0%",
+		"warn b C=8: 40.0% of prompt tokens came from the prefix cache against 0.0% for a: part of the difference may be caching",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestCheckCacheQuiet: a run from before resets and cached tokens were
+// recorded gets no cache note; an engine without a reset under
+// unique_prompts is only informed.
+func TestCheckCacheQuiet(t *testing.T) {
+	v := &Verdict{Baseline: "a", Scenarios: []Scenario{{Name: "a"}}}
+	in := Input{Summary: results.Summary{Scenarios: []results.ScenarioResult{{Name: "a", Levels: []measure.LevelSummary{{Level: 1}}}}},
+		Records: map[string][]measure.Record{"a": cachedRecords(1, 3, nil)}}
+	if n := checkCache(v, in); len(n) != 0 {
+		t.Errorf("notes for an old run: %+v", n)
+	}
+	in.Summary.Scenarios[0].Levels[0] = measure.LevelSummary{Level: 1, UniquePrompts: true,
+		CacheResetNote: "no prefix-cache reset: trtllm-serve has none"}
+	n := checkCache(v, in)
+	if len(n) != 1 || n[0].Severity != SeverityInfo || !strings.Contains(n[0].Text, "not cleared before C=1") {
+		t.Errorf("notes: %+v", n)
+	}
+}
