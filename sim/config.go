@@ -44,6 +44,10 @@ const (
 	SimGPUsEnv = "BAKEOFF_SIM_GPUS"
 	// SimStateEnv names the environment variable for --sim-state.
 	SimStateEnv = "BAKEOFF_SIM_STATE"
+	// LaunchEnv and RoundEnv name one launch of a campaign: the orchestrator
+	// starts every server with them (orchestrator.EnvLaunch, EnvRound).
+	LaunchEnv = "BAKEOFF_LAUNCH"
+	RoundEnv  = "BAKEOFF_ROUND"
 	// SpecV2Env is SGLang's switch for the spec-v2 overlap path.
 	SpecV2Env = "SGLANG_ENABLE_SPEC_V2"
 )
@@ -89,8 +93,13 @@ type SimOptions struct {
 	LoadTime time.Duration
 	// Seed seeds the noise and accept-length draws; SeedSet is false when it
 	// was not given, and then a fresh seed is drawn so repeated runs differ.
+	// When the orchestrator names the launch (LaunchEnv, RoundEnv), Seed is
+	// --sim-seed mixed with it, so that one --sim-seed in a campaign still
+	// draws another launch factor in every launch; SeedMix says what was
+	// mixed in ("" when nothing was).
 	Seed    int64
 	SeedSet bool
+	SeedMix string
 	// Slowdown multiplies every step time (1.05 is a truly 5% slower engine).
 	Slowdown float64
 	// Noise is the relative standard deviation of each step's time.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
 	"os"
 	"path/filepath"
@@ -298,10 +299,36 @@ func ParseArgs(args []string, getenv func(string) string) (*Config, error) {
 	if c.Sim.GPUs == 0 {
 		c.Sim.GPUs = c.TP
 	}
+	if c.Sim.SeedSet {
+		c.Sim.Seed, c.Sim.SeedMix = mixLaunch(c.Sim.Seed, getenv)
+	}
 	if c.Sim.StateDir == "" {
 		c.Sim.StateDir = DefaultStateDir(getenv)
 	}
 	return c, nil
+}
+
+// mixLaunch mixes the launch the orchestrator names (LaunchEnv, RoundEnv)
+// into a --sim-seed: without it, a --sim-seed in a campaign's engine command
+// or scenario would give every launch, in every round, the same launch
+// factor and drift, a persistent offset that no number of rounds reveals.
+// The result is reproducible: the same seed and launch give the same draw.
+func mixLaunch(seed int64, getenv func(string) string) (int64, string) {
+	var mix []string
+	for _, k := range []string{LaunchEnv, RoundEnv} {
+		if v := getenv(k); v != "" {
+			mix = append(mix, k+"="+v)
+		}
+	}
+	if len(mix) == 0 {
+		return seed, ""
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d", seed)
+	for _, m := range mix {
+		fmt.Fprintf(h, "\x00%s", m)
+	}
+	return int64(h.Sum64() &^ (1 << 63)), strings.Join(mix, " ")
 }
 
 // DefaultStateDir is $BAKEOFF_SIM_STATE, else $TMPDIR/bakeoff-sim-state-<uid>.

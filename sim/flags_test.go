@@ -64,6 +64,16 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("launch noise %+v", n)
 			}
 		}},
+		{"seed mixed with the launch", "--sim-seed 7", map[string]string{LaunchEnv: "3", RoundEnv: "2"}, func(t *testing.T, c *Config) {
+			if c.Sim.Seed == 7 || !c.Sim.SeedSet || c.Sim.SeedMix != "BAKEOFF_LAUNCH=3 BAKEOFF_ROUND=2" {
+				t.Errorf("seed %d, mix %q", c.Sim.Seed, c.Sim.SeedMix)
+			}
+		}},
+		{"seed alone without a launch", "--sim-seed 7", nil, func(t *testing.T, c *Config) {
+			if c.Sim.Seed != 7 || c.Sim.SeedMix != "" {
+				t.Errorf("seed %d, mix %q", c.Sim.Seed, c.Sim.SeedMix)
+			}
+		}},
 		{"state dir from env", "", map[string]string{SimStateEnv: "/tmp/state-x"}, func(t *testing.T, c *Config) {
 			if c.Sim.StateDir != "/tmp/state-x" {
 				t.Errorf("state dir %q", c.Sim.StateDir)

@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -92,19 +93,32 @@ func TestLaunchNoiseVirtual(t *testing.T) {
 
 var launchLine = regexp.MustCompile(`launch step-time factor ([0-9.]+) \(sigma 0.03\), drift sigma 0.01, tau 2m0s`)
 
-// TestLaunchNoiseServer: the server draws its launch factor from --sim-seed
-// and logs it; the same seed draws the same factor, another seed another.
+// TestLaunchNoiseServer: the server draws its launch factor from --sim-seed,
+// mixed with the launch the orchestrator names, and logs it; the same seed
+// and launch draw the same factor, another seed or another launch another.
 func TestLaunchNoiseServer(t *testing.T) {
-	factor := func(seed string) string {
-		p := startSim(t, nil, "--sim-seed", seed, "--sim-launch-sigma", "0.03", "--sim-drift", "0.01", "--sim-drift-tau", "2m")
+	factor := func(seed, launch string) string {
+		env := map[string]string{}
+		if launch != "" {
+			env[LaunchEnv] = launch
+		}
+		p := startSim(t, env, "--sim-seed", seed, "--sim-launch-sigma", "0.03", "--sim-drift", "0.01", "--sim-drift-tau", "2m")
 		if !waitFor(t, 30*time.Second, func() bool { return launchLine.MatchString(p.log.String()) }) {
 			t.Fatalf("no launch line in the log:\n%s", tail(p.log.String(), 20))
 		}
 		p.stop()
+		if launch != "" && !strings.Contains(p.log.String(), "(--sim-seed mixed with BAKEOFF_LAUNCH="+launch+")") {
+			t.Errorf("the log does not say the seed was mixed with the launch:\n%s", tail(p.log.String(), 20))
+		}
 		return launchLine.FindStringSubmatch(p.log.String())[1]
 	}
-	a, b, c := factor("11"), factor("11"), factor("12")
+	a, b, c := factor("11", ""), factor("11", ""), factor("12", "")
 	if a != b || a == c {
 		t.Errorf("launch factors: seed 11 %s and %s, seed 12 %s", a, b, c)
+	}
+	// One --sim-seed in a campaign: every launch still draws its own.
+	l0, l0again, l1 := factor("11", "0"), factor("11", "0"), factor("11", "1")
+	if l0 != l0again || l0 == l1 || l0 == a {
+		t.Errorf("seed 11: launch 0 %s and %s, launch 1 %s, no launch %s", l0, l0again, l1, a)
 	}
 }

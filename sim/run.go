@@ -56,10 +56,14 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 		seed = uint64(now().UnixNano()) ^ uint64(os.Getpid())<<32
 	}
 	log.Printf("%s", serverArgsLine(cfg))
+	seedNote := ""
+	if cfg.Sim.SeedMix != "" {
+		seedNote = " (--sim-seed mixed with " + cfg.Sim.SeedMix + ")"
+	}
 	if len(cfg.Sim.Faults.Names()) > 0 {
-		log.Printf("bakeoff sim: faults %v, speed %gx, seed %d", cfg.Sim.Faults.Names(), cfg.Sim.Speed, seed)
+		log.Printf("bakeoff sim: faults %v, speed %gx, seed %d%s", cfg.Sim.Faults.Names(), cfg.Sim.Speed, seed, seedNote)
 	} else {
-		log.Printf("bakeoff sim: speed %gx, seed %d", cfg.Sim.Speed, seed)
+		log.Printf("bakeoff sim: speed %gx, seed %d%s", cfg.Sim.Speed, seed, seedNote)
 	}
 	var launch *Launch
 	if n := cfg.Sim.LaunchNoise(); !n.Zero() {

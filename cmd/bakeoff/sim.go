@@ -21,7 +21,8 @@ nvidia-smi reports. SGLANG_ENABLE_SPEC_V2=1 selects the spec-v2 path.
 Sim knobs:
   --sim-speed X          run simulated time X times faster (default 1)
   --sim-load-time D      simulated load time (default 20s; wall time D/X)
-  --sim-seed N           seed of the noise and accept lengths (default: fresh)
+  --sim-seed N           seed of the noise and accept lengths (default: fresh),
+                         mixed with $BAKEOFF_LAUNCH and $BAKEOFF_ROUND if set
   --sim-slowdown F       multiply every step time by F (default 1)
   --sim-noise F          relative noise σ of each step (default 0.02)
   --sim-launch-sigma F   σ of the log of a step-time factor drawn once per
