@@ -10,7 +10,7 @@ var generic = &Profile{
 	HealthPath: "/health",
 	Fatal:      pythonFatal,
 	Accept:     anyAccept,
-	NoReset:    "engine generic: bakeoff knows no prefix-cache reset for it",
+	NoReset:    "engine generic has no known reset (name the server's engine, or use unique prompts)",
 }
 
 func init() { register(generic) }

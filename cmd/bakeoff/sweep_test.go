@@ -165,6 +165,7 @@ func TestSweepBadFlags(t *testing.T) {
 		{"bad requests", []string{"--url", "http://127.0.0.1:1", "--requests", "many"}, "--requests"},
 		{"bad endpoint", []string{"--url", "http://127.0.0.1:1", "--endpoint", "generate"}, "--endpoint"},
 		{"unset key", []string{"--url", "http://127.0.0.1:1", "--api-key-env", "NOPE"}, "NOPE"},
+		{"unknown engine", []string{"--url", "http://127.0.0.1:1", "--engine", "tgi"}, `--engine "tgi": want generic, llamacpp, sglang, trtllm or vllm`},
 		{"missing prompts", []string{"--url", "http://127.0.0.1:1", "--prompts", "/no/such.jsonl"}, "--prompts"},
 		{"unknown flag", []string{"--url", "http://127.0.0.1:1", "--bogus"}, "bogus"},
 		{"stray argument", []string{"--url", "http://127.0.0.1:1", "extra"}, "unexpected argument"},
