@@ -89,8 +89,9 @@ func sglangAccept(s Scrapes) (float64, string) {
 	return 0, ""
 }
 
-// sglangReset flushes the radix cache. SGLang refuses (400) while requests
-// are running or waiting; postReset tries again after a pause.
+// sglangReset flushes the radix cache. SGLang refuses (400, http_server.py's
+// flush_cache) while requests are running or waiting; postReset tries again
+// after a pause.
 func sglangReset(ctx context.Context, c *http.Client, base, apiKey string) (string, error) {
 	const path = "/flush_cache"
 	if err := postReset(ctx, c, base, path, apiKey, map[int]string{http.StatusNotFound: "this SGLang build has no /flush_cache"}); err != nil {
