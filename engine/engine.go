@@ -209,11 +209,11 @@ func (p *Profile) LaunchArgv(prefix []string, python, model, host string, port i
 	return append(argv, p.Fixed(model, host, port)...), nil
 }
 
-// ErrNoReset marks a cache reset the server refused as unavailable (not
+// NoResetError is a cache reset the server refused as unavailable (not
 // enabled, or not built in), as opposed to a call that failed.
-type ErrNoReset struct{ Reason string }
+type NoResetError struct{ Reason string }
 
-func (e *ErrNoReset) Error() string { return e.Reason }
+func (e *NoResetError) Error() string { return e.Reason }
 
 // pythonFatal are the signatures of any Python server dying at start.
 var pythonFatal = []string{

@@ -369,10 +369,10 @@ func TestReset(t *testing.T) {
 			srv := httptest.NewServer(rs)
 			defer srv.Close()
 			did, err := profile(t, tt.engine).Reset(context.Background(), srv.Client(), srv.URL, "")
-			var nr *engine.ErrNoReset
+			var nr *engine.NoResetError
 			switch {
 			case tt.noReset && !errors.As(err, &nr):
-				t.Fatalf("err = %v, want ErrNoReset", err)
+				t.Fatalf("err = %v, want NoResetError", err)
 			case tt.failed && (err == nil || errors.As(err, &nr)):
 				t.Fatalf("err = %v, want a failure", err)
 			case !tt.noReset && !tt.failed && err != nil:

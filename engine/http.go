@@ -41,7 +41,7 @@ func call(ctx context.Context, c *http.Client, method, url, apiKey string) (int,
 }
 
 // postReset POSTs an empty body to base+path. A status in unavailable
-// means the server has no such call (ErrNoReset, with why); any other
+// means the server has no such call (NoResetError, with why); any other
 // non-2xx is retried, then returned as an error.
 func postReset(ctx context.Context, c *http.Client, base, path, apiKey string, unavailable map[int]string) error {
 	var last error
@@ -60,7 +60,7 @@ func postReset(ctx context.Context, c *http.Client, base, path, apiKey string, u
 		case status >= 200 && status <= 299:
 			return nil
 		case unavailable[status] != "":
-			return &ErrNoReset{Reason: fmt.Sprintf("POST %s: status %d: %s", path, status, unavailable[status])}
+			return &NoResetError{Reason: fmt.Sprintf("POST %s: status %d: %s", path, status, unavailable[status])}
 		default:
 			last = fmt.Errorf("POST %s: status %d: %s", path, status, excerpt(body))
 		}

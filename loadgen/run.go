@@ -403,7 +403,7 @@ func (s *sweep) resetCache(ctx context.Context) (did, note string) {
 	} else {
 		var err error
 		did, err = p.Reset(ctx, s.o.Client, s.base, s.o.APIKey)
-		var nr *engine.ErrNoReset
+		var nr *engine.NoResetError
 		switch {
 		case err == nil:
 			return did, ""
