@@ -37,8 +37,15 @@ type Engine struct {
 	MaxRunning int
 	// Noise is the standard deviation of the per-step log-normal factor.
 	Noise float64
+	// LaunchSigma is the standard deviation of a log-normal speed factor
+	// drawn once per launch and kept for the launch's whole life: what a
+	// restart changes (memory layout, kernel autotuning, clocks at start).
+	LaunchSigma float64
 	// Drift is the standard deviation of a slow log-normal factor with
-	// correlation time DriftTau, s (thermal and clock drift).
+	// correlation time DriftTau, s (thermal and clock drift): an
+	// Ornstein–Uhlenbeck process in the log of the step time, stationary
+	// from the first step, that carries on from one launch to the next when
+	// the launches run on one Machine.
 	Drift, DriftTau float64
 	// Slowdown multiplies every step time (1.05 is a variant truly 5%
 	// slower); 0 means 1.
@@ -123,16 +130,29 @@ type seq struct {
 }
 
 type engineRun struct {
-	e     Engine
-	s     Sweep
-	rng   *rand.Rand
-	t     float64 // simulated seconds since epoch
-	drift float64 // current log drift
-	out   []measure.Record
-	next  int // next prompt index
+	e      Engine
+	s      Sweep
+	rng    *rand.Rand
+	m      *Machine
+	launch float64 // this launch's log speed factor
+	out    []measure.Record
+	next   int // next prompt index
 	// prod is every measured level repeat's exact token production.
 	prod map[LevelKey]*Production
 }
+
+// Machine is the host a campaign's launches share: its clock and the state
+// of its slow drift carry over from one launch to the next.
+type Machine struct {
+	// T is simulated seconds since the epoch.
+	T float64
+	// Drift is the current log drift; NaN until the first launch draws it
+	// from the drift's stationary distribution.
+	Drift float64
+}
+
+// NewMachine returns a machine at the epoch whose drift is not drawn yet.
+func NewMachine() *Machine { return &Machine{Drift: math.NaN()} }
 
 // LevelKey names one repeat of one level.
 type LevelKey struct{ Level, Repeat int }
@@ -164,8 +184,9 @@ func (p *Production) TokensIn(w measure.Window) float64 {
 	return n
 }
 
-// Simulate runs the sweep against the engine and returns every record,
-// warm-up included, in send order within each level.
+// Simulate runs the sweep against one launch of the engine on a machine of
+// its own and returns every record, warm-up included, in send order within
+// each level.
 func Simulate(e Engine, s Sweep, seed uint64) []measure.Record {
 	recs, _ := SimulateProduction(e, s, seed)
 	return recs
@@ -174,16 +195,31 @@ func Simulate(e Engine, s Sweep, seed uint64) []measure.Record {
 // SimulateProduction is Simulate that also returns each measured level
 // repeat's exact token production.
 func SimulateProduction(e Engine, s Sweep, seed uint64) ([]measure.Record, map[LevelKey]*Production) {
-	r := &engineRun{e: e, s: s, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)),
+	return simulateOn(NewMachine(), e, s, seed)
+}
+
+// SimulateOn runs the sweep against one launch of the engine on m, from
+// m's current time and drift, and leaves m at the launch's end.
+func SimulateOn(m *Machine, e Engine, s Sweep, seed uint64) []measure.Record {
+	recs, _ := simulateOn(m, e, s, seed)
+	return recs
+}
+
+func simulateOn(m *Machine, e Engine, s Sweep, seed uint64) ([]measure.Record, map[LevelKey]*Production) {
+	r := &engineRun{e: e, s: s, m: m, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)),
 		prod: map[LevelKey]*Production{}}
+	if math.IsNaN(m.Drift) {
+		m.Drift = e.Drift * r.rng.NormFloat64()
+	}
+	r.launch = e.LaunchSigma * r.rng.NormFloat64()
 	if s.Warmup > 0 && len(s.Concurrency) > 0 {
 		r.level(s.Concurrency[0], 0, s.Warmup, min(s.Warmup, s.Concurrency[0]), true)
-		r.t += levelGap
+		r.m.T += levelGap
 	}
 	for _, c := range s.Concurrency {
 		for rep := range max(s.Repeats, 1) {
 			r.level(c, rep, s.RequestsFor(c), c, false)
-			r.t += levelGap
+			r.m.T += levelGap
 		}
 	}
 	return r.out, r.prod
@@ -203,7 +239,7 @@ func (r *engineRun) send(level, rep, seqNo int, warm bool) *seq {
 	p := r.next % max(r.s.Prompts, 1)
 	r.next++
 	return &seq{rec: measure.Record{Level: level, Repeat: rep, Seq: seqNo, Warmup: warm,
-		Prompt: p, PromptSet: r.s.PromptSet, SendNs: r.ns(r.t),
+		Prompt: p, PromptSet: r.s.PromptSet, SendNs: r.ns(r.m.T),
 		DispatchLagNs: int64(dispatchLag * 1e9), PromptTokens: r.promptTokens(p), Status: 200},
 		fresh: true}
 }
@@ -211,7 +247,7 @@ func (r *engineRun) send(level, rep, seqNo int, warm bool) *seq {
 // level runs n requests with c in flight.
 func (r *engineRun) level(level, rep, n, c int, warm bool) {
 	if !warm {
-		r.prod[LevelKey{level, rep}] = &Production{StartNs: r.ns(r.t)}
+		r.prod[LevelKey{level, rep}] = &Production{StartNs: r.ns(r.m.T)}
 	}
 	sent := 0
 	var waiting, running []*seq
@@ -230,14 +266,14 @@ func (r *engineRun) level(level, rep, n, c int, warm bool) {
 				dt += r.e.PrefillPerToken * float64(q.rec.PromptTokens)
 			}
 		}
-		dt *= r.e.slowdown() * math.Exp(r.e.Noise*r.rng.NormFloat64()-r.e.Noise*r.e.Noise/2)
+		dt *= r.e.slowdown() * math.Exp(r.launch+r.e.Noise*r.rng.NormFloat64()-r.e.Noise*r.e.Noise/2)
 		if r.e.Drift > 0 && r.e.DriftTau > 0 {
 			a := math.Exp(-dt / r.e.DriftTau)
-			r.drift = a*r.drift + math.Sqrt(1-a*a)*r.e.Drift*r.rng.NormFloat64()
-			dt *= math.Exp(r.drift)
+			r.m.Drift = a*r.m.Drift + math.Sqrt(1-a*a)*r.e.Drift*r.rng.NormFloat64()
+			dt *= math.Exp(r.m.Drift)
 		}
-		r.t += dt
-		now := r.ns(r.t)
+		r.m.T += dt
+		now := r.ns(r.m.T)
 		keep := running[:0]
 		var done, produced int
 		for _, q := range running {

@@ -1,0 +1,180 @@
+package verdict
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// twoWay is the textbook two-way ANOVA without replication of a full
+// levels × rounds table: the round and residual mean squares.
+func twoWay(x [][]float64) (msRound, msResid float64, dfRound, dfResid int) {
+	c, r := len(x), len(x[0])
+	var grand float64
+	rowMean := make([]float64, c)
+	colMean := make([]float64, r)
+	for i := range c {
+		for j := range r {
+			grand += x[i][j]
+			rowMean[i] += x[i][j] / float64(r)
+			colMean[j] += x[i][j] / float64(c)
+		}
+	}
+	grand /= float64(c * r)
+	var ssRound, ssResid float64
+	for j := range r {
+		ssRound += float64(c) * (colMean[j] - grand) * (colMean[j] - grand)
+	}
+	for i := range c {
+		for j := range r {
+			e := x[i][j] - rowMean[i] - colMean[j] + grand
+			ssResid += e * e
+		}
+	}
+	dfRound, dfResid = r-1, (c-1)*(r-1)
+	return ssRound / float64(dfRound), ssResid / float64(dfResid), dfRound, dfResid
+}
+
+func TestLaunchVarFullTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		name         string
+		levels, rnds int
+		su, se       float64
+	}{
+		{"launch effects dominate", 8, 5, 0.02, 0.002},
+		{"level noise dominates", 8, 5, 0.001, 0.02},
+		{"both", 4, 3, 0.01, 0.01},
+		{"one level", 1, 5, 0.01, 0.01},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := make([][]float64, tc.levels)
+			u := make([]float64, tc.rnds)
+			for j := range u {
+				u[j] = tc.su * rng.NormFloat64()
+			}
+			for i := range x {
+				for j := range tc.rnds {
+					x[i] = append(x[i], 0.1*float64(i)+u[j]+tc.se*rng.NormFloat64())
+				}
+			}
+			got := estimateLaunchVar(x)
+			msR, msE, dfR, dfE := twoWay(x)
+			c := float64(tc.levels)
+			want := (msR + (c-1)*msE) / c
+			a, b := msR/c, (c-1)*msE/c
+			wantDF := (a + b) * (a + b) / (a*a/float64(dfR) + b*b/math.Max(float64(dfE), 1))
+			if tc.levels == 1 {
+				wantDF = float64(dfR)
+			}
+			if math.Abs(got.Var-want) > 1e-12*want || math.Abs(got.DF-wantDF) > 1e-6*wantDF {
+				t.Errorf("var %.6g df %.4f, want %.6g and %.4f", got.Var, got.DF, want, wantDF)
+			}
+			t.Logf("var %.3g df %.1f round share %.2f", got.Var, got.DF, got.RoundShare)
+		})
+	}
+}
+
+func TestLaunchVarHoles(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name    string
+		x       [][]float64
+		wantVar float64
+		wantDF  float64
+	}{
+		{"nothing twice", [][]float64{{1, nan}, {nan, 2}}, 0, 0},
+		// One level in two rounds: its own variance, 1 df; the other
+		// level's single value adds nothing.
+		{"one pair", [][]float64{{1, 3}, {5, nan}}, 2, 1},
+		// Adding a round to every level changes nothing when every level
+		// moves by the same amount: that is a pure launch effect.
+		{"pure launch effect", [][]float64{{0, 1}, {2, 3}, {4, 5}}, 0.5, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := estimateLaunchVar(tc.x)
+			if math.Abs(got.Var-tc.wantVar) > 1e-9 || math.Abs(got.DF-tc.wantDF) > 1e-9 {
+				t.Errorf("var %g df %g, want %g and %g", got.Var, got.DF, tc.wantVar, tc.wantDF)
+			}
+		})
+	}
+}
+
+// A table with holes must agree with the full table's estimate in
+// expectation: the mean of the variance over many draws is σ_u² + σ_ε².
+func TestLaunchVarHolesUnbiased(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const su, se = 0.01, 0.01
+	var sum float64
+	const n = 4000
+	for range n {
+		x := make([][]float64, 6)
+		u := make([]float64, 4)
+		for j := range u {
+			u[j] = su * rng.NormFloat64()
+		}
+		for i := range x {
+			for j := range u {
+				v := float64(i) + u[j] + se*rng.NormFloat64()
+				if (i+j)%5 == 0 {
+					v = math.NaN()
+				}
+				x[i] = append(x[i], v)
+			}
+		}
+		sum += estimateLaunchVar(x).Var
+	}
+	mean, want := sum/n, su*su+se*se
+	if math.Abs(mean-want) > 0.05*want {
+		t.Errorf("mean variance %.4g, want %.4g", mean, want)
+	}
+}
+
+func TestCorrections(t *testing.T) {
+	p := []float64{0.01, 0.04, 0.03, 0.005}
+	for _, tc := range []struct {
+		method string
+		want   []float64
+	}{
+		// R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "BH") and "holm".
+		{CorrectionBH, []float64{0.02, 0.04, 0.04, 0.02}},
+		{CorrectionHolm, []float64{0.03, 0.06, 0.06, 0.02}},
+		{CorrectionNone, p},
+	} {
+		got := adjust(p, tc.method)
+		for i := range got {
+			if math.Abs(got[i]-tc.want[i]) > 1e-12 {
+				t.Errorf("%s: %v, want %v", tc.method, got, tc.want)
+				break
+			}
+		}
+	}
+}
+
+func TestLogDiff(t *testing.T) {
+	// t with 10 df: two-sided 5% at 2.228, one-sided 5% at 1.812, 20% at 0.8791.
+	e := logDiff{D: 0.01, SE: 0.01, DF: 10}
+	lo, hi := e.Interval(0.95)
+	if math.Abs(hi-0.01-0.022281) > 1e-5 || math.Abs(0.01-lo-0.022281) > 1e-5 {
+		t.Errorf("95%% interval %g..%g", lo, hi)
+	}
+	if p := e.P(); math.Abs(p-0.340893) > 1e-5 {
+		t.Errorf("p %g, want 0.3409", p)
+	}
+	if mde := e.MDE(0.05, 0.8); math.Abs(mde-(0.022281+0.008791)) > 1e-5 {
+		t.Errorf("MDE %g", mde)
+	}
+	if !(logDiff{D: 0.001, SE: 0.005, DF: 10}).Equivalent(-0.02, 0.02, 0.05) {
+		t.Error("0.1% ± 0.9% (90%) is inside ±2%")
+	}
+	if (logDiff{D: 0.012, SE: 0.005, DF: 10}).Equivalent(-0.02, 0.02, 0.05) {
+		t.Error("1.2% + 0.9% reaches past 2%")
+	}
+	if (logDiff{D: 0.5}).P() != 1 || (logDiff{D: 0.5}).Equivalent(-1, 1, 0.05) {
+		t.Error("no error estimate: nothing can be concluded")
+	}
+	w := welchLog([]float64{100, 101, 99, 100}, []float64{110, 111, 109, 110})
+	if w.D < 0.09 || w.D > 0.1 || w.DF < 5 || w.DF > 6 || w.P() > 1e-5 {
+		t.Errorf("welch %+v p %g", w, w.P())
+	}
+}

@@ -1,0 +1,68 @@
+package verdicttest
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
+)
+
+// Launch is one launch of one scenario in a simulated campaign.
+type Launch struct {
+	// Scenario is the index of the engine in the campaign's list.
+	Scenario int
+	// Round is 1-based; Order is the 0-based position of the launch in the
+	// campaign's whole launch sequence.
+	Round, Order int
+	Records      []measure.Record
+}
+
+// DefaultLaunchGap is the simulated time between two launches, s: stopping
+// one server and loading the next model.
+const DefaultLaunchGap = 120
+
+// RealisticNoise returns e with the noise the honesty tests assume of a real
+// host: 1% launch-to-launch (σ of the per-launch speed factor) and a 1% slow
+// drift with a 60 s correlation time, on top of e's per-step noise.
+func RealisticNoise(e Engine) Engine {
+	e.LaunchSigma, e.Drift, e.DriftTau = 0.01, 0.01, 60
+	return e
+}
+
+// RoundOrder is the launch order of round r (1-based) over n scenarios:
+// campaign order in odd rounds, reversed in even ones (A B C, C B A, …), so
+// that a slow drift over the campaign falls on every scenario alike.
+func RoundOrder(n, r int) []int {
+	o := make([]int, n)
+	for i := range o {
+		o[i] = i
+	}
+	if r%2 == 0 {
+		slices.Reverse(o)
+	}
+	return o
+}
+
+// Campaign runs rounds of launches of every engine, one after the other on
+// one machine in RoundOrder, with DefaultLaunchGap between launches during
+// which the machine's drift goes on. Every launch draws its own speed
+// factor. It returns the launches in launch order.
+func Campaign(engines []Engine, s Sweep, rounds int, seed uint64) []Launch {
+	m := NewMachine()
+	rng := rand.New(rand.NewPCG(seed, 0x51ed2701f3a5c9b1))
+	var out []Launch
+	for r := 1; r <= rounds; r++ {
+		for _, i := range RoundOrder(len(engines), r) {
+			e := engines[i]
+			recs := SimulateOn(m, e, s, rng.Uint64())
+			out = append(out, Launch{Scenario: i, Round: r, Order: len(out), Records: recs})
+			m.T += DefaultLaunchGap
+			if e.Drift > 0 && e.DriftTau > 0 {
+				a := math.Exp(-DefaultLaunchGap / e.DriftTau)
+				m.Drift = a*m.Drift + math.Sqrt(1-a*a)*e.Drift*rng.NormFloat64()
+			}
+		}
+	}
+	return out
+}
