@@ -8,8 +8,10 @@ import (
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
-// Benchstat writes the throughput samples in the Go benchmark text format,
-// one line per sample, so that benchstat itself can read bakeoff's results:
+// Benchstat writes the throughput in the Go benchmark text format, so that
+// benchstat itself can read bakeoff's results: one line per launch (the
+// unit the verdict compares) when the run has rounds, else one line per
+// within-launch sample:
 //
 //	benchstat -col /scenario benchstat.txt
 //
@@ -25,7 +27,7 @@ func Benchstat(w io.Writer, v *verdict.Verdict) error {
 			if l == nil {
 				continue
 			}
-			for _, x := range l.Samples {
+			for _, x := range BenchValues(v, l) {
 				fmt.Fprintf(ew, "BenchmarkServe/C=%d/scenario=%s 1 %g tok/s\n", c, benchValue(s.Name), x)
 			}
 		}
@@ -40,4 +42,18 @@ func benchValue(s string) string {
 		return "-"
 	}
 	return strings.NewReplacer(" ", "_", "/", "_", "\n", "_").Replace(s)
+}
+
+// BenchValues are the values Benchstat writes for one level: the launches'
+// throughputs when the run has more than one round, else the within-launch
+// samples.
+func BenchValues(v *verdict.Verdict, l *verdict.Level) []float64 {
+	if v.Rounds <= 1 {
+		return l.Samples
+	}
+	out := make([]float64, 0, len(l.Launches))
+	for _, ll := range l.Launches {
+		out = append(out, ll.Throughput)
+	}
+	return out
 }

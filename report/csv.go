@@ -11,14 +11,17 @@ import (
 
 // CSVHeader is the fixed column order of CSV.
 var CSVHeader = []string{"scenario", "level", "requests", "ok", "failed", "tokens",
-	"throughput_tok_s", "throughput_lo", "throughput_hi", "samples",
-	"delta_pct", "p", "significant", "winner",
+	"throughput_tok_s", "throughput_lo", "throughput_hi", "launches", "samples",
+	"delta_pct", "speedup_lo", "speedup_hi", "p", "p_adjusted", "significant", "outcome", "mde_pct", "method", "winner",
 	"per_request_tok_s", "latency_mean_s", "latency_p50_s", "latency_p99_s",
 	"ttft_p50_s", "ttft_p99_s", "tpot_p50_s", "tpot_p99_s",
 	"achieved_concurrency", "accept_length",
 	"attempt", "newest_attempt", "newest_status"}
 
 // CSV writes one row per scenario and level, in campaign then level order.
+// The comparison columns (delta_pct to method) are the scenario against the
+// baseline, empty for the baseline itself; outcome is faster, slower, tie or
+// inconclusive, p_adjusted the corrected p-value that decides it.
 // Floats are written in full precision so the file reads back exactly.
 // attempt is the attempt the figures come from; newest_attempt and
 // newest_status are filled only when a newer attempt did not complete, so a
@@ -36,9 +39,10 @@ func CSV(w io.Writer, v *verdict.Verdict) error {
 				continue
 			}
 			c := row.Cells[i]
-			delta, p, sig := "", "", ""
+			delta, lo, hi, p, padj, sig, outcome, mde, method := "", "", "", "", "", "", "", "", ""
 			if c.Compared {
-				delta, p, sig = f(c.DeltaPct), f(c.P), strconv.FormatBool(c.Significant)
+				delta, lo, hi, p, padj = f(c.DeltaPct), f(c.SpeedupLo), f(c.SpeedupHi), f(c.P), f(c.PAdjusted)
+				sig, outcome, mde, method = strconv.FormatBool(c.Significant), c.Outcome, f(c.MDEPct), c.Method
 			}
 			accept := ""
 			if l.AcceptLength != nil {
@@ -53,8 +57,8 @@ func CSV(w io.Writer, v *verdict.Verdict) error {
 			}
 			rec := []string{s.Name, strconv.Itoa(l.Level), strconv.Itoa(l.Requests), strconv.Itoa(l.OK),
 				strconv.Itoa(l.Failed), strconv.Itoa(l.Tokens),
-				f(l.Throughput.Center), f(l.Throughput.Lo), f(l.Throughput.Hi), strconv.Itoa(len(l.Samples)),
-				delta, p, sig, strconv.FormatBool(row.Winner == s.Name),
+				f(l.Throughput.Center), f(l.Throughput.Lo), f(l.Throughput.Hi), strconv.Itoa(len(l.Launches)), strconv.Itoa(len(l.Samples)),
+				delta, lo, hi, p, padj, sig, outcome, mde, method, strconv.FormatBool(row.Winner == s.Name),
 				f(l.PerRequest.Mean), f(l.Latency.Mean), f(l.Latency.P50), f(l.Latency.P99),
 				f(l.TTFT.P50), f(l.TTFT.P99), f(l.TPOT.P50), f(l.TPOT.P99),
 				f(l.AchievedConcurrency), accept,

@@ -53,13 +53,11 @@ type DiffRow struct {
 	Level    int              `json:"level"`
 	Old      verdict.Estimate `json:"old"`
 	New      verdict.Estimate `json:"new"`
-	// DeltaPct is new against old, percent.
-	DeltaPct    float64 `json:"delta_pct"`
-	P           float64 `json:"p"`
-	Significant bool    `json:"significant"`
-	Hopeless    bool    `json:"hopeless,omitempty"`
-	// Regression is a significant slowdown beyond the threshold;
-	// Improvement a significant speed-up beyond it.
+	// Comparison is new against old, decided with every other row of the
+	// diff as one family (corrected p-values, the verdict's outcomes).
+	verdict.Comparison
+	// Regression is a significant slowdown (OutcomeSlower) beyond the
+	// threshold; Improvement a significant speed-up beyond it.
 	Regression  bool `json:"regression,omitempty"`
 	Improvement bool `json:"improvement,omitempty"`
 }
@@ -69,6 +67,13 @@ type DiffResult struct {
 	OldRun, NewRun string
 	Threshold      float64
 	Alpha          float64
+	// Correction, MinEffectPct and EquivalenceMarginPct are the decision
+	// rule's, as the verdict applies them (the new run's campaign keys).
+	Correction           string
+	MinEffectPct         float64
+	EquivalenceMarginPct float64
+	// OldRounds and NewRounds are the most launches a scenario has in each.
+	OldRounds, NewRounds int
 	// Forced is set when the fingerprints differ and Force allowed it;
 	// FingerprintFields then says how.
 	Forced            bool
@@ -91,8 +96,12 @@ func (d *DiffResult) Regressed() bool {
 }
 
 // Diff compares two runs: every scenario both measured, at every level both
-// measured, with the verdict's test. Runs with different sweep fingerprints
-// are refused with a *FingerprintError unless o.Force.
+// measured, new against old, with the verdict's statistics: one figure per
+// launch, each run's launch-to-launch variance pooled over its levels (the
+// within-launch samples when both runs launched the scenario once, and then
+// the minimum effect as a floor), every row one comparison of a family
+// corrected as the verdict's is. Runs with different sweep fingerprints are
+// refused with a *FingerprintError unless o.Force.
 func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 	if o.Threshold <= 0 {
 		o.Threshold = DefaultThreshold
@@ -116,6 +125,9 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.Correction, d.MinEffectPct, d.EquivalenceMarginPct = vn.Correction, vn.MinEffectPct, vn.EquivalenceMarginPct
+	d.OldRounds, d.NewRounds = vo.Rounds, vn.Rounds
+	var family []*verdict.Comparison
 	for _, so := range vo.Scenarios {
 		sn := vn.Scenario(so.Name)
 		oldNone := so.Failed() || len(so.Levels) == 0
@@ -130,13 +142,20 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 			d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s: no measurements in OLD", so.Name))
 			continue
 		}
+		cs := verdict.CompareRuns(&so, sn, vn.Confidence)
 		for _, lo := range so.Levels {
 			ln := sn.Level(lo.Level)
 			if ln == nil {
 				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s C=%d: only in OLD", so.Name, lo.Level))
 				continue
 			}
-			d.Rows = append(d.Rows, diffRow(so.Name, &lo, ln, o))
+			c, ok := cs[lo.Level]
+			if !ok {
+				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s C=%d: no throughput in one run", so.Name, lo.Level))
+				continue
+			}
+			d.Rows = append(d.Rows, DiffRow{Scenario: so.Name, Level: lo.Level, Old: lo.Throughput, New: ln.Throughput})
+			family = append(family, c)
 		}
 		for _, ln := range sn.Levels {
 			if so.Level(ln.Level) == nil {
@@ -149,19 +168,14 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 			d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s: only in NEW", sn.Name))
 		}
 	}
-	return d, nil
-}
-
-func diffRow(name string, lo, ln *verdict.Level, o DiffOptions) DiffRow {
-	r := DiffRow{Scenario: name, Level: lo.Level, Old: lo.Throughput, New: ln.Throughput}
-	if lo.Throughput.Center > 0 {
-		r.DeltaPct = 100 * (ln.Throughput.Center/lo.Throughput.Center - 1)
+	verdict.Decide(family, o.Alpha, d.Correction, d.MinEffectPct, d.EquivalenceMarginPct)
+	for i := range d.Rows {
+		r := &d.Rows[i]
+		r.Comparison = *family[i]
+		r.Regression = r.Outcome == verdict.OutcomeSlower && r.DeltaPct <= -100*o.Threshold
+		r.Improvement = r.Outcome == verdict.OutcomeFaster && r.DeltaPct >= 100*o.Threshold
 	}
-	r.P, r.Hopeless, _ = verdict.Compare(lo.Samples, ln.Samples, o.Alpha)
-	r.Significant = r.P < o.Alpha
-	r.Regression = r.Significant && r.DeltaPct < -100*o.Threshold
-	r.Improvement = r.Significant && r.DeltaPct > 100*o.Threshold
-	return r
+	return d, nil
 }
 
 // sweepDiff lists the SweepInfo fields that differ, by their JSON names.

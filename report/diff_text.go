@@ -12,8 +12,13 @@ import (
 // what only one run has.
 func DiffText(w io.Writer, d *DiffResult) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "old: %s\nnew: %s\nregression: a significant (p < %v) slowdown beyond %.1f%%\n",
-		d.OldRun, d.NewRun, d.Alpha, 100*d.Threshold)
+	fmt.Fprintf(ew, "old: %s (%s)\nnew: %s (%s)\n", d.OldRun, roundsWords(d.OldRounds), d.NewRun, roundsWords(d.NewRounds))
+	fmt.Fprintf(ew, "regression: significantly slower (p < %v after %s over %d comparisons) and by more than %.1f%%; tie: the %.0f%% interval within ±%.1f%%\n",
+		d.Alpha, correctionName(d.Correction), len(d.Rows), 100*d.Threshold, 100*(1-2*d.Alpha), d.EquivalenceMarginPct)
+	if d.OldRounds <= 1 && d.NewRounds <= 1 {
+		fmt.Fprintf(ew, "! launch-to-launch variation not measured (one launch per scenario in each run): a difference under %.1f%% (min_effect) is never called a regression\n",
+			d.MinEffectPct)
+	}
 	if d.Forced {
 		fmt.Fprintln(ew, "!! the sweeps differ (compared because of --force):")
 		for _, f := range d.FingerprintFields {
@@ -23,21 +28,21 @@ func DiffText(w io.Writer, d *DiffResult) error {
 	fmt.Fprintln(ew)
 	t := table{Header: []string{"scenario", "C", "old tok/s", "new tok/s", "delta", "outcome"}}
 	for _, r := range d.Rows {
-		delta := "~"
-		if r.Significant {
-			delta = verdict.Pct(r.DeltaPct)
-		}
-		delta += " (" + verdict.PClause(r.P) + ")"
-		outcome := "~"
+		delta := verdict.Pct(r.DeltaPct) + " (" + verdict.PClause(r.PAdjusted) + ")"
+		var outcome string
 		switch {
 		case r.Regression:
 			outcome = "REGRESSION"
 		case r.Improvement:
 			outcome = "improved"
-		case r.Significant:
-			outcome = "within threshold"
-		case r.Hopeless:
-			outcome = "~ (too few samples)"
+		case r.Outcome == verdict.OutcomeSlower || r.Outcome == verdict.OutcomeFaster:
+			outcome = r.Outcome + ", within threshold"
+		case r.Outcome == verdict.OutcomeTie:
+			outcome = "tie"
+		case r.BelowMinEffect:
+			outcome = "inconclusive (under min_effect)"
+		default:
+			outcome = "inconclusive (" + r.MDEClause() + ")"
 		}
 		t.Rows = append(t.Rows, []string{r.Scenario, fmt.Sprint(r.Level),
 			estimate(r.Old),
@@ -55,4 +60,23 @@ func DiffText(w io.Writer, d *DiffResult) error {
 		fmt.Fprintln(ew, "\nno significant regression")
 	}
 	return ew.err
+}
+
+// roundsWords is "5 rounds" or "1 round".
+func roundsWords(n int) string {
+	if n == 1 {
+		return "1 round"
+	}
+	return fmt.Sprintf("%d rounds", n)
+}
+
+// correctionName names a multiple-testing correction in prose.
+func correctionName(c string) string {
+	switch c {
+	case verdict.CorrectionHolm:
+		return "Holm's correction"
+	case verdict.CorrectionBH:
+		return "the Benjamini–Hochberg correction"
+	}
+	return "no correction"
 }

@@ -14,8 +14,9 @@ import (
 func Markdown(w io.Writer, v *verdict.Verdict) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "## %s: verdict (%s)\n\n", v.Campaign, v.Run)
-	fmt.Fprintf(ew, "Baseline **%s**; throughput is the mean of steady-state samples ± its %.0f%% confidence interval; "+
-		"a delta is shown only when Welch's t-test gives p < %v, `~` otherwise.\n\n", v.Baseline, 100*v.Confidence, v.Alpha)
+	fmt.Fprintf(ew, "Baseline **%s**; throughput is the geometric mean of the launches' steady-state throughput ± its %.0f%% confidence interval.\n\n",
+		v.Baseline, 100*v.Confidence)
+	fmt.Fprintf(ew, "%s.\n\n", roundsLine(v))
 	if len(v.Notes) > 0 {
 		fmt.Fprintln(ew, "### Fairness")
 		fmt.Fprintln(ew)
@@ -30,6 +31,8 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 	if err := renderTable(ew, sideBySide(v), renderer.NewMarkdown()); err != nil {
 		return err
 	}
+	fmt.Fprintln(ew)
+	fmt.Fprintln(ew, legend(v))
 	if hasHopeless(v) {
 		fmt.Fprintln(ew)
 		fmt.Fprintln(ew, hopelessFootnote)
@@ -65,11 +68,11 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 
 // detailTable is a scenario's per-level measurements as a grid.
 func detailTable(s verdict.Scenario) table {
-	t := table{Header: []string{"C", "requests", "ok", "tok/s", "per-req tok/s",
+	t := table{Header: []string{"C", "launches", "requests", "ok", "tok/s", "per-req tok/s",
 		"latency avg/p50/p99 s", "TTFT p50/p99 s", "TPOT p50/p99 ms", "in flight"}}
 	for _, l := range s.Levels {
 		t.Rows = append(t.Rows, []string{
-			fmt.Sprint(l.Level), fmt.Sprint(l.Requests), fmt.Sprintf("%d/%d", l.OK, l.Requests),
+			fmt.Sprint(l.Level), fmt.Sprint(len(l.Launches)), fmt.Sprint(l.Requests), fmt.Sprintf("%d/%d", l.OK, l.Requests),
 			estimate(l.Throughput),
 			fmt.Sprintf("%.1f", l.PerRequest.Mean),
 			fmt.Sprintf("%.2f/%.2f/%.2f", l.Latency.Mean, l.Latency.P50, l.Latency.P99),

@@ -71,31 +71,73 @@ func halfWidth(e verdict.Estimate) string {
 	return fmt.Sprintf("%.0f%%", h)
 }
 
-// deltaCell is benchstat's delta: "~" when not significant, else the
-// percentage; the p-value and sample counts follow.
+// deltaCell shows the comparison's outcome, each of the three its own way:
+// a win or loss as the delta with its corrected p-value, a tie as "tie"
+// with the delta, and an inconclusive level as "?" with the delta and the
+// smallest difference the run could have detected (or the minimum effect it
+// fell short of).
 func deltaCell(c verdict.Cell) string {
 	if !c.Compared {
 		return "-"
 	}
-	mark := "~"
-	if c.Significant {
-		mark = verdict.Pct(c.DeltaPct)
+	var s string
+	switch c.Outcome {
+	case verdict.OutcomeFaster, verdict.OutcomeSlower:
+		s = fmt.Sprintf("%s (%s)", verdict.Pct(c.DeltaPct), verdict.PClause(c.PAdjusted))
+	case verdict.OutcomeTie:
+		s = fmt.Sprintf("tie (%s)", verdict.Pct(c.DeltaPct))
+	default:
+		s = fmt.Sprintf("? (%s, %s)", verdict.Pct(c.DeltaPct), mdeShort(c.Comparison))
 	}
-	s := fmt.Sprintf("%s (%s)", mark, verdict.PClause(c.P))
 	if c.Hopeless {
 		s += " ¹"
 	}
 	return s
 }
 
-func winnerCell(r verdict.Row) string {
+// mdeShort is "MDE 3.4%", "under min 5%" or "no MDE".
+func mdeShort(c verdict.Comparison) string {
 	switch {
-	case r.Winner != "":
+	case c.BelowMinEffect:
+		return "under min_effect"
+	case c.MDEPct <= 0:
+		return "no MDE"
+	}
+	return fmt.Sprintf("MDE %.1f%%", c.MDEPct)
+}
+
+func winnerCell(r verdict.Row) string {
+	switch r.Outcome {
+	case verdict.RowWinner:
 		return r.Winner
-	case len(r.Tied) > 0:
-		return "~ (" + strings.Join(r.Tied, " ~ ") + ")"
+	case verdict.RowTie:
+		return "tie (" + strings.Join(r.Tied, " = ") + ")"
+	case verdict.RowInconclusive:
+		return "? (" + strings.Join(r.Unresolved, ", ") + ")"
 	}
 	return "-"
+}
+
+// legend explains the three outcomes of the table's cells.
+func legend(v *verdict.Verdict) string {
+	return fmt.Sprintf("+x%% / −x%%: faster or slower (p after %s over %d comparisons < %v); tie: the %.0f%% interval of the ratio within ±%s; ?: inconclusive, MDE the smallest difference this run could detect (80%% power)",
+		correctionName(v.Correction), v.Comparisons, v.Alpha, 100*(1-2*v.Alpha), trimPct(v.EquivalenceMarginPct))
+}
+
+// roundsLine says how many launches stand behind the figures and, with one
+// per scenario, that launch-to-launch variation was not measured.
+func roundsLine(v *verdict.Verdict) string {
+	if v.Rounds <= 1 {
+		return fmt.Sprintf("launch-to-launch variation not measured: each scenario was launched once (rounds: 1), so the intervals see only the noise within one launch, and a winner needs a difference of at least %s (min_effect)",
+			trimPct(v.MinEffectPct))
+	}
+	return fmt.Sprintf("%d rounds: every scenario launched %d times, each variant compared with the baseline launched in the same round; intervals from the launch-to-launch variation",
+		v.Rounds, v.Rounds)
+}
+
+// trimPct is "5%" or "2.5%".
+func trimPct(x float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", x), "0"), ".") + "%"
 }
 
 // hasHopeless reports whether any cell carries the "too few samples" mark.
@@ -110,7 +152,7 @@ func hasHopeless(v *verdict.Verdict) bool {
 	return false
 }
 
-const hopelessFootnote = "¹ too few samples to ever reach significance at this level"
+const hopelessFootnote = "¹ too few launches or samples to ever reach significance at this level"
 
 // acceptLengths lists the speculative scenarios' accept lengths, overall
 // and per level, one line each.
@@ -152,8 +194,8 @@ func noteMark(n verdict.Note) string {
 // detailLine is one level of one scenario in the seeds' line format,
 // extended with TTFT and TPOT.
 func detailLine(l verdict.Level) string {
-	return fmt.Sprintf("  C=%3d | %d requests | throughput: %7.1f tok/s ±%s | per-req: %6.1f tok/s | latency avg/p50/p99: %6.1f/%6.1f/%6.1fs | TTFT p50/p99: %6.3f/%6.3fs | TPOT p50/p99: %6.1f/%6.1fms | ok: %d/%d",
-		l.Level, l.Requests, l.Throughput.Center, halfWidth(l.Throughput), l.PerRequest.Mean,
+	return fmt.Sprintf("  C=%3d | %d launches | %d requests | throughput: %7.1f tok/s ±%s | per-req: %6.1f tok/s | latency avg/p50/p99: %6.1f/%6.1f/%6.1fs | TTFT p50/p99: %6.3f/%6.3fs | TPOT p50/p99: %6.1f/%6.1fms | ok: %d/%d",
+		l.Level, len(l.Launches), l.Requests, l.Throughput.Center, halfWidth(l.Throughput), l.PerRequest.Mean,
 		l.Latency.Mean, l.Latency.P50, l.Latency.P99, l.TTFT.P50, l.TTFT.P99,
 		l.TPOT.P50*1e3, l.TPOT.P99*1e3, l.OK, l.Requests)
 }

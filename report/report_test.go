@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
@@ -28,23 +29,40 @@ func smallSweep() verdicttest.Sweep {
 	return s
 }
 
-// writeCampaign writes a three-scenario run: the baseline, EAGLE-3 topk=4
-// (faster single-stream, slower under load) and a scenario that failed.
+// writeCampaign writes a four-scenario run of three rounds under the noise
+// of a real host (verdicttest.RealisticNoise): the baseline, EAGLE-3 topk=4
+// (faster single-stream, slower under load), the baseline's configuration
+// once more (ties or cannot be told apart), and a scenario that failed. The
+// baseline's steps are slowdown times longer.
 func writeCampaign(t *testing.T, dir string, seed uint64, slowdown float64, fingerprint string) *results.Run {
+	return writeRounds(t, dir, seed, slowdown, fingerprint, verdict.DefaultRounds)
+}
+
+func writeRounds(t *testing.T, dir string, seed uint64, slowdown float64, fingerprint string, rounds int) *results.Run {
 	t.Helper()
 	s := smallSweep()
-	base := verdicttest.Baseline
+	base := verdicttest.RealisticNoise(verdicttest.Baseline)
 	base.Slowdown = slowdown
+	again := verdicttest.RealisticNoise(verdicttest.Baseline)
 	accept := 2.3
-	run, err := verdicttest.WriteRun(dir,
-		verdicttest.Manifest("kimi-k25-eagle3", "20260101T000000Z", fingerprint, "baseline", s,
-			"baseline", "eagle3-topk4", "eagle3-topk1-specv2"),
-		[]verdicttest.Scenario{
-			{Name: "baseline", Records: verdicttest.Simulate(base, s, seed)},
-			{Name: "eagle3-topk4", Records: verdicttest.Simulate(verdicttest.Eagle3TopK4, s, seed+1), AcceptLength: &accept},
-			{Name: "eagle3-topk1-specv2", Status: results.StatusFailed,
-				Reason: "healthy, then crashed on the first request: AttributeError"},
-		})
+	names := []string{"baseline", "eagle3-topk4", "baseline-again", "eagle3-topk1-specv2"}
+	launches := verdicttest.Campaign([]verdicttest.Engine{base, verdicttest.RealisticNoise(verdicttest.Eagle3TopK4), again}, s, rounds, seed)
+	per := make([][][]measure.Record, 3)
+	for i := range per {
+		per[i] = make([][]measure.Record, rounds)
+	}
+	for _, l := range launches {
+		per[l.Scenario][l.Round-1] = l.Records
+	}
+	m := verdicttest.Manifest("kimi-k25-eagle3", "20260101T000000Z", fingerprint, "baseline", s, names...)
+	m.Rounds = rounds
+	run, err := verdicttest.WriteRun(dir, m, []verdicttest.Scenario{
+		{Name: "baseline", Rounds: per[0]},
+		{Name: "eagle3-topk4", Rounds: per[1], AcceptLength: &accept},
+		{Name: "baseline-again", Rounds: per[2]},
+		{Name: "eagle3-topk1-specv2", Status: results.StatusFailed,
+			Reason: "healthy, then crashed on the first request: AttributeError"},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +71,11 @@ func writeCampaign(t *testing.T, dir string, seed uint64, slowdown float64, fing
 
 func testVerdict(t *testing.T) (*verdict.Verdict, *results.Run) {
 	t.Helper()
-	run := writeCampaign(t, t.TempDir(), 1, 1, "sha256:aaaa")
+	return verdictOf(t, writeCampaign(t, t.TempDir(), 5, 1, "sha256:aaaa"))
+}
+
+func verdictOf(t *testing.T, run *results.Run) (*verdict.Verdict, *results.Run) {
+	t.Helper()
 	v, err := verdict.Compute(run, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +107,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestGolden(t *testing.T) {
 	v, _ := testVerdict(t)
+	one, _ := verdictOf(t, writeRounds(t, t.TempDir(), 1, 1, "sha256:aaaa", 1))
 	for _, tc := range []struct {
 		name   string
 		render func(*bytes.Buffer) error
@@ -92,6 +115,7 @@ func TestGolden(t *testing.T) {
 		{"verdict.txt", func(b *bytes.Buffer) error { return Text(b, v) }},
 		{"verdict.md", func(b *bytes.Buffer) error { return Markdown(b, v) }},
 		{"benchstat.txt", func(b *bytes.Buffer) error { return Benchstat(b, v) }},
+		{"verdict-one-round.txt", func(b *bytes.Buffer) error { return Text(b, one) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -115,7 +139,8 @@ func TestTextSaysWhatMatters(t *testing.T) {
 		"loses from C=2 on",          // and where it turns
 		"eagle3-topk1-specv2 failed", // a failed scenario is listed
 		"accept length 2.30",
-		"  C=  1 | 30 requests | throughput:",
+		"  C=  1 | 5 launches | 150 requests | throughput:",
+		"5 rounds: every scenario launched 5 times",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text report lacks %q:\n%s", want, out)
@@ -150,8 +175,8 @@ func TestBenchstatParses(t *testing.T) {
 	for _, s := range v.Scenarios {
 		for _, l := range s.Levels {
 			name := "Serve/C=" + strconv.Itoa(l.Level) + "/scenario=" + s.Name
-			if got[name] != len(l.Samples) {
-				t.Errorf("%s: %d results, want %d", name, got[name], len(l.Samples))
+			if want := len(BenchValues(v, &l)); got[name] != want {
+				t.Errorf("%s: %d results, want %d", name, got[name], want)
 			}
 		}
 	}
@@ -204,7 +229,11 @@ func TestCSVRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if want := len(v.Scenario("baseline").Levels) + len(v.Scenario("eagle3-topk4").Levels); n != want {
+	want := 0
+	for _, s := range v.Scenarios {
+		want += len(s.Levels)
+	}
+	if n != want {
 		t.Errorf("%d rows, want %d", n, want)
 	}
 }
@@ -217,12 +246,22 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err := JSON(&buf, v); err != nil {
 		t.Fatal(err)
 	}
+	first := buf.String()
 	back, err := ReadJSON(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(v, back) {
+	// Everything the file holds comes back (the verdict's unexported
+	// working state does not travel, and need not).
+	var again bytes.Buffer
+	if err := JSON(&again, back); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != first {
 		t.Errorf("JSON round trip changed the verdict")
+	}
+	if back.Rows[1].Cells[1].Outcome == "" || back.Rounds != verdict.DefaultRounds {
+		t.Errorf("outcome or rounds lost in the round trip: %+v", back.Rows[1].Cells[1])
 	}
 }
 

@@ -17,8 +17,9 @@ import (
 // accept lengths, and a detailed block per scenario.
 func Text(w io.Writer, v *verdict.Verdict) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "%s %s: baseline %s, alpha %v, throughput mean ± %.0f%% CI over steady-state samples\n\n",
+	fmt.Fprintf(ew, "%s %s: baseline %s, alpha %v, throughput: geometric mean of the launches' steady-state throughput ± %.0f%% CI\n",
 		v.Campaign, v.Run, v.Baseline, v.Alpha, 100*v.Confidence)
+	fmt.Fprintf(ew, "%s\n\n", roundsLine(v))
 	if len(v.Notes) > 0 {
 		fmt.Fprintln(ew, "Fairness:")
 		for _, n := range v.Notes {
@@ -29,6 +30,7 @@ func Text(w io.Writer, v *verdict.Verdict) error {
 	if err := renderTable(ew, sideBySide(v), nil); err != nil {
 		return err
 	}
+	fmt.Fprintln(ew, legend(v))
 	if hasHopeless(v) {
 		fmt.Fprintln(ew, hopelessFootnote)
 	}

@@ -23,7 +23,7 @@ func TestLevelFiguresAgreeWithLiveSummary(t *testing.T) {
 	m := verdicttest.Manifest("c", "r", "sha256:ff", "baseline", s, "baseline", "eagle3")
 	sum := results.Summary{Campaign: "c", Run: "r", Baseline: "baseline", Scenarios: []results.ScenarioResult{
 		{Name: "baseline", Status: results.StatusOK, Attempt: 1}, {Name: "eagle3", Status: results.StatusOK, Attempt: 1}}}
-	v, err := FromRecords(Input{Manifest: m, Summary: sum, Records: recs}, Options{})
+	v, err := FromRecords(Input{Manifest: m, Summary: sum, Launches: oneLaunchEach(recs)}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

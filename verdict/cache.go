@@ -26,10 +26,19 @@ func checkCache(v *Verdict, in Input) []Note {
 	var notes []Note
 	rates := map[string]map[int]float64{}
 	for _, s := range v.Scenarios {
-		if sr := findResult(in.Summary, s.Name); sr != nil {
-			notes = append(notes, resetNotes(s.Name, sr.Levels)...)
+		var levels []measure.LevelSummary // every launch's, from its figures' attempt
+		for i := range in.Summary.Scenarios {
+			sr := &in.Summary.Scenarios[i]
+			if sr.Name != s.Name {
+				continue
+			}
+			if c := sr.Complete(); c != nil {
+				sr = c
+			}
+			levels = append(levels, sr.Levels...)
 		}
-		r := hitRates(in.Records[s.Name])
+		notes = append(notes, resetNotes(s.Name, levels)...)
+		r := hitRates(in.records(s.Name))
 		if len(r) == 0 {
 			continue
 		}

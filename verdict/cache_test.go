@@ -30,10 +30,10 @@ func TestCheckCache(t *testing.T) {
 				{Level: 1, CacheReset: "POST /flush_cache"},
 				{Level: 8, CacheResetNote: "clearing the prefix cache failed: POST /flush_cache: status 400"}}},
 		}},
-		Records: map[string][]measure.Record{
+		Launches: oneLaunchEach(map[string][]measure.Record{
 			"a": append(append([]measure.Record{warm}, cachedRecords(1, 4, &zero)...), cachedRecords(8, 4, &zero)...),
 			"b": append(cachedRecords(1, 4, &zero), cachedRecords(8, 4, &some)...),
-		},
+		}),
 	}
 	var got []string
 	for _, n := range checkCache(v, in) {
@@ -57,7 +57,7 @@ func TestCheckCache(t *testing.T) {
 func TestCheckCacheQuiet(t *testing.T) {
 	v := &Verdict{Baseline: "a", Scenarios: []Scenario{{Name: "a"}}}
 	in := Input{Summary: results.Summary{Scenarios: []results.ScenarioResult{{Name: "a", Levels: []measure.LevelSummary{{Level: 1}}}}},
-		Records: map[string][]measure.Record{"a": cachedRecords(1, 3, nil)}}
+		Launches: oneLaunchEach(map[string][]measure.Record{"a": cachedRecords(1, 3, nil)})}
 	if n := checkCache(v, in); len(n) != 0 {
 		t.Errorf("notes for an old run: %+v", n)
 	}

@@ -1,133 +1,328 @@
 package verdict
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
-	"golang.org/x/perf/benchmath"
-	"gonum.org/v1/gonum/stat/combin"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// comparison is one Mann-Whitney U test between two levels' samples.
-type comparison struct {
-	P        float64
-	Hopeless bool
-	Warnings []string
+// compareLevels compares scenario b against scenario a (the reference) at
+// every level both measured: b's throughput over a's.
+//
+// With paired set (two scenarios of one run), the launches are paired by
+// round: each round gives one log ratio per level, and the error comes from
+// the variation of those ratios between rounds, pooled over the levels
+// (estimateLaunchVar). Without pairing (one scenario in two runs), or when no
+// level has two paired rounds, each side's launch-to-launch variance is
+// estimated on its own and the two are combined as in Welch's test; a side
+// with one launch borrows the other side's variance (the same server on the
+// same kind of host). With one launch on each side there is no
+// launch-to-launch variance at all: the within-launch samples give the error
+// (MethodWithinLaunch), and decide requires the minimum effect.
+func compareLevels(a, b []Level, paired bool, conf float64) map[int]*Comparison {
+	common := commonLevels(a, b)
+	if len(common) == 0 {
+		return nil
+	}
+	if paired {
+		if out := comparePaired(common, conf); out != nil {
+			return out
+		}
+	}
+	return compareUnpaired(common, conf)
 }
 
-// assumption is the distributional assumption the samples are tested under.
-// Slice throughputs are batch means over hundreds of decode steps, close to
-// normal by the central limit theorem, and there are often only a few of
-// them: Welch's t-test (benchmath.AssumeNormal) can reach significance with
-// two per side where the Mann-Whitney U test needs four. docs/METHOD.md.
-var assumption benchmath.Assumption = benchmath.AssumeNormal
+// levelPair is one level measured on both sides.
+type levelPair struct {
+	c    int
+	a, b *Level
+}
 
-// compareSamples tests whether a and b come from distributions with the same
-// center, under assumption.
-func compareSamples(a, b []float64, th *benchmath.Thresholds) comparison {
-	sa := benchmath.NewSample(slices.Clone(a), th)
-	sb := benchmath.NewSample(slices.Clone(b), th)
-	c := assumption.Compare(sa, sb)
-	out := comparison{P: c.P, Hopeless: hopeless(len(a), len(b), th.CompareAlpha)}
-	for _, w := range c.Warnings {
-		out.Warnings = append(out.Warnings, w.Error())
-	}
-	if out.Hopeless && len(out.Warnings) == 0 {
-		out.Warnings = append(out.Warnings, fmt.Sprintf(
-			"%d and %d samples can never differ significantly at alpha %v", len(a), len(b), th.CompareAlpha))
+func commonLevels(a, b []Level) []levelPair {
+	var out []levelPair
+	for i := range a {
+		for j := range b {
+			if a[i].Level == b[j].Level && a[i].measured() && b[j].measured() {
+				out = append(out, levelPair{a[i].Level, &a[i], &b[j]})
+			}
+		}
 	}
 	return out
 }
 
-// hopeless reports whether samples of sizes n1 and n2 can never differ
-// significantly at alpha under assumption: a t-test needs two values on each
-// side to estimate a variance; the U test needs enough values that complete
-// separation is rare enough.
-func hopeless(n1, n2 int, alpha float64) bool {
-	if assumption == benchmath.AssumeNothing {
-		return minUTestP(n1, n2) >= alpha
+// comparePaired is the paired comparison by round; nil when no level has
+// two rounds measured on both sides.
+func comparePaired(ps []levelPair, conf float64) map[int]*Comparison {
+	both := make([]Level, 0, 2*len(ps))
+	for _, p := range ps {
+		both = append(both, *p.a, *p.b)
 	}
-	return n1 < 2 || n2 < 2
-}
-
-// minUTestP is the smallest two-sided p-value the exact U test can give for
-// samples of sizes n1 and n2: both orderings of complete separation out of
-// every way to split the ranks.
-func minUTestP(n1, n2 int) float64 {
-	if n1 == 0 || n2 == 0 {
-		return 1
+	rounds := roundIndex(both)
+	table := make([][]float64, len(ps))
+	for i, p := range ps {
+		ra, rb := launchRow(p.a, rounds), launchRow(p.b, rounds)
+		table[i] = make([]float64, len(rounds))
+		for k := range table[i] {
+			table[i][k] = rb[k] - ra[k] // NaN unless both launched in that round
+		}
 	}
-	if n1+n2 > 60 {
-		return 0 // below any alpha anyone uses, and past float64's exact binomials
+	lv := estimateLaunchVar(table)
+	if lv.DF <= 0 {
+		return nil
 	}
-	return math.Min(1, 2/float64(combin.Binomial(n1+n2, n1)))
-}
-
-// compareCell fills the comparison of a variant's level against the
-// baseline's.
-func compareCell(c *Cell, v, base *Level, th *benchmath.Thresholds) {
-	c.Compared = true
-	b := base.Throughput.Center
-	if b > 0 {
-		c.Speedup = v.Throughput.Center / b
-		c.DeltaPct = 100 * (c.Speedup - 1)
-	}
-	// A conservative band: the variant's interval over the baseline's.
-	if base.Throughput.Hi > 0 && base.Throughput.Lo > 0 && !math.IsInf(base.Throughput.Hi, 0) {
-		c.SpeedupLo = v.Throughput.Lo / base.Throughput.Hi
-		c.SpeedupHi = v.Throughput.Hi / base.Throughput.Lo
-	}
-	cmp := compareSamples(base.Samples, v.Samples, th)
-	c.P = cmp.P
-	c.Significant = cmp.P < th.CompareAlpha
-	c.Hopeless = cmp.Hopeless
-	c.Warnings = append(c.Warnings, cmp.Warnings...)
-}
-
-// pickWinner decides a row: the scenario with the highest mean wins when it
-// is significantly ahead of every other scenario measured at that level;
-// otherwise the scenarios not significantly behind it are tied.
-func pickWinner(row *Row, levels []*Level, th *benchmath.Thresholds) {
-	lead := -1
-	for i, l := range levels {
-		if l == nil || len(l.Samples) == 0 {
+	out := map[int]*Comparison{}
+	for i, p := range ps {
+		mean, n := rowMean(table[i])
+		if n == 0 {
 			continue
 		}
-		if lead < 0 || l.Throughput.Center > levels[lead].Throughput.Center {
+		v, df, noisy := levelVar(table[i], lv)
+		e := logDiff{D: mean, SE: math.Sqrt(v / float64(n)), DF: df}
+		c := newComparison(e, MethodLaunches, n, math.Sqrt(v), conf)
+		c.WithinShare = withinShare(p, v)
+		c.NoisyLevel = noisy
+		out[p.c] = &c
+	}
+	return out
+}
+
+// noisyLevelP is the significance at which a level's own variance between
+// rounds is judged larger than the pooled one: 1% of levels switch by chance
+// when all levels are alike.
+const noisyLevelP = 0.01
+
+// levelVar is the variance and df a level's comparison uses: the pooled
+// launch variance, unless the level's own variance between rounds exceeds
+// it beyond chance (an F test at noisyLevelP), as when a disturbance hit
+// one level of one launch. Pooling assumes every level is equally noisy;
+// a level that is not gets its own variance, with its own R−1 df, so that
+// the pool does not lend it a confidence it has not earned.
+func levelVar(row []float64, lv launchVar) (v, df float64, noisy bool) {
+	mean, n := rowMean(row)
+	if n < 2 || lv.Var <= 0 {
+		return lv.Var, lv.DF, false
+	}
+	var ss float64
+	for _, x := range row {
+		if !math.IsNaN(x) {
+			ss += (x - mean) * (x - mean)
+		}
+	}
+	own := ss / float64(n-1)
+	f := distuv.F{D1: float64(n - 1), D2: lv.DF}
+	if own/lv.Var > f.Quantile(1-noisyLevelP) {
+		return own, float64(n - 1), true
+	}
+	return lv.Var, lv.DF, false
+}
+
+// compareUnpaired compares the two sides' level means with each side's own
+// launch-to-launch variance, or the within-launch samples when neither side
+// has one.
+func compareUnpaired(ps []levelPair, conf float64) map[int]*Comparison {
+	side := func(pick func(levelPair) *Level) ([][]float64, launchVar) {
+		ls := make([]Level, len(ps))
+		for i, p := range ps {
+			ls[i] = *pick(p)
+		}
+		rounds := roundIndex(ls)
+		table := make([][]float64, len(ls))
+		for i := range ls {
+			table[i] = launchRow(&ls[i], rounds)
+		}
+		return table, estimateLaunchVar(table)
+	}
+	ta, va := side(func(p levelPair) *Level { return p.a })
+	tb, vb := side(func(p levelPair) *Level { return p.b })
+	switch {
+	case va.DF <= 0 && vb.DF > 0:
+		va = vb
+	case vb.DF <= 0 && va.DF > 0:
+		vb = va
+	}
+	out := map[int]*Comparison{}
+	for i, p := range ps {
+		ma, na := rowMean(ta[i])
+		mb, nb := rowMean(tb[i])
+		if na == 0 || nb == 0 {
+			continue
+		}
+		var c Comparison
+		if va.DF > 0 {
+			wa, wb := va.Var/float64(na), vb.Var/float64(nb)
+			e := logDiff{D: mb - ma, SE: math.Sqrt(wa + wb)}
+			switch {
+			case va == vb: // one estimate serves both sides
+				e.DF = va.DF
+			case wa+wb > 0:
+				e.DF = (wa + wb) * (wa + wb) / (wa*wa/va.DF + wb*wb/vb.DF)
+			default:
+				e.DF = va.DF + vb.DF
+			}
+			c = newComparison(e, MethodLaunches, min(na, nb), math.Sqrt((va.Var+vb.Var)/2), conf)
+		} else {
+			e := welchLog(p.a.Samples, p.b.Samples)
+			e.D = mb - ma
+			_, sa, _ := logMoments(p.a.Samples)
+			_, sb, _ := logMoments(p.b.Samples)
+			c = newComparison(e, MethodWithinLaunch, 1, math.Sqrt((sa+sb)/2), conf)
+		}
+		out[p.c] = &c
+	}
+	return out
+}
+
+// withinShare estimates what part of one round's variance the within-launch
+// sampling noise accounts for, from the samples' own spread: near 1, more
+// requests per level would narrow the interval; near 0, only more rounds
+// will.
+func withinShare(p levelPair, roundVar float64) float64 {
+	if roundVar <= 0 {
+		return 0
+	}
+	var w float64
+	for _, l := range []*Level{p.a, p.b} {
+		var sum float64
+		k := 0
+		for _, ll := range l.Launches {
+			_, v, n := logMoments(ll.Samples)
+			if n >= 2 {
+				sum += v / float64(n)
+				k++
+			}
+		}
+		if k > 0 {
+			w += sum / float64(k)
+		}
+	}
+	return math.Min(1, w/roundVar)
+}
+
+// flip turns the comparison of b against a into a against b.
+func (c Comparison) flip() Comparison {
+	f := c
+	f.est.D = -c.est.D
+	f.Speedup = 1 / c.Speedup
+	f.DeltaPct = pctOf(-c.est.D)
+	f.SpeedupLo, f.SpeedupHi = 1/c.SpeedupHi, 1/c.SpeedupLo
+	switch c.Outcome {
+	case OutcomeFaster:
+		f.Outcome = OutcomeSlower
+	case OutcomeSlower:
+		f.Outcome = OutcomeFaster
+	}
+	return f
+}
+
+// compareAll makes every comparison of the run: each pair of measured
+// scenarios at each level they share, one family for the correction. The
+// cells show each variant against the baseline; the rows' winners come from
+// the leader's comparisons with every other scenario.
+func compareAll(v *Verdict) {
+	n := len(v.Scenarios)
+	type key struct{ i, j, c int }
+	pairs := map[key]*Comparison{}
+	var family []*Comparison
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			a, b := &v.Scenarios[i], &v.Scenarios[j]
+			if a.Failed() || b.Failed() {
+				continue
+			}
+			cs := compareLevels(a.Levels, b.Levels, true, v.Confidence)
+			for _, c := range v.Levels {
+				if cmp, ok := cs[c]; ok {
+					pairs[key{i, j, c}] = cmp
+					family = append(family, cmp)
+				}
+			}
+		}
+	}
+	// Deterministic family order: by level, then pair.
+	decide(family, rule{Alpha: v.Alpha, Confidence: v.Confidence, Correction: v.Correction,
+		MinEffectPct: v.MinEffectPct, EquivalenceMarginPct: v.EquivalenceMarginPct})
+	v.Comparisons = len(family)
+	get := func(i, j, c int) (Comparison, bool) { // j against i
+		if i < j {
+			cmp, ok := pairs[key{i, j, c}]
+			if !ok {
+				return Comparison{}, false
+			}
+			return *cmp, true
+		}
+		cmp, ok := pairs[key{j, i, c}]
+		if !ok {
+			return Comparison{}, false
+		}
+		return cmp.flip(), true
+	}
+	base := slices.IndexFunc(v.Scenarios, func(s Scenario) bool { return s.Name == v.Baseline })
+	v.Rows = nil
+	for _, c := range v.Levels {
+		row := Row{Level: c}
+		var present []int
+		for i := range v.Scenarios {
+			s := &v.Scenarios[i]
+			cell := Cell{Scenario: s.Name}
+			if l := s.Level(c); l != nil && l.measured() {
+				present = append(present, i)
+				cell.Present = true
+				cell.Throughput = l.Throughput
+				if i != base {
+					if cmp, ok := get(base, i, c); ok {
+						cell.Compared = true
+						cell.Comparison = cmp
+					}
+				}
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		pickWinner(&row, present, func(i, j int) (Comparison, bool) { return get(i, j, c) })
+		v.Rows = append(v.Rows, row)
+	}
+}
+
+// pickWinner decides a row from the leader's comparisons (corrected, with
+// their outcomes): the scenario with the highest throughput wins when it is
+// faster than every other; the row is a tie when the leader ties with some
+// and is faster than the rest (Tied names the top group); otherwise it is
+// inconclusive, and Unresolved names the leader and every scenario it is
+// not faster than.
+func pickWinner(row *Row, present []int, get func(i, j int) (Comparison, bool)) {
+	if len(present) < 2 {
+		return
+	}
+	lead := present[0]
+	for _, i := range present {
+		if row.Cells[i].Throughput.Center > row.Cells[lead].Throughput.Center {
 			lead = i
 		}
 	}
-	present := 0
-	for _, l := range levels {
-		if l != nil && len(l.Samples) > 0 {
-			present++
-		}
-	}
-	if present < 2 {
-		return // nothing to compare with
-	}
-	tied := []string{row.Cells[lead].Scenario}
-	for i, l := range levels {
-		if i == lead || l == nil || len(l.Samples) == 0 {
+	name := row.Cells[lead].Scenario
+	tied, unresolved := []string{name}, []string{name}
+	open := false
+	for _, i := range present {
+		if i == lead {
 			continue
 		}
-		if compareSamples(levels[lead].Samples, l.Samples, th).P >= th.CompareAlpha {
+		cmp, ok := get(i, lead) // the leader against i
+		switch {
+		case ok && cmp.Outcome == OutcomeFaster:
+		case ok && cmp.Outcome == OutcomeTie:
 			tied = append(tied, row.Cells[i].Scenario)
+			unresolved = append(unresolved, row.Cells[i].Scenario)
+		default:
+			open = true
+			unresolved = append(unresolved, row.Cells[i].Scenario)
 		}
 	}
-	if len(tied) == 1 {
-		row.Winner = tied[0]
-		return
+	switch {
+	case open:
+		row.Outcome, row.Unresolved = RowInconclusive, unresolved
+	case len(tied) > 1:
+		row.Outcome, row.Tied = RowTie, tied
+	default:
+		row.Outcome, row.Winner = RowWinner, name
 	}
-	row.Tied = tied
-}
-
-// Compare tests two throughput samples as the verdict does (Welch's t-test,
-// two-sided) and returns the p-value, whether the sizes can never reach
-// significance at alpha, and benchmath's warnings. Package report's diff of
-// two runs uses it so that both answer the same question the same way.
-func Compare(a, b []float64, alpha float64) (p float64, hopeless bool, warnings []string) {
-	c := compareSamples(a, b, &benchmath.Thresholds{CompareAlpha: alpha})
-	return c.P, c.Hopeless, c.Warnings
 }

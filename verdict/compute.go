@@ -6,57 +6,82 @@ import (
 	"os"
 	"slices"
 
-	"golang.org/x/perf/benchmath"
-
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
 // Input is everything a verdict is computed from: the run's manifest and
-// summary, and each scenario's records. Compute builds it from a run
-// directory; tests build it in memory.
+// summary, and each scenario's launches with their records. Compute builds
+// it from a run directory; tests build it in memory.
 type Input struct {
 	Dir      string
 	Manifest results.Manifest
 	Summary  results.Summary
-	// Records maps a scenario name to its newest attempt's records.
-	Records map[string][]measure.Record
+	// Launches maps a scenario name to its launches with records, in round
+	// order. A failed launch or one never swept is left out (its result is
+	// in Summary).
+	Launches map[string][]Launch
 }
 
-// Compute reads each scenario's records from the run directory (its newest
-// complete attempt, else its newest one, as results.Run.ScenarioDir says)
-// and computes the verdict.
-// Scenarios whose status is failed are listed without measurements; a
-// scenario whose records cannot be read is an error.
+// Launch is one launch (round) of one scenario and its records.
+type Launch struct {
+	// Round is 1-based; Order is the launch's 0-based position in the whole
+	// campaign's launch sequence.
+	Round, Order int
+	// Dir is the folder, relative to the run directory, of the attempt the
+	// records come from.
+	Dir string
+	// Result is that attempt's result; nil in tests that build records
+	// alone.
+	Result  *results.ScenarioResult
+	Records []measure.Record
+}
+
+// records returns every record of the named scenario, over all launches.
+func (in Input) records(name string) []measure.Record {
+	var out []measure.Record
+	for _, l := range in.Launches[name] {
+		out = append(out, l.Records...)
+	}
+	return out
+}
+
+// Compute reads the records of every launch of every scenario from the run
+// directory (each launch's newest complete attempt, else its newest one, as
+// results.Run.Launches says) and computes the verdict. A run written before
+// rounds reads as one round. Failed launches are listed without
+// measurements; a launch whose records cannot be read is an error.
 func Compute(run *results.Run, o Options) (*Verdict, error) {
-	in := Input{Dir: run.Dir, Manifest: run.Manifest, Summary: run.Summary,
-		Records: map[string][]measure.Record{}}
+	in := Input{Dir: run.Dir, Manifest: run.Manifest, Summary: run.Summary, Launches: map[string][]Launch{}}
 	for _, name := range scenarioOrder(run.Manifest, run.Summary) {
-		sr := findResult(run.Summary, name)
-		if sr == nil || sr.Status == results.StatusFailed {
-			continue
+		for _, l := range run.Launches(name) {
+			if l.Result == nil || l.Result.Status == results.StatusFailed {
+				continue
+			}
+			recs, err := run.LaunchRecords(l)
+			if errors.Is(err, os.ErrNotExist) && l.Result.Status != results.StatusOK {
+				continue // pending: never swept
+			}
+			if err != nil {
+				return nil, fmt.Errorf("verdict of %s: scenario %s round %d: %w", run.Dir, name, l.Round, err)
+			}
+			in.Launches[name] = append(in.Launches[name],
+				Launch{Round: l.Round, Order: l.Order, Dir: l.Dir, Result: l.Result, Records: recs})
 		}
-		recs, err := run.Records(name)
-		if errors.Is(err, os.ErrNotExist) && sr.Status != results.StatusOK {
-			continue // pending: never swept
-		}
-		if err != nil {
-			return nil, fmt.Errorf("verdict of %s: scenario %s: %w", run.Dir, name, err)
-		}
-		in.Records[name] = recs
 	}
 	return FromRecords(in, o)
 }
 
 // FromRecords computes the verdict from records already in memory.
 func FromRecords(in Input, o Options) (*Verdict, error) {
-	alpha := o.alpha()
-	th := &benchmath.Thresholds{CompareAlpha: alpha}
 	v := &Verdict{
 		Campaign: in.Manifest.Campaign, Run: in.Manifest.Run, Dir: in.Dir,
 		Fingerprint: in.Manifest.Fingerprint, Baseline: in.Manifest.Baseline,
-		Alpha: alpha, Confidence: DefaultConfidence,
-		MaxTokens: in.Manifest.Sweep.MaxTokens, IgnoreEOS: in.Manifest.Sweep.IgnoreEOS,
+		Alpha: o.alpha(), Confidence: DefaultConfidence, Correction: o.correction(),
+		MinEffectPct:         firstPositive(o.MinEffectPct, in.Manifest.MinEffectPct, DefaultMinEffectPct),
+		EquivalenceMarginPct: firstPositive(o.EquivalenceMarginPct, in.Manifest.EquivalenceMarginPct, DefaultEquivalenceMarginPct),
+		RoundsPlanned:        max(in.Manifest.Rounds, 1),
+		MaxTokens:            in.Manifest.Sweep.MaxTokens, IgnoreEOS: in.Manifest.Sweep.IgnoreEOS,
 		Temperature: in.Manifest.Sweep.Temperature,
 	}
 	if v.Campaign == "" {
@@ -75,7 +100,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 		v.Baseline = o.Baseline
 	}
 	order := scenarioOrder(in.Manifest, in.Summary)
-	for name := range in.Records {
+	for _, name := range sortedNames(in.Launches) {
 		if !slices.Contains(order, name) {
 			order = append(order, name)
 		}
@@ -85,60 +110,126 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 	}
 	levelSet := map[int]bool{}
 	for _, name := range order {
-		s := Scenario{Name: name, Status: results.StatusPending}
-		sr := findResult(in.Summary, name)
-		if sr != nil {
-			s.Status, s.Attempt, s.Fingerprint = sr.Status, sr.Attempt, sr.Fingerprint
-			s.FailedPhase, s.Reason, s.AcceptLength = sr.FailedPhase, sr.Reason, sr.AcceptLength
-			s.Dir = sr.AttemptDir()
-			if newest := findNewest(in.Summary, name); newest != sr {
-				s.Newest = &Attempt{Attempt: newest.Attempt, Status: newest.Status,
-					FailedPhase: newest.FailedPhase, Reason: newest.Reason}
-			}
-		}
-		recs, ok := in.Records[name]
-		if ok && sr == nil {
-			s.Status = results.StatusOK // records without a summary entry: a test
-		}
+		s := newScenario(name, in)
 		if !s.Failed() {
-			groups := groupLevels(recs)
-			for _, c := range sortedKeys(groups) {
-				l := measureLevel(c, groups[c], o.maxSlices(), DefaultConfidence, th)
-				l.AcceptLength, l.ClientLimited = summaryLevelFacts(in.Summary, name, c)
-				l.ClientLimited = l.ClientLimited || clientLimited(&l)
-				s.Levels = append(s.Levels, l)
-				levelSet[c] = true
+			s.Levels = measureScenario(in.Launches[name], o.maxSlices())
+			for i := range s.Levels {
+				l := &s.Levels[i]
+				l.AcceptLength, l.ClientLimited = summaryLevelFacts(in.Launches[name], l.Level)
+				l.ClientLimited = l.ClientLimited || clientLimited(l)
+				levelSet[l.Level] = true
 			}
+			scenarioIntervals(&s, v.Confidence)
 		}
+		v.Rounds = max(v.Rounds, len(s.Launches))
 		v.Scenarios = append(v.Scenarios, s)
 	}
 	for c := range levelSet {
 		v.Levels = append(v.Levels, c)
 	}
 	slices.Sort(v.Levels)
-	base := v.scenario(v.Baseline)
-	for _, c := range v.Levels {
-		row := Row{Level: c}
-		levels := make([]*Level, len(v.Scenarios))
-		for i := range v.Scenarios {
-			s := &v.Scenarios[i]
-			cell := Cell{Scenario: s.Name}
-			if l := s.Level(c); l != nil && len(l.Samples) > 0 {
-				levels[i] = l
-				cell.Present = true
-				cell.Throughput = l.Throughput
-				if bl := base.Level(c); s.Name != v.Baseline && bl != nil && len(bl.Samples) > 0 {
-					compareCell(&cell, l, bl, th)
-				}
-			}
-			row.Cells = append(row.Cells, cell)
-		}
-		pickWinner(&row, levels, th)
-		v.Rows = append(v.Rows, row)
-	}
+	compareAll(v)
 	v.Crossovers = crossovers(v)
 	v.Notes = fairness(v, in)
 	return v, nil
+}
+
+// newScenario is a scenario's identity and status over its launches: the
+// summary's results (one per round) and the launches with records.
+func newScenario(name string, in Input) Scenario {
+	s := Scenario{Name: name, Status: results.StatusPending}
+	withRecords := map[int]Launch{}
+	for _, l := range in.Launches[name] {
+		withRecords[l.Round] = l
+	}
+	for i := range in.Summary.Scenarios {
+		newest := &in.Summary.Scenarios[i]
+		if newest.Name != name {
+			continue
+		}
+		from := newest
+		if c := newest.Complete(); c != nil {
+			from = c
+		}
+		li := LaunchInfo{Round: newest.RoundOf(), Attempt: from.Attempt, Status: from.Status,
+			FailedPhase: from.FailedPhase, Reason: from.Reason, Dir: from.AttemptDir()}
+		if l, ok := withRecords[li.Round]; ok {
+			li.Order, li.Dir = l.Order, l.Dir
+		}
+		if from != newest {
+			li.Newest = &Attempt{Attempt: newest.Attempt, Status: newest.Status,
+				FailedPhase: newest.FailedPhase, Reason: newest.Reason}
+		}
+		if s.Fingerprint == "" {
+			s.Fingerprint = from.Fingerprint
+		}
+		if from.AcceptLength != nil && s.AcceptLength == nil {
+			a := *from.AcceptLength
+			s.AcceptLength = &a
+		}
+		s.Launches = append(s.Launches, li)
+	}
+	// Records without a summary entry: a test that builds records alone.
+	for _, l := range in.Launches[name] {
+		if !slices.ContainsFunc(s.Launches, func(li LaunchInfo) bool { return li.Round == l.Round }) {
+			s.Launches = append(s.Launches, LaunchInfo{Round: l.Round, Order: l.Order, Attempt: 1,
+				Status: results.StatusOK, Dir: l.Dir})
+		}
+	}
+	slices.SortStableFunc(s.Launches, func(a, b LaunchInfo) int { return a.Round - b.Round })
+	ok, failed := 0, 0
+	for _, li := range s.Launches {
+		switch li.Status {
+		case results.StatusOK:
+			ok++
+		case results.StatusFailed:
+			failed++
+		}
+	}
+	switch {
+	case len(s.Launches) == 0:
+	case failed == len(s.Launches):
+		s.Status = results.StatusFailed
+	case ok > 0:
+		s.Status = results.StatusOK
+	default:
+		s.Status = s.Launches[0].Status
+	}
+	// The first launch names the scenario's attempt, folder and failure: the
+	// whole story in a run of one round.
+	if len(s.Launches) > 0 {
+		first := s.Launches[0]
+		for _, li := range s.Launches {
+			if s.Status == results.StatusFailed || li.Status != results.StatusFailed {
+				first = li
+				break
+			}
+		}
+		s.Attempt, s.Dir, s.Newest = first.Attempt, first.Dir, first.Newest
+		s.FailedPhase, s.Reason = first.FailedPhase, first.Reason
+		if s.Status == results.StatusFailed {
+			s.FailedPhase, s.Reason = s.Launches[0].FailedPhase, s.Launches[0].Reason
+		}
+	}
+	return s
+}
+
+func firstPositive(xs ...float64) float64 {
+	for _, x := range xs {
+		if x > 0 {
+			return x
+		}
+	}
+	return 0
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (v *Verdict) scenario(name string) *Scenario {
@@ -180,47 +271,26 @@ func scenarioOrder(m results.Manifest, s results.Summary) []string {
 	return order
 }
 
-// findResult returns the attempt of the named scenario that the verdict
-// takes its figures from: the newest complete one, else the newest.
-func findResult(s results.Summary, name string) *results.ScenarioResult {
-	sr := findNewest(s, name)
-	if sr == nil {
-		return nil
-	}
-	if c := sr.Complete(); c != nil {
-		return c
-	}
-	return sr
-}
-
-func findNewest(s results.Summary, name string) *results.ScenarioResult {
-	for i := range s.Scenarios {
-		if s.Scenarios[i].Name == name {
-			return &s.Scenarios[i]
-		}
-	}
-	return nil
-}
-
 // summaryLevelFacts returns what only the server could tell (the accept
-// length) and the load generator's own client-limited flag, from the
-// summary's level summaries, averaged over repeats.
-func summaryLevelFacts(s results.Summary, name string, c int) (*float64, bool) {
-	sr := findResult(s, name)
-	if sr == nil {
-		return nil, false
-	}
+// length) and the load generator's own client-limited flag, from the level
+// summaries of the launches' results, averaged over launches and repeats.
+func summaryLevelFacts(launches []Launch, c int) (*float64, bool) {
 	var sum float64
 	var n int
 	limited := false
-	for _, ls := range sr.Levels {
-		if ls.Level != c {
+	for _, l := range launches {
+		if l.Result == nil {
 			continue
 		}
-		limited = limited || ls.ClientLimited
-		if ls.AcceptLength != nil {
-			sum += *ls.AcceptLength
-			n++
+		for _, ls := range l.Result.Levels {
+			if ls.Level != c {
+				continue
+			}
+			limited = limited || ls.ClientLimited
+			if ls.AcceptLength != nil {
+				sum += *ls.AcceptLength
+				n++
+			}
 		}
 	}
 	if n == 0 {

@@ -6,12 +6,13 @@ import (
 	"strings"
 )
 
-// Crossover says, for one variant, where it wins, ties and loses against the
-// baseline across the levels.
+// Crossover says, for one variant, where it wins, ties, loses or cannot be
+// told from the baseline across the levels, from the corrected comparisons'
+// outcomes only.
 type Crossover struct {
 	Scenario string `json:"scenario"`
 	// Sentence is the whole story in one line, e.g. "eagle3-topk4: +3.8% at
-	// C=1 (p=0.002); ~ at C=2; loses from C=5 on, down to −54% at C=250".
+	// C=1 (p=0.002); tie at C=2; loses from C=5 on, down to −54% at C=250".
 	Sentence string    `json:"sentence"`
 	Segments []Segment `json:"segments"`
 	// StopsWinning brackets the first place where the variant, having won,
@@ -32,14 +33,20 @@ type Bracket struct {
 
 // Segment is a run of adjacent measured levels with the same outcome.
 type Segment struct {
-	// Sign is +1 (significantly faster), 0 (~) or −1 (significantly slower).
-	Sign   int   `json:"sign"`
-	Levels []int `json:"levels"`
+	// Outcome is the comparisons' outcome (OutcomeFaster, …); Sign is +1
+	// (faster), −1 (slower) or 0 (tie or inconclusive).
+	Outcome string `json:"outcome"`
+	Sign    int    `json:"sign"`
+	Levels  []int  `json:"levels"`
 	// Extreme is the level with the largest delta in the segment's
 	// direction (for a tie, the one with the largest |delta|).
 	Extreme  int     `json:"extreme"`
 	DeltaPct float64 `json:"delta_pct"`
-	P        float64 `json:"p"`
+	// P is the corrected p-value at Extreme.
+	P float64 `json:"p"`
+	// MDEPct is, for an inconclusive segment, the largest of its levels'
+	// detectable differences.
+	MDEPct float64 `json:"mde_pct,omitempty"`
 }
 
 func crossovers(v *Verdict) []Crossover {
@@ -68,24 +75,34 @@ func crossoverOf(name string, levels []int, cells []Cell) Crossover {
 	x := Crossover{Scenario: name}
 	for i, c := range cells {
 		sign := c.Sign()
-		if n := len(x.Segments); n > 0 && x.Segments[n-1].Sign == sign {
+		if n := len(x.Segments); n > 0 && x.Segments[n-1].Outcome == c.Outcome {
 			seg := &x.Segments[n-1]
 			seg.Levels = append(seg.Levels, levels[i])
 			if moreExtreme(sign, c.DeltaPct, seg.DeltaPct) {
-				seg.Extreme, seg.DeltaPct, seg.P = levels[i], c.DeltaPct, c.P
+				seg.Extreme, seg.DeltaPct, seg.P = levels[i], c.DeltaPct, c.PAdjusted
+			}
+			if seg.Outcome == OutcomeInconclusive && (seg.MDEPct > 0 || len(seg.Levels) == 1) {
+				seg.MDEPct = math.Max(seg.MDEPct, c.MDEPct)
+				if c.MDEPct <= 0 {
+					seg.MDEPct = 0 // one level with no estimate: the segment has none
+				}
 			}
 			continue
 		}
-		x.Segments = append(x.Segments, Segment{Sign: sign, Levels: []int{levels[i]},
-			Extreme: levels[i], DeltaPct: c.DeltaPct, P: c.P})
+		seg := Segment{Outcome: c.Outcome, Sign: sign, Levels: []int{levels[i]},
+			Extreme: levels[i], DeltaPct: c.DeltaPct, P: c.PAdjusted}
+		if c.Outcome == OutcomeInconclusive {
+			seg.MDEPct = c.MDEPct
+		}
+		x.Segments = append(x.Segments, seg)
 	}
 	for i := 1; i < len(x.Segments); i++ {
 		prev, cur := x.Segments[i-1], x.Segments[i]
 		b := &Bracket{From: prev.Levels[len(prev.Levels)-1], To: cur.Levels[0]}
-		if prev.Sign == 1 && x.StopsWinning == nil {
+		if prev.Sign == 1 && cur.Sign != 1 && x.StopsWinning == nil {
 			x.StopsWinning = b
 		}
-		if cur.Sign == -1 && x.StartsLosing == nil {
+		if cur.Sign == -1 && prev.Sign != -1 && x.StartsLosing == nil {
 			x.StartsLosing = b
 		}
 	}
@@ -110,13 +127,15 @@ func (x Crossover) describe() string {
 		if len(s.Levels) == 1 {
 			span = fmt.Sprintf("C=%d", s.Levels[0])
 		}
-		switch s.Sign {
-		case 1:
+		switch s.Outcome {
+		case OutcomeFaster:
 			return fmt.Sprintf("wins at every level (%s), up to %s at C=%d (%s)", span, Pct(s.DeltaPct), s.Extreme, PClause(s.P))
-		case -1:
+		case OutcomeSlower:
 			return fmt.Sprintf("loses at every level (%s), down to %s at C=%d (%s)", span, Pct(s.DeltaPct), s.Extreme, PClause(s.P))
+		case OutcomeTie:
+			return fmt.Sprintf("ties at every level (%s)", span)
 		}
-		return fmt.Sprintf("no significant difference at any level (%s)", span)
+		return fmt.Sprintf("inconclusive at every level (%s): %s", span, mdeWords(s.MDEPct))
 	}
 	parts := make([]string, len(x.Segments))
 	for i, s := range x.Segments {
@@ -126,20 +145,31 @@ func (x Crossover) describe() string {
 		if last {
 			span = fmt.Sprintf("from C=%d on", first)
 		}
+		if len(s.Levels) == 1 {
+			span = fmt.Sprintf("at C=%d", first)
+		}
 		switch {
 		case len(s.Levels) == 1 && s.Sign != 0:
 			parts[i] = fmt.Sprintf("%s at C=%d (%s)", Pct(s.DeltaPct), first, PClause(s.P))
-		case len(s.Levels) == 1:
-			parts[i] = fmt.Sprintf("~ at C=%d", first)
-		case s.Sign == 1:
+		case s.Outcome == OutcomeFaster:
 			parts[i] = fmt.Sprintf("wins %s, up to %s at C=%d", span, Pct(s.DeltaPct), s.Extreme)
-		case s.Sign == -1:
+		case s.Outcome == OutcomeSlower:
 			parts[i] = fmt.Sprintf("loses %s, down to %s at C=%d", span, Pct(s.DeltaPct), s.Extreme)
+		case s.Outcome == OutcomeTie:
+			parts[i] = "tie " + span
 		default:
-			parts[i] = "~ " + span
+			parts[i] = "inconclusive " + span
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// mdeWords is what an inconclusive stretch could have seen.
+func mdeWords(mde float64) string {
+	if mde <= 0 {
+		return "no difference could be detected"
+	}
+	return fmt.Sprintf("differences under ±%.1f%% could not be detected", mde)
 }
 
 // Pct formats a percentage delta with its sign and a true minus sign, e.g.

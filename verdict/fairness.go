@@ -33,6 +33,8 @@ func fairness(v *Verdict, in Input) []Note {
 	notes = append(notes, checkConcurrency(v)...)
 	notes = append(notes, checkSamples(v)...)
 	notes = append(notes, checkCache(v, in)...)
+	notes = append(notes, checkRounds(v)...)
+	notes = append(notes, checkInconclusive(v)...)
 	rank := map[string]int{SeverityRed: 0, SeverityWarn: 1, SeverityInfo: 2}
 	slices.SortStableFunc(notes, func(a, b Note) int { return cmp.Compare(rank[a.Severity], rank[b.Severity]) })
 	return notes
@@ -57,7 +59,7 @@ func checkFingerprint(v *Verdict, in Input) []Note {
 	want := in.Manifest.Sweep.PromptSet
 	sets := map[string]map[string]bool{} // scenario → prompt-set hashes seen
 	for _, s := range v.Scenarios {
-		for _, r := range in.Records[s.Name] {
+		for _, r := range in.records(s.Name) {
 			if sets[s.Name] == nil {
 				sets[s.Name] = map[string]bool{}
 			}
@@ -86,8 +88,19 @@ func checkFingerprint(v *Verdict, in Input) []Note {
 func checkScenarios(v *Verdict) []Note {
 	var notes []Note
 	for _, s := range v.Scenarios {
-		if line := s.Superseded(); line != "" {
+		for _, line := range s.Superseded() {
 			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckScenario, Scenario: s.Name, Text: line})
+		}
+		for _, l := range s.FailedLaunches() {
+			text := fmt.Sprintf("%s round %d failed", s.Name, l.Round)
+			if l.FailedPhase != "" {
+				text += " in phase " + l.FailedPhase
+			}
+			if l.Reason != "" {
+				text += ": " + FirstLine(l.Reason)
+			}
+			notes = append(notes, Note{Severity: SeverityRed, Check: CheckScenario, Scenario: s.Name,
+				Text: text + "; the verdict uses its other rounds, and a configuration that fails one launch in several is not ready"})
 		}
 		switch {
 		case s.Failed():
@@ -147,7 +160,7 @@ func checkTokens(v *Verdict, in Input) []Note {
 	estimated := false
 	for _, s := range v.Scenarios {
 		short, n := 0, 0
-		for _, r := range in.Records[s.Name] {
+		for _, r := range in.records(s.Name) {
 			if r.Warmup || !r.OK() {
 				continue
 			}
@@ -197,7 +210,7 @@ func checkGreedy(v *Verdict, in Input) []Note {
 		return []Note{{Severity: SeverityInfo, Check: CheckGreedy,
 			Text: fmt.Sprintf("temperature %v: outputs are not compared with the baseline's", v.Temperature)}}
 	}
-	base := outputsByPrompt(in.Records[v.Baseline])
+	base := outputsByPrompt(in.records(v.Baseline))
 	if len(base) == 0 {
 		return []Note{{Severity: SeverityWarn, Check: CheckGreedy,
 			Text: "no output hashes in the baseline's records: greedy outputs could not be compared"}}
@@ -219,7 +232,7 @@ func checkGreedy(v *Verdict, in Input) []Note {
 		if s.Name == v.Baseline || s.Failed() {
 			continue
 		}
-		outs := outputsByPrompt(in.Records[s.Name])
+		outs := outputsByPrompt(in.records(s.Name))
 		differ, common := 0, 0
 		var example []int
 		for p, hs := range outs {
@@ -288,7 +301,7 @@ func checkSamples(v *Verdict) []Note {
 		}
 		if len(hopeless) > 0 {
 			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckSamples, Scenario: s.Name,
-				Text: fmt.Sprintf("%s: too few throughput samples to ever reach significance at alpha %v at %s; add repeats or requests",
+				Text: fmt.Sprintf("%s: too few launches or samples to ever reach significance at alpha %v at %s; add rounds",
 					s.Name, v.Alpha, strings.Join(hopeless, ", "))})
 		}
 		for _, l := range s.Levels {

@@ -178,3 +178,26 @@ func TestLogDiff(t *testing.T) {
 		t.Errorf("welch %+v p %g", w, w.P())
 	}
 }
+
+// A level disturbed in one round is judged on its own variance, not lent
+// the pooled one; the undisturbed levels keep the pool.
+func TestLevelVarNoisyLevel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := make([][]float64, 8)
+	for i := range x {
+		for range 5 {
+			x[i] = append(x[i], 0.005*rng.NormFloat64())
+		}
+	}
+	x[3][2] += 0.08 // one launch's C=… ran 8% fast
+	lv := estimateLaunchVar(x)
+	for i := range x {
+		_, df, noisy := levelVar(x[i], lv)
+		if noisy != (i == 3) {
+			t.Errorf("level %d: noisy %v (df %.1f)", i, noisy, df)
+		}
+		if noisy && df != 4 {
+			t.Errorf("noisy level df %g, want 4", df)
+		}
+	}
+}

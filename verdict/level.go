@@ -7,11 +7,7 @@ import (
 	"slices"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
-	"golang.org/x/perf/benchmath"
 )
-
-// levelKey identifies one repeat of one level.
-type levelKey struct{ level, repeat int }
 
 // groupLevels splits measured records (warm-up left out) by level, then by
 // repeat, each repeat in send order.
@@ -39,21 +35,52 @@ func groupLevels(recs []measure.Record) map[int]map[int][]measure.Record {
 	return out
 }
 
-// measureLevel computes one level of one scenario from its repeats.
-func measureLevel(level int, reps map[int][]measure.Record, maxSlices int, conf float64, th *benchmath.Thresholds) Level {
-	l := Level{Level: level, Repeats: len(reps), FailedByClass: map[string]int{}}
-	var perReq, lat, ttft, tpot, lags []float64
-	var steadyTok, steadySec, sampleSec, wallTok, wallSec, busy float64
-	repeatIDs := make([]int, 0, len(reps))
-	for id := range reps {
-		repeatIDs = append(repeatIDs, id)
+// measureScenario computes every level of one scenario over its launches.
+func measureScenario(launches []Launch, maxSlices int) []Level {
+	type launchGroups struct {
+		l      Launch
+		groups map[int]map[int][]measure.Record
 	}
-	slices.Sort(repeatIDs)
-	for _, id := range repeatIDs {
+	var gs []launchGroups
+	levels := map[int]bool{}
+	for _, l := range launches {
+		g := groupLevels(l.Records)
+		for c := range g {
+			levels[c] = true
+		}
+		gs = append(gs, launchGroups{l, g})
+	}
+	var out []Level
+	for _, c := range sortedKeys(levels) {
+		l := Level{Level: c, FailedByClass: map[string]int{}}
+		var acc levelAcc
+		for _, g := range gs {
+			if reps, ok := g.groups[c]; ok {
+				acc.add(&l, g.l, c, reps, maxSlices)
+			}
+		}
+		acc.finish(&l)
+		out = append(out, l)
+	}
+	return out
+}
+
+// levelAcc accumulates one level's figures over launches and repeats.
+type levelAcc struct {
+	perReq, lat, ttft, tpot, lags                           []float64
+	steadyTok, steadySec, sampleSec, wallTok, wallSec, busy float64
+}
+
+// add measures one launch's repeats of level c into l.
+func (a *levelAcc) add(l *Level, launch Launch, c int, reps map[int][]measure.Record, maxSlices int) {
+	ll := LaunchLevel{Round: launch.Round, Order: launch.Order}
+	var tok, sec float64
+	for _, id := range sortedKeys(reps) {
 		recs := reps[id]
+		l.Repeats++
 		for _, r := range recs {
 			l.Requests++
-			lags = append(lags, float64(r.DispatchLagNs)/1e9)
+			a.lags = append(a.lags, float64(r.DispatchLagNs)/1e9)
 			if !r.OK() {
 				l.Failed++
 				l.FailedByClass[r.ErrClass]++
@@ -62,60 +89,148 @@ func measureLevel(level int, reps map[int][]measure.Record, maxSlices int, conf 
 			l.OK++
 			l.Tokens += r.Tokens
 			if d := r.Latency().Seconds(); d > 0 {
-				lat = append(lat, d)
-				perReq = append(perReq, float64(r.Tokens)/d)
+				a.lat = append(a.lat, d)
+				a.perReq = append(a.perReq, float64(r.Tokens)/d)
 			}
 			if d := r.TTFT().Seconds(); d > 0 {
-				ttft = append(ttft, d)
+				a.ttft = append(a.ttft, d)
 			}
 			if d := r.TPOT().Seconds(); d > 0 {
-				tpot = append(tpot, d)
+				a.tpot = append(a.tpot, d)
 			}
 		}
-		tp := measure.LevelThroughput(recs, level, maxSlices)
+		tp := measure.LevelThroughput(recs, c, maxSlices)
 		if !tp.SamplesOK {
-			l.Warnings = append(l.Warnings, fmt.Sprintf("C=%d repeat %d: %s", level, id, tp.Note))
+			l.Warnings = append(l.Warnings, fmt.Sprintf("C=%d round %d repeat %d: %s", c, launch.Round, id, tp.Note))
 		}
-		steadyTok += tp.Tokens
-		steadySec += tp.Window.Seconds()
-		busy += tp.Concurrency * tp.Window.Seconds()
-		sampleSec += tp.SampleSeconds * float64(len(tp.Samples))
-		l.Samples = append(l.Samples, tp.Samples...)
+		tok += tp.Tokens
+		sec += tp.Window.Seconds()
+		a.busy += tp.Concurrency * tp.Window.Seconds()
+		a.sampleSec += tp.SampleSeconds * float64(len(tp.Samples))
+		ll.Samples = append(ll.Samples, tp.Samples...)
 		wall, _ := measure.WallWindow(recs)
-		wallTok += float64(measure.OKTokens(recs))
-		wallSec += wall.Seconds()
+		a.wallTok += float64(measure.OKTokens(recs))
+		a.wallSec += wall.Seconds()
 	}
+	a.steadyTok += tok
+	a.steadySec += sec
+	if sec > 0 {
+		ll.Throughput = tok / sec
+	}
+	l.Samples = append(l.Samples, ll.Samples...)
+	l.Launches = append(l.Launches, ll)
+}
+
+func (a *levelAcc) finish(l *Level) {
 	if len(l.FailedByClass) == 0 {
 		l.FailedByClass = nil
 	}
-	if steadySec > 0 {
-		l.SteadyThroughput = steadyTok / steadySec
-		l.AchievedConcurrency = busy / steadySec
-		l.SliceSeconds = sampleSec / float64(max(len(l.Samples), 1))
+	if a.steadySec > 0 {
+		l.SteadyThroughput = a.steadyTok / a.steadySec
+		l.AchievedConcurrency = a.busy / a.steadySec
+		l.SliceSeconds = a.sampleSec / float64(max(len(l.Samples), 1))
 	}
-	if wallSec > 0 {
-		l.WallThroughput = wallTok / wallSec
+	if a.wallSec > 0 {
+		l.WallThroughput = a.wallTok / a.wallSec
 	}
-	l.SteadySeconds = steadySec
-	l.PerRequest = measure.DistOf(perReq)
-	l.Latency = measure.DistOf(lat)
-	l.TTFT = measure.DistOf(ttft)
-	l.TPOT = measure.DistOf(tpot)
-	l.DispatchLagP99 = measure.DistOf(lags).P99
-	if len(l.Samples) > 0 {
-		s := benchmath.NewSample(slices.Clone(l.Samples), th)
-		sum := assumption.Summary(s, conf)
-		l.Throughput = Estimate{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi,
-			Confidence: sum.Confidence, N: len(l.Samples)}
-		if !finite(sum.Lo) || !finite(sum.Hi) {
-			l.Throughput.Lo, l.Throughput.Hi = sum.Center, sum.Center
-			l.Warnings = append(l.Warnings, fmt.Sprintf("C=%d: %d throughput sample(s): no confidence interval", level, len(l.Samples)))
-		}
-		for _, w := range append(s.Warnings, sum.Warnings...) {
-			l.Warnings = append(l.Warnings, fmt.Sprintf("C=%d: %v", level, w))
+	l.SteadySeconds = a.steadySec
+	l.PerRequest = measure.DistOf(a.perReq)
+	l.Latency = measure.DistOf(a.lat)
+	l.TTFT = measure.DistOf(a.ttft)
+	l.TPOT = measure.DistOf(a.tpot)
+	l.DispatchLagP99 = measure.DistOf(a.lags).P99
+}
+
+// measured reports whether the level has a throughput to compare.
+func (l *Level) measured() bool {
+	for _, ll := range l.Launches {
+		if ll.Throughput > 0 {
+			return true
 		}
 	}
-	return l
+	return false
+}
+
+// scenarioIntervals sets every level's Throughput: the geometric mean of its
+// launches with the interval from the scenario's launch-to-launch variance
+// (pooled over its levels), or, with one launch, from the within-launch
+// samples.
+func scenarioIntervals(s *Scenario, conf float64) {
+	rounds := roundIndex(s.Levels)
+	table := make([][]float64, len(s.Levels))
+	for i := range s.Levels {
+		table[i] = launchRow(&s.Levels[i], rounds)
+	}
+	lv := estimateLaunchVar(table)
+	for i := range s.Levels {
+		l := &s.Levels[i]
+		mean, n := rowMean(table[i])
+		if n == 0 {
+			continue
+		}
+		e := logDiff{D: mean}
+		switch {
+		case lv.DF > 0:
+			e.SE, e.DF = math.Sqrt(lv.Var/float64(n)), lv.DF
+		default:
+			_, vb, nb := logMoments(l.Samples)
+			if nb >= 2 {
+				e.SE, e.DF = math.Sqrt(vb/float64(nb)), float64(nb-1)
+			}
+		}
+		lo, hi := e.Interval(conf)
+		l.Throughput = Estimate{Center: math.Exp(mean), Lo: math.Exp(lo), Hi: math.Exp(hi), Confidence: conf, N: n}
+		if !e.ok() {
+			l.Throughput.Lo, l.Throughput.Hi = l.Throughput.Center, l.Throughput.Center
+			l.Warnings = append(l.Warnings, fmt.Sprintf("C=%d: one launch with %d within-launch sample(s): no confidence interval", l.Level, len(l.Samples)))
+		}
+	}
+}
+
+// roundIndex maps every round measured at any of levels to a column.
+func roundIndex(levels []Level) map[int]int {
+	set := map[int]bool{}
+	for _, l := range levels {
+		for _, ll := range l.Launches {
+			set[ll.Round] = true
+		}
+	}
+	idx := map[int]int{}
+	for i, r := range sortedKeys(set) {
+		idx[r] = i
+	}
+	return idx
+}
+
+// launchRow is the level's log throughput per round column (NaN where the
+// round has none).
+func launchRow(l *Level, rounds map[int]int) []float64 {
+	row := make([]float64, len(rounds))
+	for i := range row {
+		row[i] = math.NaN()
+	}
+	for _, ll := range l.Launches {
+		if ll.Throughput > 0 {
+			row[rounds[ll.Round]] = math.Log(ll.Throughput)
+		}
+	}
+	return row
+}
+
+// rowMean is the mean of the measured cells of a row and their count.
+func rowMean(row []float64) (float64, int) {
+	var s float64
+	n := 0
+	for _, x := range row {
+		if !math.IsNaN(x) {
+			s += x
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return s / float64(n), n
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

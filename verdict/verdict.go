@@ -1,15 +1,20 @@
 // Package verdict turns a run's raw request records into an A/B decision per
-// concurrency level: throughput with a confidence interval, the delta against
-// the baseline, whether that delta is significant, who wins, where each
-// variant's advantage crosses over, and the fairness checks that say whether
-// the comparison can be trusted at all.
+// concurrency level: throughput with a confidence interval, the difference
+// against the baseline and whether it is real, a tie or not yet known, who
+// wins, where each variant's advantage crosses over, and the fairness checks
+// that say whether the comparison can be trusted at all.
 //
 // Computing never prints: warnings and fairness findings are values in the
-// returned Verdict, and package report renders them. The statistics are
-// benchstat's (golang.org/x/perf/benchmath) applied to batch means: each
-// level's steady state is cut into time slices at least one request latency
-// long, and the slices' throughputs are compared with Welch's t-test.
-// docs/METHOD.md says how every number is made.
+// returned Verdict, and package report renders them. The unit of the
+// statistics is the launch: each launch (round) of a scenario contributes
+// one steady-state throughput per level (package measure), a variant is
+// compared with the baseline launched in the same round, and the
+// launch-to-launch variance is pooled over the levels (launchvar.go). The
+// tests are t-tests on log ratios, corrected over every comparison of the
+// run (Holm), and each comparison ends as faster, slower, tie (two one-sided
+// tests against the equivalence margin) or inconclusive. With one launch
+// per scenario the within-launch samples stand in, and a winner must also
+// clear the minimum effect. docs/METHOD.md says how every number is made.
 package verdict
 
 import (
@@ -25,10 +30,9 @@ const (
 	DefaultAlpha = 0.05
 	// DefaultConfidence is the level of the throughput confidence intervals.
 	DefaultConfidence = 0.95
-	// DefaultMaxSlices caps how many equal time slices (batches) the
-	// steady-state window of one level repeat is cut into; each slice is one
-	// throughput sample. Slices are never shorter than the level's median
-	// request latency, so fewer are cut when the window is short.
+	// DefaultMaxSlices caps how many within-launch throughput samples
+	// (turnover groups, measure.LevelThroughput) one level repeat gives.
+	// They are used only when a scenario has a single launch.
 	DefaultMaxSlices = 10
 	// DefaultMinConcurrencyRatio is the fraction of the target concurrency
 	// the achieved concurrency must reach before a fairness note is raised;
@@ -50,6 +54,21 @@ type Options struct {
 	Baseline string
 	// MaxSlices overrides DefaultMaxSlices when positive.
 	MaxSlices int
+	// Correction is CorrectionHolm, CorrectionBH or CorrectionNone
+	// (DefaultCorrection when empty).
+	Correction string
+	// MinEffectPct and EquivalenceMarginPct override the run's (the
+	// manifest's, else DefaultMinEffectPct and DefaultEquivalenceMarginPct)
+	// when positive.
+	MinEffectPct, EquivalenceMarginPct float64
+}
+
+func (o Options) correction() string {
+	switch o.Correction {
+	case CorrectionHolm, CorrectionBH, CorrectionNone:
+		return o.Correction
+	}
+	return DefaultCorrection
 }
 
 func (o Options) alpha() float64 {
@@ -75,9 +94,21 @@ type Verdict struct {
 	Baseline    string  `json:"baseline"`
 	Alpha       float64 `json:"alpha"`
 	Confidence  float64 `json:"confidence"`
-	MaxTokens   int     `json:"max_tokens,omitempty"`
-	IgnoreEOS   bool    `json:"ignore_eos,omitempty"`
-	Temperature float64 `json:"temperature"`
+	// Correction is the multiple-testing correction applied over all
+	// Comparisons of the run.
+	Correction  string `json:"correction"`
+	Comparisons int    `json:"comparisons"`
+	// MinEffectPct is the smallest difference named a win when a comparison
+	// has one launch per side; EquivalenceMarginPct the ± margin of a tie.
+	MinEffectPct         float64 `json:"min_effect_pct"`
+	EquivalenceMarginPct float64 `json:"equivalence_margin_pct"`
+	// Rounds is the most launches any scenario has; RoundsPlanned the
+	// rounds the campaign asked for (1 in runs written before rounds).
+	Rounds        int     `json:"rounds"`
+	RoundsPlanned int     `json:"rounds_planned"`
+	MaxTokens     int     `json:"max_tokens,omitempty"`
+	IgnoreEOS     bool    `json:"ignore_eos,omitempty"`
+	Temperature   float64 `json:"temperature"`
 	// Scenarios are in campaign order; failed ones are listed with no levels.
 	Scenarios []Scenario `json:"scenarios"`
 	// Levels are every measured concurrency level, ascending.
@@ -103,14 +134,32 @@ type Scenario struct {
 	// scenario, when the engine reported one.
 	AcceptLength *float64 `json:"accept_length,omitempty"`
 	Levels       []Level  `json:"levels,omitempty"`
-	// Dir is the folder, relative to the run directory, of the attempt the
-	// figures come from: the newest complete one.
-	Dir string `json:"dir,omitempty"`
-	// Newest is the scenario's newest attempt when it is not the one the
-	// figures come from: a rerun that failed or was interrupted after an
-	// earlier attempt completed.
+	// Launches are the scenario's launches, one per round, in round order.
+	Launches []LaunchInfo `json:"launches,omitempty"`
+	// Attempt, Dir and Newest describe the first launch (the only one in a
+	// run of one round): Dir is the folder, relative to the run directory,
+	// of the attempt the figures come from, the newest complete one; Newest
+	// is the newest attempt when it is not that one (a rerun that failed or
+	// was interrupted after an earlier attempt completed).
+	Dir    string   `json:"dir,omitempty"`
 	Newest *Attempt `json:"newest_attempt,omitempty"`
 }
+
+// LaunchInfo is one launch (round) of a scenario: where its figures come
+// from and how it ended.
+type LaunchInfo struct {
+	Round       int      `json:"round"`
+	Order       int      `json:"order"`
+	Attempt     int      `json:"attempt,omitempty"`
+	Status      string   `json:"status"`
+	FailedPhase string   `json:"failed_phase,omitempty"`
+	Reason      string   `json:"reason,omitempty"`
+	Dir         string   `json:"dir,omitempty"`
+	Newest      *Attempt `json:"newest_attempt,omitempty"`
+}
+
+// Failed reports whether the launch has no usable measurements.
+func (l LaunchInfo) Failed() bool { return l.Status == "failed" }
 
 // Attempt is what the verdict says of an attempt it takes no figures from.
 type Attempt struct {
@@ -120,25 +169,47 @@ type Attempt struct {
 	Reason      string `json:"reason,omitempty"`
 }
 
-// Superseded says, in one sentence, that the scenario's newest attempt did
-// not complete and which attempt its figures come from; "" when the figures
-// are the newest attempt's.
-func (s *Scenario) Superseded() string {
-	if s.Newest == nil {
-		return ""
+// Superseded says, one sentence per launch, that a launch's newest attempt
+// did not complete and which attempt its figures come from; empty when
+// every launch's figures are its newest attempt's.
+func (s *Scenario) Superseded() []string {
+	var out []string
+	for _, l := range s.Launches {
+		if l.Newest == nil {
+			continue
+		}
+		what := "was interrupted"
+		if l.Newest.Status == "failed" {
+			what = "failed"
+			if l.Newest.FailedPhase != "" {
+				what += " in phase " + l.Newest.FailedPhase
+			}
+		}
+		if l.Newest.Reason != "" {
+			what += " (" + FirstLine(l.Newest.Reason) + ")"
+		}
+		name := s.Name
+		if len(s.Launches) > 1 {
+			name = fmt.Sprintf("%s round %d", s.Name, l.Round)
+		}
+		out = append(out, fmt.Sprintf("%s: the newest attempt (%d) %s; the figures are from attempt %d, the newest that completed (%s)",
+			name, l.Newest.Attempt, what, l.Attempt, l.Dir))
 	}
-	what := "was interrupted"
-	if s.Newest.Status == "failed" {
-		what = "failed"
-		if s.Newest.FailedPhase != "" {
-			what += " in phase " + s.Newest.FailedPhase
+	return out
+}
+
+// FailedLaunches are the scenario's failed launches when others succeeded.
+func (s *Scenario) FailedLaunches() []LaunchInfo {
+	if s.Failed() {
+		return nil
+	}
+	var out []LaunchInfo
+	for _, l := range s.Launches {
+		if l.Failed() {
+			out = append(out, l)
 		}
 	}
-	if s.Newest.Reason != "" {
-		what += " (" + FirstLine(s.Newest.Reason) + ")"
-	}
-	return fmt.Sprintf("%s: the newest attempt (%d) %s; the figures are from attempt %d, the newest that completed (%s)",
-		s.Name, s.Newest.Attempt, what, s.Attempt, s.Dir)
+	return out
 }
 
 // Failed reports whether the scenario has no usable measurements.
@@ -165,10 +236,17 @@ type Level struct {
 	Failed        int            `json:"failed"`
 	FailedByClass map[string]int `json:"failed_by_class,omitempty"`
 	Tokens        int            `json:"tokens"` // completion tokens of successful requests
-	// Samples are the throughput samples in tok/s (one per time slice of the
-	// steady-state window, for every repeat), in time order.
+	// Launches are the level's figures per launch, in round order: what the
+	// comparisons use.
+	Launches []LaunchLevel `json:"launches"`
+	// Samples are the within-launch throughput samples in tok/s (turnover
+	// groups, measure.LevelThroughput) of every launch and repeat, in
+	// launch then time order; the comparisons use them only for a scenario
+	// launched once.
 	Samples []float64 `json:"samples"`
-	// Throughput is the mean of Samples with its confidence interval, tok/s.
+	// Throughput is the geometric mean of the launches' throughputs with its
+	// confidence interval (from the launch-to-launch variation, or with one
+	// launch from its within-launch samples), tok/s.
 	Throughput Estimate `json:"throughput"`
 	// SteadyThroughput is tokens over the whole steady-state window, tok/s;
 	// WallThroughput is tokens over first send to last end, tok/s.
@@ -176,7 +254,8 @@ type Level struct {
 	WallThroughput   float64 `json:"wall_throughput"`
 	// SteadySeconds is the steady-state window's length summed over repeats.
 	SteadySeconds float64 `json:"steady_s"`
-	// SliceSeconds is the mean length of one time slice.
+	// SliceSeconds is the mean length of the interval one within-launch
+	// sample covers.
 	SliceSeconds float64 `json:"slice_s"`
 	// PerRequest is the distribution of tokens/latency per request, tok/s.
 	PerRequest measure.Dist `json:"per_request_tok_s"`
@@ -197,6 +276,17 @@ type Level struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
+// LaunchLevel is one launch's figures at one level, its repeats pooled.
+type LaunchLevel struct {
+	Round int `json:"round"`
+	Order int `json:"order"`
+	// Throughput is the steady-state throughput, tok/s: tokens produced in
+	// the steady-state windows of the launch's repeats over their length.
+	Throughput float64 `json:"throughput"`
+	// Samples are the launch's within-launch samples, tok/s.
+	Samples []float64 `json:"samples,omitempty"`
+}
+
 // Estimate is a center with its confidence interval.
 type Estimate struct {
 	Center     float64 `json:"center"`
@@ -215,15 +305,28 @@ func (e Estimate) HalfWidthPct() float64 {
 	return 100 * (e.Hi - e.Lo) / 2 / e.Center
 }
 
+// Row outcomes: who leads a level.
+const (
+	RowWinner       = "winner"       // one scenario beats every other
+	RowTie          = "tie"          // the leader ties with every other
+	RowInconclusive = "inconclusive" // the leader cannot be told from some other
+)
+
 // Row is the comparison at one concurrency level.
 type Row struct {
 	Level int `json:"level"`
 	// Cells hold one entry per scenario, in Verdict.Scenarios order.
 	Cells []Cell `json:"cells"`
-	// Winner is the one scenario significantly ahead of every other at this
-	// level; empty when the leaders are tied (Tied names them).
-	Winner string   `json:"winner,omitempty"`
-	Tied   []string `json:"tied,omitempty"`
+	// Outcome is RowWinner, RowTie, RowInconclusive, or empty when fewer
+	// than two scenarios were measured at this level.
+	Outcome string `json:"outcome,omitempty"`
+	// Winner is the scenario whose throughput is the highest and that is
+	// faster (corrected) than every other; Tied names the scenarios tied
+	// with the leader when all are; Unresolved names the leader and the
+	// scenarios it cannot be told from.
+	Winner     string   `json:"winner,omitempty"`
+	Tied       []string `json:"tied,omitempty"`
+	Unresolved []string `json:"unresolved,omitempty"`
 }
 
 // Cell is one scenario at one level, compared with the baseline.
@@ -232,38 +335,12 @@ type Cell struct {
 	// Present is false when the scenario has no measurement at this level.
 	Present    bool     `json:"present"`
 	Throughput Estimate `json:"throughput"`
-	// Compared is true for a variant with a baseline measurement to compare.
+	// Compared is true for a variant with a baseline measurement to compare;
+	// the comparison's fields are then filled, the variant against the
+	// baseline.
 	Compared bool `json:"compared"`
-	// DeltaPct is the variant's mean throughput against the baseline's, in
-	// percent.
-	DeltaPct float64 `json:"delta_pct"`
-	// Speedup is the ratio of means; SpeedupLo and SpeedupHi bound it
-	// conservatively with the two confidence intervals.
-	Speedup   float64 `json:"speedup"`
-	SpeedupLo float64 `json:"speedup_lo"`
-	SpeedupHi float64 `json:"speedup_hi"`
-	// P is the two-sided p-value of Welch's t-test on the slice samples;
-	// Significant is P < Alpha.
-	P           float64 `json:"p"`
-	Significant bool    `json:"significant"`
-	// Hopeless is true when the sample sizes cannot reach significance at
-	// Alpha whatever the values.
-	Hopeless bool     `json:"hopeless,omitempty"`
+	Comparison
 	Warnings []string `json:"warnings,omitempty"`
-}
-
-// Sign is +1 when the variant is significantly faster than the baseline, −1
-// when significantly slower, and 0 otherwise.
-func (c Cell) Sign() int {
-	switch {
-	case !c.Compared || !c.Significant:
-		return 0
-	case c.DeltaPct > 0:
-		return 1
-	case c.DeltaPct < 0:
-		return -1
-	}
-	return 0
 }
 
 // Note severities, most severe first.

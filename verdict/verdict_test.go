@@ -4,45 +4,49 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/perf/benchmath"
-
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
-func cellsOf(deltas []float64, sig []bool) []Cell {
+func cellsOf(deltas []float64, outcomes string) []Cell {
 	out := make([]Cell, len(deltas))
+	names := map[byte]string{'+': OutcomeFaster, '-': OutcomeSlower, '=': OutcomeTie, '?': OutcomeInconclusive}
 	for i := range deltas {
-		out[i] = Cell{Compared: true, DeltaPct: deltas[i], Significant: sig[i], P: 0.0004}
+		out[i] = Cell{Compared: true, Comparison: Comparison{DeltaPct: deltas[i], Outcome: names[outcomes[i]],
+			PAdjusted: 0.0004, MDEPct: 3.2}}
 	}
 	return out
 }
 
 func TestCrossoverSentences(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		levels []int
-		deltas []float64
-		sig    []bool
-		want   string
-		stops  *Bracket
-		starts *Bracket
+		name     string
+		levels   []int
+		deltas   []float64
+		outcomes string
+		want     string
+		stops    *Bracket
+		starts   *Bracket
 	}{
-		{"the seeds' story", []int{1, 2, 5, 250}, []float64{3.8, 1, -20, -54}, []bool{true, false, true, true},
-			"x: +3.8% at C=1 (p<0.001); ~ at C=2; loses from C=5 on, down to −54.0% at C=250",
+		{"the seeds' story", []int{1, 2, 5, 250}, []float64{3.8, 1, -20, -54}, "+?--",
+			"x: +3.8% at C=1 (p<0.001); inconclusive at C=2; loses from C=5 on, down to −54.0% at C=250",
 			&Bracket{1, 2}, &Bracket{2, 5}},
-		{"wins everywhere", []int{1, 2}, []float64{3, 7}, []bool{true, true},
+		{"wins everywhere", []int{1, 2}, []float64{3, 7}, "++",
 			"x: wins at every level (C=1 to C=2), up to +7.0% at C=2 (p<0.001)", nil, nil},
-		{"loses everywhere", []int{1, 2}, []float64{-3, -1}, []bool{true, true},
+		{"loses everywhere", []int{1, 2}, []float64{-3, -1}, "--",
 			"x: loses at every level (C=1 to C=2), down to −3.0% at C=1 (p<0.001)", nil, nil},
-		{"no difference", []int{1, 2, 5}, []float64{0.1, -0.2, 1}, []bool{false, false, false},
-			"x: no significant difference at any level (C=1 to C=5)", nil, nil},
-		{"wins then ties", []int{1, 2, 5, 10}, []float64{4, 5, 0, 1}, []bool{true, true, false, false},
-			"x: wins from C=1 to C=2, up to +5.0% at C=2; ~ from C=5 on", &Bracket{2, 5}, nil},
+		{"ties everywhere", []int{1, 2, 5}, []float64{0.1, -0.2, 1}, "===",
+			"x: ties at every level (C=1 to C=5)", nil, nil},
+		{"cannot tell anywhere", []int{1, 2, 5}, []float64{0.1, -0.2, 1}, "???",
+			"x: inconclusive at every level (C=1 to C=5): differences under ±3.2% could not be detected", nil, nil},
+		{"wins, ties, then cannot tell", []int{1, 2, 5, 10, 30}, []float64{4, 5, 0, 1, 2}, "++=??",
+			"x: wins from C=1 to C=2, up to +5.0% at C=2; tie at C=5; inconclusive from C=10 on", &Bracket{2, 5}, nil},
+		{"tie and can't tell are told apart", []int{1, 2, 5}, []float64{0, 0, -9}, "=?-",
+			"x: tie at C=1; inconclusive at C=2; −9.0% at C=5 (p<0.001)", nil, &Bracket{2, 5}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			x := crossoverOf("x", tc.levels, cellsOf(tc.deltas, tc.sig))
+			x := crossoverOf("x", tc.levels, cellsOf(tc.deltas, tc.outcomes))
 			if x.Sentence != tc.want {
 				t.Errorf("sentence\n got %s\nwant %s", x.Sentence, tc.want)
 			}
@@ -61,39 +65,48 @@ func eqBracket(a, b *Bracket) bool {
 }
 
 func TestWinner(t *testing.T) {
-	lv := func(xs ...float64) *Level {
-		l := &Level{Samples: xs}
-		var s float64
-		for _, x := range xs {
-			s += x
+	get := func(outcomes map[[2]int]string) func(i, j int) (Comparison, bool) {
+		return func(i, j int) (Comparison, bool) {
+			if o, ok := outcomes[[2]int{i, j}]; ok {
+				return Comparison{Outcome: o}, true
+			}
+			return Comparison{}, false
 		}
-		l.Throughput.Center = s / float64(len(xs))
-		return l
 	}
-	fast := lv(110, 111, 109, 110.5, 109.5)
-	base := lv(100, 101, 99, 100.5, 99.5)
-	same := lv(100.2, 100.9, 99.1, 100.4, 99.6)
 	for _, tc := range []struct {
-		name   string
-		levels []*Level
-		winner string
-		tied   int
+		name       string
+		centers    []float64
+		outcomes   map[[2]int]string // [i, j]: j against i
+		outcome    string
+		winner     string
+		tied       int
+		unresolved int
 	}{
-		{"clear winner", []*Level{base, fast}, "b", 0},
-		{"tie", []*Level{base, same}, "", 2},
-		{"one measured: nothing to compare", []*Level{base, nil}, "", 0},
-		{"two ahead tie", []*Level{base, fast, fast}, "", 2},
+		{"clear winner", []float64{100, 110}, map[[2]int]string{{0, 1}: OutcomeFaster}, RowWinner, "b", 0, 0},
+		{"tie", []float64{100, 100.2}, map[[2]int]string{{0, 1}: OutcomeTie}, RowTie, "", 2, 0},
+		{"cannot tell", []float64{100, 103}, map[[2]int]string{{0, 1}: OutcomeInconclusive}, RowInconclusive, "", 0, 2},
+		{"ahead of one, unresolved with the other", []float64{100, 110, 109},
+			map[[2]int]string{{0, 1}: OutcomeFaster, {2, 1}: OutcomeInconclusive}, RowInconclusive, "", 0, 2},
+		{"two tied at the top, ahead of the third", []float64{100, 110, 109.9},
+			map[[2]int]string{{0, 1}: OutcomeFaster, {2, 1}: OutcomeTie}, RowTie, "", 2, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			row := Row{}
-			for i := range tc.levels {
-				row.Cells = append(row.Cells, Cell{Scenario: string(rune('a' + i))})
+			var present []int
+			for i, c := range tc.centers {
+				row.Cells = append(row.Cells, Cell{Scenario: string(rune('a' + i)), Throughput: Estimate{Center: c}})
+				present = append(present, i)
 			}
-			pickWinner(&row, tc.levels, &benchmath.Thresholds{CompareAlpha: DefaultAlpha})
-			if row.Winner != tc.winner || len(row.Tied) != tc.tied {
-				t.Errorf("winner %q tied %v, want %q and %d tied", row.Winner, row.Tied, tc.winner, tc.tied)
+			pickWinner(&row, present, get(tc.outcomes))
+			if row.Outcome != tc.outcome || row.Winner != tc.winner || len(row.Tied) != tc.tied || len(row.Unresolved) != tc.unresolved {
+				t.Errorf("%+v", row)
 			}
 		})
+	}
+	row := Row{Cells: []Cell{{Scenario: "a"}}}
+	pickWinner(&row, []int{0}, get(nil))
+	if row.Outcome != "" {
+		t.Errorf("one scenario measured: nothing to compare, got %q", row.Outcome)
 	}
 }
 
@@ -121,35 +134,35 @@ func TestFairness(t *testing.T) {
 	}{
 		{"all good: greedy passes, said so", func(*Input) {}, CheckGreedy, SeverityInfo, "equal the baseline's"},
 		{"greedy output differs: a red line", func(in *Input) {
-			for i := range in.Records["variant"] {
-				if in.Records["variant"][i].Prompt == 3 {
-					in.Records["variant"][i].OutputHash = "changed"
+			for i := range in.Launches["variant"][0].Records {
+				if in.Launches["variant"][0].Records[i].Prompt == 3 {
+					in.Launches["variant"][0].Records[i].OutputHash = "changed"
 				}
 			}
 		}, CheckGreedy, SeverityRed, "differs from the baseline's for 1 of"},
 		{"failed requests are shown", func(in *Input) {
-			r := &in.Records["variant"][10]
+			r := &in.Launches["variant"][0].Records[10]
 			r.ErrClass, r.Error, r.Tokens = measure.ErrTimeout, "deadline", 0
 		}, CheckRequests, SeverityWarn, "1 of 30 requests failed (timeout 1)"},
 		{"short outputs under ignore_eos", func(in *Input) {
-			in.Records["variant"][12].Tokens = 17
+			in.Launches["variant"][0].Records[12].Tokens = 17
 		}, CheckTokens, SeverityWarn, "did not produce exactly max_tokens=200"},
 		{"fingerprint differs", func(in *Input) {
 			in.Summary.Scenarios[1].Fingerprint = "sha256:other"
 		}, CheckFingerprint, SeverityRed, "not comparable"},
 		{"prompt set differs", func(in *Input) {
-			for i := range in.Records["variant"] {
-				in.Records["variant"][i].PromptSet = "sha256:elsewhere"
+			for i := range in.Launches["variant"][0].Records {
+				in.Launches["variant"][0].Records[i].PromptSet = "sha256:elsewhere"
 			}
 		}, CheckFingerprint, SeverityRed, "sent prompt set"},
 		{"failed scenario is listed", func(in *Input) {
 			in.Summary.Scenarios[1].Status, in.Summary.Scenarios[1].Reason = results.StatusFailed, "NCCL error"
-			delete(in.Records, "variant")
+			delete(in.Launches, "variant")
 		}, CheckScenario, SeverityRed, "variant failed: NCCL error"},
 		{"concurrency not reached", func(in *Input) {
 			// Stretch every send to its end's eve: requests barely overlap.
-			for i := range in.Records["variant"] {
-				r := &in.Records["variant"][i]
+			for i := range in.Launches["variant"][0].Records {
+				r := &in.Launches["variant"][0].Records[i]
 				if r.Level == 4 && !r.Warmup {
 					d := r.EndNs - r.SendNs
 					r.SendNs += d * 3 / 4
@@ -185,9 +198,16 @@ func TestComputeFromDisk(t *testing.T) {
 	s.Concurrency = []int{1, 8}
 	accept := 2.4
 	m := verdicttest.Manifest("c", "r", "sha256:ff", "baseline", s, "baseline", "eagle3", "broken")
+	m.Rounds = 4
+	launches := verdicttest.Campaign([]verdicttest.Engine{verdicttest.Baseline, verdicttest.Eagle3TopK4}, s, m.Rounds, 1)
+	rounds := [2][][]measure.Record{make([][]measure.Record, m.Rounds), make([][]measure.Record, m.Rounds)}
+	for _, l := range launches {
+		rounds[l.Scenario][l.Round-1] = l.Records
+	}
+	rounds[1][1] = nil // eagle3's second launch failed
 	run, err := verdicttest.WriteRun(t.TempDir(), m, []verdicttest.Scenario{
-		{Name: "baseline", Records: verdicttest.Simulate(verdicttest.Baseline, s, 1)},
-		{Name: "eagle3", Records: verdicttest.Simulate(verdicttest.Eagle3TopK4, s, 2), AcceptLength: &accept},
+		{Name: "baseline", Rounds: rounds[0]},
+		{Name: "eagle3", Rounds: rounds[1], AcceptLength: &accept},
 		{Name: "broken", Status: results.StatusFailed, Reason: "unrecognized arguments: --speculative-eagle-top"},
 	})
 	if err != nil {
@@ -196,6 +216,19 @@ func TestComputeFromDisk(t *testing.T) {
 	v, err := Compute(run, Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if v.Rounds != 4 || len(v.Scenario("eagle3").Level(1).Launches) != 3 {
+		t.Errorf("rounds %d, eagle3 launches at C=1 %d; want 4 and 3 (one failed)", v.Rounds, len(v.Scenario("eagle3").Level(1).Launches))
+	}
+	if c := v.Cell(1, "eagle3"); c.Method != MethodLaunches || c.Rounds != 3 {
+		t.Errorf("eagle3 at C=1: method %q over %d rounds, want launches over the 3 paired rounds", c.Method, c.Rounds)
+	}
+	red := false
+	for _, n := range v.Notes {
+		red = red || (n.Severity == SeverityRed && strings.Contains(n.Text, "eagle3 round 2 failed"))
+	}
+	if !red {
+		t.Errorf("no red note for eagle3's failed launch: %+v", v.Notes)
 	}
 	if got := len(v.Scenarios); got != 3 {
 		t.Fatalf("%d scenarios, want 3 (the failed one listed)", got)

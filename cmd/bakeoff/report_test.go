@@ -36,7 +36,8 @@ func TestReportCommand(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{dir}, exitOK, "eagle3: +"},
+		{[]string{dir}, exitOK, "eagle3: inconclusive at C=1; −"},
+		{[]string{dir}, exitOK, "launch-to-launch variation not measured"},
 		{[]string{dir, "--format", "md"}, exitOK, "### Crossovers"},
 		{[]string{"--format", "csv", dir}, exitOK, "scenario,level,requests"},
 		{[]string{dir, "--format", "json"}, exitOK, `"baseline": "baseline"`},

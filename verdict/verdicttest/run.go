@@ -17,6 +17,10 @@ type Scenario struct {
 	Status  string // results.StatusOK when empty
 	Reason  string // for a failed scenario
 	Records []measure.Record
+	// Rounds, when set, are the records of each round's launch (Records is
+	// then ignored): written as SCENARIO/round-K/, as a run with rounds is.
+	// A nil round is a launch that failed.
+	Rounds [][]measure.Record
 	// AcceptLength is reported for speculative scenarios.
 	AcceptLength *float64
 }
@@ -35,10 +39,39 @@ func Manifest(campaign, run, fingerprint, baseline string, s Sweep, names ...str
 func WriteRun(dir string, m results.Manifest, scenarios []Scenario) (*results.Run, error) {
 	sum := results.Summary{Campaign: m.Campaign, Run: m.Run, Fingerprint: m.Fingerprint,
 		Baseline: m.Baseline, Updated: m.Started}
+	write := func(rel string, recs []measure.Record) error {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		for _, r := range recs {
+			if err := enc.Encode(r); err != nil {
+				return fmt.Errorf("encoding records: %w", err)
+			}
+		}
+		return results.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(rel), results.RequestsFile), buf.Bytes())
+	}
 	for _, s := range scenarios {
 		st := s.Status
 		if st == "" {
 			st = results.StatusOK
+		}
+		if len(s.Rounds) > 0 {
+			for k, recs := range s.Rounds {
+				round, rst := k+1, st
+				if recs == nil {
+					rst = results.StatusFailed
+				}
+				rel := results.LaunchDir(s.Name, round)
+				sum.Scenarios = append(sum.Scenarios, results.ScenarioResult{Name: s.Name, Status: rst, Attempt: 1,
+					Fingerprint: m.Fingerprint, Reason: s.Reason, AcceptLength: s.AcceptLength,
+					Started: m.Started, Ended: m.Started, Round: round, Dir: rel})
+				if rst == results.StatusFailed {
+					continue
+				}
+				if err := write(rel, recs); err != nil {
+					return nil, err
+				}
+			}
+			continue
 		}
 		sum.Scenarios = append(sum.Scenarios, results.ScenarioResult{Name: s.Name, Status: st, Attempt: 1,
 			Fingerprint: m.Fingerprint, Reason: s.Reason, AcceptLength: s.AcceptLength,
@@ -46,14 +79,7 @@ func WriteRun(dir string, m results.Manifest, scenarios []Scenario) (*results.Ru
 		if st == results.StatusFailed {
 			continue
 		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		for _, r := range s.Records {
-			if err := enc.Encode(r); err != nil {
-				return nil, fmt.Errorf("encoding records: %w", err)
-			}
-		}
-		if err := results.WriteFileAtomic(filepath.Join(dir, s.Name, results.RequestsFile), buf.Bytes()); err != nil {
+		if err := write(s.Name, s.Records); err != nil {
 			return nil, err
 		}
 	}

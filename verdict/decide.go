@@ -1,0 +1,212 @@
+package verdict
+
+import (
+	"fmt"
+	"math"
+)
+
+// Outcomes of one comparison (a variant against the baseline at one level,
+// or a scenario in two runs), as the table, the crossover sentence and diff
+// show them.
+const (
+	// OutcomeFaster and OutcomeSlower: the corrected test is significant
+	// (and, with one launch per side, the difference reaches the minimum
+	// effect), and the interval is not wholly inside the equivalence margin.
+	OutcomeFaster = "faster"
+	OutcomeSlower = "slower"
+	// OutcomeTie: the (1−2α) interval of the ratio lies inside
+	// ±equivalence margin (two one-sided tests); never with one launch a
+	// side.
+	OutcomeTie = "tie"
+	// OutcomeInconclusive: neither; the data cannot tell. MDEPct says how
+	// large a difference the run could have detected.
+	OutcomeInconclusive = "inconclusive"
+)
+
+// Methods of estimating a comparison's error.
+const (
+	// MethodLaunches: one figure per launch and level, paired by round (or,
+	// between two runs, unpaired), with the launch-to-launch variance pooled
+	// over the levels (estimateLaunchVar).
+	MethodLaunches = "launches"
+	// MethodWithinLaunch: one launch per side; the error comes from the
+	// within-launch throughput samples alone, and launch-to-launch variation
+	// is not measured.
+	MethodWithinLaunch = "within-launch"
+)
+
+// Defaults of the decision rule; docs/METHOD.md gives the measurements
+// behind each.
+const (
+	// DefaultRounds is the launches per scenario a campaign should make:
+	// the fewest that meet the honesty figures under 1% launch noise and
+	// drift (docs/METHOD.md).
+	DefaultRounds = 5
+	// DefaultMinEffectPct is the smallest difference, percent, named a win
+	// or loss when launch-to-launch variation is not measured (one launch
+	// per side).
+	DefaultMinEffectPct = 5.0
+	// DefaultEquivalenceMarginPct is the ± margin, percent, inside which a
+	// difference is a tie.
+	DefaultEquivalenceMarginPct = 2.0
+	// DefaultPower is the power at which the minimum detectable effect of an
+	// inconclusive comparison is stated.
+	DefaultPower = 0.8
+)
+
+// Comparison is one figure against another at one level: a variant against
+// the baseline, one scenario against another for the row's winner, or a
+// scenario's new run against its old one.
+type Comparison struct {
+	// Method says where the error estimate comes from: MethodLaunches or
+	// MethodWithinLaunch.
+	Method string `json:"method,omitempty"`
+	// Rounds is the launches per side behind the comparison: the rounds
+	// both were measured in (paired), or the smaller side's count.
+	Rounds int `json:"rounds,omitempty"`
+	// DeltaPct is the estimated difference, percent: 100·(Speedup − 1).
+	DeltaPct float64 `json:"delta_pct"`
+	// Speedup is the estimated throughput ratio; SpeedupLo and SpeedupHi
+	// its confidence interval (Verdict.Confidence, not corrected for the
+	// number of comparisons).
+	Speedup   float64 `json:"speedup"`
+	SpeedupLo float64 `json:"speedup_lo"`
+	SpeedupHi float64 `json:"speedup_hi"`
+	// DF is the t-test's degrees of freedom.
+	DF float64 `json:"df"`
+	// P is the two-sided p-value of no difference; PAdjusted is P corrected
+	// for every comparison of the family (Verdict.Correction).
+	P         float64 `json:"p"`
+	PAdjusted float64 `json:"p_adjusted"`
+	// Significant is PAdjusted < alpha.
+	Significant bool `json:"significant"`
+	// Outcome is OutcomeFaster, OutcomeSlower, OutcomeTie or
+	// OutcomeInconclusive.
+	Outcome string `json:"outcome"`
+	// MDEPct is the smallest difference, percent, this comparison would have
+	// detected with DefaultPower at the family's most stringent threshold
+	// (alpha over the number of comparisons); 0 when it has no error
+	// estimate and can detect none.
+	MDEPct float64 `json:"mde_pct,omitempty"`
+	// RoundSDPct is the estimated standard deviation, percent, of one
+	// round's difference (MethodLaunches), or of one within-launch
+	// sample's (MethodWithinLaunch).
+	RoundSDPct float64 `json:"round_sd_pct,omitempty"`
+	// BelowMinEffect is set when the corrected test is significant but,
+	// launch-to-launch variation being unmeasured, the difference is under
+	// the minimum effect.
+	BelowMinEffect bool `json:"below_min_effect,omitempty"`
+	// Hopeless is true when no data could make this comparison significant
+	// (fewer than two samples or launches a side).
+	Hopeless bool `json:"hopeless,omitempty"`
+	// NoisyLevel is set when this level varied between rounds more than the
+	// pooled variance allows (levelVar): its own variance and df are used.
+	NoisyLevel bool `json:"noisy_level,omitempty"`
+	// WithinShare is the part of one round's variance that the launches'
+	// within-launch samples account for (MethodLaunches), 0 to 1: high
+	// means more requests per level would help, low that only more rounds
+	// will.
+	WithinShare float64 `json:"within_share,omitempty"`
+
+	est logDiff
+}
+
+// rule is the decision rule applied to one family of comparisons.
+type rule struct {
+	Alpha, Confidence    float64
+	Correction           string
+	MinEffectPct         float64
+	EquivalenceMarginPct float64
+}
+
+// newComparison fills a comparison's estimate, interval and raw p-value.
+func newComparison(e logDiff, method string, rounds int, sd float64, conf float64) Comparison {
+	c := Comparison{Method: method, Rounds: rounds, est: e, DF: e.DF,
+		Speedup: math.Exp(e.D), DeltaPct: pctOf(e.D), P: e.P(), Hopeless: !e.ok()}
+	c.SpeedupLo, c.SpeedupHi = c.Speedup, c.Speedup // no interval without an error estimate
+	if e.ok() {
+		lo, hi := e.Interval(conf)
+		c.SpeedupLo, c.SpeedupHi = math.Exp(lo), math.Exp(hi)
+	}
+	if !math.IsNaN(sd) {
+		c.RoundSDPct = pctOf(sd)
+	}
+	return c
+}
+
+// decide corrects the family's p-values and gives every comparison its
+// outcome. The family is every comparison in cs.
+func decide(cs []*Comparison, r rule) {
+	p := make([]float64, len(cs))
+	for i, c := range cs {
+		p[i] = c.P
+	}
+	adj := adjust(p, r.Correction)
+	m := max(len(cs), 1)
+	margin := r.EquivalenceMarginPct / 100
+	lo, hi := math.Log1p(-margin), math.Log1p(margin)
+	for i, c := range cs {
+		c.PAdjusted = adj[i]
+		c.Significant = c.PAdjusted < r.Alpha
+		c.MDEPct = 0
+		if c.est.ok() {
+			c.MDEPct = pctOf(c.est.MDE(r.Alpha/float64(m), DefaultPower))
+			if c.Method == MethodWithinLaunch {
+				// Nothing under the minimum effect is ever named a win.
+				c.MDEPct = math.Max(c.MDEPct, r.MinEffectPct)
+			}
+		}
+		switch {
+		case margin > 0 && c.Method != MethodWithinLaunch && c.est.Equivalent(lo, hi, r.Alpha):
+			// One launch a side cannot show equivalence: the launch-to-launch
+			// difference it did not measure (±1.4% sd in the sim's model)
+			// is as large as the margin.
+			c.Outcome = OutcomeTie
+		case c.Significant && c.Method == MethodWithinLaunch && math.Abs(c.DeltaPct) < r.MinEffectPct:
+			c.Outcome = OutcomeInconclusive
+			c.BelowMinEffect = true
+		case c.Significant && c.DeltaPct > 0:
+			c.Outcome = OutcomeFaster
+		case c.Significant && c.DeltaPct < 0:
+			c.Outcome = OutcomeSlower
+		default:
+			c.Outcome = OutcomeInconclusive
+		}
+	}
+}
+
+// Sign is +1 for OutcomeFaster, −1 for OutcomeSlower, 0 otherwise.
+func (c Comparison) Sign() int {
+	switch c.Outcome {
+	case OutcomeFaster:
+		return 1
+	case OutcomeSlower:
+		return -1
+	}
+	return 0
+}
+
+// MDEClause is "could detect ±3.4%" for an inconclusive comparison, or
+// "could detect no difference" when it has no error estimate.
+func (c Comparison) MDEClause() string {
+	if c.MDEPct <= 0 {
+		return "could detect no difference"
+	}
+	return fmt.Sprintf("could detect ±%.1f%%", c.MDEPct)
+}
+
+// CompareRuns compares one scenario measured in two runs, level by level:
+// new against old. Launches are not paired (the rounds of two runs have
+// nothing in common); each run's launch-to-launch variance is pooled over
+// its levels, and with one launch on each side the within-launch samples
+// stand in (MethodWithinLaunch). The comparisons are undecided until Decide.
+func CompareRuns(old, new *Scenario, confidence float64) map[int]*Comparison {
+	return compareLevels(old.Levels, new.Levels, false, confidence)
+}
+
+// Decide corrects the p-values of one family of comparisons for their
+// number and gives each its outcome, as the verdict does for its own.
+func Decide(cs []*Comparison, alpha float64, correction string, minEffectPct, equivalenceMarginPct float64) {
+	decide(cs, rule{Alpha: alpha, Correction: correction, MinEffectPct: minEffectPct,
+		EquivalenceMarginPct: equivalenceMarginPct})
+}

@@ -1,0 +1,148 @@
+package verdict
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Check names of the notes about the launches behind the verdict and what
+// the inconclusive levels would need.
+const (
+	CheckRounds       = "rounds"
+	CheckInconclusive = "inconclusive"
+)
+
+// checkRounds says where the errors come from: launches compared round by
+// round, or, with one launch per scenario, within-launch samples alone and
+// the launch-to-launch variation unmeasured.
+func checkRounds(v *Verdict) []Note {
+	var notes []Note
+	for _, s := range v.Scenarios {
+		if s.Failed() || len(s.Launches) == 0 {
+			continue
+		}
+		got := 0
+		for _, l := range s.Launches {
+			if !l.Failed() && l.Status == "ok" {
+				got++
+			}
+		}
+		if v.RoundsPlanned > 1 && got < v.RoundsPlanned {
+			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckRounds, Scenario: s.Name,
+				Text: fmt.Sprintf("%s has %d complete launches of the %d rounds asked for; its intervals are wider for it", s.Name, got, v.RoundsPlanned)})
+		}
+	}
+	for _, s := range v.Scenarios {
+		if s.Name == v.Baseline || s.Failed() {
+			continue
+		}
+		var within, launches, noisy []string
+		var sd float64
+		var df float64
+		rounds := 0
+		for _, c := range v.Levels {
+			cell := v.Cell(c, s.Name)
+			if cell == nil || !cell.Compared {
+				continue
+			}
+			switch cell.Method {
+			case MethodWithinLaunch:
+				within = append(within, fmt.Sprintf("C=%d", c))
+			case MethodLaunches:
+				launches = append(launches, fmt.Sprintf("C=%d", c))
+				if cell.NoisyLevel {
+					noisy = append(noisy, fmt.Sprintf("C=%d", c))
+				}
+				sd, df, rounds = cell.RoundSDPct, cell.DF, max(rounds, cell.Rounds)
+			}
+		}
+		if len(noisy) > 0 {
+			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckRounds, Scenario: s.Name,
+				Text: fmt.Sprintf("%s against %s varied between rounds at %s far more than at its other levels (something disturbed a launch there); those levels are judged on their own variance",
+					s.Name, v.Baseline, strings.Join(noisy, ", "))})
+		}
+		switch {
+		case len(within) > 0:
+			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckRounds, Scenario: s.Name,
+				Text: fmt.Sprintf("launch-to-launch variation not measured: %s and %s were launched once each, so the intervals see only the noise within one launch; a winner is named only where the difference is at least %s (min_effect). rounds: %d would measure it",
+					s.Name, v.Baseline, trimPct(v.MinEffectPct), DefaultRounds)})
+		case len(launches) > 0:
+			notes = append(notes, Note{Severity: SeverityInfo, Check: CheckRounds, Scenario: s.Name,
+				Text: fmt.Sprintf("%s against %s: %d rounds, each compared with the baseline launched in the same round; one round's difference varies by ±%.1f%% (sd, pooled over levels, %.0f df)",
+					s.Name, v.Baseline, rounds, sd, df)})
+		}
+	}
+	return notes
+}
+
+// checkInconclusive says, per variant, where the data could not tell and
+// what would: the smallest difference the run could have detected, and how
+// many rounds would bring that down to the equivalence margin.
+func checkInconclusive(v *Verdict) []Note {
+	var notes []Note
+	for _, s := range v.Scenarios {
+		if s.Name == v.Baseline || s.Failed() {
+			continue
+		}
+		var levels, below []string
+		var worst, share float64
+		var method string
+		rounds, k := 0, 0
+		for _, c := range v.Levels {
+			cell := v.Cell(c, s.Name)
+			if cell == nil || !cell.Compared || cell.Outcome != OutcomeInconclusive {
+				continue
+			}
+			if cell.BelowMinEffect {
+				below = append(below, fmt.Sprintf("C=%d (%s)", c, Pct(cell.DeltaPct)))
+				continue
+			}
+			levels = append(levels, fmt.Sprintf("C=%d", c))
+			mde := cell.MDEPct
+			if mde <= 0 {
+				mde = math.Inf(1)
+			}
+			worst = math.Max(worst, mde)
+			method, rounds = cell.Method, max(rounds, cell.Rounds)
+			share += cell.WithinShare
+			k++
+		}
+		if len(below) > 0 {
+			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckInconclusive, Scenario: s.Name,
+				Text: fmt.Sprintf("%s: significant within one launch but under min_effect %s at %s: inconclusive, since the launch-to-launch variation is not measured; rounds: %d would tell",
+					s.Name, trimPct(v.MinEffectPct), strings.Join(below, ", "), DefaultRounds)})
+		}
+		if len(levels) == 0 {
+			continue
+		}
+		text := fmt.Sprintf("%s vs %s inconclusive at %s: neither a difference nor a tie within ±%s; ",
+			s.Name, v.Baseline, strings.Join(levels, ", "), trimPct(v.EquivalenceMarginPct))
+		switch {
+		case math.IsInf(worst, 1):
+			text += "no error estimate (too few samples or launches); more rounds would give one"
+		case method == MethodWithinLaunch:
+			text += fmt.Sprintf("this run could detect differences down to ±%.1f%% within one launch; rounds: %d would measure the launch-to-launch variation", worst, DefaultRounds)
+		default:
+			text += fmt.Sprintf("this run could detect differences down to ±%.1f%% (80%% power)", worst)
+			if m := v.EquivalenceMarginPct; m > 0 && rounds > 0 {
+				need := int(math.Ceil(float64(rounds) * (worst / m) * (worst / m)))
+				if need > 100 {
+					text += fmt.Sprintf("; reaching ±%s would take more than 100 rounds", trimPct(m))
+				} else if need > rounds {
+					text += fmt.Sprintf("; about %d rounds (now %d) would reach ±%s", need, rounds, trimPct(m))
+				}
+			}
+			if k > 0 && share/float64(k) > 0.5 {
+				text += "; most of that is noise within a launch, so more requests per level would help as much"
+			}
+		}
+		notes = append(notes, Note{Severity: SeverityWarn, Check: CheckInconclusive, Scenario: s.Name, Text: text})
+	}
+	return notes
+}
+
+// trimPct is "5%" or "2.5%".
+func trimPct(x float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", x), "0"), ".") + "%"
+}
