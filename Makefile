@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build test demo vet fmt bench fuzz faults clean
+.PHONY: all build test demo vet fmt bench bench-cpu fuzz faults clean
 
 all: build
 
@@ -46,6 +46,12 @@ faults: build
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./loadgen/...
+
+# The load generator's CPU per streamed chunk against an asyncio + aiohttp
+# client, both measured the same way (docs/PERFORMANCE.md). RUNS of each.
+RUNS ?= 7
+bench-cpu:
+	./scripts/clientcpu.sh $(RUNS)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

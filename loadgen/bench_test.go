@@ -81,10 +81,13 @@ type loopServer struct {
 	// aligning them, so the figure is the client's per-chunk delay rather
 	// than the queue of a burst of 64 chunks on a machine the server shares.
 	stagger bool
-	n       atomic.Int64
-	mu      sync.Mutex
-	first   map[string]int64
-	done    map[string]int64
+	// steps puts every stream's chunks on one clock of period gap, as one
+	// decode step of an engine emits a token for every running stream.
+	steps bool
+	n     atomic.Int64
+	mu    sync.Mutex
+	first map[string]int64
+	done  map[string]int64
 }
 
 func (s *loopServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -114,7 +117,10 @@ func (s *loopServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var first int64
 	for i := range s.chunks {
-		if s.gap > 0 {
+		switch {
+		case s.steps:
+			time.Sleep(time.Until(time.Now().Truncate(s.gap).Add(s.gap)))
+		case s.gap > 0:
 			time.Sleep(time.Until(start.Add(time.Duration(i) * s.gap)))
 		}
 		w.Write(ev)
@@ -221,7 +227,11 @@ func benchOverhead(b *testing.B, stagger, ownProcess bool) {
 	var url string
 	var times func() (first, done map[string]int64)
 	if ownProcess {
-		url, times = startLoopServerProcess(b, stagger)
+		mode := "aligned"
+		if stagger {
+			mode = "staggered"
+		}
+		url, times = startLoopServerProcess(b, mode)
 	} else {
 		ls := &loopServer{chunks: overheadChunks, gap: overheadGap, stagger: stagger, first: map[string]int64{}, done: map[string]int64{}}
 		srv := httptest.NewServer(ls)

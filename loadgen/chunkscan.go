@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"strconv"
 	"unicode"
@@ -26,9 +27,13 @@ type scanner struct {
 	b       []byte
 	i       int
 	scratch []byte // for strings with escapes
+	key     []byte // for keys that fold
 }
 
 func (s *scanner) ws() {
+	if s.i < len(s.b) && s.b[s.i] > ' ' {
+		return // the usual case: servers send compact JSON
+	}
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -76,6 +81,7 @@ func (s *scanner) object(field func(key []byte) error) error {
 		if err != nil {
 			return err
 		}
+		key = s.fold(key)
 		if s.peek() != ':' {
 			return errSyntax
 		}
@@ -131,18 +137,34 @@ func (s *scanner) str() ([]byte, error) {
 	}
 	s.i++
 	start := s.i
-	// Fast path: plain printable ASCII up to the closing quote.
-	for s.i < len(s.b) {
-		c := s.b[s.i]
+	// Fast path, eight bytes at a time while they hold no quote, backslash,
+	// control or non-ASCII byte; then byte by byte to the closing quote.
+	b := s.b
+	i := start
+	for i+8 <= len(b) && !specialWord(binary.LittleEndian.Uint64(b[i:])) {
+		i += 8
+	}
+	for i < len(b) {
+		c := b[i]
 		if c == '"' {
-			s.i++
-			return s.b[start : s.i-1], nil
+			s.i = i + 1
+			return b[start:i], nil
 		}
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+		if c == '\\' || c < 0x20 {
 			break
 		}
-		s.i++
+		if c >= utf8.RuneSelf {
+			// Text in other scripts: still the string as it stands when
+			// it is valid UTF-8 without escapes up to the closing quote.
+			if q := bytes.IndexByte(b[i:], '"'); q >= 0 && plainString(b[start:i+q]) {
+				s.i = i + q + 1
+				return b[start : i+q], nil
+			}
+			break
+		}
+		i++
 	}
+	s.i = i
 	out := append(s.scratch[:0], s.b[start:s.i]...)
 	for s.i < len(s.b) {
 		c := s.b[s.i]
@@ -210,6 +232,51 @@ func (s *scanner) str() ([]byte, error) {
 		}
 	}
 	return nil, errSyntax
+}
+
+// specialWord reports whether any of the eight bytes of w is a quote, a
+// backslash, a control byte or not ASCII: the bytes a string's fast path
+// stops at. Each test is the classic "has a zero byte" / "has a byte less
+// than n" word test, which is exact in whether any byte matches.
+func specialWord(w uint64) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	q := w ^ ('"' * ones)
+	bs := w ^ ('\\' * ones)
+	return ((w-0x20*ones)&^w|(q-ones)&^q|(bs-ones)&^bs|w)&highs != 0
+}
+
+// plainString reports whether seg, the bytes up to a closing quote, holds
+// no backslash, no control byte and only valid UTF-8: the JSON string is
+// then exactly those bytes. It tests eight bytes at a time.
+func plainString(seg []byte) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	b := seg
+	ascii := true
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		// A byte below 0x20, or a byte equal to '\\' (zero after the xor):
+		// the classic "has less than" word test, exact in whether any byte
+		// matches.
+		bs := w ^ ('\\' * ones)
+		if (w-0x20*ones)&^w&highs != 0 || (bs-ones)&^bs&highs != 0 {
+			return false
+		}
+		ascii = ascii && w&highs == 0
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 || c == '\\' {
+			return false
+		}
+		ascii = ascii && c < utf8.RuneSelf
+	}
+	return ascii || utf8.Valid(seg)
 }
 
 func (s *scanner) hex4() (rune, bool) {
@@ -349,10 +416,40 @@ func (s *scanner) intPtr(dst **int) error {
 	return s.int(*dst)
 }
 
-// is matches a key as encoding/json does, without regard to case.
-func is(key []byte, name string) bool {
-	return len(key) == len(name) && string(key) == name || bytes.EqualFold(key, []byte(name))
+// fold returns key in the form that matches a field name, so that is can
+// compare bytes: encoding/json matches keys to names without regard to case
+// (bytes.EqualFold). Every name is lower-case ASCII, so a key that is
+// lower-case ASCII already stands as it is; otherwise ASCII letters are
+// lowered, and the Kelvin sign and the long s, the only other runes whose
+// case folding reaches an ASCII letter, become k and s. Any other rune
+// stays, and matches no name. The result may alias the scanner's key
+// buffer: valid until the next key.
+func (s *scanner) fold(key []byte) []byte {
+	i := 0
+	for i < len(key) && key[i] < utf8.RuneSelf && !('A' <= key[i] && key[i] <= 'Z') {
+		i++
+	}
+	if i == len(key) {
+		return key
+	}
+	out := append(s.key[:0], key[:i]...)
+	for _, r := range string(key[i:]) {
+		switch {
+		case 'A' <= r && r <= 'Z':
+			r += 'a' - 'A'
+		case r == '\u212A': // KELVIN SIGN
+			r = 'k'
+		case r == '\u017F': // LATIN SMALL LETTER LONG S
+			r = 's'
+		}
+		out = utf8.AppendRune(out, r)
+	}
+	s.key = out
+	return out
 }
+
+// is matches a key from object, already folded, to a lower-case name.
+func is(key []byte, name string) bool { return string(key) == name }
 
 // decodeChunk fills c (which must be zero) from data.
 func decodeChunk(data []byte, c *chunk, s *scanner) error {

@@ -12,22 +12,31 @@ import (
 	"testing"
 )
 
-// loopServerEnv turns the test binary into the overhead benchmark's SSE
-// server in a process of its own: `BAKEOFF_LOOP_SERVER=aligned|staggered
-// loadgen.test` prints its URL, serves the paced streams and, at /times,
-// the flush times it recorded, and exits when its stdin closes. Flush times
-// are Unix nanoseconds, so they compare with the client's across processes.
+// loopServerEnv turns the test binary into a benchmark's SSE server in a
+// process of its own: `BAKEOFF_LOOP_SERVER=aligned|staggered loadgen.test`
+// prints its URL, serves the overhead benchmark's paced streams and, at
+// /times, the flush times it recorded, and exits when its stdin closes.
+// Flush times are Unix nanoseconds, so they compare with the client's across
+// processes. Mode "burst" serves the CPU benchmark's streams instead
+// (cpuChunks chunks, each flushed on its own, unpaced); it is also the
+// server scripts/clientcpu.sh measures both clients against.
 const loopServerEnv = "BAKEOFF_LOOP_SERVER"
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(loopServerEnv); mode != "" {
-		os.Exit(serveLoop(mode == "staggered"))
+		os.Exit(serveLoop(mode))
 	}
 	os.Exit(m.Run())
 }
 
-func serveLoop(stagger bool) int {
-	ls := &loopServer{chunks: overheadChunks, gap: overheadGap, stagger: stagger, first: map[string]int64{}, done: map[string]int64{}}
+func serveLoop(mode string) int {
+	ls := &loopServer{chunks: overheadChunks, gap: overheadGap, stagger: mode == "staggered", first: map[string]int64{}, done: map[string]int64{}}
+	if mode == "burst" {
+		ls = &loopServer{chunks: cpuChunks}
+	}
+	if mode == "steps" {
+		ls = &loopServer{chunks: cpuChunks, gap: cpuStep, steps: true}
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/", ls)
 	mux.HandleFunc("/times", func(w http.ResponseWriter, _ *http.Request) {
@@ -47,12 +56,8 @@ func serveLoop(stagger bool) int {
 
 // startLoopServerProcess starts the loop server in its own process, stopped
 // when b ends, and returns its URL and a reader of its flush times.
-func startLoopServerProcess(b *testing.B, stagger bool) (string, func() (first, done map[string]int64)) {
+func startLoopServerProcess(b *testing.B, mode string) (string, func() (first, done map[string]int64)) {
 	b.Helper()
-	mode := "aligned"
-	if stagger {
-		mode = "staggered"
-	}
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), loopServerEnv+"="+mode)
 	cmd.Stderr = os.Stderr
