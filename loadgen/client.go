@@ -11,6 +11,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"time"
 
@@ -37,7 +38,10 @@ const (
 // requester sends one streaming request and turns what happened into a
 // Record.
 type requester struct {
-	client    *http.Client
+	client *http.Client
+	// fresh sends the one retry of a request that found its kept-alive
+	// connection closed: it never reuses a connection.
+	fresh     *http.Client
 	url       string // the completions endpoint
 	apiKey    string
 	timeout   time.Duration
@@ -46,8 +50,9 @@ type requester struct {
 
 // do sends body and streams the answer into rec, which arrives with its
 // identifying fields set. sweep is the sweep's context: its cancellation
-// marks the record ErrCanceled rather than ErrTimeout.
-func (q *requester) do(sweep context.Context, body []byte, rec *measure.Record) {
+// marks the record ErrCanceled rather than ErrTimeout. It returns when the
+// request was first sent, in Unix ns: rec.SendNs unless it was sent again.
+func (q *requester) do(sweep context.Context, body []byte, rec *measure.Record) (firstSendNs int64) {
 	ctx, cancel := context.WithTimeout(sweep, q.timeout)
 	defer cancel()
 	fail := func(class string, err error) {
@@ -65,19 +70,19 @@ func (q *requester) do(sweep context.Context, body []byte, rec *measure.Record) 
 		rec.Error = shortError(err)
 	}
 
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, q.url, bytes.NewReader(body))
-	if err != nil {
-		rec.SendNs = nowNs()
-		fail(measure.ErrConnect, err)
-		return
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	if q.apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+q.apiKey)
-	}
 	rec.SendNs = nowNs()
-	resp, err := q.client.Do(req)
+	firstSendNs = rec.SendNs
+	resp, stale, err := q.send(ctx, q.client, body)
+	if err != nil && stale && ctx.Err() == nil && q.fresh != nil {
+		// The server had closed the kept-alive connection this request went
+		// out on (after its previous answer, or when it sat idle), and no
+		// byte of an answer came: the request is sent once more, on a new
+		// connection, and the record counts it. An answer of any kind,
+		// even one byte of it, is a result and never sent again.
+		rec.ConnRetries++
+		rec.SendNs = nowNs()
+		resp, _, err = q.send(ctx, q.fresh, body)
+	}
 	if err != nil {
 		fail(measure.ErrConnect, err)
 		return
@@ -150,6 +155,49 @@ func (q *requester) do(sweep context.Context, body []byte, rec *measure.Record) 
 	t := time.AfterFunc(drainGrace, cancel)
 	io.Copy(io.Discard, io.LimitReader(resp.Body, drainBytes))
 	t.Stop()
+	return firstSendNs
+}
+
+// send posts body with client. stale reports that the request went out on a
+// reused connection and failed before any byte of the response arrived: the
+// server had closed the connection. The request carries no GetBody, so the
+// transport never sends it again by itself; the one retry is do's, counted.
+func (q *requester) send(ctx context.Context, client *http.Client, body []byte) (resp *http.Response, stale bool, err error) {
+	var reused, answered bool
+	trace := &httptrace.ClientTrace{
+		GotConn:              func(i httptrace.GotConnInfo) { reused = i.Reused },
+		GotFirstResponseByte: func() { answered = true },
+	}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, q.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, false, err
+	}
+	req.GetBody = nil
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	if q.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+q.apiKey)
+	}
+	resp, err = client.Do(req)
+	return resp, err != nil && reused && !answered, err
+}
+
+// ownClient returns a client like c with a pool of connections of its own,
+// or with none when fresh is set: then every request opens a new
+// connection, closed after it. It returns c itself when c's transport is
+// not an *http.Transport, which it cannot copy.
+func ownClient(c *http.Client, fresh bool) *http.Client {
+	rt := c.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	t, ok := rt.(*http.Transport)
+	if !ok {
+		return c
+	}
+	t = t.Clone()
+	t.DisableKeepAlives = fresh
+	return &http.Client{Transport: t, CheckRedirect: c.CheckRedirect, Jar: c.Jar, Timeout: c.Timeout}
 }
 
 // streamState accumulates one stream's chunks.

@@ -215,8 +215,9 @@ type sweep struct {
 	res    *Result
 	base   string
 	q      *requester
-	bodies [][]byte // request body per prompt, built once
-	order  []int    // prompt index per sequence number, from the seed
+	probe  *http.Client // for the metrics scrapes
+	bodies [][]byte     // request body per prompt, built once
+	order  []int        // prompt index per sequence number, from the seed
 
 	mu      sync.Mutex      // serialises Records and Events
 	stopErr error           // the first error from Records
@@ -241,7 +242,11 @@ func (s *sweep) prepare() error {
 	if s.o.Endpoint == EndpointCompletions {
 		path = "/v1/completions"
 	}
-	s.q = &requester{client: s.o.Client, url: s.base + path, apiKey: s.o.APIKey,
+	// The server's metrics are read on connections of their own, so that a
+	// scrape neither takes a connection a request would have reused nor
+	// leaves one of its own for a request to find closed.
+	s.probe = ownClient(s.o.Client, false)
+	s.q = &requester{client: s.o.Client, fresh: ownClient(s.o.Client, true), url: s.base + path, apiKey: s.o.APIKey,
 		timeout: s.o.RequestTimeout, maxTokens: s.o.MaxTokens}
 	for _, p := range s.o.Prompts.Prompts {
 		data, err := s.encode(p, "")
@@ -349,7 +354,7 @@ func (s *sweep) run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			m := newMetricsProbe(s.o.Client, s.o.Engine, s.base, s.o.APIKey, s.o.MetricsDir, c, r)
+			m := newMetricsProbe(s.probe, s.o.Engine, s.base, s.o.APIKey, s.o.MetricsDir, c, r)
 			m.scrape(ctx, phaseBefore)
 			s.mu.Lock()
 			s.event(Event{Kind: EventLevelStart, Level: c, Repeat: r, Total: n})
@@ -402,7 +407,9 @@ func (s *sweep) resetCache(ctx context.Context) (did, note string) {
 		note = "no prefix-cache reset: " + p.NoReset
 	} else {
 		var err error
-		did, err = p.Reset(ctx, s.o.Client, s.base, s.o.APIKey)
+		// On a new connection: a reset is not sent twice, so it must not
+		// go out on a kept-alive connection the server may have closed.
+		did, err = p.Reset(ctx, s.q.fresh, s.base, s.o.APIKey)
 		var nr *engine.NoResetError
 		switch {
 		case err == nil:
@@ -495,8 +502,10 @@ func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec)
 			if l.warmup {
 				rec.Level = 0
 			}
-			s.q.do(ctx, s.body(p, &rec), &rec)
-			rec.DispatchLagNs = max(0, rec.SendNs-freed)
+			firstSend := s.q.do(ctx, s.body(p, &rec), &rec)
+			// Up to the first send: the time a request spent finding its
+			// connection closed by the server is not the client's delay.
+			rec.DispatchLagNs = max(0, firstSend-freed)
 			// The slot is free from the stream's last event on: what the
 			// client does after it (reading the rest of the response so the
 			// connection can be reused, writing the record) is its own

@@ -37,6 +37,11 @@ func FormatLevel(s LevelSummary) string {
 		}
 		fmt.Fprintf(&b, " (failed: %s)", strings.Join(classes, ", "))
 	}
+	if s.ConnRetries > 0 {
+		// Not failures: the server closed kept-alive connections, and these
+		// requests were sent again on new ones (docs/LOADGEN.md).
+		fmt.Fprintf(&b, " | conn retries: %d", s.ConnRetries)
+	}
 	if s.AcceptLength != nil {
 		fmt.Fprintf(&b, " | accept: %.2f", *s.AcceptLength)
 	}

@@ -44,8 +44,13 @@ type Record struct {
 	Chunks          int  `json:"chunks"` // content-bearing SSE events
 	// MaxITLNs is the largest gap between content chunks divided by the tokens
 	// that chunk carried.
-	MaxITLNs     int64  `json:"max_itl_ns,omitempty"`
-	Status       int    `json:"status"` // HTTP status, 0 when none arrived
+	MaxITLNs int64 `json:"max_itl_ns,omitempty"`
+	Status   int   `json:"status"` // HTTP status, 0 when none arrived
+	// ConnRetries is 1 when the request was sent again, on a new
+	// connection, because the server had closed the kept-alive connection it
+	// first went out on before any byte of an answer arrived; SendNs is then
+	// the second send's. Nothing else is ever sent again.
+	ConnRetries  int    `json:"conn_retries,omitempty"`
 	ErrClass     string `json:"err_class,omitempty"`
 	Error        string `json:"error,omitempty"`
 	OutputHash   string `json:"output_hash,omitempty"` // sha256 of the generated text, for greedy-equality checks

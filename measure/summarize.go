@@ -43,6 +43,7 @@ func Summarize(level, repeat int, recs []Record) LevelSummary {
 	for _, r := range rs {
 		first = min(first, r.SendNs)
 		last = max(last, r.EndNs)
+		s.ConnRetries += r.ConnRetries
 		if !r.OK() {
 			s.Failed++
 			if s.FailedByClass == nil {

@@ -149,6 +149,8 @@ func TestFormatLevelGolden(t *testing.T) {
 			TTFTP50: 1.2, TTFTP99: 9.81, TPOTP50: 0.3161, TPOTP99: 0.35, AcceptLength: &al, ClientLimited: true},
 		{Level: 5, Requests: 30, OK: 30, TokensEstimated: true, Throughput: 279, PerRequestTokS: 56.2, LatencyMean: 3.5,
 			LatencyP50: 3.5, LatencyP99: 3.9},
+		{Level: 8, Requests: 24, OK: 24, ConnRetries: 11, Throughput: 512.4, PerRequestTokS: 64.8, LatencyMean: 3.1,
+			LatencyP50: 3.1, LatencyP99: 3.3},
 	}
 	var b strings.Builder
 	for _, l := range levels {

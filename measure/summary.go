@@ -13,6 +13,9 @@ type LevelSummary struct {
 	Failed        int            `json:"failed"`
 	FailedByClass map[string]int `json:"failed_by_class,omitempty"`
 	Tokens        int            `json:"tokens"` // completion tokens of successful requests
+	// ConnRetries counts requests sent again on a new connection because
+	// the server had closed a kept-alive one (Record.ConnRetries).
+	ConnRetries int `json:"conn_retries,omitempty"`
 	// TokensEstimated is true when any request's token count was estimated
 	// because the server sent no usage.
 	TokensEstimated bool `json:"tokens_estimated,omitempty"`

@@ -30,6 +30,20 @@ func hostHTTPClient(h remote.Host) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
+// freshClient is c without connection reuse. A POST is not sent twice, so
+// it must not go out on a kept-alive connection that the server may have
+// closed since its last answer (llama.cpp's llama-server closes after every
+// streamed answer; servers and proxies close idle connections).
+func freshClient(c *http.Client) *http.Client {
+	tr, ok := c.Transport.(*http.Transport)
+	if !ok {
+		return c
+	}
+	tr = tr.Clone()
+	tr.DisableKeepAlives = true
+	return &http.Client{Transport: tr}
+}
+
 // get fetches url and returns the status and body.
 func get(ctx context.Context, c *http.Client, url string, timeout time.Duration) (int, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)

@@ -37,7 +37,7 @@ func smoke(ctx context.Context, s *scenarioRun) error {
 		rctx, cancel := context.WithTimeout(ctx, DefaultSmokeTimeout)
 		defer cancel()
 		var err error
-		status, resp, err = postJSON(rctx, s.client, endpoint, body)
+		status, resp, err = postJSON(rctx, freshClient(s.client), endpoint, body)
 		return err
 	})
 	if ctx.Err() != nil {

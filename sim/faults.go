@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/internal/keepalive"
 )
 
 // Fault names accepted by --sim-fault.
@@ -18,6 +20,12 @@ const (
 	FaultHoldMemory          = "hold-memory"    // =D wall time
 	FaultOrphanChildren      = "orphan-children"
 	FaultWrongOutput         = "wrong-output"
+	// Connection behaviours of real servers rather than failures
+	// (internal/keepalive): llama.cpp's llama-server closes a kept-alive
+	// connection after each streamed answer; servers and proxies close
+	// connections left idle.
+	FaultCloseAfterStream = "close-after-stream"
+	FaultIdleClose        = "idle-close" // =D wall time
 )
 
 // Faults are the failures switched on for one server. Durations are wall
@@ -32,6 +40,8 @@ type Faults struct {
 	HoldMemory          time.Duration // 0: off; memory stays reported this long after exit
 	OrphanChildren      bool
 	WrongOutput         bool
+	CloseAfterStream    bool
+	IdleClose           time.Duration // 0: off; close connections idle this long
 	names               []string
 }
 
@@ -74,17 +84,23 @@ func (f *Faults) Add(v string) error {
 				err = fmt.Errorf("crash-after needs N ≥ 1, got %d", f.CrashAfter)
 			}
 		}
-	case FaultIgnoreSigterm, FaultHoldMemory:
+	case FaultCloseAfterStream:
+		err = noArg()
+		f.CloseAfterStream = true
+	case FaultIgnoreSigterm, FaultHoldMemory, FaultIdleClose:
 		if err = needArg(); err == nil {
 			var d time.Duration
 			d, err = time.ParseDuration(arg)
 			if err == nil && d <= 0 {
 				err = fmt.Errorf("%s needs a positive duration, got %s", name, arg)
 			}
-			if name == FaultIgnoreSigterm {
+			switch name {
+			case FaultIgnoreSigterm:
 				f.IgnoreSigterm = d
-			} else {
+			case FaultHoldMemory:
 				f.HoldMemory = d
+			default:
+				f.IdleClose = d
 			}
 		}
 	default:
@@ -97,13 +113,18 @@ func (f *Faults) Add(v string) error {
 	return nil
 }
 
+// keepAlive is the connection policy the faults ask for.
+func (f Faults) keepAlive() keepalive.Policy {
+	return keepalive.Policy{AfterStream: f.CloseAfterStream, Idle: f.IdleClose}
+}
+
 // Names returns the faults as given, for the log.
 func (f Faults) Names() []string { return append([]string(nil), f.names...) }
 
 // FaultNames lists every fault name, sorted.
 func FaultNames() []string {
 	n := []string{FaultDieDuringLoad, FaultHangDuringLoad, FaultCrashOnFirstRequest, FaultCrashAfter,
-		FaultIgnoreSigterm, FaultHoldMemory, FaultOrphanChildren, FaultWrongOutput}
+		FaultIgnoreSigterm, FaultHoldMemory, FaultOrphanChildren, FaultWrongOutput, FaultCloseAfterStream, FaultIdleClose}
 	sort.Strings(n)
 	return n
 }

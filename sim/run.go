@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"strconv"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/internal/keepalive"
 )
 
 const (
@@ -91,7 +93,11 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	srv := NewServer(cfg, log, stats, engine, seed, now)
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- hs.Serve(ln) }()
+	served := ln
+	if p := cfg.Sim.Faults.keepAlive(); p != (keepalive.Policy{}) {
+		served = keepalive.New(p).Install(hs, ln)
+	}
+	go func() { serveErr <- hs.Serve(served) }()
 	defer hs.Close()
 	log.Raw(fmt.Sprintf("INFO:     Started server process [%d]\nINFO:     Waiting for application startup.\nINFO:     Application startup complete.\nINFO:     Uvicorn running on http://%s (Press CTRL+C to quit)", pid(), cfg.Addr()))
 

@@ -28,6 +28,7 @@ func fairness(v *Verdict, in Input) []Note {
 	notes = append(notes, checkFingerprint(v, in)...)
 	notes = append(notes, checkScenarios(v)...)
 	notes = append(notes, checkRequests(v)...)
+	notes = append(notes, checkConnections(v, in)...)
 	notes = append(notes, checkTokens(v, in)...)
 	notes = append(notes, checkGreedy(v, in)...)
 	notes = append(notes, checkConcurrency(v)...)

@@ -36,7 +36,8 @@ Sim knobs:
   --sim-fault NAME[=ARG] die-during-load, hang-during-load,
                          crash-on-first-request, crash-after=N,
                          ignore-sigterm=D, hold-memory=D, orphan-children,
-                         wrong-output (repeatable; durations are wall time)
+                         wrong-output, close-after-stream, idle-close=D
+                         (repeatable; durations are wall time)
 
 See docs/SIM.md for the performance model and its calibration.`
 
