@@ -62,11 +62,11 @@ type Costs struct {
 // baseline and EAGLE-3 topk=4 figures, SpecV2Sync to the spec-v2 run's
 // single-stream figure (docs/SIM.md says which figure checks what).
 var fittedCosts = Costs{
-	StepFixed:   9825 * time.Microsecond,
+	StepFixed:   9809 * time.Microsecond,
 	PerSeq:      230 * time.Microsecond,
 	PerToken:    734 * time.Microsecond,
-	VerifyExtra: 3040 * time.Microsecond,
-	SpecV2Sync:  1370 * time.Microsecond,
+	VerifyExtra: 2879 * time.Microsecond,
+	SpecV2Sync:  1542 * time.Microsecond,
 }
 
 // Perf is the performance model of one server configuration. It is pure:
