@@ -19,7 +19,7 @@ py=${PYTHON:-/usr/bin/python3}
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'exec 3>&- 2>/dev/null; rm -rf "$tmp"' EXIT
-go test -c -o "$tmp/loadgen.test" "$root/loadgen"
+(cd "$root" && go test -c -o "$tmp/loadgen.test" ./loadgen)
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
