@@ -1,7 +1,8 @@
 // Package prompts is the prompt set a sweep draws from: the built-in set
-// embedded in the binary, or a user's JSONL file. The set's content hash goes
-// into every record and into the sweep fingerprint, so two runs can only be
-// compared when they sent the same text.
+// embedded in the binary, a user's JSONL file, or a synthetic set with given
+// input and output length distributions. The set's content hash goes into
+// every record and into the sweep fingerprint, so two runs can only be
+// compared when they sent the same text with the same per-request lengths.
 package prompts
 
 import (
@@ -16,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 )
 
 // Builtin is the name of the embedded set in configs and flags.
@@ -35,6 +37,17 @@ type Message struct {
 type Prompt struct {
 	Messages []Message
 	Text     string
+	// Category labels the prompt (e.g. chat, code, summarize) so figures can
+	// be reported per category; empty when the set gives none.
+	Category string
+	// OutputTokens is the output length recorded with the prompt, in tokens:
+	// the line's output_tokens, else the words of a ShareGPT conversation's
+	// answer × TokensPerWord; 0 when nothing was recorded. It changes nothing
+	// sent unless the set is made with recorded output lengths.
+	OutputTokens int
+	// MaxTokens is the max_tokens this prompt's requests ask for; 0 means the
+	// sweep's max_tokens. Set by WithRecordedLengths and Synthesize.
+	MaxTokens int
 }
 
 // Set is a loaded prompt set.
@@ -62,10 +75,16 @@ func Load(spec, baseDir string) (*Set, error) {
 }
 
 // line is the accepted JSONL shapes: {"prompt": "..."}, {"messages": [...]},
-// or ShareGPT-style {"conversations": [{"from": "human", "value": "..."}]}.
+// or ShareGPT-style {"conversations": [{"from": "human", "value": "..."}]},
+// each with an optional "category" and "output_tokens".
 type line struct {
-	Prompt        *string   `json:"prompt"`
-	Messages      []Message `json:"messages"`
+	Category     *string `json:"category"`
+	OutputTokens *int    `json:"output_tokens"`
+	// ID is ShareGPT's conversation id: accepted and ignored, so a
+	// ShareGPT dump loads as it is.
+	ID            json.RawMessage `json:"id"`
+	Prompt        *string         `json:"prompt"`
+	Messages      []Message       `json:"messages"`
 	Conversations []struct {
 		From  string `json:"from"`
 		Value string `json:"value"`
@@ -108,6 +127,7 @@ func Parse(name string, data []byte) (*Set, error) {
 
 func (l line) prompt() (Prompt, error) {
 	var msgs []Message
+	var answer string // the recorded reply to the last user turn, if any
 	switch {
 	case l.Prompt != nil:
 		msgs = []Message{{Role: "user", Content: *l.Prompt}}
@@ -124,7 +144,12 @@ func (l line) prompt() (Prompt, error) {
 		}
 		// A ShareGPT conversation is a whole dialogue; the request is
 		// everything up to the last user turn, so the model answers it.
+		// The first dropped turn, when the model spoke it, is the answer
+		// the recorded output length is measured on.
 		for len(msgs) > 0 && msgs[len(msgs)-1].Role != "user" {
+			if msgs[len(msgs)-1].Role == "assistant" {
+				answer = msgs[len(msgs)-1].Content
+			}
 			msgs = msgs[:len(msgs)-1]
 		}
 	default:
@@ -140,16 +165,54 @@ func (l line) prompt() (Prompt, error) {
 		}
 		text.WriteString(m.Content)
 	}
-	return Prompt{Messages: msgs, Text: text.String()}, nil
+	p := Prompt{Messages: msgs, Text: text.String(), OutputTokens: WordsToTokens(len(strings.Fields(answer)))}
+	if l.OutputTokens != nil {
+		if *l.OutputTokens < 1 {
+			return Prompt{}, fmt.Errorf("output_tokens %d: want at least 1", *l.OutputTokens)
+		}
+		p.OutputTokens = *l.OutputTokens
+	}
+	if l.Category != nil {
+		if err := checkCategory(*l.Category); err != nil {
+			return Prompt{}, err
+		}
+		p.Category = *l.Category
+	}
+	return p, nil
+}
+
+// MaxCategoryLen bounds a category's length in bytes: it is a label in
+// tables, not text.
+const MaxCategoryLen = 40
+
+func checkCategory(c string) error {
+	switch {
+	case c == "" || strings.TrimSpace(c) != c:
+		return fmt.Errorf("category %q: want a non-empty label without leading or trailing space", c)
+	case len(c) > MaxCategoryLen:
+		return fmt.Errorf("category %q: longer than %d bytes", c, MaxCategoryLen)
+	case strings.IndexFunc(c, unicode.IsControl) >= 0:
+		return fmt.Errorf("category %q: contains a control character", c)
+	}
+	return nil
 }
 
 // hashPrompts hashes the decoded content, not the file bytes, so formatting
 // changes (whitespace, key order, comments) do not change the fingerprint.
+// A prompt's category and its own max_tokens are hashed when it has them
+// (after a letter no message entry starts with); a recorded output length
+// that is not used as max_tokens sends nothing different and is left out.
 func hashPrompts(ps []Prompt) string {
 	h := sha256.New()
 	for _, p := range ps {
 		for _, m := range p.Messages {
 			fmt.Fprintf(h, "%d:%s%d:%s", len(m.Role), m.Role, len(m.Content), m.Content)
+		}
+		if p.Category != "" {
+			fmt.Fprintf(h, "c%d:%s", len(p.Category), p.Category)
+		}
+		if p.MaxTokens > 0 {
+			fmt.Fprintf(h, "m%d:", p.MaxTokens)
 		}
 		h.Write([]byte{0})
 	}

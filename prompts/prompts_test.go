@@ -139,3 +139,28 @@ func TestLoadFile(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestBuiltinCategories: every built-in prompt has a category, and each
+// category has enough prompts for a per-category figure to mean something.
+func TestBuiltinCategories(t *testing.T) {
+	s, err := Load(Builtin, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for i, p := range s.Prompts {
+		if p.Category == "" {
+			t.Errorf("prompt %d has no category", i)
+		}
+		count[p.Category]++
+	}
+	want := []string{"chat", "code", "math", "summarize", "creative", "short"}
+	if got := s.Categories(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("categories %v, want %v", got, want)
+	}
+	for c, n := range count {
+		if n < 10 {
+			t.Errorf("category %s has %d prompts, want at least 10", c, n)
+		}
+	}
+}
