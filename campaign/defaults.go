@@ -1,6 +1,10 @@
 package campaign
 
-import "time"
+import (
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/prompts"
+)
 
 // Defaults for every key a file may leave out. docs/CONFIG.md lists them.
 const (
@@ -18,6 +22,7 @@ const (
 	DefaultMaxTokens      = 200
 	DefaultWarmup         = 5
 	DefaultPrompts        = "builtin"
+	DefaultOutputLengths  = prompts.OutputMaxTokens
 	DefaultTemperature    = 0.0
 	DefaultIgnoreEOS      = true
 	DefaultEndpoint       = EndpointChat

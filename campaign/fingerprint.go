@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/prompts"
 )
 
 // fingerprintVersion names the canonical form below; change it whenever the
@@ -16,9 +18,11 @@ const fingerprintVersion = "bakeoff-sweep-v1"
 // identical for two scenarios' results to be comparable: the levels in
 // order, the resolved request count per level (so `auto` and the numbers it
 // stands for agree), max_tokens, warmup, temperature, ignore_eos, endpoint,
-// repeats, seed, the prompt set's content hash, and unique_prompts when it
-// is on (written only then, so every fingerprint from before the option
-// existed still matches its campaign). The canonical text is
+// repeats, seed, the prompt set's content hash (which covers each prompt's
+// category and own max_tokens), unique_prompts when it is on, output_lengths
+// when it is recorded, and a synthetic set's canonical spec (each written
+// only when set, so every fingerprint from before the option existed still
+// matches its campaign). The canonical text is
 // built field by field with fixed formatting (integers in decimal, the
 // temperature as the shortest decimal that round-trips), so it depends on
 // neither map order nor the machine.
@@ -53,6 +57,12 @@ func Fingerprint(s Sweep, promptSetHash string) string {
 	line("prompts", promptSetHash)
 	if s.UniquePrompts {
 		line("unique_prompts", "true")
+	}
+	if s.OutputLengths == prompts.OutputRecorded {
+		line("output_lengths", prompts.OutputRecorded)
+	}
+	if s.Synthetic != nil {
+		line("synthetic", s.Synthetic.String())
 	}
 	sum := sha256.Sum256([]byte(b.String()))
 	return "sha256:" + hex.EncodeToString(sum[:])

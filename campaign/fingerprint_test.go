@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/prompts"
 )
 
 var fpSweep = Sweep{
@@ -22,6 +24,24 @@ const fpHash = "sha256:prompts"
 func TestFingerprintPinned(t *testing.T) {
 	const want = "sha256:9228476afde9d54a8da6427e530532783e9495195a945e7872829db0a42e67d9"
 	if got := Fingerprint(fpSweep, fpHash); got != want {
+		t.Errorf("Fingerprint = %s, want %s", got, want)
+	}
+}
+
+// TestFingerprintPinnedWorkload pins the lines the workload options add.
+// They are written only when set, so TestFingerprintPinned's value (a sweep
+// without them) did not change when they came; this one is the same sweep
+// with output_lengths=recorded and
+// synthetic=count=50 input=normal(mean=300,sd=60,min=1,max=600) output=uniform(min=20,max=80)
+// appended, in that order.
+func TestFingerprintPinnedWorkload(t *testing.T) {
+	const want = "sha256:2d06e5d65a3708fc20f0911d086c60500269f96964190b0c19d3baf7cf014e8e"
+	s := fpSweep
+	s.OutputLengths = prompts.OutputRecorded
+	s.Synthetic = &prompts.SyntheticSpec{Count: 50,
+		Input:  prompts.Dist{Kind: prompts.DistNormal, Mean: 300, SD: 60, Min: 1, Max: 600},
+		Output: prompts.Dist{Kind: prompts.DistUniform, Min: 20, Max: 80}}
+	if got := Fingerprint(s, fpHash); got != want {
 		t.Errorf("Fingerprint = %s, want %s", got, want)
 	}
 }
@@ -45,6 +65,9 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 		{"seed", func(s *Sweep, _ *string) { s.Seed = 2 }, false},
 		{"prompt set", func(_ *Sweep, h *string) { *h = "sha256:other" }, false},
 		{"unique_prompts", func(s *Sweep, _ *string) { s.UniquePrompts = true }, false},
+		{"output_lengths recorded", func(s *Sweep, _ *string) { s.OutputLengths = prompts.OutputRecorded }, false},
+		{"output_lengths max_tokens is the default", func(s *Sweep, _ *string) { s.OutputLengths = prompts.OutputMaxTokens }, true},
+		{"synthetic set", func(s *Sweep, _ *string) { s.Synthetic = fpSynthetic(100, 100, 10) }, false},
 		{"negative zero temperature", func(s *Sweep, _ *string) { s.Temperature = math.Copysign(0, -1) }, true},
 		{"prompt file path (only content counts)", func(s *Sweep, _ *string) { s.Prompts = "/elsewhere/p.jsonl" }, true},
 		{"request timeout (not the load)", func(s *Sweep, _ *string) { s.RequestTimeout = time.Minute }, true},
@@ -59,6 +82,22 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 				t.Errorf("same fingerprint = %v, want %v", got == base, tt.same)
 			}
 		})
+	}
+	// Every knob of a synthetic set changes the fingerprint.
+	withSynth := fpSweep
+	withSynth.Synthetic = fpSynthetic(100, 100, 10)
+	synthBase := Fingerprint(withSynth, fpHash)
+	for name, spec := range map[string]*prompts.SyntheticSpec{
+		"count":      fpSynthetic(101, 100, 10),
+		"input":      fpSynthetic(100, 101, 10),
+		"output":     fpSynthetic(100, 100, 11),
+		"input kind": {Count: 100, Input: prompts.Dist{Kind: prompts.DistNormal, Mean: 100, SD: 1, Min: 1}, Output: prompts.Dist{Kind: prompts.DistFixed, Value: 10}},
+	} {
+		s := withSynth
+		s.Synthetic = spec
+		if Fingerprint(s, fpHash) == synthBase {
+			t.Errorf("synthetic %s: same fingerprint", name)
+		}
 	}
 	auto := fpSweep
 	auto.Concurrency = []int{1}
@@ -105,4 +144,11 @@ campaign: t
 	if ca.Fingerprint() != cb.Fingerprint() {
 		t.Errorf("fingerprints differ: %s vs %s", ca.Fingerprint(), cb.Fingerprint())
 	}
+}
+
+// fpSynthetic is a synthetic set of count prompts of fixed input and output
+// lengths.
+func fpSynthetic(count, in, out int) *prompts.SyntheticSpec {
+	return &prompts.SyntheticSpec{Count: count, Input: prompts.Dist{Kind: prompts.DistFixed, Value: in},
+		Output: prompts.Dist{Kind: prompts.DistFixed, Value: out}}
 }

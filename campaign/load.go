@@ -1,9 +1,7 @@
 package campaign
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,7 +11,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/bakeoff-dev/bakeoff/engine"
-	"github.com/bakeoff-dev/bakeoff/prompts"
 )
 
 // Load reads a campaign file and every scenario it names, resolves
@@ -71,6 +68,7 @@ func (l *loader) campaign(path string) *Campaign {
 			MaxTokens:      DefaultMaxTokens,
 			Warmup:         DefaultWarmup,
 			Prompts:        DefaultPrompts,
+			OutputLengths:  DefaultOutputLengths,
 			Temperature:    DefaultTemperature,
 			IgnoreEOS:      DefaultIgnoreEOS,
 			Endpoint:       DefaultEndpoint,
@@ -184,45 +182,6 @@ func keyValue(n *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
-}
-
-// prompts resolves the sweep's prompt set and records its content hash; a
-// missing or malformed file is reported at sweep.prompts.
-func (l *loader) prompts(c *Campaign, at position) {
-	if c.Sweep.Prompts == promptBuiltin {
-		set, err := prompts.Load(prompts.Builtin, "")
-		if err != nil {
-			l.p.errorf(at, "sweep.prompts: the built-in set: %v", err)
-			return
-		}
-		c.PromptHash = set.Hash
-		return
-	}
-	path := c.Sweep.Prompts
-	if !filepath.IsAbs(path) {
-		path = filepath.Clean(filepath.Join(filepath.Dir(c.File), path))
-	}
-	// Stored absolute, so prompts.Load finds the same file from any
-	// directory and whatever base it is given; messages keep the short form.
-	c.Sweep.Prompts = path
-	if abs, err := filepath.Abs(path); err == nil {
-		c.Sweep.Prompts = abs
-	}
-	data, err := l.read(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			l.p.errorf(at, "sweep.prompts: %s does not exist (use `builtin` or a JSONL file)", path)
-		} else {
-			l.p.errorf(at, "sweep.prompts: reading %s: %s", path, readMsg(err))
-		}
-		return
-	}
-	set, err := prompts.Parse(path, data)
-	if err != nil {
-		l.p.errorf(at, "sweep.prompts: %v", err)
-		return
-	}
-	c.PromptHash = set.Hash
 }
 
 func (d *doc) host(v *yaml.Node, h *Host) {
@@ -440,13 +399,7 @@ func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) bool {
 		},
 		"prompts": func(_, v *yaml.Node) {
 			nodes.prompts = v
-			if p, ok := d.word(v, "sweep.prompts"); ok {
-				if p == "" {
-					d.errorf(v, "sweep.prompts: empty (use builtin or a JSONL file)")
-					return
-				}
-				s.Prompts = p
-			}
+			d.promptsKey(v, s)
 		},
 		"temperature": func(_, v *yaml.Node) {
 			if f, ok := d.number(v, "sweep.temperature"); ok {

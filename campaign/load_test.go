@@ -299,7 +299,7 @@ env:
 	if (c.GPU != GPUOpts{MaxUsedMiB: 1024, WaitTimeout: 5 * time.Minute}) {
 		t.Errorf("gpu defaults: %+v", c.GPU)
 	}
-	wantSweep := Sweep{Concurrency: []int{4, 1}, MaxTokens: 200, Warmup: 5, Prompts: "builtin", IgnoreEOS: true,
+	wantSweep := Sweep{Concurrency: []int{4, 1}, MaxTokens: 200, Warmup: 5, Prompts: "builtin", OutputLengths: DefaultOutputLengths, IgnoreEOS: true,
 		Endpoint: "chat", Repeats: 1, Seed: 1, RequestTimeout: 10 * time.Minute}
 	if !reflect.DeepEqual(c.Sweep, wantSweep) {
 		t.Errorf("sweep:\n got %+v\nwant %+v", c.Sweep, wantSweep)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/prompts"
 )
 
 // Engine names accepted in a scenario's `engine` field; package engine
@@ -101,10 +102,17 @@ const (
 type Sweep struct {
 	Concurrency []int // levels, in order
 	// Requests per level; 0 means auto (see RequestsFor).
-	Requests    int
-	MaxTokens   int
-	Warmup      int     // requests sent before the first level, not measured
-	Prompts     string  // "builtin" or the absolute path of a JSONL file (written relative to the config)
+	Requests  int
+	MaxTokens int
+	Warmup    int    // requests sent before the first level, not measured
+	Prompts   string // "builtin" or the absolute path of a JSONL file (written relative to the config)
+	// OutputLengths is prompts.OutputMaxTokens (every request asks for
+	// MaxTokens) or prompts.OutputRecorded (each prompt's recorded output
+	// length, MaxTokens for prompts without one).
+	OutputLengths string
+	// Synthetic, when set, replaces the prompt set with a synthetic one
+	// drawn from Seed; Prompts is then builtin, its text source.
+	Synthetic   *prompts.SyntheticSpec
 	Temperature float64 // sampling temperature, 0 for greedy
 	IgnoreEOS   bool
 	Endpoint    string // chat or completions

@@ -274,6 +274,9 @@ func (s *streamState) add(c *chunk, now int64, rec *measure.Record) {
 
 // finish fills the record's token count, ITL and output hash.
 func (s *streamState) finish(rec *measure.Record, maxTokens int) {
+	if rec.MaxTokens > 0 {
+		maxTokens = rec.MaxTokens // the request's own
+	}
 	if rec.Chunks > 0 {
 		rec.OutputHash = "sha256:" + hex.EncodeToString(s.hash.Sum(nil))
 		rec.ArrivalNs = s.arrival.Times(rec.FirstNs)

@@ -262,7 +262,7 @@ func (s *sweep) prepare() error {
 
 // encode builds the request body of prompt p, its text led by prefix.
 func (s *sweep) encode(p prompts.Prompt, prefix string) ([]byte, error) {
-	b := requestBody{Model: s.res.Model, MaxTokens: s.o.MaxTokens, Temperature: s.o.Temperature,
+	b := requestBody{Model: s.res.Model, MaxTokens: s.maxTokens(p), Temperature: s.o.Temperature,
 		Stream: true, StreamOptions: map[string]bool{"include_usage": true}, IgnoreEOS: s.o.IgnoreEOS}
 	if s.o.Endpoint == EndpointCompletions {
 		text := prefix + p.Text
@@ -279,6 +279,15 @@ func (s *sweep) encode(p prompts.Prompt, prefix string) ([]byte, error) {
 		return nil, fmt.Errorf("encoding request: %w", err)
 	}
 	return data, nil
+}
+
+// maxTokens is what prompt p asks for: its own max_tokens (a recorded or
+// synthetic output length), else the sweep's.
+func (s *sweep) maxTokens(p prompts.Prompt) int {
+	if p.MaxTokens > 0 {
+		return p.MaxTokens
+	}
+	return s.o.MaxTokens
 }
 
 // UniquePrefix is what Options.UniquePrompts puts before a request's
@@ -368,6 +377,7 @@ func (s *sweep) run(ctx context.Context) error {
 			}
 			sum := measure.Summarize(c, r, recs)
 			sum.CacheReset, sum.CacheResetNote, sum.UniquePrompts = reset, resetNote, s.o.UniquePrompts
+			sum.Categories = measure.Categories(c, engine.AcceptFromTimings, recs)
 			if al, ok := timingsAccept(recs); ok {
 				sum.AcceptLength, sum.AcceptLengthSource = &al, engine.SourceLlamaCppTimings
 			} else if al, src := m.acceptLength(); src != "" {

@@ -18,15 +18,21 @@ const (
 // Record is one request, written as one JSON line. Times are Unix nanoseconds
 // so records from different machines sort and subtract without parsing.
 type Record struct {
-	Level     int    `json:"level"`              // target concurrency
-	Repeat    int    `json:"repeat"`             // 0-based repeat of the level
-	Seq       int    `json:"seq"`                // 0-based index within the level repeat
-	Warmup    bool   `json:"warmup,omitempty"`   // warm-up requests are recorded but never measured
-	Prompt    int    `json:"prompt"`             // index in the prompt set
-	PromptSet string `json:"prompt_set"`         // hash of the prompt set
-	SendNs    int64  `json:"send_ns"`            // request written
-	FirstNs   int64  `json:"first_ns,omitempty"` // first chunk with non-empty content
-	EndNs     int64  `json:"end_ns"`             // stream finished or failed
+	Level     int    `json:"level"`            // target concurrency
+	Repeat    int    `json:"repeat"`           // 0-based repeat of the level
+	Seq       int    `json:"seq"`              // 0-based index within the level repeat
+	Warmup    bool   `json:"warmup,omitempty"` // warm-up requests are recorded but never measured
+	Prompt    int    `json:"prompt"`           // index in the prompt set
+	PromptSet string `json:"prompt_set"`       // hash of the prompt set
+	// Category is the prompt's category in its set; empty when it has none.
+	Category string `json:"category,omitempty"`
+	// MaxTokens is the max_tokens this request asked for when it was its
+	// own (a recorded or synthetic output length); 0 when it was the
+	// sweep's max_tokens.
+	MaxTokens int   `json:"max_tokens,omitempty"`
+	SendNs    int64 `json:"send_ns"`            // request written
+	FirstNs   int64 `json:"first_ns,omitempty"` // first chunk with non-empty content
+	EndNs     int64 `json:"end_ns"`             // stream finished or failed
 	// ArrivalNs are the times, in ns after FirstNs, at which 1/8, 2/8, …,
 	// 7/8 of the streamed content had arrived (ArrivalFractions), so that
 	// throughput windows count the tokens produced inside them. Absent in

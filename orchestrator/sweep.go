@@ -68,6 +68,12 @@ func sweepArgv(bakeoff string, sw campaign.Sweep, eng, url, promptsPath, dir str
 	if sw.UniquePrompts {
 		argv = append(argv, "--unique-prompts")
 	}
+	if sw.OutputLengths == prompts.OutputRecorded {
+		argv = append(argv, "--output-lengths", sw.OutputLengths)
+	}
+	if sw.Synthetic != nil {
+		argv = append(argv, "--synthetic", sw.Synthetic.String())
+	}
 	return append(argv, "--out", path.Join(dir, results.RequestsFile), "--levels", path.Join(dir, results.LevelsFile),
 		"--metrics-dir", path.Join(dir, results.MetricsDir), "--json")
 }
@@ -323,7 +329,7 @@ func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 			campaign.ShellJoin(sweepArgv("bakeoff", o.c.Sweep, s.profile.Name, s.baseURL, o.c.Sweep.Prompts, s.dir))})
 		return nil, nil
 	}
-	set, err := prompts.Load(o.c.Sweep.Prompts, "")
+	set, err := o.c.Sweep.PromptSet()
 	if err != nil {
 		return nil, fmt.Errorf("loading the prompt set: %w", err)
 	}

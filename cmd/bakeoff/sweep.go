@@ -50,6 +50,12 @@ Flags:
   --warmup N             unmeasured requests before the first level (default 5)
   --endpoint E           chat or completions (default chat)
   --prompts SPEC         builtin or a JSONL file (default builtin)
+  --output-lengths M     max_tokens (every request asks for --max-tokens) or
+                         recorded (each prompt's recorded output length, see
+                         docs/LOADGEN.md) (default max_tokens)
+  --synthetic SPEC       a synthetic set instead of --prompts, drawn from --seed:
+                         'count=N input=DIST output=DIST', DIST a length in tokens,
+                         uniform(min=A,max=B) or normal(mean=M,sd=S[,min=A][,max=B])
   --temperature T        sampling temperature (default 0)
   --ignore-eos           ask the server to always generate max-tokens
   --repeats N            runs of each level (default 1)
@@ -76,6 +82,8 @@ func init() {
 type sweepFlags struct {
 	opts      loadgen.Options
 	prompts   string
+	lengths   string // --output-lengths
+	synthetic string // --synthetic
 	out       string
 	levels    string
 	json      bool
@@ -102,6 +110,8 @@ func parseSweepFlags(args []string, e *env) (*sweepFlags, error) {
 	fs.IntVar(&o.Warmup, "warmup", defaultSweepWarmup, "")
 	fs.StringVar(&o.Endpoint, "endpoint", loadgen.EndpointChat, "")
 	fs.StringVar(&f.prompts, "prompts", prompts.Builtin, "")
+	fs.StringVar(&f.lengths, "output-lengths", prompts.OutputMaxTokens, "")
+	fs.StringVar(&f.synthetic, "synthetic", "", "")
 	fs.Float64Var(&o.Temperature, "temperature", 0, "")
 	fs.BoolVar(&o.IgnoreEOS, "ignore-eos", false, "")
 	fs.IntVar(&o.Repeats, "repeats", 1, "")
@@ -163,7 +173,18 @@ func parseSweepFlags(args []string, e *env) (*sweepFlags, error) {
 			return nil, usagef("--api-key-env %s: the variable is empty or unset", f.keyEnvVar)
 		}
 	}
-	set, err := prompts.Load(f.prompts, "")
+	spec := prompts.Spec{File: f.prompts, OutputLengths: f.lengths}
+	if f.lengths == prompts.OutputMaxTokens {
+		spec.OutputLengths = ""
+	}
+	if f.synthetic != "" {
+		syn, err := prompts.ParseSynthetic(f.synthetic)
+		if err != nil {
+			return nil, usagef("--synthetic: %v", err)
+		}
+		spec.Synthetic = &syn
+	}
+	set, err := prompts.Make(spec, o.Seed, nil)
 	if err != nil {
 		return nil, usagef("--prompts: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/prompts"
 )
 
 func init() {
@@ -105,7 +106,7 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff string) error {
 	if s.UniquePrompts {
 		unique = "; every request with a prefix of its own (unique_prompts)"
 	}
-	fmt.Fprintf(w, "          prompts %s (%s)%s\n", promptsShown(c), c.PromptHash, unique)
+	fmt.Fprintf(w, "          prompts %s (%s)%s%s\n", promptsShown(c), c.PromptHash, workloadShown(s), unique)
 	fmt.Fprintf(w, "          fingerprint %s\n", c.Fingerprint())
 	fmt.Fprintf(w, "baseline  %s\n", c.Baseline)
 	for _, sc := range c.Scenarios {
@@ -149,6 +150,18 @@ func promptsShown(c *campaign.Campaign) string {
 		return rel
 	}
 	return p
+}
+
+// workloadShown says how the prompts' max_tokens are chosen, when not all
+// alike.
+func workloadShown(s campaign.Sweep) string {
+	switch {
+	case s.Synthetic != nil:
+		return "; synthetic, " + s.Synthetic.String()
+	case s.OutputLengths == prompts.OutputRecorded:
+		return "; recorded output lengths as max_tokens"
+	}
+	return ""
 }
 
 func sweepWhere(mode string) string {
