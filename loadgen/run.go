@@ -508,7 +508,8 @@ func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec)
 				p = s.order[len(s.order)-1-seq%len(s.order)]
 			}
 			rec := measure.Record{Level: l.c, Repeat: l.repeat, Seq: seq, Warmup: l.warmup, Prompt: p,
-				PromptSet: s.o.Prompts.Hash}
+				PromptSet: s.o.Prompts.Hash, Category: s.o.Prompts.Prompts[p].Category,
+				MaxTokens: s.o.Prompts.Prompts[p].MaxTokens}
 			if l.warmup {
 				rec.Level = 0
 			}

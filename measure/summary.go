@@ -55,8 +55,11 @@ type LevelSummary struct {
 	// this level (e.g. "POST /flush_cache"); when empty, CacheResetNote says
 	// why there was none or how it failed. UniquePrompts is true when every
 	// request had a prompt prefix of its own, so no cache could help.
-	CacheReset     string   `json:"cache_reset,omitempty"`
-	CacheResetNote string   `json:"cache_reset_note,omitempty"`
-	UniquePrompts  bool     `json:"unique_prompts,omitempty"`
-	Warnings       []string `json:"warnings,omitempty"`
+	CacheReset     string `json:"cache_reset,omitempty"`
+	CacheResetNote string `json:"cache_reset_note,omitempty"`
+	UniquePrompts  bool   `json:"unique_prompts,omitempty"`
+	// Categories are the level's figures per prompt category, when the
+	// prompt set has categories (Categories).
+	Categories []CategorySummary `json:"categories,omitempty"`
+	Warnings   []string          `json:"warnings,omitempty"`
 }

@@ -151,6 +151,16 @@ func InFlight(recs []Record, w Window) float64 {
 	return busy / float64(w.End-w.Start)
 }
 
+// throughputWindow is the window a level repeat's throughput is measured
+// over: the steady-state window (steady true), else the wall window.
+func throughputWindow(c int, recs []Record) (w Window, steady bool) {
+	if start, end, ok := SteadyWindow(c, recs); ok {
+		return Window{start, end}, true
+	}
+	w, _ = WallWindow(recs)
+	return w, false
+}
+
 // Throughput is the throughput of one level repeat of one launch.
 type Throughput struct {
 	// Window is the steady-state window (SteadyWindow), or the wall window
@@ -191,12 +201,7 @@ type Throughput struct {
 // cap, variable lengths).
 func LevelThroughput(recs []Record, c, maxSamples int) Throughput {
 	var t Throughput
-	start, end, ok := SteadyWindow(c, recs)
-	if ok {
-		t.Window, t.Steady = Window{start, end}, true
-	} else {
-		t.Window, _ = WallWindow(recs)
-	}
+	t.Window, t.Steady = throughputWindow(c, recs)
 	sec := t.Window.Seconds()
 	if sec <= 0 {
 		return t

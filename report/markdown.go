@@ -62,6 +62,12 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 		if err := renderTable(ew, detailTable(s), renderer.NewMarkdown()); err != nil {
 			return err
 		}
+		if ct := categoryTable(s); len(ct.Rows) > 0 {
+			fmt.Fprintf(ew, "\nPer prompt category:\n\n")
+			if err := renderTable(ew, ct, renderer.NewMarkdown()); err != nil {
+				return err
+			}
+		}
 	}
 	return ew.err
 }

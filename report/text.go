@@ -55,6 +55,9 @@ func Text(w io.Writer, v *verdict.Verdict) error {
 		fmt.Fprintln(ew)
 		for _, l := range s.Levels {
 			fmt.Fprintln(ew, detailLine(l))
+			for _, line := range categoryLines(l) {
+				fmt.Fprintln(ew, line)
+			}
 		}
 	}
 	return ew.err

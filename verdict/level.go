@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
@@ -69,6 +70,7 @@ func measureScenario(launches []Launch, maxSlices int) []Level {
 type levelAcc struct {
 	perReq, lat, ttft, tpot, lags                           []float64
 	steadyTok, steadySec, sampleSec, wallTok, wallSec, busy float64
+	repeats                                                 [][]measure.Record // every launch's, for the categories
 }
 
 // add measures one launch's repeats of level c into l.
@@ -78,6 +80,7 @@ func (a *levelAcc) add(l *Level, launch Launch, c int, reps map[int][]measure.Re
 	for _, id := range sortedKeys(reps) {
 		recs := reps[id]
 		l.Repeats++
+		a.repeats = append(a.repeats, recs)
 		for _, r := range recs {
 			l.Requests++
 			a.lags = append(a.lags, float64(r.DispatchLagNs)/1e9)
@@ -125,6 +128,7 @@ func (a *levelAcc) finish(l *Level) {
 	if len(l.FailedByClass) == 0 {
 		l.FailedByClass = nil
 	}
+	l.Categories = measure.Categories(l.Level, engine.AcceptFromTimings, a.repeats...)
 	if a.steadySec > 0 {
 		l.SteadyThroughput = a.steadyTok / a.steadySec
 		l.AchievedConcurrency = a.busy / a.steadySec

@@ -272,6 +272,9 @@ type Level struct {
 	ClientLimited  bool    `json:"client_limited,omitempty"`
 	// AcceptLength is the level's speculative accept length, when reported.
 	AcceptLength *float64 `json:"accept_length,omitempty"`
+	// Categories are the level's figures per prompt category, when the
+	// prompt set has categories.
+	Categories []measure.CategorySummary `json:"categories,omitempty"`
 	// Warnings are about the samples themselves (too few, no steady state).
 	Warnings []string `json:"warnings,omitempty"`
 }

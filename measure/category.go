@@ -1,0 +1,106 @@
+package measure
+
+import (
+	"slices"
+	"sort"
+)
+
+// CategorySummary condenses the requests of one prompt category at one
+// level, over the level's repeats: the figures that show whether a
+// configuration's advantage holds for every kind of prompt (speculative
+// decoding, for one, is accepted more often on code than on chat).
+type CategorySummary struct {
+	Category string `json:"category"` // "" for prompts without one, in a set where others have one
+	Requests int    `json:"requests"`
+	OK       int    `json:"ok"`
+	Tokens   int    `json:"tokens"` // completion tokens of successful requests
+	// Throughput is the category's completion tokens produced inside the
+	// level's throughput window (steady state, else wall time; as
+	// LevelThroughput), over the window's length, tok/s, summed over
+	// repeats: the category's share of the level's throughput, so the
+	// categories add up to it.
+	Throughput float64 `json:"throughput_tok_s"`
+	// PerRequestTokS is the mean of tokens/latency over the category's
+	// successful requests: how fast one of its answers arrives.
+	PerRequestTokS float64 `json:"per_request_tok_s"`
+	TPOTP50        float64 `json:"tpot_p50_s"`
+	// DraftTokens and DraftAccepted sum the per-response draft counts of
+	// the successful requests (Record.DraftTokens, DraftAccepted);
+	// AcceptLength is made from them by the AcceptFunc given, nil when
+	// nothing was drafted (an engine that reports acceptance per level only,
+	// or none).
+	DraftTokens   int      `json:"draft_n,omitempty"`
+	DraftAccepted int      `json:"draft_n_accepted,omitempty"`
+	AcceptLength  *float64 `json:"accept_length,omitempty"`
+}
+
+// AcceptFunc turns summed per-response draft counts into an accept length;
+// ok is false when nothing was drafted. engine.AcceptFromTimings is the one
+// bakeoff uses (package measure knows records, not engines).
+type AcceptFunc func(tokens, drafted, accepted int) (length float64, ok bool)
+
+// Categories summarizes each prompt category of one level at concurrency c;
+// each element of repeats is one repeat's records, warm-up left out. It
+// returns nil when no record has a category, and otherwise one summary per
+// category, sorted by name. accept may be nil (no accept lengths).
+func Categories(c int, accept AcceptFunc, repeats ...[]Record) []CategorySummary {
+	type acc struct {
+		CategorySummary
+		perReq, windowTok float64
+		tpot              []float64
+	}
+	byCat := map[string]*acc{}
+	var seconds float64
+	labelled := false
+	for _, recs := range repeats {
+		w, _ := throughputWindow(c, recs)
+		seconds += max(w.Seconds(), 0)
+		for _, r := range recs {
+			labelled = labelled || r.Category != ""
+			a := byCat[r.Category]
+			if a == nil {
+				a = &acc{CategorySummary: CategorySummary{Category: r.Category}}
+				byCat[r.Category] = a
+			}
+			a.Requests++
+			if !r.OK() {
+				continue
+			}
+			a.OK++
+			a.Tokens += r.Tokens
+			a.DraftTokens += r.DraftTokens
+			a.DraftAccepted += r.DraftAccepted
+			if w.End > w.Start {
+				a.windowTok += tokensIn(r, w)
+			}
+			if l := r.Latency().Seconds(); l > 0 {
+				a.perReq += float64(r.Tokens) / l
+			}
+			if r.Tokens >= 2 && r.FirstNs != 0 {
+				a.tpot = append(a.tpot, r.TPOT().Seconds())
+			}
+		}
+	}
+	if !labelled {
+		return nil
+	}
+	out := make([]CategorySummary, 0, len(byCat))
+	for _, a := range byCat {
+		s := a.CategorySummary
+		if seconds > 0 {
+			s.Throughput = a.windowTok / seconds
+		}
+		if s.OK > 0 {
+			s.PerRequestTokS = a.perReq / float64(s.OK)
+		}
+		s.TPOTP50 = Percentile(a.tpot, 50)
+		if accept != nil {
+			if al, ok := accept(s.Tokens, s.DraftTokens, s.DraftAccepted); ok {
+				s.AcceptLength = &al
+			}
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Category < out[j].Category })
+	return slices.Clip(out)
+}
