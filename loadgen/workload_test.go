@@ -66,10 +66,21 @@ func TestPerRequestMaxTokens(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := lengthServer(t)
 			records, got := collect()
-			_, err := Run(context.Background(), Options{URL: srv.URL, Concurrency: []int{2}, Requests: 12, Warmup: 1,
+			res, err := Run(context.Background(), Options{URL: srv.URL, Concurrency: []int{2}, Requests: 12, Warmup: 1,
 				MaxTokens: sweepMax, Prompts: tt.set, Records: records})
 			if err != nil {
 				t.Fatal(err)
+			}
+			// The level summary has a figure per category when the set has
+			// categories (the synthetic set has none).
+			var cats []string
+			reqs := 0
+			for _, c := range res.Levels[0].Categories {
+				cats = append(cats, c.Category)
+				reqs += c.Requests
+			}
+			if want := len(tt.set.Categories()) > 0; want != (len(cats) == 2 && cats[0] == "chat" && cats[1] == "code" && reqs == 12) {
+				t.Errorf("level categories %v over %d requests", cats, reqs)
 			}
 			recs := got()
 			if len(recs) != 13 {
