@@ -61,7 +61,7 @@ func TestResultsDiskFull(t *testing.T) {
 		}
 	}
 	// What was measured before the disk filled is intact.
-	recs, err := results.ReadRecords(filepath.Join(out, "a", results.RequestsFile))
+	recs, err := results.ReadRecords(filepath.Join(out, "a", "round-1", results.RequestsFile))
 	if err != nil {
 		t.Fatalf("scenario a's records after the disk filled: %v", err)
 	}

@@ -75,6 +75,9 @@ type spec struct {
 	ssh string
 	// model and desc go into every scenario (defaults: a plain path, none).
 	model, desc string
+	// rounds is the campaign's rounds (1 when 0: the faults are about one
+	// launch at a time).
+	rounds int
 }
 
 // rig is a campaign against one namespace host, reached over SSH exactly as
@@ -179,6 +182,7 @@ func (r *rig) write(s spec) string {
 		},
 		"baseline":  names[0],
 		"scenarios": names,
+		"rounds":    max(s.rounds, 1),
 	}
 	return r.writeYAML(filepath.Join("configs", s.name+".yaml"), doc)
 }

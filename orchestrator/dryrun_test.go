@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
 )
 
 // TestDryRun: --dry-run prints, per scenario, the stop, the GPU query, the
@@ -42,8 +44,9 @@ func TestDryRun(t *testing.T) {
 	}
 }
 
-// TestDryRunShippedConfig: the seeds' real campaign shows its three launch
-// commands without contacting its SSH host.
+// TestDryRunShippedConfig: the seeds' real campaign shows the launch
+// commands of its three scenarios in every round without contacting its SSH
+// host.
 func TestDryRunShippedConfig(t *testing.T) {
 	w := newWorld(t)
 	cfg, err := filepath.Abs(filepath.Join("..", "configs", "rtx6000-kimi.yaml"))
@@ -55,8 +58,8 @@ func TestDryRunShippedConfig(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	text := string(out)
-	if n := strings.Count(text, "# the server: env -- "); n != 3 {
-		t.Errorf("%d launch commands, want 3:\n%s", n, text)
+	if n, want := strings.Count(text, "# the server: env -- "), 3*campaign.DefaultRounds; n != want {
+		t.Errorf("%d launch commands, want %d:\n%s", n, want, text)
 	}
 	if !strings.Contains(text, "-m sglang.launch_server") || !strings.Contains(text, "SGLANG_ENABLE_SPEC_V2=1") {
 		t.Errorf("launches are not SGLang's:\n%s", text)

@@ -113,6 +113,7 @@ type campaignOpts struct {
 	host          string // the host block; "host: local" when empty
 	nvidiaSMI     string
 	engineEnv     string // YAML mapping body under engine.env
+	rounds        int    // 1 when 0: most tests are about one launch
 }
 
 func (w *world) writeConfig(o campaignOpts) string {
@@ -137,6 +138,9 @@ func (w *world) writeConfig(o campaignOpts) string {
 	}
 	if o.host == "" {
 		o.host = "host: local"
+	}
+	if o.rounds == 0 {
+		o.rounds = 1
 	}
 	extraGPU, extraEngine := "", ""
 	if o.nvidiaSMI != "" {
@@ -164,8 +168,9 @@ engine:
   warmup: 1
 baseline: %s
 scenarios: [%s]
+rounds: %d
 `, o.host, "{bakeoff}", o.speed, w.port, o.healthTimeout, extraEngine, o.gpuWait, o.killStrays, extraGPU, o.concurrency, o.requests, o.maxTokens,
-		o.scenarios[0], strings.Join(o.scenarios, ", "))
+		o.scenarios[0], strings.Join(o.scenarios, ", "), o.rounds)
 	w.config = filepath.Join(w.root, "configs", "e2e.yaml")
 	if err := os.WriteFile(w.config, []byte(cfg), 0o644); err != nil {
 		w.t.Fatal(err)
@@ -173,7 +178,8 @@ scenarios: [%s]
 	return w.config
 }
 
-// runInProcess runs the campaign through the orchestrator package.
+// runInProcess runs the campaign through the orchestrator package; the
+// events are returned, and passed on to opt.Events as they come when set.
 func (w *world) runInProcess(ctx context.Context, opt orchestrator.Options) (*orchestrator.Outcome, []orchestrator.Event, error) {
 	w.t.Helper()
 	c, err := campaign.Load(w.config)
@@ -188,10 +194,14 @@ func (w *world) runInProcess(ctx context.Context, opt orchestrator.Options) (*or
 	}
 	opt.Bakeoff = bakeoffBin
 	opt.Machine, opt.PID = "test-machine", os.Getpid()
+	also := opt.Events
 	opt.Events = func(e orchestrator.Event) {
 		mu.Lock()
 		events = append(events, e)
 		mu.Unlock()
+		if also != nil {
+			also(e)
+		}
 	}
 	if opt.OutDir == "" && opt.ResumeDir == "" {
 		opt.OutDir = filepath.Join(w.root, "run")
@@ -321,7 +331,7 @@ func TestDemoCampaignLocal(t *testing.T) {
 			t.Errorf("%s: status %s, %d levels", s.Name, s.Status, len(s.Levels))
 		}
 		for _, f := range []string{results.RequestsFile, results.LevelsFile, results.ServerLog, "result.json"} {
-			if fi, err := os.Stat(filepath.Join(out.RunDir, s.Name, f)); err != nil || fi.Size() == 0 {
+			if fi, err := os.Stat(filepath.Join(out.RunDir, s.Name, "round-1", f)); err != nil || fi.Size() == 0 {
 				t.Errorf("%s/%s: missing or empty (%v)", s.Name, f, err)
 			}
 		}

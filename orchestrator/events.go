@@ -12,8 +12,8 @@ type EventKind string
 
 // Event kinds, in the order a campaign emits them.
 const (
-	EventCampaignStart EventKind = "campaign_start" // RunDir, Total, Message (host)
-	EventScenarioStart EventKind = "scenario_start" // Scenario, Index, Total
+	EventCampaignStart EventKind = "campaign_start" // RunDir, Total, Rounds, Message (host)
+	EventScenarioStart EventKind = "scenario_start" // Scenario, Round, Index, Total
 	EventScenarioSkip  EventKind = "scenario_skip"  // already complete in a resumed run
 	EventPhaseStart    EventKind = "phase_start"    // Phase
 	EventPhaseEnd      EventKind = "phase_end"      // Phase, Outcome, Duration, Err
@@ -32,8 +32,10 @@ type Event struct {
 	Time     time.Time
 	Kind     EventKind
 	Scenario string
-	Index    int // 1-based position of the scenario in the campaign
-	Total    int // scenarios in the campaign
+	Round    int // the launch's round, 1-based
+	Rounds   int // rounds in the campaign
+	Index    int // 1-based position of the launch in the campaign's launch sequence
+	Total    int // launches in the campaign: scenarios × rounds
 	Phase    string
 	Outcome  string
 	Duration time.Duration

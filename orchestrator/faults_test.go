@@ -190,7 +190,7 @@ func TestCrashDuringSweep(t *testing.T) {
 	if strings.TrimSpace(r.LogExcerpt) == "" {
 		t.Errorf("no log tail in the failure")
 	}
-	if _, err := os.Stat(filepath.Join(out.RunDir, "a", results.RequestsFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(out.RunDir, "a", "round-1", results.RequestsFile)); err != nil {
 		t.Errorf("the records measured before the crash were not kept: %v", err)
 	}
 }

@@ -29,13 +29,16 @@ const PhaseScenario = "scenario"
 type JournalEntry struct {
 	Time     time.Time `json:"time"`
 	Scenario string    `json:"scenario,omitempty"` // empty for campaign-level phases
-	Attempt  int       `json:"attempt,omitempty"`
+	Attempt  int       `json:"attempt,omitempty"`  // of this launch (scenario and round)
 	Phase    string    `json:"phase"`
 	Event    string    `json:"event"`             // "start" or "end"
 	Outcome  string    `json:"outcome,omitempty"` // on "end": ok, failed, canceled, skipped
 	// DurationS is the phase's wall time in seconds, on "end".
 	DurationS float64 `json:"duration_s,omitempty"`
 	Error     string  `json:"error,omitempty"`
+	// Round is the launch's round, 1-based; 0 for campaign-level phases and
+	// in journals written before rounds, where a scenario's 0 means 1.
+	Round int `json:"round,omitempty"`
 }
 
 // Journal is an append-only, fsynced log of phases. Each line is written
@@ -138,29 +141,37 @@ func ReadJournal(path string) ([]JournalEntry, error) {
 	return out, nil
 }
 
-// Finished returns, per scenario, the outcome of its newest attempt that
+// LaunchKey names one launch: a scenario in a round (1-based).
+type LaunchKey struct {
+	Scenario string
+	Round    int
+}
+
+func (e JournalEntry) launch() LaunchKey { return LaunchKey{e.Scenario, max(e.Round, 1)} }
+
+// Finished returns, per launch, the outcome of its newest attempt that
 // ended ok or failed. Canceled or unfinished attempts do not count: --resume
 // runs those again.
-func Finished(entries []JournalEntry) map[string]string {
-	out := map[string]string{}
+func Finished(entries []JournalEntry) map[LaunchKey]string {
+	out := map[LaunchKey]string{}
 	for _, e := range entries {
 		if e.Phase != PhaseScenario || e.Event != "end" || e.Scenario == "" {
 			continue
 		}
 		switch e.Outcome {
 		case OutcomeOK, OutcomeFailed:
-			out[e.Scenario] = e.Outcome
+			out[e.launch()] = e.Outcome
 		}
 	}
 	return out
 }
 
-// Attempts returns, per scenario, the highest attempt number journaled.
-func Attempts(entries []JournalEntry) map[string]int {
-	out := map[string]int{}
+// Attempts returns, per launch, the highest attempt number journaled.
+func Attempts(entries []JournalEntry) map[LaunchKey]int {
+	out := map[LaunchKey]int{}
 	for _, e := range entries {
-		if e.Scenario != "" && e.Attempt > out[e.Scenario] {
-			out[e.Scenario] = e.Attempt
+		if e.Scenario != "" && e.Attempt > out[e.launch()] {
+			out[e.launch()] = e.Attempt
 		}
 	}
 	return out

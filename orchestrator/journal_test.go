@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +42,7 @@ func TestJournalTornLine(t *testing.T) {
 	if err != nil || len(entries) != 3 {
 		t.Fatalf("read %d entries, %v; want 3 and the torn line dropped", len(entries), err)
 	}
-	if got := Finished(entries); len(got) != 1 || got["a"] != OutcomeOK {
+	if got := Finished(entries); len(got) != 1 || got[LaunchKey{"a", 1}] != OutcomeOK {
 		t.Errorf("Finished = %v, want a ok only", got)
 	}
 	j, err = OpenJournal(path)
@@ -56,10 +57,10 @@ func TestJournalTornLine(t *testing.T) {
 	if err != nil || len(entries) != 4 {
 		t.Fatalf("after reopening: %d entries, %v; want 4", len(entries), err)
 	}
-	if got := Finished(entries); got["b"] != OutcomeFailed {
+	if got := Finished(entries); got[LaunchKey{"b", 1}] != OutcomeFailed {
 		t.Errorf("Finished = %v, want b failed", got)
 	}
-	if got := Attempts(entries); got["a"] != 1 || got["b"] != 1 {
+	if got := Attempts(entries); got[LaunchKey{"a", 1}] != 1 || got[LaunchKey{"b", 1}] != 1 {
 		t.Errorf("Attempts = %v", got)
 	}
 }
@@ -129,5 +130,31 @@ func TestFailureExcerpt(t *testing.T) {
 	got := failureExcerpt(engine.Lookup(engine.SGLang), tail)
 	if got[:len("Traceback")] != "Traceback" || !strings.Contains(got, "AttributeError") {
 		t.Errorf("excerpt = %q", got)
+	}
+}
+
+// TestJournalRounds: finished launches and attempts are kept per scenario
+// and round; a journal written before rounds counts as round 1.
+func TestJournalRounds(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	end := func(name string, round, attempt int, outcome string) JournalEntry {
+		return JournalEntry{Time: t0, Scenario: name, Round: round, Attempt: attempt, Phase: PhaseScenario,
+			Event: "end", Outcome: outcome}
+	}
+	entries := []JournalEntry{
+		end("a", 0, 1, OutcomeOK), // before rounds
+		end("a", 2, 1, OutcomeFailed),
+		end("a", 2, 2, OutcomeOK),
+		end("b", 1, 1, OutcomeOK),
+		end("b", 2, 1, OutcomeCanceled),
+		{Time: t0, Scenario: "b", Round: 3, Attempt: 1, Phase: "sweep", Event: "start"},
+	}
+	wantFinished := map[LaunchKey]string{{"a", 1}: OutcomeOK, {"a", 2}: OutcomeOK, {"b", 1}: OutcomeOK}
+	if got := Finished(entries); !maps.Equal(got, wantFinished) {
+		t.Errorf("Finished = %v, want %v", got, wantFinished)
+	}
+	wantAttempts := map[LaunchKey]int{{"a", 1}: 1, {"a", 2}: 2, {"b", 1}: 1, {"b", 2}: 1, {"b", 3}: 1}
+	if got := Attempts(entries); !maps.Equal(got, wantAttempts) {
+		t.Errorf("Attempts = %v, want %v", got, wantAttempts)
 	}
 }

@@ -49,12 +49,16 @@ type Options struct {
 	ResultsRoot string
 	// OutDir, when set, is the run directory itself (it must not hold a run).
 	OutDir string
-	// ResumeDir continues the run in that directory: scenarios the journal
-	// shows finished are skipped, unless named in Only.
+	// ResumeDir continues the run in that directory: launches the journal
+	// shows finished are skipped, unless selected by Only or Round.
 	ResumeDir string
-	// Only limits the campaign to these scenarios. With ResumeDir they are run
-	// again even if finished, the earlier attempt kept under history/.
+	// Only limits the campaign to these scenarios, in every round. With
+	// ResumeDir their launches are run again even if finished, the earlier
+	// attempt kept under SCENARIO/round-K/history/.
 	Only []string
+	// Round, when not 0, limits the campaign to that round (1-based). With
+	// ResumeDir its launches are run again even if finished.
+	Round int
 
 	// DryRun runs nothing: every command the lifecycle would run on the host
 	// is emitted as an EventDryCommand instead.
@@ -79,8 +83,8 @@ type Options struct {
 // Outcome is what a campaign run produced.
 type Outcome struct {
 	RunDir   string
-	Results  []results.ScenarioResult // this invocation's attempts, in order
-	Skipped  []string                 // finished earlier in a resumed run
+	Results  []results.ScenarioResult // this invocation's attempts, in launch order
+	Skipped  []LaunchKey              // finished earlier in a resumed run
 	Failed   int
 	Canceled bool // stopped by the context (Ctrl-C); resume to finish
 	// Stopped says why the campaign stopped on its own before the end (the
@@ -111,9 +115,12 @@ type orch struct {
 	jr     *Journal
 	man    results.Manifest
 	sum    results.Summary
-	// attempts holds the newest journaled attempt per scenario (resume).
-	attempts map[string]int
-	finished map[string]string
+	// attempts holds the newest journaled attempt per launch (resume).
+	attempts map[LaunchKey]int
+	finished map[LaunchKey]string
+	// launches is the campaign's launch sequence: every round's scenarios in
+	// the manifest's order.
+	launches []plannedLaunch
 	paths    hostPaths
 	// hostBakeoff is the bakeoff binary as the host sees it; sweepOnHost says
 	// whether the sweep runs there (else through the tunnel).
@@ -161,6 +168,9 @@ func newOrch(opt Options) (*orch, error) {
 			return nil, fmt.Errorf("--only: no scenario %q in campaign %s", name, o.c.Name)
 		}
 	}
+	if opt.Round < 0 || opt.Round > max(o.c.Rounds, 1) {
+		return nil, fmt.Errorf("--round %d: campaign %s has rounds 1 to %d", opt.Round, o.c.Name, max(o.c.Rounds, 1))
+	}
 	o.paths = newHostPaths(o.c.Host.Workdir)
 	return o, nil
 }
@@ -173,8 +183,8 @@ func (o *orch) run(ctx context.Context) (*Outcome, error) {
 		defer o.jr.Close()
 	}
 	o.outcome.RunDir = o.runDir
-	o.emit(Event{Time: o.now(), Kind: EventCampaignStart, RunDir: o.runDir, Total: len(o.c.Scenarios),
-		Message: o.h.Name()})
+	o.emit(Event{Time: o.now(), Kind: EventCampaignStart, RunDir: o.runDir, Total: len(o.launches),
+		Rounds: len(o.man.Order), Message: o.h.Name()})
 
 	var lock *hostLock
 	err := o.campaignPhase(ctx, "lock", func(ctx context.Context) error {
@@ -198,20 +208,20 @@ func (o *orch) run(ctx context.Context) (*Outcome, error) {
 	}
 
 	var last *scenarioRun
-	for i, sc := range o.c.Scenarios {
+	for _, pl := range o.launches {
 		if ctx.Err() != nil {
 			o.outcome.Canceled = true
 			break
 		}
-		if !o.selected(sc.Name) {
-			if o.finished[sc.Name] != "" {
-				o.outcome.Skipped = append(o.outcome.Skipped, sc.Name)
-				o.emit(Event{Time: o.now(), Kind: EventScenarioSkip, Scenario: sc.Name, Index: i + 1,
-					Total: len(o.c.Scenarios), Outcome: o.finished[sc.Name]})
+		if !o.selected(pl.key) {
+			if o.finished[pl.key] != "" {
+				o.outcome.Skipped = append(o.outcome.Skipped, pl.key)
+				o.emit(Event{Time: o.now(), Kind: EventScenarioSkip, Scenario: pl.key.Scenario, Round: pl.key.Round,
+					Rounds: len(o.man.Order), Index: pl.pos + 1, Total: len(o.launches), Outcome: o.finished[pl.key]})
 			}
 			continue
 		}
-		sr := o.newScenarioRun(sc, i)
+		sr := o.newScenarioRun(pl)
 		res := o.runScenario(ctx, sr)
 		last = sr
 		o.outcome.Results = append(o.outcome.Results, res)
@@ -243,13 +253,39 @@ func (o *orch) run(ctx context.Context) (*Outcome, error) {
 	return &o.outcome, nil
 }
 
-// selected reports whether a scenario runs in this invocation: named by
-// --only, or (without --only) not already finished in a resumed run.
-func (o *orch) selected(name string) bool {
-	if len(o.opt.Only) > 0 {
-		return slices.Contains(o.opt.Only, name)
+// plannedLaunch is one entry of the campaign's launch sequence.
+type plannedLaunch struct {
+	key LaunchKey
+	sc  *campaign.Scenario
+	pos int // 0-based position in the sequence
+}
+
+// planLaunches lays the rounds of the manifest's order end to end.
+func (o *orch) planLaunches() {
+	byName := map[string]*campaign.Scenario{}
+	for _, sc := range o.c.Scenarios {
+		byName[sc.Name] = sc
 	}
-	return o.finished[name] == ""
+	o.launches = nil
+	for k, row := range o.man.Order {
+		for _, name := range row {
+			o.launches = append(o.launches, plannedLaunch{key: LaunchKey{name, k + 1}, sc: byName[name],
+				pos: len(o.launches)})
+		}
+	}
+}
+
+// selected reports whether a launch runs in this invocation: in --round's
+// round (when given) and named by --only (when given); without either, when
+// not already finished in a resumed run.
+func (o *orch) selected(k LaunchKey) bool {
+	if o.opt.Round > 0 && k.Round != o.opt.Round {
+		return false
+	}
+	if len(o.opt.Only) > 0 {
+		return slices.Contains(o.opt.Only, k.Scenario)
+	}
+	return o.opt.Round > 0 || o.finished[k] == ""
 }
 
 // campaignPhase runs a campaign-level phase with its journal lines.

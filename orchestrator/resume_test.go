@@ -95,7 +95,7 @@ func TestKillAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	first.Wait()
-	aRecords := fileHash(t, filepath.Join(dir, "a", results.RequestsFile))
+	aRecords := fileHash(t, filepath.Join(dir, "a", "round-1", results.RequestsFile))
 	if len(w.leftovers()) == 0 {
 		t.Log("note: b's server was already gone at the kill")
 	}
@@ -121,7 +121,7 @@ func TestKillAndResume(t *testing.T) {
 	if starts["a"] != 1 || starts["b"] != 2 || starts["c"] != 1 {
 		t.Errorf("scenario starts %v, want a once, b twice (killed, resumed), c once", starts)
 	}
-	if fileHash(t, filepath.Join(dir, "a", results.RequestsFile)) != aRecords {
+	if fileHash(t, filepath.Join(dir, "a", "round-1", results.RequestsFile)) != aRecords {
 		t.Errorf("a's records changed during the resume")
 	}
 	run := readSummary(t, dir)
@@ -192,8 +192,8 @@ func TestOnlyRerunMerges(t *testing.T) {
 		t.Fatalf("first run: %v, %+v", err, out)
 	}
 	dir := out.RunDir
-	aBefore := fileHash(t, filepath.Join(dir, "a", results.RequestsFile))
-	bBefore := fileHash(t, filepath.Join(dir, "b", results.RequestsFile))
+	aBefore := fileHash(t, filepath.Join(dir, "a", "round-1", results.RequestsFile))
+	bBefore := fileHash(t, filepath.Join(dir, "b", "round-1", results.RequestsFile))
 
 	out2, _, err := w.runInProcess(context.Background(), orchestrator.Options{ResumeDir: dir, Only: []string{"b"}})
 	if err != nil || out2.Failed > 0 {
@@ -209,10 +209,10 @@ func TestOnlyRerunMerges(t *testing.T) {
 	if a := scenarioResult(t, run, "a"); a.Attempt != 1 {
 		t.Errorf("a: attempt %d, want 1", a.Attempt)
 	}
-	if fileHash(t, filepath.Join(dir, "b", "history", "1", results.RequestsFile)) != bBefore {
+	if fileHash(t, filepath.Join(dir, "b", "round-1", "history", "1", results.RequestsFile)) != bBefore {
 		t.Errorf("b's first attempt was not kept in history/1")
 	}
-	if fileHash(t, filepath.Join(dir, "a", results.RequestsFile)) != aBefore {
+	if fileHash(t, filepath.Join(dir, "a", "round-1", results.RequestsFile)) != aBefore {
 		t.Errorf("a changed")
 	}
 	if len(run.Summary.Scenarios) != 2 || run.Summary.Scenarios[0].Name != "a" {
@@ -229,18 +229,18 @@ func TestOnlyRerunMerges(t *testing.T) {
 	}
 	run = readSummary(t, dir)
 	b := scenarioResult(t, run, "b")
-	if b.Attempt != 3 || b.Status != results.StatusFailed || b.FailedPhase != "smoke" || b.Dir != "b" {
-		t.Fatalf("b: attempt %d %s at %q in %q, want attempt 3 failed at smoke in b", b.Attempt, b.Status, b.FailedPhase, b.Dir)
+	if b.Attempt != 3 || b.Status != results.StatusFailed || b.FailedPhase != "smoke" || b.Dir != "b/round-1" {
+		t.Fatalf("b: attempt %d %s at %q in %q, want attempt 3 failed at smoke in b/round-1", b.Attempt, b.Status, b.FailedPhase, b.Dir)
 	}
 	var hist []string
 	for _, h := range b.History {
 		hist = append(hist, fmt.Sprintf("%d %s %s", h.Attempt, h.Status, h.Dir))
 	}
-	if want := []string{"1 ok b/history/1", "2 ok b/history/2"}; !slices.Equal(hist, want) {
+	if want := []string{"1 ok b/round-1/history/1", "2 ok b/round-1/history/2"}; !slices.Equal(hist, want) {
 		t.Errorf("b's history %q, want %q", hist, want)
 	}
-	if c := b.Complete(); c == nil || c.Attempt != 2 || run.ScenarioDir("b") != filepath.Join(dir, "b", "history", "2") {
-		t.Errorf("newest complete attempt %+v in %s, want attempt 2 in b/history/2", c, run.ScenarioDir("b"))
+	if c := b.Complete(); c == nil || c.Attempt != 2 || run.ScenarioDir("b") != filepath.Join(dir, "b", "round-1", "history", "2") {
+		t.Errorf("newest complete attempt %+v in %s, want attempt 2 in b/round-1/history/2", c, run.ScenarioDir("b"))
 	}
 	v, err := verdict.Compute(run, verdict.Options{})
 	if err != nil {
@@ -257,7 +257,7 @@ func TestOnlyRerunMerges(t *testing.T) {
 		t.Fatalf("bakeoff report: %v\n%s", err, rep)
 	}
 	for _, want := range []string{"b: the newest attempt (3) failed in phase smoke",
-		"the figures are from attempt 2, the newest that completed (b/history/2)"} {
+		"the figures are from attempt 2, the newest that completed (b/round-1/history/2)"} {
 		if !strings.Contains(string(rep), want) {
 			t.Errorf("bakeoff report does not say %q:\n%s", want, rep)
 		}
@@ -326,7 +326,7 @@ func TestInterruptThenResume(t *testing.T) {
 			t.Errorf("%s: %s after the resume", n, s.Status)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "a", "history", "1")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "a", "round-1", "history", "1")); err != nil {
 		t.Errorf("the interrupted attempt of a was not kept: %v", err)
 	}
 }

@@ -59,12 +59,15 @@ func (o *orch) openRun() error {
 	start := o.now().UTC()
 	o.man = results.Manifest{Campaign: o.c.Name, Run: start.Format(RunIDFormat), Started: start,
 		ConfigFile: o.c.File, Fingerprint: fp, Baseline: o.c.Baseline, Sweep: sweepInfo(o.c.Sweep, o.c.PromptHash),
-		BakeoffVersion: o.opt.Version, Host: results.HostFacts{Name: o.h.Name()}, Resolved: o.c}
+		BakeoffVersion: o.opt.Version, Host: results.HostFacts{Name: o.h.Name()}, Resolved: o.c,
+		Rounds: max(o.c.Rounds, 1), MinEffectPct: o.c.MinEffectPct, EquivalenceMarginPct: o.c.EquivalenceMarginPct,
+		Order: o.c.Order()}
 	for _, s := range o.c.Scenarios {
 		o.man.Scenarios = append(o.man.Scenarios, s.Name)
 	}
-	o.finished = map[string]string{}
-	o.attempts = map[string]int{}
+	o.planLaunches()
+	o.finished = map[LaunchKey]string{}
+	o.attempts = map[LaunchKey]int{}
 	if o.opt.DryRun {
 		o.runDir = "(dry run)"
 		return nil
@@ -84,6 +87,9 @@ func (o *orch) openRun() error {
 		if old.Manifest.Campaign != o.c.Name {
 			return fmt.Errorf("cannot resume %s: it is a run of campaign %q, not %q", o.runDir,
 				old.Manifest.Campaign, o.c.Name)
+		}
+		if err := o.checkResumable(old); err != nil {
+			return err
 		}
 		// The run keeps its identity; the resolved config is refreshed so the
 		// manifest describes the scenarios as they run from now on.
@@ -122,6 +128,26 @@ func (o *orch) openRun() error {
 	return nil
 }
 
+// checkResumable refuses a resume that would break the rounds already run:
+// a run written before rounds (its files are laid out per scenario, not per
+// launch), fewer rounds than the run has, or a different list of scenarios
+// (the launch order of the rounds already run would no longer be the one
+// recorded). More rounds are fine: the order of round k depends only on k.
+func (o *orch) checkResumable(old *results.Run) error {
+	if old.Manifest.Rounds == 0 {
+		return fmt.Errorf("cannot resume %s: it was written by a bakeoff without rounds; start a new run (report and diff still read it)", o.runDir)
+	}
+	if n := old.Rounds(); o.man.Rounds < n {
+		return fmt.Errorf("cannot resume %s: it has %d rounds and the campaign now asks for %d; set rounds: %d or more",
+			o.runDir, n, o.man.Rounds, n)
+	}
+	if !slices.Equal(old.Manifest.Scenarios, o.man.Scenarios) {
+		return fmt.Errorf("cannot resume %s: its scenarios were %s and are now %s; the launch order of the rounds already run would change; start a new run",
+			o.runDir, strings.Join(old.Manifest.Scenarios, ", "), strings.Join(o.man.Scenarios, ", "))
+	}
+	return nil
+}
+
 // writeManifest rewrites the manifest (after host facts are known).
 func (o *orch) writeManifest() error {
 	if o.opt.DryRun {
@@ -130,16 +156,17 @@ func (o *orch) writeManifest() error {
 	return results.WriteJSONAtomic(filepath.Join(o.runDir, results.ManifestFile), o.man)
 }
 
-// recordResult puts a scenario's attempt into summary.json (replacing its
-// earlier attempt, keeping campaign order) and writes it atomically, so a
-// crash at any instant leaves the last complete summary on disk.
+// recordResult puts a launch's attempt into summary.json (replacing its
+// earlier attempt; campaign order, then round order) and writes it
+// atomically, so a crash at any instant leaves the last complete summary on
+// disk.
 func (o *orch) recordResult(r results.ScenarioResult) error {
 	if o.opt.DryRun {
 		return nil
 	}
 	replaced := false
 	for i := range o.sum.Scenarios {
-		if o.sum.Scenarios[i].Name == r.Name {
+		if o.sum.Scenarios[i].Name == r.Name && o.sum.Scenarios[i].RoundOf() == r.RoundOf() {
 			o.sum.Scenarios[i] = r
 			replaced = true
 		}
@@ -156,20 +183,23 @@ func (o *orch) recordResult(r results.ScenarioResult) error {
 	return results.WriteJSONAtomic(filepath.Join(o.runDir, results.SummaryFile), o.sum)
 }
 
+// sortByOrder sorts results by campaign order, then round; stable, so
+// nothing else moves.
 func sortByOrder(list []results.ScenarioResult, order map[string]int) {
-	for i := 1; i < len(list); i++ {
-		for j := i; j > 0 && order[list[j].Name] < order[list[j-1].Name]; j-- {
-			list[j], list[j-1] = list[j-1], list[j]
+	slices.SortStableFunc(list, func(a, b results.ScenarioResult) int {
+		if d := order[a.Name] - order[b.Name]; d != 0 {
+			return d
 		}
-	}
+		return a.RoundOf() - b.RoundOf()
+	})
 }
 
-// archiveAttempt moves a scenario's earlier files to SCENARIO/history/N/ so a
-// rerun starts in a clean directory and nothing measured is lost. It returns
-// where they went, relative to the run directory, or "" when there was
-// nothing to move.
-func (o *orch) archiveAttempt(name string, attempt int) (string, error) {
-	dir := filepath.Join(o.runDir, name)
+// archiveAttempt moves a launch's earlier files to
+// SCENARIO/round-K/history/N/ so a rerun starts in a clean directory and
+// nothing measured is lost. It returns where they went, relative to the run
+// directory, or "" when there was nothing to move.
+func (o *orch) archiveAttempt(name string, round, attempt int) (string, error) {
+	dir := filepath.Join(o.runDir, filepath.FromSlash(results.LaunchDir(name, round)))
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
@@ -186,9 +216,9 @@ func (o *orch) archiveAttempt(name string, attempt int) (string, error) {
 	if len(move) == 0 {
 		return "", nil
 	}
-	rel := results.HistoryDirOf(name, attempt)
+	rel := results.LaunchHistoryDir(name, round, attempt)
 	for n := attempt; ; n++ {
-		rel = results.HistoryDirOf(name, n)
+		rel = results.LaunchHistoryDir(name, round, n)
 		if _, err := os.Stat(filepath.Join(o.runDir, rel)); errors.Is(err, os.ErrNotExist) {
 			break
 		}
@@ -205,42 +235,42 @@ func (o *orch) archiveAttempt(name string, attempt int) (string, error) {
 	return rel, nil
 }
 
-// history is the list of a scenario's earlier attempts once attempt
-// archived (the one before the attempt starting now) has been moved to
-// moved (empty when nothing was moved): the summary's record of the
-// scenario, pointed at the folder its files now live in, after the
-// attempts it already listed. An archived attempt the summary never
-// recorded (the orchestrator was killed during it) is listed as pending,
-// so its partial files are not lost from view.
-func (o *orch) history(name string, archived int, moved string) []results.ScenarioResult {
+// history is the list of a launch's earlier attempts once attempt archived
+// (the one before the attempt starting now) has been moved to moved (empty
+// when nothing was moved): the summary's record of the launch, pointed at
+// the folder its files now live in, after the attempts it already listed.
+// An archived attempt the summary never recorded (the orchestrator was
+// killed during it) is listed as pending, so its partial files are not lost
+// from view.
+func (o *orch) history(name string, round, archived int, moved string) []results.ScenarioResult {
 	var prev *results.ScenarioResult
 	for i := range o.sum.Scenarios {
-		if o.sum.Scenarios[i].Name == name {
+		if o.sum.Scenarios[i].Name == name && o.sum.Scenarios[i].RoundOf() == round {
 			prev = &o.sum.Scenarios[i]
 		}
 	}
+	interrupted := results.ScenarioResult{Name: name, Round: round, Status: results.StatusPending,
+		Attempt: archived, Fingerprint: o.man.Fingerprint, Reason: "interrupted", Dir: moved}
 	if prev == nil {
 		if moved == "" {
 			return nil
 		}
-		return []results.ScenarioResult{{Name: name, Status: results.StatusPending, Attempt: archived,
-			Fingerprint: o.man.Fingerprint, Reason: "interrupted", Dir: moved}}
+		return []results.ScenarioResult{interrupted}
 	}
 	hist := slices.Clone(prev.History)
 	last := *prev
 	last.History = nil
-	if last.Dir == "" || last.Dir == name {
-		// Its files were in the scenario's folder, which has just been
+	if launchDir := results.LaunchDir(name, round); last.Dir == "" || last.Dir == launchDir {
+		// Its files were in the launch's folder, which has just been
 		// moved (or was moved when the unrecorded attempt began).
-		last.Dir = results.HistoryDirOf(name, last.Attempt)
+		last.Dir = results.LaunchHistoryDir(name, round, last.Attempt)
 		if last.Attempt == archived && moved != "" {
 			last.Dir = moved
 		}
 	}
 	hist = append(hist, last)
 	if moved != "" && last.Attempt != archived {
-		hist = append(hist, results.ScenarioResult{Name: name, Status: results.StatusPending, Attempt: archived,
-			Fingerprint: o.man.Fingerprint, Reason: "interrupted", Dir: moved})
+		hist = append(hist, interrupted)
 	}
 	return hist
 }

@@ -96,14 +96,15 @@ func newHostPaths(workdir string) hostPaths {
 	}
 }
 
-// scenarioRun is one attempt at one scenario.
+// scenarioRun is one attempt at one launch: a scenario in a round.
 type scenarioRun struct {
 	o       *orch
 	sc      *campaign.Scenario
 	profile *engine.Profile // the scenario's engine
-	index   int             // 0-based
+	round   int             // 1-based
+	pos     int             // 0-based position in the campaign's launch sequence
 	attempt int
-	dir     string // local results directory
+	dir     string // local results directory: SCENARIO/round-K
 	launch  *campaign.Launch
 	// serverLog is the engine's log on the host; logOffset how much of it
 	// the ready phase has read.
@@ -117,10 +118,11 @@ type scenarioRun struct {
 	keptServer bool
 }
 
-func (o *orch) newScenarioRun(sc *campaign.Scenario, i int) *scenarioRun {
+func (o *orch) newScenarioRun(pl plannedLaunch) *scenarioRun {
+	sc := pl.sc
 	return &scenarioRun{
-		o: o, sc: sc, profile: sc.Profile(), index: i, attempt: o.attempts[sc.Name] + 1,
-		dir:       filepath.Join(o.runDir, sc.Name),
+		o: o, sc: sc, profile: sc.Profile(), round: pl.key.Round, pos: pl.pos, attempt: o.attempts[pl.key] + 1,
+		dir:       filepath.Join(o.runDir, filepath.FromSlash(results.LaunchDir(sc.Name, pl.key.Round))),
 		serverLog: path.Join(o.paths.logs, sc.Name+".log"),
 		sweepDir:  path.Join(o.paths.sweeps, sc.Name),
 		client:    hostHTTPClient(o.h),
@@ -131,8 +133,10 @@ func (o *orch) newScenarioRun(sc *campaign.Scenario, i int) *scenarioRun {
 func (s *scenarioRun) event(e Event) {
 	e.Time = s.o.now()
 	e.Scenario = s.sc.Name
-	e.Index = s.index + 1
-	e.Total = len(s.o.c.Scenarios)
+	e.Round = s.round
+	e.Rounds = len(s.o.man.Order)
+	e.Index = s.pos + 1
+	e.Total = len(s.o.launches)
 	s.o.emit(e)
 }
 
@@ -144,13 +148,14 @@ func (s *scenarioRun) fail(phase, reason, tail string, err error) *ScenarioError
 // result, also written to summary.json.
 func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.ScenarioResult {
 	start := o.now()
-	s.result = results.ScenarioResult{Name: s.sc.Name, Status: results.StatusPending, Attempt: s.attempt,
-		Fingerprint: o.man.Fingerprint, Started: start.UTC(), PhaseSeconds: map[string]float64{},
-		Dir: s.sc.Name}
+	s.result = results.ScenarioResult{Name: s.sc.Name, Round: s.round, Status: results.StatusPending,
+		Attempt: s.attempt, Fingerprint: o.man.Fingerprint, Started: start.UTC(),
+		PhaseSeconds: map[string]float64{}, Dir: results.LaunchDir(s.sc.Name, s.round)}
 	s.event(Event{Kind: EventScenarioStart})
-	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Attempt: s.attempt, Phase: PhaseScenario, Event: "start"})
+	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt,
+		Phase: PhaseScenario, Event: "start"})
 	if !o.opt.DryRun {
-		moved, err := o.archiveAttempt(s.sc.Name, s.attempt-1)
+		moved, err := o.archiveAttempt(s.sc.Name, s.round, s.attempt-1)
 		if err != nil {
 			o.warn(s.sc.Name, err.Error())
 		}
@@ -159,7 +164,7 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 		}
 		// The summary learns at once where the earlier attempts went, so
 		// that a kill during this one still leaves them findable.
-		s.result.History = o.history(s.sc.Name, s.attempt-1, moved)
+		s.result.History = o.history(s.sc.Name, s.round, s.attempt-1, moved)
 		if err := o.recordResult(s.result); err != nil {
 			o.warn(s.sc.Name, err.Error())
 		}
@@ -177,7 +182,7 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultTeardownTimeout)
 	defer cancel()
 	for _, st := range teardown {
-		if st.name == "stop" && o.opt.KeepServer && failed == nil && s.index == o.lastSelected() {
+		if st.name == "stop" && o.opt.KeepServer && failed == nil && s.pos == o.lastSelected() {
 			s.keptServer = true
 			continue
 		}
@@ -211,8 +216,8 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 		s.result.Reason = failed.Error()
 		outcome = OutcomeFailed
 	}
-	e := JournalEntry{Time: end, Scenario: s.sc.Name, Attempt: s.attempt, Phase: PhaseScenario, Event: "end",
-		Outcome: outcome, DurationS: end.Sub(start).Seconds()}
+	e := JournalEntry{Time: end, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: PhaseScenario,
+		Event: "end", Outcome: outcome, DurationS: end.Sub(start).Seconds()}
 	if failed != nil {
 		e.Error = failed.Error()
 	}
@@ -239,12 +244,12 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	return s.result
 }
 
-// lastSelected is the index of the last scenario this invocation runs.
+// lastSelected is the position of the last launch this invocation runs.
 func (o *orch) lastSelected() int {
 	last := -1
-	for i, sc := range o.c.Scenarios {
-		if o.selected(sc.Name) {
-			last = i
+	for _, pl := range o.launches {
+		if o.selected(pl.key) {
+			last = pl.pos
 		}
 	}
 	return last
@@ -255,7 +260,8 @@ func (o *orch) lastSelected() int {
 func (s *scenarioRun) phase(ctx context.Context, st step) error {
 	o := s.o
 	start := o.now()
-	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Attempt: s.attempt, Phase: st.name, Event: "start"})
+	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: st.name,
+		Event: "start"})
 	s.event(Event{Kind: EventPhaseStart, Phase: st.name})
 	err := st.run(ctx, s)
 	var se *ScenarioError
@@ -265,8 +271,8 @@ func (s *scenarioRun) phase(ctx context.Context, st step) error {
 	end := o.now()
 	d := end.Sub(start)
 	outcome := outcomeOf(ctx, err)
-	e := JournalEntry{Time: end, Scenario: s.sc.Name, Attempt: s.attempt, Phase: st.name, Event: "end",
-		Outcome: outcome, DurationS: d.Seconds()}
+	e := JournalEntry{Time: end, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: st.name,
+		Event: "end", Outcome: outcome, DurationS: d.Seconds()}
 	if err != nil {
 		e.Error = err.Error()
 	}

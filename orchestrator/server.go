@@ -3,8 +3,10 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
+	"strconv"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/remote"
@@ -26,10 +28,25 @@ func stopOld(ctx context.Context, s *scenarioRun) error {
 	return nil
 }
 
+// Variables every server is started with, naming its launch: a server (or
+// a wrapper script) may use them, and `bakeoff sim` mixes them into a
+// --sim-seed so that every launch draws its own launch noise.
+const (
+	EnvRound  = "BAKEOFF_ROUND"  // the round, 1-based
+	EnvLaunch = "BAKEOFF_LAUNCH" // 0-based position in the campaign's launch sequence
+)
+
 // launch starts the server detached, its output in a fresh log file.
 func launch(ctx context.Context, s *scenarioRun) error {
 	o := s.o
-	l, err := campaign.Render(o.c, s.sc, o.hostBakeoff)
+	sc := *s.sc
+	sc.Env = maps.Clone(s.sc.Env)
+	if sc.Env == nil {
+		sc.Env = map[string]string{}
+	}
+	sc.Env[EnvRound] = strconv.Itoa(s.round)
+	sc.Env[EnvLaunch] = strconv.Itoa(s.pos)
+	l, err := campaign.Render(o.c, &sc, o.hostBakeoff)
 	if err != nil {
 		return err
 	}

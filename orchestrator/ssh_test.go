@@ -59,7 +59,7 @@ func TestCampaignOverSSH(t *testing.T) {
 				if err != nil || len(recs) != 1+2*8 {
 					t.Errorf("%s: %d records (%v)", n, len(recs), err)
 				}
-				if fi, err := os.Stat(filepath.Join(out.RunDir, n, results.ServerLog)); err != nil || fi.Size() == 0 {
+				if fi, err := os.Stat(filepath.Join(out.RunDir, n, "round-1", results.ServerLog)); err != nil || fi.Size() == 0 {
 					t.Errorf("%s: no server log downloaded (%v)", n, err)
 				}
 			}

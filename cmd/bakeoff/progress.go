@@ -44,12 +44,16 @@ func eventLine(ev orchestrator.Event) string {
 	who := ""
 	switch {
 	case ev.Scenario != "" && ev.Total > 0:
-		who = fmt.Sprintf("[%d/%d %s] ", ev.Index, ev.Total, ev.Scenario)
+		who = fmt.Sprintf("[%d/%d %s%s] ", ev.Index, ev.Total, ev.Scenario, roundSuffix(ev))
 	case ev.Scenario != "":
-		who = "[" + ev.Scenario + "] "
+		who = "[" + ev.Scenario + roundSuffix(ev) + "] "
 	}
 	switch ev.Kind {
 	case orchestrator.EventCampaignStart:
+		if ev.Rounds > 1 {
+			return fmt.Sprintf("campaign: %d launches (%d scenarios × %d rounds) on %s, results in %s",
+				ev.Total, ev.Total/ev.Rounds, ev.Rounds, ev.Message, ev.RunDir)
+		}
 		return fmt.Sprintf("campaign: %d scenarios on %s, results in %s", ev.Total, ev.Message, ev.RunDir)
 	case orchestrator.EventScenarioStart:
 		return who + "start"
@@ -78,6 +82,14 @@ func eventLine(ev orchestrator.Event) string {
 		return who + "warning: " + ev.Message
 	case orchestrator.EventCampaignEnd:
 		return "campaign done"
+	}
+	return ""
+}
+
+// roundSuffix names the round of a launch in a campaign of several.
+func roundSuffix(ev orchestrator.Event) string {
+	if ev.Rounds > 1 && ev.Round > 0 {
+		return fmt.Sprintf(" round %d", ev.Round)
 	}
 	return ""
 }

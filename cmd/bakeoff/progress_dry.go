@@ -28,7 +28,7 @@ func newDryPrinter(w io.Writer, c *campaign.Campaign) *dryPrinter {
 func (d *dryPrinter) event(ev orchestrator.Event) {
 	switch ev.Kind {
 	case orchestrator.EventScenarioStart:
-		fmt.Fprintf(d.w, "\n## [%d/%d] scenario %s\n", ev.Index, ev.Total, ev.Scenario)
+		fmt.Fprintf(d.w, "\n## [%d/%d] scenario %s%s\n", ev.Index, ev.Total, ev.Scenario, roundSuffix(ev))
 	case orchestrator.EventPhaseStart:
 		fmt.Fprintf(d.w, "\n### %s\n", ev.Phase)
 	case orchestrator.EventDryCommand:

@@ -81,7 +81,7 @@ func (l *liveProgress) event(ev orchestrator.Event) {
 	case orchestrator.EventScenarioStart:
 		l.done, l.warm = 0, 0
 		l.setText(func() { l.name, l.phase, l.status, l.scStarted = ev.Scenario, "", "", ev.Time })
-		label := fmt.Sprintf("[%d/%d] %s ", ev.Index, ev.Total, ev.Scenario)
+		label := fmt.Sprintf("[%d/%d] %s%s ", ev.Index, ev.Total, ev.Scenario, roundSuffix(ev))
 		l.bar = l.p.AddBar(int64(l.sweepTotal),
 			mpb.BarRemoveOnComplete(),
 			mpb.PrependDecorators(decor.Name(label, decor.WCSyncSpaceR),

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -25,21 +26,27 @@ func init() {
 		Name:    "run",
 		Summary: "run a campaign: every scenario's server, the identical sweep, the verdict",
 		Usage: `
-Usage: bakeoff run CONFIG [--only NAME,...] [--out DIR | --resume DIR | --into DIR] [--dry-run] [--keep-server]
+Usage: bakeoff run CONFIG [--only NAME,...] [--round K] [--out DIR | --resume DIR | --into DIR] [--dry-run] [--keep-server]
 
-Runs each scenario of the campaign in turn on its host: stop what runs, wait
-for free GPU memory, launch the server detached, wait until healthy, send one
-smoke request, run the sweep, collect metrics and the log, stop. A scenario
-that fails is recorded with its phase and log excerpt and the campaign goes
-on. Results go to results/CAMPAIGN/RUN/ (see docs/RESULTS.md).
+Runs the campaign's rounds on its host; each round launches every scenario
+once, in a counterbalanced order (docs/CONFIG.md). Each launch: stop what
+runs, wait for free GPU memory, launch the server detached, wait until
+healthy, send one smoke request, run the sweep, collect metrics and the log,
+stop. A launch that fails is recorded with its phase and log excerpt and the
+campaign goes on. Results go to results/CAMPAIGN/RUN/SCENARIO/round-K/ (see
+docs/RESULTS.md).
 
 Flags:
-  --only NAME,...  run only these scenarios; with --resume or --into, run
-                   them again into that run (the earlier attempt moves to
-                   history/; the verdict uses the newest complete attempt)
+  --only NAME,...  run only these scenarios, in every round; with --resume or
+                   --into, run them again into that run (the earlier attempt
+                   moves to round-K/history/; the verdict uses each round's
+                   newest complete attempt)
+  --round K        run only round K; with --resume or --into, run its
+                   launches again (with --only, only those scenarios')
   --out DIR        write the run into DIR instead of results/CAMPAIGN/RUN
-  --resume DIR     continue the run in DIR: finished scenarios are skipped;
-                   refused if the sweep (its fingerprint) changed
+  --resume DIR     continue the run in DIR: finished launches are skipped;
+                   refused if the sweep (its fingerprint) or the scenarios
+                   changed; a higher rounds: adds rounds
   --into DIR       the same as --resume DIR, named for reruns:
                    bakeoff run CONFIG --only NAME --into DIR
   --results DIR    root for new runs (default results)
@@ -48,7 +55,7 @@ Flags:
 
 Ctrl-C stops gracefully (the server is stopped, what was measured is kept,
 the resume command printed); a second Ctrl-C exits at once.
-Exit status: 0 all scenarios passed, 1 a scenario failed or the run was
+Exit status: 0 all launches passed, 1 a launch failed or the run was
 interrupted, 2 bad input (usage, configuration).`,
 		Run: runRun,
 	})
@@ -57,6 +64,7 @@ interrupted, 2 bad input (usage, configuration).`,
 type runFlags struct {
 	config     string
 	only       string
+	round      int
 	out        string
 	resume     string
 	into       string
@@ -71,6 +79,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.only, "only", "", "")
+	fs.IntVar(&f.round, "round", 0, "")
 	fs.StringVar(&f.out, "out", "", "")
 	fs.StringVar(&f.resume, "resume", "", "")
 	fs.StringVar(&f.into, "into", "", "")
@@ -90,7 +99,10 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 		}
 	}
 	if len(pos) != 1 {
-		return nil, usagef("usage: bakeoff run CONFIG [--only NAME,...] [--out DIR | --resume DIR | --into DIR] [--dry-run] [--keep-server]")
+		return nil, usagef("usage: bakeoff run CONFIG [--only NAME,...] [--round K] [--out DIR | --resume DIR | --into DIR] [--dry-run] [--keep-server]")
+	}
+	if f.round < 0 {
+		return nil, usagef("--round %d: rounds count from 1", f.round)
 	}
 	if f.into != "" {
 		// --into only names a rerun into an existing run for what it is;
@@ -135,11 +147,15 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			}
 		}
 	}
+	if f.round > c.Rounds {
+		fmt.Fprintf(e.Stderr, "bakeoff run: --round %d: campaign %s has rounds 1 to %d\n", f.round, c.Name, c.Rounds)
+		return exitBadInput
+	}
 
 	machine, _ := os.Hostname()
 	opt := orchestrator.Options{
 		Campaign: c, Bakeoff: e.Executable, Version: buildinfo.Version(),
-		ResultsRoot: f.root, OutDir: f.out, ResumeDir: f.resume, Only: only,
+		ResultsRoot: f.root, OutDir: f.out, ResumeDir: f.resume, Only: only, Round: f.round,
 		DryRun: f.dryRun, KeepServer: f.keepServer,
 		Now: e.Now, Machine: machine, PID: os.Getpid(),
 	}
@@ -217,7 +233,11 @@ func printEnd(e *env, c *campaign.Campaign, f *runFlags, out *orchestrator.Outco
 	}
 	for _, r := range out.Results {
 		if r.Status == results.StatusFailed {
-			fmt.Fprintf(w, "\nFAILED %s at %s: %s\n", r.Name, r.FailedPhase, r.Reason)
+			round := ""
+			if c.Rounds > 1 {
+				round = fmt.Sprintf(" (round %d)", r.RoundOf())
+			}
+			fmt.Fprintf(w, "\nFAILED %s%s at %s: %s\n", r.Name, round, r.FailedPhase, r.Reason)
 		}
 	}
 	if pt := orchestrator.PhaseTimes(out.Journal); len(pt) > 0 {
@@ -242,6 +262,9 @@ func printEnd(e *env, c *campaign.Campaign, f *runFlags, out *orchestrator.Outco
 			// An interrupted rerun is finished by the same rerun; without
 			// --only, resume would settle for the earlier complete attempt.
 			resume += " --only " + campaign.ShellQuote(f.only)
+		}
+		if f.round > 0 {
+			resume += " --round " + strconv.Itoa(f.round)
 		}
 		if out.Stopped != "" {
 			fmt.Fprintf(w, "Stopped: %s.\nOnce that is fixed, resume with: %s\n", out.Stopped, resume)
