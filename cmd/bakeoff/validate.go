@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 )
 
@@ -20,23 +22,37 @@ func init() {
 		Name:    "validate",
 		Summary: "check a campaign file and its scenarios; print the resolved campaign",
 		Usage: `
-Usage: bakeoff validate CONFIG
+Usage: bakeoff validate CONFIG [--results DIR]
 
 Loads the campaign file CONFIG and every scenario it names, resolves extends,
 applies defaults and runs every check. On success prints the resolved
-campaign: the host, each scenario's exact launch command, the sweep and its
-fingerprint, and any warnings; exit 0. Otherwise prints every problem as
-file:line:col: message; exit 2. Nothing is run and no host is contacted.`,
+campaign: the host, the sweep and its fingerprint, the rounds and their
+launch order, an estimate of the campaign's duration, each scenario's exact
+launch command, and any warnings; exit 0. Otherwise prints every problem as
+file:line:col: message; exit 2. Nothing is run and no host is contacted.
+
+The estimate bounds the waits from the health and GPU timeouts, gives the
+sweeps' size in requests and tokens, and, when DIR (default results) holds an
+earlier run of the same campaign and sweep, the typical duration from the
+median time its launches took.`,
 		Run: runValidate,
 	})
 }
 
 func runValidate(_ context.Context, e *env, args []string) int {
-	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintln(e.Stderr, "usage: bakeoff validate CONFIG")
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	root := fs.String("results", orchestrator.DefaultResultsRoot, "")
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(e.Stderr, strings.TrimSpace(commands["validate"].Usage))
+		return exitOK
+	}
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(e.Stderr, "usage: bakeoff validate CONFIG [--results DIR]")
 		return exitBadInput
 	}
-	c, err := campaign.Load(args[0])
+	c, err := campaign.Load(pos[0])
 	if err != nil {
 		var errs *campaign.Errors
 		if errors.As(err, &errs) {
@@ -55,15 +71,16 @@ func runValidate(_ context.Context, e *env, args []string) int {
 	if c.Host.Local {
 		bakeoff = e.Executable
 	}
-	if err := printCampaign(e.Stdout, c, bakeoff); err != nil {
+	if err := printCampaign(e.Stdout, c, bakeoff, *root); err != nil {
 		fmt.Fprintf(e.Stderr, "bakeoff validate: %v\n", err)
 		return exitBadInput
 	}
 	return exitOK
 }
 
-// printCampaign writes the resolved campaign summary.
-func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff string) error {
+// printCampaign writes the resolved campaign summary; root is where earlier
+// runs are looked for, for the duration estimate.
+func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string) error {
 	fmt.Fprintf(w, "campaign  %s (%s)\n", c.Name, c.File)
 	h := c.Host
 	if h.Local {
@@ -109,6 +126,7 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff string) error {
 	fmt.Fprintf(w, "          prompts %s (%s)%s%s\n", promptsShown(c), c.PromptHash, workloadShown(s), unique)
 	fmt.Fprintf(w, "          fingerprint %s\n", c.Fingerprint())
 	fmt.Fprintf(w, "baseline  %s\n", c.Baseline)
+	printRounds(w, c, root)
 	for _, sc := range c.Scenarios {
 		l, err := campaign.Render(c, sc, bakeoff)
 		if err != nil {

@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/results"
 )
 
 // The -update flag rewrites golden files. It is looked up rather than owned,
@@ -128,5 +132,49 @@ func TestValidateUsage(t *testing.T) {
 	if code := run(context.Background(), e, []string{"validate", "testdata/validate/nosuch.yaml"}); code != exitBadInput ||
 		!strings.Contains(errOut.String(), "testdata/validate/nosuch.yaml: reading campaign: no such file or directory") {
 		t.Errorf("missing file: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestValidateTypicalDuration: the typical duration comes from the newest
+// earlier run of the same campaign and sweep (the median of its completed
+// launches); a newer run of another sweep is passed over.
+func TestValidateTypicalDuration(t *testing.T) {
+	const config = "testdata/validate/good/configs/campaign.yaml"
+	c, err := campaign.Load(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	write := func(run, fingerprint string, secs ...float64) {
+		dir := filepath.Join(root, "golden", run)
+		if err := results.WriteJSONAtomic(filepath.Join(dir, results.ManifestFile),
+			results.Manifest{Campaign: "golden", Run: run, Fingerprint: fingerprint}); err != nil {
+			t.Fatal(err)
+		}
+		j, err := orchestrator.OpenJournal(filepath.Join(dir, results.JournalFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer j.Close()
+		for i, s := range secs {
+			outcome := orchestrator.OutcomeOK
+			if s < 0 {
+				outcome, s = orchestrator.OutcomeFailed, -s
+			}
+			if err := j.Append(orchestrator.JournalEntry{Scenario: "base", Round: i + 1, Attempt: 1,
+				Phase: orchestrator.PhaseScenario, Event: "end", Outcome: outcome, DurationS: s}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write("20260101T000000Z", c.Fingerprint(), 60, 120, 90, -5)
+	write("20260102T000000Z", "sha256:another-sweep", 1, 1, 1)
+	e, out, errOut := testEnv()
+	if code := run(context.Background(), e, []string{"validate", config, "--results", root}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "typical: 36m, 1m30s per launch (the median of 3 launches in " + filepath.Join(root, "golden", "20260101T000000Z") + ")"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("validate does not say %q:\n%s", want, out)
 	}
 }

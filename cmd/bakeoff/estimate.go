@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// launchCount is how many servers a campaign starts: every scenario in every
+// round.
+func launchCount(c *campaign.Campaign) int { return len(c.Scenarios) * max(c.Rounds, 1) }
+
+// orderPeriod is how many rounds the launch order takes to repeat.
+func orderPeriod(n int) int {
+	if n%2 == 1 {
+		return 2 * n
+	}
+	return max(n, 1)
+}
+
+// waitBound is the longest one launch can spend outside its sweep: the GPU
+// memory waits before and after the server, loading until healthy, and the
+// stop's grace period. The sweep is bounded only by request_timeout per
+// request, far beyond any real sweep, so it is given in requests and tokens
+// instead.
+func waitBound(c *campaign.Campaign) time.Duration {
+	return 2*c.GPU.WaitTimeout + c.Engine.HealthTimeout + c.Engine.StopGrace
+}
+
+// typicalLaunch is the median wall time of the launches that completed in
+// the newest earlier run of the same campaign and sweep under root, with
+// that run's directory; ok is false when there is none.
+func typicalLaunch(root string, c *campaign.Campaign) (d time.Duration, n int, dir string, ok bool) {
+	runs, err := os.ReadDir(filepath.Join(root, c.Name))
+	if err != nil {
+		return 0, 0, "", false
+	}
+	fp := c.Fingerprint()
+	// Run directories are named by their UTC start time: newest last.
+	for i := len(runs) - 1; i >= 0; i-- {
+		dir := filepath.Join(root, c.Name, runs[i].Name())
+		run, err := results.ReadRun(dir)
+		if err != nil || run.Manifest.Fingerprint != fp {
+			continue
+		}
+		entries, err := orchestrator.ReadJournal(filepath.Join(dir, results.JournalFile))
+		if err != nil {
+			continue
+		}
+		var secs []float64
+		for _, e := range entries {
+			if e.Phase == orchestrator.PhaseScenario && e.Event == "end" && e.Outcome == orchestrator.OutcomeOK {
+				secs = append(secs, e.DurationS)
+			}
+		}
+		if len(secs) == 0 {
+			continue
+		}
+		slices.Sort(secs)
+		med := secs[len(secs)/2]
+		if len(secs)%2 == 0 {
+			med = (secs[len(secs)/2-1] + secs[len(secs)/2]) / 2
+		}
+		return time.Duration(med * float64(time.Second)).Round(time.Second), len(secs), dir, true
+	}
+	return 0, 0, "", false
+}
+
+// printRounds writes the rounds, their launch order, the verdict's margins
+// and the duration estimate of `bakeoff validate`. root is where earlier
+// runs of the campaign are looked for.
+func printRounds(w io.Writer, c *campaign.Campaign, root string) {
+	n, rounds := len(c.Scenarios), max(c.Rounds, 1)
+	fmt.Fprintf(w, "rounds    %s × %s = %d launches, in this order:\n", plural(rounds, "round"), plural(n, "scenario"),
+		launchCount(c))
+	order := c.Order()
+	shown := min(rounds, orderPeriod(n))
+	for k := range shown {
+		fmt.Fprintf(w, "          %d: %s\n", k+1, strings.Join(order[k], " "))
+	}
+	if rounds > shown {
+		fmt.Fprintf(w, "          then again from round 1 (the order repeats every %s)\n", plural(shown, "round"))
+	}
+	fmt.Fprintf(w, "verdict   equivalence_margin %s%%; min_effect %s%% (applies when rounds is 1)\n",
+		fmtPct(c.EquivalenceMarginPct), fmtPct(c.MinEffectPct))
+
+	launches := launchCount(c)
+	fmt.Fprintf(w, "duration  waits at most %s: per launch ready ≤ %s, GPU memory ≤ 2 × %s, stop ≤ %s\n",
+		fmtDur(time.Duration(launches)*waitBound(c)), fmtDur(c.Engine.HealthTimeout), fmtDur(c.GPU.WaitTimeout),
+		fmtDur(c.Engine.StopGrace))
+	s := c.Sweep
+	reqs := 0
+	for _, lv := range s.Concurrency {
+		reqs += s.RequestsFor(lv) * max(s.Repeats, 1)
+	}
+	perLaunch := (reqs + s.Warmup) * s.MaxTokens
+	fmt.Fprintf(w, "          sweeps: per launch %d warm-up + %d requests of %d tokens (%s tokens), %s tokens in all\n",
+		s.Warmup, reqs, s.MaxTokens, thousands(perLaunch), thousands(perLaunch*launches))
+	if d, k, dir, ok := typicalLaunch(root, c); ok {
+		fmt.Fprintf(w, "          typical: %s, %s per launch (the median of %d launches in %s)\n",
+			fmtDur((time.Duration(launches) * d).Round(time.Second)), fmtDur(d), k, dir)
+	} else {
+		fmt.Fprintf(w, "          typical: not known before a first run of this sweep (none in %s)\n",
+			filepath.Join(root, c.Name))
+	}
+}
+
+// fmtPct writes a percentage without trailing zeros.
+func fmtPct(x float64) string { return strings.TrimSuffix(fmt.Sprintf("%g", x), ".0") }
+
+// thousands writes n with comma separators.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
