@@ -72,7 +72,10 @@ func eventLine(ev orchestrator.Event) string {
 	case orchestrator.EventWaiting:
 		return who + ev.Message
 	case orchestrator.EventSweep:
-		return who + sweepLine(ev.Sweep)
+		if line := sweepLine(ev.Sweep); line != "" {
+			return who + line
+		}
+		return ""
 	case orchestrator.EventScenarioEnd:
 		if r := ev.Result; r != nil && r.FailedPhase != "" {
 			return fmt.Sprintf("%s%s at %s: %s", who, ev.Outcome, r.FailedPhase, firstLine(r.Reason))
