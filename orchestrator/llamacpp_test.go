@@ -55,6 +55,7 @@ sweep:
   endpoint: completions
 baseline: llama
 scenarios: [llama, llama-draft, llama-nosave]
+rounds: 1
 `, self, w.port)
 	w.config = filepath.Join(w.root, "configs", "llama.yaml")
 	if err := os.WriteFile(w.config, []byte(cfg), 0o644); err != nil {
@@ -87,10 +88,10 @@ scenarios: [llama, llama-draft, llama-nosave]
 				t.Errorf("%s C=%d: reset %q, note %q", name, l.Level, l.CacheReset, l.CacheResetNote)
 			}
 		}
-		if _, err := os.Stat(filepath.Join(w.root, "run", name, results.MetricsDir, "props.json")); err != nil {
+		if _, err := os.Stat(filepath.Join(w.root, "run", name, "round-1", results.MetricsDir, "props.json")); err != nil {
 			t.Errorf("%s: the /props answer was not kept: %v", name, err)
 		}
-		recs := readRecords(t, filepath.Join(w.root, "run", name, results.RequestsFile))
+		recs := readRecords(t, filepath.Join(w.root, "run", name, "round-1", results.RequestsFile))
 		for _, r := range recs {
 			if r.CachedTokens == nil {
 				t.Fatalf("%s: a record without cached_tokens: %+v", name, r)
