@@ -74,14 +74,14 @@ func TestDryRunOtherEngines(t *testing.T) {
 		want   []string
 	}{
 		{"llamacpp.yaml", []string{
-			"# the server: env -- llama-server --model /models/Qwen3-8B-Q4_K_M.gguf --host 127.0.0.1 --port 8080",
+			"# the server: env -- BAKEOFF_LAUNCH=0 BAKEOFF_ROUND=1 llama-server --model /models/Qwen3-8B-Q4_K_M.gguf --host 127.0.0.1 --port 8080",
 			"--spec-type draft-simple", "--slot-save-path /tmp/bakeoff/llama-slots",
 			"http://127.0.0.1:8080/health until 200",
 			" sweep --url http://127.0.0.1:8080 --engine llamacpp ",
 			"GET http://127.0.0.1:8080/props",
 		}},
 		{"trtllm-h200.yaml", []string{
-			"# the server: env -- trtllm-serve meta-llama/Llama-3.1-8B-Instruct --host 127.0.0.1 --port 8000 --backend pytorch",
+			"# the server: env -- BAKEOFF_LAUNCH=0 BAKEOFF_ROUND=1 trtllm-serve meta-llama/Llama-3.1-8B-Instruct --host 127.0.0.1 --port 8000 --backend pytorch",
 			"--extra_llm_api_options /data/trtllm/eagle3.yaml",
 			" sweep --url http://127.0.0.1:8000 --engine trtllm ", " --unique-prompts ",
 			"GET http://127.0.0.1:8000/version",
@@ -99,8 +99,8 @@ func TestDryRunOtherEngines(t *testing.T) {
 				t.Fatalf("%v\n%s", err, out)
 			}
 			text := string(out)
-			if n := strings.Count(text, "# the server: env -- "); n != 2 {
-				t.Errorf("%d launch commands, want 2:\n%s", n, text)
+			if n, want := strings.Count(text, "# the server: env -- "), 2*campaign.DefaultRounds; n != want {
+				t.Errorf("%d launch commands, want %d (two scenarios in every round):\n%s", n, want, text)
 			}
 			for _, want := range tt.want {
 				if !strings.Contains(text, want) {
