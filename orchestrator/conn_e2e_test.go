@@ -41,6 +41,7 @@ sweep:
   warmup: 4
 baseline: closes
 scenarios: [closes, idle]
+rounds: 1
 `, "{bakeoff}", w.port)
 	w.config = filepath.Join(w.root, "configs", "conn.yaml")
 	if err := os.WriteFile(w.config, []byte(cfg), 0o644); err != nil {
@@ -57,7 +58,7 @@ scenarios: [closes, idle]
 		if s := scenarioResult(t, run, name); s.Status != results.StatusOK {
 			t.Fatalf("%s: %s %s\n%s", name, s.Status, s.Reason, text)
 		}
-		recs := readRecords(t, filepath.Join(dir, name, results.RequestsFile))
+		recs := readRecords(t, filepath.Join(dir, name, "round-1", results.RequestsFile))
 		if len(recs) != 4+2*12 {
 			t.Errorf("%s: %d records, want 28", name, len(recs))
 		}
