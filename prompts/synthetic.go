@@ -19,6 +19,11 @@ const DefaultSyntheticCount = 200
 // MaxSyntheticCount bounds a synthetic set's size.
 const MaxSyntheticCount = 100000
 
+// MaxSyntheticTokens bounds a synthetic set's input tokens in all: the set
+// and its encoded requests are held in memory (about 15 MB each per million
+// tokens), on the host too.
+const MaxSyntheticTokens = 20_000_000
+
 // syntheticStream separates the synthetic set's random stream from the
 // prompt order's, which is seeded with the same sweep seed.
 const syntheticStream = 0x5e7_0f_1e75
@@ -100,8 +105,14 @@ func Synthesize(spec SyntheticSpec, seed int64) (*Set, error) {
 	r := rand.New(rand.NewPCG(uint64(seed), syntheticStream))
 	s := &Set{Name: Synthetic, Prompts: make([]Prompt, spec.Count)}
 	var b strings.Builder
+	total := 0
 	for i := range s.Prompts {
-		n := TokensToWords(spec.Input.Draw(r))
+		in := spec.Input.Draw(r)
+		if total += in; total > MaxSyntheticTokens {
+			return nil, fmt.Errorf("synthetic set: %d prompts of input %s come to more than %d tokens in all; use fewer or shorter prompts",
+				spec.Count, spec.Input, MaxSyntheticTokens)
+		}
+		n := TokensToWords(in)
 		at := r.IntN(len(words))
 		out := spec.Output.Draw(r)
 		b.Reset()

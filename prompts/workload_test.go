@@ -169,6 +169,13 @@ func TestSyntheticDeterministic(t *testing.T) {
 	}
 }
 
+func TestSyntheticTooBig(t *testing.T) {
+	spec := SyntheticSpec{Count: MaxSyntheticCount, Input: Dist{Kind: DistFixed, Value: 1000}, Output: Dist{Kind: DistFixed, Value: 1}}
+	if _, err := Synthesize(spec, 1); err == nil || !strings.Contains(err.Error(), "tokens in all") {
+		t.Errorf("error %v, want the total bounded", err)
+	}
+}
+
 func TestParseSyntheticErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"input=10", "want input=DIST and output=DIST"},

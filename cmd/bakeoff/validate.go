@@ -156,6 +156,9 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string) erro
 // promptsShown names the prompt file relative to the config, as the user
 // wrote it, rather than by its machine-specific absolute path.
 func promptsShown(c *campaign.Campaign) string {
+	if c.Sweep.Synthetic != nil {
+		return "synthetic " + c.Sweep.Synthetic.String() + ", cut from the built-in text"
+	}
 	p := c.Sweep.Prompts
 	if !filepath.IsAbs(p) {
 		return p
@@ -170,13 +173,9 @@ func promptsShown(c *campaign.Campaign) string {
 	return p
 }
 
-// workloadShown says how the prompts' max_tokens are chosen, when not all
-// alike.
+// workloadShown says when each prompt asks for its recorded output length.
 func workloadShown(s campaign.Sweep) string {
-	switch {
-	case s.Synthetic != nil:
-		return "; synthetic, " + s.Synthetic.String()
-	case s.OutputLengths == prompts.OutputRecorded:
+	if s.OutputLengths == prompts.OutputRecorded {
 		return "; recorded output lengths as max_tokens"
 	}
 	return ""
