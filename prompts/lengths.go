@@ -72,3 +72,20 @@ func (s *Set) Categories() []string {
 	}
 	return out
 }
+
+// MeanMaxTokens is the mean max_tokens the set's prompts ask for, a prompt
+// without its own counting as fallback (the sweep's max_tokens).
+func (s *Set) MeanMaxTokens(fallback int) float64 {
+	if len(s.Prompts) == 0 {
+		return float64(fallback)
+	}
+	sum := 0
+	for _, p := range s.Prompts {
+		if p.MaxTokens > 0 {
+			sum += p.MaxTokens
+		} else {
+			sum += fallback
+		}
+	}
+	return float64(sum) / float64(len(s.Prompts))
+}

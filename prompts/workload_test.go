@@ -239,6 +239,9 @@ func TestCategoriesAndRecordedLengths(t *testing.T) {
 	if r.Prompts[0].MaxTokens != 300 || r.Prompts[1].MaxTokens != 8 || r.Prompts[2].MaxTokens != 0 {
 		t.Errorf("recorded max_tokens %d %d %d", r.Prompts[0].MaxTokens, r.Prompts[1].MaxTokens, r.Prompts[2].MaxTokens)
 	}
+	if got := r.MeanMaxTokens(10); got != 106 { // (300 + 8 + 10) / 3
+		t.Errorf("mean max_tokens %v, want 106", got)
+	}
 	if r.Hash == s.Hash || s.Prompts[0].MaxTokens != 0 {
 		t.Error("recorded lengths do not reach the hash, or changed the original set")
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/prompts"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
@@ -102,8 +104,16 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string) {
 		reqs += s.RequestsFor(lv) * max(s.Repeats, 1)
 	}
 	perLaunch := (reqs + s.Warmup) * s.MaxTokens
-	fmt.Fprintf(w, "          sweeps: per launch %d warm-up + %d requests of %d tokens (%s tokens), %s tokens in all\n",
-		s.Warmup, reqs, s.MaxTokens, thousands(perLaunch), thousands(perLaunch*launches))
+	each := fmt.Sprintf("%d tokens", s.MaxTokens)
+	if set, err := s.PromptSet(); err == nil && (s.Synthetic != nil || s.OutputLengths == prompts.OutputRecorded) {
+		// Each prompt asks for its own length: the set's mean stands for
+		// them all (requests cycle through the set).
+		mean := set.MeanMaxTokens(s.MaxTokens)
+		perLaunch = int(math.Round(float64(reqs+s.Warmup) * mean))
+		each = fmt.Sprintf("about %.0f tokens (the prompts' own max_tokens, on average)", mean)
+	}
+	fmt.Fprintf(w, "          sweeps: per launch %d warm-up + %d requests of %s (%s tokens), %s tokens in all\n",
+		s.Warmup, reqs, each, thousands(perLaunch), thousands(perLaunch*launches))
 	if d, k, dir, ok := typicalLaunch(root, c); ok {
 		fmt.Fprintf(w, "          typical: %s, %s per launch (the median of %d launches in %s)\n",
 			fmtDur((time.Duration(launches) * d).Round(time.Second)), fmtDur(d), k, dir)
