@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/bakeoff-dev/bakeoff/engine"
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 const (
@@ -104,7 +105,11 @@ func (m *metricsProbe) save(phase scrapePhase, name string, body []byte) {
 	if m.dir == "" {
 		return
 	}
-	path := filepath.Join(m.dir, fmt.Sprintf("C%03d-r%d-%s-%s", m.level, m.repeat, phase, name))
+	lv := fmt.Sprintf("C%03d", m.level)
+	if measure.IsRate(m.level) {
+		lv = "R" + measure.FormatRate(measure.LevelRate(m.level))
+	}
+	path := filepath.Join(m.dir, fmt.Sprintf("%s-r%d-%s-%s", lv, m.repeat, phase, name))
 	err := os.MkdirAll(m.dir, 0o700)
 	if err == nil {
 		err = os.WriteFile(path, body, 0o600)

@@ -67,7 +67,15 @@ type Options struct {
 	APIKey string // sent as a bearer token; never written anywhere
 	// Endpoint is EndpointChat (default) or EndpointCompletions.
 	Endpoint    string
-	Concurrency []int // levels, in order
+	Concurrency []int // closed-loop levels, in order
+	// Rates are open-loop levels instead of Concurrency (exactly one of the
+	// two is set): arrival rates in requests per second, in order, each
+	// level's arrivals scheduled in advance by Arrivals with Burstiness (0:
+	// DefaultBurstiness) from Seed. MaxInFlight caps the requests in flight
+	// (0: DefaultMaxInFlight).
+	Rates       []float64
+	Burstiness  float64
+	MaxInFlight int
 	// Requests per level; 0 is auto (measure.RequestsFor).
 	Requests    int
 	MaxTokens   int // 0: DefaultMaxTokens
@@ -107,6 +115,10 @@ type Result struct {
 	UsageMissing bool
 	Warnings     []string
 }
+
+// RateWarmupConcurrency bounds the warm-up's concurrency in a rate sweep,
+// which has no concurrency of its own: the warm-up is a closed loop.
+const RateWarmupConcurrency = 4
 
 // RequestsFor is the number of measured requests at concurrency c.
 func (o Options) RequestsFor(c int) int {
@@ -165,8 +177,25 @@ func (o *Options) check() error {
 	if o.URL == "" {
 		return errors.New("loadgen: no server URL")
 	}
-	if len(o.Concurrency) == 0 {
-		return errors.New("loadgen: no concurrency levels")
+	switch {
+	case len(o.Concurrency) == 0 && len(o.Rates) == 0:
+		return errors.New("loadgen: no concurrency levels or rates")
+	case len(o.Concurrency) > 0 && len(o.Rates) > 0:
+		return errors.New("loadgen: both concurrency levels and rates: want one of the two")
+	}
+	for _, r := range o.Rates {
+		if !(r >= measure.RateResolution && r <= measure.MaxRate) {
+			return fmt.Errorf("loadgen: rate %g: want %g to %g requests per second", r, measure.RateResolution, float64(measure.MaxRate))
+		}
+	}
+	if o.Burstiness < 0 || o.MaxInFlight < 0 {
+		return errors.New("loadgen: burstiness and the in-flight cap must not be negative")
+	}
+	if o.Burstiness == 0 {
+		o.Burstiness = DefaultBurstiness
+	}
+	if o.MaxInFlight == 0 {
+		o.MaxInFlight = DefaultMaxInFlight
 	}
 	for _, c := range o.Concurrency {
 		if c < 1 {
@@ -336,6 +365,9 @@ func (s *sweep) run(ctx context.Context) error {
 	defer stop()
 	if s.o.Warmup > 0 {
 		c := min(s.o.Warmup, maxOf(s.o.Concurrency))
+		if len(s.o.Rates) > 0 {
+			c = min(s.o.Warmup, RateWarmupConcurrency)
+		}
 		s.mu.Lock()
 		s.event(Event{Kind: EventWarmup, Total: s.o.Warmup, Level: c})
 		s.mu.Unlock()
@@ -350,9 +382,9 @@ func (s *sweep) run(ctx context.Context) error {
 			s.warn(fmt.Sprintf("all %d warm-up requests failed (%s)", failed, recs[0].Error))
 		}
 	}
-	for _, c := range s.o.Concurrency {
-		n := s.o.RequestsFor(c)
-		if n < 2*c {
+	for _, c := range s.o.levels() {
+		n := s.o.requestsAt(c)
+		if !measure.IsRate(c) && n < 2*c {
 			s.warn(fmt.Sprintf("C=%d: %d requests are fewer than 2×C, so the level barely reaches its concurrency (use --requests auto)", c, n))
 		}
 		for r := 0; r < s.o.Repeats; r++ {
@@ -368,7 +400,14 @@ func (s *sweep) run(ctx context.Context) error {
 			s.mu.Lock()
 			s.event(Event{Kind: EventLevelStart, Level: c, Repeat: r, Total: n})
 			s.mu.Unlock()
-			recs := s.level(ctx, stop, levelSpec{c: c, n: n, repeat: r, probe: m})
+			spec := levelSpec{c: c, n: n, repeat: r, probe: m}
+			var recs []measure.Record
+			if measure.IsRate(c) {
+				spec.due = Arrivals(n, measure.LevelRate(c), s.o.Burstiness, s.o.Seed, c, r)
+				recs = s.openLevel(ctx, stop, spec)
+			} else {
+				recs = s.level(ctx, stop, spec)
+			}
 			if len(recs) == 0 {
 				return s.stopErr
 			}
@@ -468,11 +507,13 @@ func countFailed(recs []measure.Record) int {
 	return n
 }
 
-// levelSpec is one closed-loop run: n requests, c in flight.
+// levelSpec is one level's run: n requests, c in flight (closed loop), or
+// sent at their due times (open loop, c a rate's level key).
 type levelSpec struct {
 	c, n, repeat int
 	warmup       bool
-	probe        *metricsProbe // mid-level scrape; nil for the warm-up
+	probe        *metricsProbe   // mid-level scrape; nil for the warm-up
+	due          []time.Duration // open loop: when each request is due after the start
 }
 
 // level runs a closed loop: c workers, each sending its next request the

@@ -12,7 +12,11 @@ import (
 //	C=  1 | 30 requests | throughput:    86.8 tok/s | per-req:   87.0 tok/s | latency avg/p50/p99:    2.3/   2.3/   2.6s | TTFT p50/p99:    45/    61ms | TPOT p50/p99:  11.3/  11.9ms | ok: 30/30
 func FormatLevel(s LevelSummary) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "C=%3d", s.Level)
+	if IsRate(s.Level) {
+		fmt.Fprintf(&b, "%9s", LevelName(s.Level))
+	} else {
+		fmt.Fprintf(&b, "C=%3d", s.Level)
+	}
 	if s.Repeat > 0 {
 		fmt.Fprintf(&b, " #%d", s.Repeat+1)
 	}
@@ -44,6 +48,12 @@ func FormatLevel(s LevelSummary) string {
 	}
 	if s.AcceptLength != nil {
 		fmt.Fprintf(&b, " | accept: %.2f", *s.AcceptLength)
+	}
+	if IsRate(s.Level) {
+		fmt.Fprintf(&b, " | sent %.3g/s, late p99 %.0fms", s.ArrivalRate, s.LateP99*1e3)
+	}
+	if s.Saturated {
+		b.WriteString(" | SATURATED")
 	}
 	if s.ClientLimited {
 		b.WriteString(" | CLIENT-LIMITED?")

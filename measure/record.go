@@ -18,12 +18,15 @@ const (
 // Record is one request, written as one JSON line. Times are Unix nanoseconds
 // so records from different machines sort and subtract without parsing.
 type Record struct {
-	Level     int    `json:"level"`            // target concurrency
-	Repeat    int    `json:"repeat"`           // 0-based repeat of the level
-	Seq       int    `json:"seq"`              // 0-based index within the level repeat
-	Warmup    bool   `json:"warmup,omitempty"` // warm-up requests are recorded but never measured
-	Prompt    int    `json:"prompt"`           // index in the prompt set
-	PromptSet string `json:"prompt_set"`       // hash of the prompt set
+	// Level is the level key: the target concurrency, or for an open-loop
+	// level RateLevel(Rate) (see level.go).
+	Level     int     `json:"level"`
+	Rate      float64 `json:"rate,omitempty"`   // open-loop target arrival rate, requests per second
+	Repeat    int     `json:"repeat"`           // 0-based repeat of the level
+	Seq       int     `json:"seq"`              // 0-based index within the level repeat
+	Warmup    bool    `json:"warmup,omitempty"` // warm-up requests are recorded but never measured
+	Prompt    int     `json:"prompt"`           // index in the prompt set
+	PromptSet string  `json:"prompt_set"`       // hash of the prompt set
 	// Category is the prompt's category in its set; empty when it has none.
 	Category string `json:"category,omitempty"`
 	// MaxTokens is the max_tokens this request asked for when it was its
@@ -42,8 +45,15 @@ type Record struct {
 	// DispatchLagNs is the client's own delay between a slot freeing and this
 	// request being sent: a self-audit of the load generator.
 	DispatchLagNs int64 `json:"dispatch_lag_ns"`
-	PromptTokens  int   `json:"prompt_tokens"`
-	Tokens        int   `json:"tokens"` // completion tokens, from the server's usage
+	// LateNs is, for an open-loop request, how long after its scheduled
+	// arrival the client sent it: the open loop's self-audit.
+	LateNs int64 `json:"late_ns,omitempty"`
+	// Capped is true when an open-loop request waited for a free place
+	// under the client's in-flight cap, so it was sent late for a reason
+	// of the client's own.
+	Capped       bool `json:"capped,omitempty"`
+	PromptTokens int  `json:"prompt_tokens"`
+	Tokens       int  `json:"tokens"` // completion tokens, from the server's usage
 	// TokensEstimated is true when the server sent no usage and Tokens was
 	// estimated from the streamed content.
 	TokensEstimated bool `json:"tokens_estimated,omitempty"`

@@ -1,6 +1,9 @@
 package measure
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // MinAutoRequests and AutoRequestsPerSlot size an automatic level:
 // max(MinAutoRequests, AutoRequestsPerSlot×C) measured requests, so every
@@ -22,4 +25,30 @@ func RequestsFor(requests, c int) int {
 		return requests
 	}
 	return max(MinAutoRequests, AutoRequestsPerSlot*c)
+}
+
+// AutoRateSeconds sizes an automatic open-loop level: enough requests to
+// arrive over about this many seconds, and at least MinAutoRequests, so a
+// queue that grows has time to show it.
+const AutoRateSeconds = 60
+
+// AutoRateRule is the `auto` request count of a rate level as people read it.
+var AutoRateRule = fmt.Sprintf("max(%d, %d s × rate)", MinAutoRequests, AutoRateSeconds)
+
+// RequestsForRate is the number of measured requests at an arrival rate
+// (requests per second) for a configured count: the count itself, or, when
+// it is 0 (`auto`), max(MinAutoRequests, ⌈AutoRateSeconds×rate⌉).
+func RequestsForRate(requests int, rate float64) int {
+	if requests > 0 {
+		return requests
+	}
+	return max(MinAutoRequests, int(math.Ceil(AutoRateSeconds*rate-1e-9)))
+}
+
+// RequestsAt is the number of measured requests at a level key, either kind.
+func RequestsAt(requests, level int) int {
+	if IsRate(level) {
+		return RequestsForRate(requests, LevelRate(level))
+	}
+	return RequestsFor(requests, level)
 }

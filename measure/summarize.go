@@ -92,7 +92,7 @@ func Summarize(level, repeat int, recs []Record) LevelSummary {
 	if !steady {
 		start, end = first, last
 		s.Warnings = append(s.Warnings, fmt.Sprintf(
-			"no steady state: %d requests at C=%d; throughput is over the whole wall time", len(rs), level))
+			"no steady state: %d requests at %s; throughput is over the whole wall time", len(rs), LevelName(level)))
 	}
 	s.SteadyStartNs, s.SteadyEndNs = start, end
 	if w := (Window{start, end}); w.End > w.Start {
@@ -102,6 +102,10 @@ func Summarize(level, repeat int, recs []Record) LevelSummary {
 
 	if s.TokensEstimated {
 		s.Warnings = append(s.Warnings, "the server sent no usage: token counts are estimated")
+	}
+	if IsRate(level) {
+		summarizeOpenLoop(&s, rs)
+		return s
 	}
 	switch {
 	case s.OK > 0 && s.DispatchLagP99 > ClientLagFloor && s.DispatchLagP99 > ClientLagShare*s.LatencyP50:

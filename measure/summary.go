@@ -1,6 +1,6 @@
 package measure
 
-// LevelSummary condenses one concurrency level (one repeat). It is derived
+// LevelSummary condenses one level (one repeat). It is derived
 // from the records and written to levels.json for quick reading; reports
 // recompute everything from the records instead of trusting it.
 type LevelSummary struct {
@@ -46,6 +46,20 @@ type LevelSummary struct {
 	// ClientLimited flags a level where the load generator, not the server,
 	// may have set the pace.
 	ClientLimited bool `json:"client_limited,omitempty"`
+
+	// Rate is an open-loop level's target arrival rate, requests per
+	// second; ArrivalRate the rate at which its requests were really sent.
+	// LateP99 is the p99 of how late the client sent them after their
+	// scheduled arrival, seconds; Capped counts those that waited for the
+	// client's in-flight cap. Saturated is true when the server could not
+	// keep up (a queue that grew for as long as the level ran, see
+	// SaturationOf), and Saturation says what was seen.
+	Rate        float64 `json:"rate,omitempty"`
+	ArrivalRate float64 `json:"arrival_rate,omitempty"`
+	LateP99     float64 `json:"late_p99_s,omitempty"`
+	Capped      int     `json:"capped,omitempty"`
+	Saturated   bool    `json:"saturated,omitempty"`
+	Saturation  string  `json:"saturation,omitempty"`
 
 	// AcceptLength is the speculative accept length over this level, when the
 	// engine exposes it (see docs/LOADGEN.md for each engine's source).

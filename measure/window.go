@@ -15,8 +15,12 @@ func (w Window) Seconds() float64 { return float64(w.End-w.Start) / 1e9 }
 // moment the C-th request is in flight (or the first completion, if that
 // comes sooner) to the moment the first slot goes idle with nothing left to
 // send, which in a closed loop is the (N−C+1)-th completion. ok is false
-// when no such window exists (fewer requests than slots).
+// when no such window exists (fewer requests than slots). For an open-loop
+// level key it is OpenLoopWindow.
 func SteadyWindow(c int, recs []Record) (start, end int64, ok bool) {
+	if IsRate(c) {
+		return OpenLoopWindow(recs)
+	}
 	n := len(recs)
 	if n == 0 || c < 1 || n < c {
 		return 0, 0, false
@@ -223,8 +227,8 @@ func LevelThroughput(recs []Record, c, maxSamples int) Throughput {
 	}
 	switch {
 	case !t.Steady:
-		t.Note = fmt.Sprintf("%d requests are too few for a steady state at concurrency %d; throughput is over the whole wall time",
-			len(recs), c)
+		t.Note = fmt.Sprintf("%d requests are too few for a steady state at %s; throughput is over the whole wall time",
+			len(recs), LevelName(c))
 	case k < 1:
 		t.Note = fmt.Sprintf("the steady state (%.3g s) is shorter than one median request latency (%.3g s): one sample, not within-launch samples",
 			sec, med)

@@ -1,0 +1,127 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
+)
+
+// DefaultMaxInFlight is the open loop's safety cap on requests in flight
+// when Options.MaxInFlight is 0. An open loop sends on schedule whatever is
+// still running, so against a server that has stopped answering it would
+// open connections without end; past the cap a request waits for one to
+// finish, is recorded as Capped, and flags its level as client-limited. The
+// cap is far above what any server in the seeds holds in flight (250), and
+// within a default file-descriptor limit once Go has raised it.
+const DefaultMaxInFlight = 4096
+
+// levels are the sweep's level keys in order: the concurrencies, or the
+// rates' keys (measure.RateLevel).
+func (o Options) levels() []int {
+	if len(o.Rates) == 0 {
+		return o.Concurrency
+	}
+	out := make([]int, len(o.Rates))
+	for i, r := range o.Rates {
+		out[i] = measure.RateLevel(r)
+	}
+	return out
+}
+
+// requestsAt is the number of measured requests at level key c.
+func (o Options) requestsAt(c int) int {
+	if measure.IsRate(c) {
+		return measure.RequestsForRate(o.Requests, measure.LevelRate(c))
+	}
+	return o.RequestsFor(c)
+}
+
+// openLevel runs an open loop: request i is sent at its due time, start +
+// l.due[i], however many are still in flight (up to the safety cap), and
+// each is recorded with how late it went out. It returns the records in
+// completion order.
+func (s *sweep) openLevel(ctx context.Context, stop context.CancelFunc, l levelSpec) []measure.Record {
+	var (
+		recs     = make([]measure.Record, 0, l.n)
+		tokens   int
+		lastProg int64
+		wg       sync.WaitGroup
+		midOnce  sync.Once
+		slots    = make(chan struct{}, s.o.MaxInFlight)
+	)
+	timer := time.NewTimer(0)
+	<-timer.C
+	defer timer.Stop()
+	start := nowNs()
+	for seq := range l.n {
+		due := start + int64(l.due[seq])
+		if wait := due - nowNs(); wait > 0 {
+			timer.Reset(time.Duration(wait))
+			select {
+			case <-ctx.Done():
+			case <-timer.C:
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		capped := false
+		select {
+		case slots <- struct{}{}:
+		default:
+			capped = true
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		p := s.promptFor(seq)
+		rec := measure.Record{Level: l.c, Rate: measure.LevelRate(l.c), Repeat: l.repeat, Seq: seq, Prompt: p,
+			PromptSet: s.o.Prompts.Hash, Capped: capped}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.q.do(ctx, s.body(p, &rec), &rec)
+			<-slots
+			rec.LateNs = max(0, rec.SendNs-due)
+
+			s.mu.Lock()
+			recs = append(recs, rec)
+			if rec.OK() {
+				tokens += rec.Tokens
+			}
+			if s.o.Records != nil && s.stopErr == nil {
+				if err := s.o.Records(rec); err != nil {
+					s.stopErr = fmt.Errorf("writing records: %w", err)
+					stop()
+				}
+			}
+			done := len(recs)
+			if now := nowNs(); s.o.Events != nil && (now-lastProg >= int64(ProgressInterval) || done == l.n) {
+				lastProg = now
+				tps := 0.0
+				if el := float64(now-start) / 1e9; el > 0 {
+					tps = float64(tokens) / el
+				}
+				s.event(Event{Kind: EventProgress, Level: l.c, Repeat: l.repeat, Done: done, Total: l.n, TokPerSec: tps})
+			}
+			s.mu.Unlock()
+			// Halfway through, the level is in its steady state (or its
+			// queue is growing): the moment for windowed server gauges.
+			if l.probe != nil && done >= l.n/2 {
+				midOnce.Do(func() {
+					wg.Add(1)
+					go func() { defer wg.Done(); l.probe.scrape(ctx, phaseMid) }()
+				})
+			}
+		}()
+	}
+	wg.Wait()
+	return recs
+}
