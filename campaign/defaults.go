@@ -59,6 +59,13 @@ const (
 // typo, and the bound keeps the automatic request count from overflowing.
 const MaxConcurrency = 100000
 
+// MaxRate bounds a rate level, requests per second.
+const MaxRate = 100000
+
+// MaxBurstiness bounds sweep.burstiness: past it the gaps are as even as
+// makes no difference (their coefficient of variation is 1/√burstiness).
+const MaxBurstiness = 10000
+
 // MaxRounds bounds `rounds`; a campaign of more launches per scenario than
 // this is a typo (it would run for weeks on a real host).
 const MaxRounds = 1000

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 )
 
@@ -22,7 +23,9 @@ const fingerprintVersion = "bakeoff-sweep-v1"
 // category and own max_tokens), unique_prompts when it is on, output_lengths
 // when it is recorded, and a synthetic set's canonical spec (each written
 // only when set, so every fingerprint from before the option existed still
-// matches its campaign). The canonical text is
+// matches its campaign). An open-loop sweep writes its mode, its rates as
+// the levels and its burstiness (only then, for the same reason): the
+// arrival schedule is a function of these and the seed. The canonical text is
 // built field by field with fixed formatting (integers in decimal, the
 // temperature as the shortest decimal that round-trips), so it depends on
 // neither map order nor the machine.
@@ -30,11 +33,19 @@ func Fingerprint(s Sweep, promptSetHash string) string {
 	var b strings.Builder
 	line := func(k, v string) { fmt.Fprintf(&b, "%s=%s\n", k, v) }
 	line("version", fingerprintVersion)
-	levels := make([]string, len(s.Concurrency))
-	reqs := make([]string, len(s.Concurrency))
-	for i, c := range s.Concurrency {
+	keys := s.Levels()
+	levels := make([]string, len(keys))
+	reqs := make([]string, len(keys))
+	for i, c := range keys {
 		levels[i] = strconv.Itoa(c)
-		reqs[i] = strconv.Itoa(s.RequestsFor(c))
+		if len(s.Rates) > 0 {
+			levels[i] = measure.FormatRate(s.Rates[i])
+		}
+		reqs[i] = strconv.Itoa(s.RequestsAt(c))
+	}
+	if len(s.Rates) > 0 {
+		line("mode", ModeRate)
+		line("burstiness", strconv.FormatFloat(s.ArrivalShape(), 'g', -1, 64))
 	}
 	line("levels", strings.Join(levels, ","))
 	line("requests", strings.Join(reqs, ","))

@@ -108,6 +108,37 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 	}
 }
 
+// TestFingerprintRates: an open-loop sweep's rates, burstiness and mode
+// are in its fingerprint, an unset burstiness is Poisson's 1, and a rate
+// sweep never matches the concurrency sweep of the same numbers.
+func TestFingerprintRates(t *testing.T) {
+	rate := fpSweep
+	rate.Concurrency, rate.Rates = nil, []float64{1, 2, 5}
+	base := Fingerprint(rate, fpHash)
+	if base == Fingerprint(fpSweep, fpHash) {
+		t.Error("rates [1, 2, 5] and concurrency [1, 2, 5] share a fingerprint")
+	}
+	for _, tt := range []struct {
+		name   string
+		change func(*Sweep)
+		same   bool
+	}{
+		{"rates", func(s *Sweep) { s.Rates = []float64{1, 2, 5.5} }, false},
+		{"rate order", func(s *Sweep) { s.Rates = []float64{2, 1, 5} }, false},
+		{"burstiness", func(s *Sweep) { s.Burstiness = 0.5 }, false},
+		{"burstiness 1 is the default", func(s *Sweep) { s.Burstiness = 1 }, true},
+		{"requests", func(s *Sweep) { s.Requests = 100 }, false},
+		{"seed (the schedule)", func(s *Sweep) { s.Seed = 5 }, false},
+	} {
+		s := rate
+		s.Rates = append([]float64(nil), rate.Rates...)
+		tt.change(&s)
+		if got := Fingerprint(s, fpHash); (got == base) != tt.same {
+			t.Errorf("%s: same fingerprint = %v, want %v", tt.name, got == base, tt.same)
+		}
+	}
+}
+
 // TestFingerprintIgnoresFormatting: two files that say the same thing in
 // different YAML give the same fingerprint.
 func TestFingerprintIgnoresFormatting(t *testing.T) {

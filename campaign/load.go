@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/bakeoff-dev/bakeoff/engine"
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // Load reads a campaign file and every scenario it names, resolves
@@ -46,6 +48,7 @@ type campaignNodes struct {
 	baseline, requests *yaml.Node
 	scenarios, prompts *yaml.Node
 	sweep              *yaml.Node
+	rates, burstiness  *yaml.Node
 	envAt              map[string]position
 }
 
@@ -89,7 +92,8 @@ func (l *loader) campaign(path string) *Campaign {
 		return nil
 	}
 	nodes := campaignNodes{envAt: map[string]position{}}
-	var hasHost, hasSweep, hasConcurrency bool
+	var hasHost, hasSweep bool
+	var levelKeys []string // sweep.concurrency and sweep.rates, when given
 	d.mapping(root, "campaign file", map[string]field{
 		"campaign": func(_, v *yaml.Node) {
 			if s, ok := d.str(v, "campaign"); ok {
@@ -106,7 +110,7 @@ func (l *loader) campaign(path string) *Campaign {
 		"gpu": func(_, v *yaml.Node) { d.gpu(v, &c.GPU) },
 		"sweep": func(_, v *yaml.Node) {
 			hasSweep, nodes.sweep = true, v
-			hasConcurrency = d.sweep(v, &c.Sweep, &nodes)
+			levelKeys = d.sweep(v, &c.Sweep, &nodes)
 		},
 		"baseline": func(_, v *yaml.Node) {
 			if s, ok := d.word(v, "baseline"); ok {
@@ -147,9 +151,17 @@ func (l *loader) campaign(path string) *Campaign {
 		l.p.errorf(top, "host: missing (`local`, or a mapping with ssh:)")
 	}
 	if !hasSweep {
-		l.p.errorf(top, "sweep: missing (at least sweep.concurrency)")
-	} else if !hasConcurrency && nodes.sweep.Kind == yaml.MappingNode {
-		d.errorf(nodes.sweep, "sweep.concurrency: missing (the levels to run, e.g. [1, 2, 5, 10])")
+		l.p.errorf(top, "sweep: missing (at least sweep.concurrency or sweep.rates)")
+	} else if nodes.sweep.Kind == yaml.MappingNode {
+		switch {
+		case len(levelKeys) == 0:
+			d.errorf(nodes.sweep, "sweep.concurrency: missing (the levels to run, e.g. [1, 2, 5, 10], or sweep.rates in requests per second)")
+		case len(levelKeys) == 2:
+			d.errorf(nodes.rates, "sweep.rates: give either sweep.concurrency (a closed loop) or sweep.rates (open-loop arrivals), not both")
+		}
+		if nodes.burstiness != nil && len(c.Sweep.Rates) == 0 {
+			d.errorf(nodes.burstiness, "sweep.burstiness: shapes the arrivals of sweep.rates; a concurrency sweep has none")
+		}
 	}
 	if c.Host.Workdir == "" {
 		if c.Host.Local {
@@ -361,13 +373,29 @@ func (d *doc) gpu(v *yaml.Node, g *GPUOpts) {
 	})
 }
 
-// sweep decodes the sweep; it reports whether concurrency was given.
-func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) bool {
-	hasLevels := false
+// sweep decodes the sweep; it returns which of concurrency and rates were
+// given.
+func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) []string {
+	var given []string
 	d.mapping(v, "sweep", map[string]field{
 		"concurrency": func(_, v *yaml.Node) {
-			hasLevels = true
+			given = append(given, "concurrency")
 			s.Concurrency = d.levels(v)
+		},
+		"rates": func(_, v *yaml.Node) {
+			given = append(given, "rates")
+			nodes.rates = v
+			s.Rates = d.rates(v)
+		},
+		"burstiness": func(_, v *yaml.Node) {
+			nodes.burstiness = v
+			if f, ok := d.number(v, "sweep.burstiness"); ok {
+				if !(f > 0) || f > MaxBurstiness {
+					d.errorf(v, "sweep.burstiness: %g: want more than 0 and at most %g (1 is Poisson; below 1 bursts, above 1 more even)", f, float64(MaxBurstiness))
+					return
+				}
+				s.Burstiness = f
+			}
 		},
 		"requests": func(_, v *yaml.Node) {
 			nodes.requests = v
@@ -430,7 +458,49 @@ func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) bool {
 		},
 		"unique_prompts": func(_, v *yaml.Node) { s.UniquePrompts, _ = d.boolean(v, "sweep.unique_prompts") },
 	})
-	return hasLevels
+	return given
+}
+
+// rates decodes sweep.rates: distinct arrival rates in requests per second,
+// positive, in thousandths at most.
+func (d *doc) rates(v *yaml.Node) []float64 {
+	if v.Kind != yaml.SequenceNode {
+		d.errorf(v, "sweep.rates: want a list of rates in requests per second, got %s", kindName(v))
+		return nil
+	}
+	if len(v.Content) == 0 {
+		d.errorf(v, "sweep.rates: empty list (at least one rate)")
+		return nil
+	}
+	var out []float64
+	seen := map[int]*yaml.Node{}
+	for i, r := range v.Content {
+		r = deref(r)
+		what := fmt.Sprintf("sweep.rates[%d]", i)
+		f, ok := d.number(r, what)
+		if !ok {
+			continue
+		}
+		key := measure.RateLevel(f)
+		switch {
+		case !(f > 0):
+			d.errorf(r, "%s: rate %g: must be more than 0 requests per second", what, f)
+			continue
+		case f > MaxRate:
+			d.errorf(r, "%s: rate %g: more than %d requests per second", what, f, MaxRate)
+			continue
+		case math.Abs(measure.LevelRate(key)-f) > 1e-9*f:
+			d.errorf(r, "%s: rate %g: at most three decimals (steps of %g requests per second)", what, f, measure.RateResolution)
+			continue
+		}
+		if first, dup := seen[key]; dup {
+			d.errorf(r, "%s: rate %g repeated (first at line %d)", what, f, first.Line)
+			continue
+		}
+		seen[key] = r
+		out = append(out, f)
+	}
+	return out
 }
 
 // levels decodes sweep.concurrency: positive, distinct integers.

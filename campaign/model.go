@@ -100,7 +100,13 @@ const (
 // Sweep is the load every scenario gets; everything in it that affects the
 // measurement goes into the fingerprint.
 type Sweep struct {
-	Concurrency []int // levels, in order
+	Concurrency []int // closed-loop levels, in order
+	// Rates are open-loop levels instead (exactly one of Concurrency and
+	// Rates is set): arrival rates in requests per second, in order.
+	// Burstiness shapes their arrivals (gamma gaps, 1 is Poisson; see
+	// loadgen.Arrivals); 0 means 1.
+	Rates      []float64
+	Burstiness float64
 	// Requests per level; 0 means auto (see RequestsFor).
 	Requests  int
 	MaxTokens int
@@ -129,6 +135,46 @@ type Sweep struct {
 // RequestsFor returns the number of measured requests for concurrency c:
 // the configured number, or the `auto` count (measure.RequestsFor).
 func (s Sweep) RequestsFor(c int) int { return measure.RequestsFor(s.Requests, c) }
+
+// Levels are the sweep's level keys in order: its concurrencies, or its
+// rates' keys (measure.RateLevel).
+func (s Sweep) Levels() []int {
+	if len(s.Rates) == 0 {
+		return s.Concurrency
+	}
+	out := make([]int, len(s.Rates))
+	for i, r := range s.Rates {
+		out[i] = measure.RateLevel(r)
+	}
+	return out
+}
+
+// RequestsAt returns the number of measured requests at a level key of
+// either kind (measure.RequestsAt).
+func (s Sweep) RequestsAt(level int) int { return measure.RequestsAt(s.Requests, level) }
+
+// Mode is "rate" for an open-loop sweep, "concurrency" for a closed loop.
+func (s Sweep) Mode() string {
+	if len(s.Rates) > 0 {
+		return ModeRate
+	}
+	return ModeConcurrency
+}
+
+// ArrivalShape is the burstiness of the sweep's arrivals: Burstiness, or 1
+// (Poisson) when unset.
+func (s Sweep) ArrivalShape() float64 {
+	if s.Burstiness == 0 {
+		return 1
+	}
+	return s.Burstiness
+}
+
+// Sweep modes (Sweep.Mode).
+const (
+	ModeConcurrency = "concurrency"
+	ModeRate        = "rate"
+)
 
 // Scenario is one server variant after `extends` is resolved.
 type Scenario struct {

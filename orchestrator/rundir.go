@@ -32,7 +32,7 @@ func (e *FingerprintChangedError) Error() string {
 
 // sweepInfo is the manifest's record of the sweep.
 func sweepInfo(s campaign.Sweep, promptSet string) results.SweepInfo {
-	return results.SweepInfo{Concurrency: s.Concurrency, Requests: s.Requests, MaxTokens: s.MaxTokens,
+	return results.SweepInfo{Concurrency: s.Concurrency, Rates: s.Rates, Burstiness: s.Burstiness, Requests: s.Requests, MaxTokens: s.MaxTokens,
 		Warmup: s.Warmup, Temperature: s.Temperature, IgnoreEOS: s.IgnoreEOS, Endpoint: s.Endpoint,
 		Repeats: s.Repeats, PromptSet: promptSet}
 }

@@ -40,16 +40,22 @@ const (
 // against url (a server of engine eng), writing into dir. Host mode runs it;
 // --dry-run shows it.
 func sweepArgv(bakeoff string, sw campaign.Sweep, eng, url, promptsPath, dir string) []string {
-	levels := make([]string, len(sw.Concurrency))
+	levelFlag, levels := "--concurrency", make([]string, len(sw.Concurrency))
 	for i, c := range sw.Concurrency {
 		levels[i] = strconv.Itoa(c)
+	}
+	if len(sw.Rates) > 0 {
+		levelFlag, levels = "--rates", make([]string, len(sw.Rates))
+		for i, r := range sw.Rates {
+			levels[i] = measure.FormatRate(r)
+		}
 	}
 	requests := "auto"
 	if sw.Requests > 0 {
 		requests = strconv.Itoa(sw.Requests)
 	}
 	argv := []string{bakeoff, "sweep", "--url", url, "--engine", eng,
-		"--concurrency", strings.Join(levels, ","),
+		levelFlag, strings.Join(levels, ","),
 		"--requests", requests,
 		"--max-tokens", strconv.Itoa(sw.MaxTokens),
 		"--warmup", strconv.Itoa(sw.Warmup),
@@ -58,6 +64,9 @@ func sweepArgv(bakeoff string, sw campaign.Sweep, eng, url, promptsPath, dir str
 		"--temperature", strconv.FormatFloat(sw.Temperature, 'g', -1, 64),
 		"--repeats", strconv.Itoa(max(1, sw.Repeats)),
 		"--seed", strconv.FormatInt(sw.Seed, 10),
+	}
+	if len(sw.Rates) > 0 {
+		argv = append(argv, "--burstiness", strconv.FormatFloat(sw.ArrivalShape(), 'g', -1, 64))
 	}
 	if sw.IgnoreEOS {
 		argv = append(argv, "--ignore-eos")
@@ -114,7 +123,7 @@ func (s *scenarioRun) checkLevels(ctx context.Context, levels []measure.LevelSum
 			for k, v := range l.FailedByClass {
 				classes = append(classes, fmt.Sprintf("%s %d", k, v))
 			}
-			return s.fail("sweep", fmt.Sprintf("C=%d: %d of %d requests failed (%s)", l.Level, l.Failed, l.Requests,
+			return s.fail("sweep", fmt.Sprintf("%s: %d of %d requests failed (%s)", measure.LevelName(l.Level), l.Failed, l.Requests,
 				strings.Join(classes, ", ")), s.logTail(ctx), nil)
 		}
 	}
@@ -345,6 +354,7 @@ func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 	sw := o.c.Sweep
 	res, runErr := loadgen.Run(ctx, loadgen.Options{
 		URL: s.baseURL, Endpoint: sw.Endpoint, Concurrency: sw.Concurrency, Requests: sw.Requests,
+		Rates: sw.Rates, Burstiness: sw.ArrivalShape(),
 		MaxTokens: sw.MaxTokens, Warmup: sw.Warmup, Temperature: sw.Temperature, IgnoreEOS: sw.IgnoreEOS,
 		Repeats: max(1, sw.Repeats), Seed: sw.Seed, Prompts: set, RequestTimeout: sw.RequestTimeout,
 		Engine:     s.profile,

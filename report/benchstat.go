@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
@@ -28,7 +29,7 @@ func Benchstat(w io.Writer, v *verdict.Verdict) error {
 				continue
 			}
 			for _, x := range BenchValues(v, l) {
-				fmt.Fprintf(ew, "BenchmarkServe/C=%d/scenario=%s 1 %g tok/s\n", c, benchValue(s.Name), x)
+				fmt.Fprintf(ew, "BenchmarkServe/%s/scenario=%s 1 %g tok/s\n", benchLevel(c), benchValue(s.Name), x)
 			}
 		}
 	}
@@ -56,4 +57,13 @@ func BenchValues(v *verdict.Verdict, l *verdict.Level) []float64 {
 		out = append(out, ll.Throughput)
 	}
 	return out
+}
+
+// benchLevel is the level as a benchmark name part: "C=4", or "rate=0.5"
+// (requests per second) for an open-loop level.
+func benchLevel(level int) string {
+	if measure.IsRate(level) {
+		return "rate=" + measure.FormatRate(measure.LevelRate(level))
+	}
+	return fmt.Sprintf("C=%d", level)
 }

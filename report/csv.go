@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
@@ -55,7 +56,7 @@ func CSV(w io.Writer, v *verdict.Verdict) error {
 			if s.Newest != nil {
 				newest, newestStatus = strconv.Itoa(s.Newest.Attempt), s.Newest.Status
 			}
-			rec := []string{s.Name, strconv.Itoa(l.Level), strconv.Itoa(l.Requests), strconv.Itoa(l.OK),
+			rec := []string{s.Name, strconv.FormatFloat(measure.LevelValue(l.Level), 'f', -1, 64), strconv.Itoa(l.Requests), strconv.Itoa(l.OK),
 				strconv.Itoa(l.Failed), strconv.Itoa(l.Tokens),
 				f(l.Throughput.Center), f(l.Throughput.Lo), f(l.Throughput.Hi), strconv.Itoa(len(l.Launches)), strconv.Itoa(len(l.Samples)),
 				delta, lo, hi, p, padj, sig, outcome, mde, method, strconv.FormatBool(row.Winner == s.Name),

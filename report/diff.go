@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
@@ -146,12 +147,12 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 		for _, lo := range so.Levels {
 			ln := sn.Level(lo.Level)
 			if ln == nil {
-				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s C=%d: only in OLD", so.Name, lo.Level))
+				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s %s: only in OLD", so.Name, measure.LevelName(lo.Level)))
 				continue
 			}
 			c, ok := cs[lo.Level]
 			if !ok {
-				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s C=%d: no throughput in one run", so.Name, lo.Level))
+				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s %s: no throughput in one run", so.Name, measure.LevelName(lo.Level)))
 				continue
 			}
 			d.Rows = append(d.Rows, DiffRow{Scenario: so.Name, Level: lo.Level, Old: lo.Throughput, New: ln.Throughput})
@@ -159,7 +160,7 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 		}
 		for _, ln := range sn.Levels {
 			if so.Level(ln.Level) == nil {
-				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s C=%d: only in NEW", so.Name, ln.Level))
+				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s %s: only in NEW", so.Name, measure.LevelName(ln.Level)))
 			}
 		}
 	}

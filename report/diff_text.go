@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
@@ -27,6 +28,9 @@ func DiffText(w io.Writer, d *DiffResult) error {
 	}
 	fmt.Fprintln(ew)
 	t := table{Header: []string{"scenario", "C", "old tok/s", "new tok/s", "delta", "outcome"}}
+	if len(d.Rows) > 0 && measure.IsRate(d.Rows[0].Level) {
+		t.Header[1] = "req/s"
+	}
 	for _, r := range d.Rows {
 		delta := verdict.Pct(r.DeltaPct) + " (" + verdict.PClause(r.PAdjusted) + ")"
 		var outcome string
@@ -44,7 +48,7 @@ func DiffText(w io.Writer, d *DiffResult) error {
 		default:
 			outcome = "inconclusive (" + r.MDEClause() + ")"
 		}
-		t.Rows = append(t.Rows, []string{r.Scenario, fmt.Sprint(r.Level),
+		t.Rows = append(t.Rows, []string{r.Scenario, measure.LevelLabel(r.Level),
 			estimate(r.Old),
 			estimate(r.New), delta, outcome})
 	}

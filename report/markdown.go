@@ -6,6 +6,7 @@ import (
 
 	"github.com/olekukonko/tablewriter/renderer"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
@@ -74,11 +75,11 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 
 // detailTable is a scenario's per-level measurements as a grid.
 func detailTable(s verdict.Scenario) table {
-	t := table{Header: []string{"C", "launches", "requests", "ok", "tok/s", "per-req tok/s",
+	t := table{Header: []string{levelHeaderOf(s.Levels), "launches", "requests", "ok", "tok/s", "per-req tok/s",
 		"latency avg/p50/p99 s", "TTFT p50/p99 s", "TPOT p50/p99 ms", "in flight"}}
 	for _, l := range s.Levels {
 		t.Rows = append(t.Rows, []string{
-			fmt.Sprint(l.Level), fmt.Sprint(len(l.Launches)), fmt.Sprint(l.Requests), fmt.Sprintf("%d/%d", l.OK, l.Requests),
+			measure.LevelLabel(l.Level), fmt.Sprint(len(l.Launches)), fmt.Sprint(l.Requests), fmt.Sprintf("%d/%d", l.OK, l.Requests),
 			estimate(l.Throughput),
 			fmt.Sprintf("%.1f", l.PerRequest.Mean),
 			fmt.Sprintf("%.2f/%.2f/%.2f", l.Latency.Mean, l.Latency.P50, l.Latency.P99),

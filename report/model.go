@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
@@ -22,7 +23,7 @@ type table struct {
 // throughput ± CI and, for variants, the delta against the baseline with its
 // significance, then the winner.
 func sideBySide(v *verdict.Verdict) table {
-	t := table{Header: []string{"C"}}
+	t := table{Header: []string{levelHeader(v)}}
 	for _, s := range v.Scenarios {
 		if s.Failed() {
 			continue
@@ -34,7 +35,7 @@ func sideBySide(v *verdict.Verdict) table {
 	}
 	t.Header = append(t.Header, "winner")
 	for _, row := range v.Rows {
-		r := []string{fmt.Sprint(row.Level)}
+		r := []string{measure.LevelLabel(row.Level)}
 		for i, s := range v.Scenarios {
 			if s.Failed() {
 				continue
@@ -52,6 +53,9 @@ func sideBySide(v *verdict.Verdict) table {
 }
 
 func throughputCell(c verdict.Cell) string {
+	if c.Saturated {
+		return "saturated"
+	}
 	if !c.Present {
 		return "-"
 	}
@@ -162,7 +166,7 @@ func acceptLengths(v *verdict.Verdict) []string {
 		var parts []string
 		for _, l := range s.Levels {
 			if l.AcceptLength != nil {
-				parts = append(parts, fmt.Sprintf("C=%d %.2f", l.Level, *l.AcceptLength))
+				parts = append(parts, fmt.Sprintf("%s %.2f", measure.LevelName(l.Level), *l.AcceptLength))
 			}
 		}
 		if s.AcceptLength == nil && len(parts) == 0 {
@@ -194,8 +198,32 @@ func noteMark(n verdict.Note) string {
 // detailLine is one level of one scenario in the seeds' line format,
 // extended with TTFT and TPOT.
 func detailLine(l verdict.Level) string {
-	return fmt.Sprintf("  C=%3d | %d launches | %d requests | throughput: %7.1f tok/s ±%s | per-req: %6.1f tok/s | latency avg/p50/p99: %6.1f/%6.1f/%6.1fs | TTFT p50/p99: %6.3f/%6.3fs | TPOT p50/p99: %6.1f/%6.1fms | ok: %d/%d",
-		l.Level, len(l.Launches), l.Requests, l.Throughput.Center, halfWidth(l.Throughput), l.PerRequest.Mean,
+	return fmt.Sprintf("  %5s | %d launches | %d requests | throughput: %7.1f tok/s ±%s | per-req: %6.1f tok/s | latency avg/p50/p99: %6.1f/%6.1f/%6.1fs | TTFT p50/p99: %6.3f/%6.3fs | TPOT p50/p99: %6.1f/%6.1fms | ok: %d/%d",
+		detailLevel(l.Level), len(l.Launches), l.Requests, l.Throughput.Center, halfWidth(l.Throughput), l.PerRequest.Mean,
 		l.Latency.Mean, l.Latency.P50, l.Latency.P99, l.TTFT.P50, l.TTFT.P99,
 		l.TPOT.P50*1e3, l.TPOT.P99*1e3, l.OK, l.Requests)
+}
+
+// levelHeader names the level column: C for concurrency, req/s for rates.
+func levelHeader(v *verdict.Verdict) string {
+	if len(v.Levels) > 0 && measure.IsRate(v.Levels[0]) {
+		return "req/s"
+	}
+	return "C"
+}
+
+// levelHeaderOf is levelHeader for one scenario's levels.
+func levelHeaderOf(ls []verdict.Level) string {
+	if len(ls) > 0 && measure.IsRate(ls[0].Level) {
+		return "req/s"
+	}
+	return "C"
+}
+
+// detailLevel is the level as the detail lines start: "C=  4" or "0.5/s".
+func detailLevel(level int) string {
+	if measure.IsRate(level) {
+		return measure.LevelLabel(level)
+	}
+	return fmt.Sprintf("C=%3d", level)
 }

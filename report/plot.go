@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
@@ -84,6 +84,9 @@ func newLevelPlot(v *verdict.Verdict, title, ylabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "concurrency"
+	if len(v.Levels) > 0 && measure.IsRate(v.Levels[0]) {
+		p.X.Label.Text = "requests per second"
+	}
 	p.Y.Label.Text = ylabel
 	p.Legend.Top = true
 	levels := plotLevels(v)
@@ -93,11 +96,11 @@ func newLevelPlot(v *verdict.Verdict, title, ylabel string) *plot.Plot {
 	// The range is fixed rather than left to the data: an axis with no data
 	// of its own (only the 1.0 line) would otherwise start at 0.
 	p.X.Scale = plot.LogScale{}
-	p.X.Min = float64(levels[0]) / levelMargin
-	p.X.Max = float64(levels[len(levels)-1]) * levelMargin
+	p.X.Min = measure.LevelValue(levels[0]) / levelMargin
+	p.X.Max = measure.LevelValue(levels[len(levels)-1]) * levelMargin
 	var ticks []plot.Tick
 	for _, c := range levels {
-		ticks = append(ticks, plot.Tick{Value: float64(c), Label: strconv.Itoa(c)})
+		ticks = append(ticks, plot.Tick{Value: measure.LevelValue(c), Label: measure.LevelLabel(c)})
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.Add(plotter.NewGrid())
@@ -112,7 +115,7 @@ func series(s verdict.Scenario, f func(verdict.Level) (float64, bool)) plotter.X
 	var xy plotter.XYs
 	for _, l := range s.Levels {
 		if y, ok := f(l); ok && l.Level > 0 && plottable(y) {
-			xy = append(xy, plotter.XY{X: float64(l.Level), Y: y})
+			xy = append(xy, plotter.XY{X: measure.LevelValue(l.Level), Y: y})
 		}
 	}
 	return xy
@@ -187,7 +190,7 @@ func speedupPlot(v *verdict.Verdict) (*plot.Plot, error) {
 				math.IsNaN(cell.SpeedupLo) || math.IsNaN(cell.SpeedupHi) {
 				continue
 			}
-			x := float64(c)
+			x := measure.LevelValue(c)
 			mid = append(mid, plotter.XY{X: x, Y: cell.Speedup})
 			lo = append(lo, plotter.XY{X: x, Y: cell.SpeedupLo})
 			hi = append(hi, plotter.XY{X: x, Y: cell.SpeedupHi})

@@ -68,15 +68,19 @@ type Manifest struct {
 
 // SweepInfo is the part of the sweep the verdict's fairness checks need.
 type SweepInfo struct {
-	Concurrency []int   `json:"concurrency"`
-	Requests    int     `json:"requests"` // 0 = auto
-	MaxTokens   int     `json:"max_tokens"`
-	Warmup      int     `json:"warmup"`
-	Temperature float64 `json:"temperature"`
-	IgnoreEOS   bool    `json:"ignore_eos"`
-	Endpoint    string  `json:"endpoint"`
-	Repeats     int     `json:"repeats"`
-	PromptSet   string  `json:"prompt_set"` // hash of the prompt set's content
+	Concurrency []int `json:"concurrency"`
+	// Rates and Burstiness are an open-loop sweep's arrival rates
+	// (requests per second) and their shape, instead of Concurrency.
+	Rates       []float64 `json:"rates,omitempty"`
+	Burstiness  float64   `json:"burstiness,omitempty"`
+	Requests    int       `json:"requests"` // 0 = auto
+	MaxTokens   int       `json:"max_tokens"`
+	Warmup      int       `json:"warmup"`
+	Temperature float64   `json:"temperature"`
+	IgnoreEOS   bool      `json:"ignore_eos"`
+	Endpoint    string    `json:"endpoint"`
+	Repeats     int       `json:"repeats"`
+	PromptSet   string    `json:"prompt_set"` // hash of the prompt set's content
 }
 
 // HostFacts are read from the host once per run.

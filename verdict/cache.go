@@ -45,7 +45,7 @@ func checkCache(v *Verdict, in Input) []Note {
 		rates[s.Name] = r
 		var parts []string
 		for _, c := range sortedKeys(r) {
-			parts = append(parts, fmt.Sprintf("C=%d %.1f%%", c, r[c]))
+			parts = append(parts, fmt.Sprintf("%s %.1f%%", measure.LevelName(c), r[c]))
 		}
 		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckCache, Scenario: s.Name,
 			Text: fmt.Sprintf("%s: prefix-cache hit rate (cached of prompt tokens) %s", s.Name, strings.Join(parts, ", "))})
@@ -59,8 +59,8 @@ func checkCache(v *Verdict, in Input) []Note {
 			b, ok := base[c]
 			if d := rates[s.Name][c] - b; ok && math.Abs(d) > DefaultCacheGap {
 				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckCache, Scenario: s.Name, Level: c,
-					Text: fmt.Sprintf("%s C=%d: %.1f%% of prompt tokens came from the prefix cache against %.1f%% for %s: part of the difference may be caching",
-						s.Name, c, rates[s.Name][c], b, v.Baseline)})
+					Text: fmt.Sprintf("%s %s: %.1f%% of prompt tokens came from the prefix cache against %.1f%% for %s: part of the difference may be caching",
+						s.Name, measure.LevelName(c), rates[s.Name][c], b, v.Baseline)})
 			}
 		}
 	}
@@ -113,7 +113,7 @@ func resetNotes(name string, levels []measure.LevelSummary) []Note {
 		}
 		var ls []string
 		for _, c := range missed {
-			ls = append(ls, fmt.Sprintf("C=%d", c))
+			ls = append(ls, measure.LevelName(c))
 		}
 		return []Note{{Severity: sev, Check: CheckCache, Scenario: name,
 			Text: fmt.Sprintf("%s: the prefix cache was not cleared before %s: %s", name, strings.Join(ls, ", "), why)}}

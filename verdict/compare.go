@@ -265,7 +265,9 @@ func compareAll(v *Verdict) {
 		for i := range v.Scenarios {
 			s := &v.Scenarios[i]
 			cell := Cell{Scenario: s.Name}
-			if l := s.Level(c); l != nil && l.measured() {
+			if l := s.Level(c); l != nil && l.Saturated {
+				cell.Saturated = true
+			} else if l != nil && l.measured() {
 				present = append(present, i)
 				cell.Present = true
 				cell.Throughput = l.Throughput

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // Crossover says, for one variant, where it wins, ties, loses or cannot be
@@ -123,15 +125,15 @@ func moreExtreme(sign int, d, than float64) bool {
 func (x Crossover) describe() string {
 	if len(x.Segments) == 1 {
 		s := x.Segments[0]
-		span := fmt.Sprintf("C=%d to C=%d", s.Levels[0], s.Levels[len(s.Levels)-1])
+		span := fmt.Sprintf("%s to %s", measure.LevelName(s.Levels[0]), measure.LevelName(s.Levels[len(s.Levels)-1]))
 		if len(s.Levels) == 1 {
-			span = fmt.Sprintf("C=%d", s.Levels[0])
+			span = measure.LevelName(s.Levels[0])
 		}
 		switch s.Outcome {
 		case OutcomeFaster:
-			return fmt.Sprintf("wins at every level (%s), up to %s at C=%d (%s)", span, Pct(s.DeltaPct), s.Extreme, PClause(s.P))
+			return fmt.Sprintf("wins at every level (%s), up to %s at %s (%s)", span, Pct(s.DeltaPct), measure.LevelName(s.Extreme), PClause(s.P))
 		case OutcomeSlower:
-			return fmt.Sprintf("loses at every level (%s), down to %s at C=%d (%s)", span, Pct(s.DeltaPct), s.Extreme, PClause(s.P))
+			return fmt.Sprintf("loses at every level (%s), down to %s at %s (%s)", span, Pct(s.DeltaPct), measure.LevelName(s.Extreme), PClause(s.P))
 		case OutcomeTie:
 			return fmt.Sprintf("ties at every level (%s)", span)
 		}
@@ -141,20 +143,20 @@ func (x Crossover) describe() string {
 	for i, s := range x.Segments {
 		last := i == len(x.Segments)-1
 		first, end := s.Levels[0], s.Levels[len(s.Levels)-1]
-		span := fmt.Sprintf("from C=%d to C=%d", first, end)
+		span := fmt.Sprintf("from %s to %s", measure.LevelName(first), measure.LevelName(end))
 		if last {
-			span = fmt.Sprintf("from C=%d on", first)
+			span = fmt.Sprintf("from %s on", measure.LevelName(first))
 		}
 		if len(s.Levels) == 1 {
-			span = fmt.Sprintf("at C=%d", first)
+			span = fmt.Sprintf("at %s", measure.LevelName(first))
 		}
 		switch {
 		case len(s.Levels) == 1 && s.Sign != 0:
-			parts[i] = fmt.Sprintf("%s at C=%d (%s)", Pct(s.DeltaPct), first, PClause(s.P))
+			parts[i] = fmt.Sprintf("%s at %s (%s)", Pct(s.DeltaPct), measure.LevelName(first), PClause(s.P))
 		case s.Outcome == OutcomeFaster:
-			parts[i] = fmt.Sprintf("wins %s, up to %s at C=%d", span, Pct(s.DeltaPct), s.Extreme)
+			parts[i] = fmt.Sprintf("wins %s, up to %s at %s", span, Pct(s.DeltaPct), measure.LevelName(s.Extreme))
 		case s.Outcome == OutcomeSlower:
-			parts[i] = fmt.Sprintf("loses %s, down to %s at C=%d", span, Pct(s.DeltaPct), s.Extreme)
+			parts[i] = fmt.Sprintf("loses %s, down to %s at %s", span, Pct(s.DeltaPct), measure.LevelName(s.Extreme))
 		case s.Outcome == OutcomeTie:
 			parts[i] = "tie " + span
 		default:

@@ -17,6 +17,7 @@ const (
 	CheckTokens      = "tokens"
 	CheckGreedy      = "greedy"
 	CheckConcurrency = "concurrency"
+	CheckSaturation  = "saturation"
 	CheckClient      = "client"
 	CheckSamples     = "samples"
 )
@@ -132,8 +133,8 @@ func checkRequests(v *Verdict) []Note {
 				continue
 			}
 			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckRequests, Scenario: s.Name, Level: l.Level,
-				Text: fmt.Sprintf("%s C=%d: %d of %d requests failed (%s); throughput counts successful requests only",
-					s.Name, l.Level, l.Failed, l.Requests, classes(l.FailedByClass))})
+				Text: fmt.Sprintf("%s %s: %d of %d requests failed (%s); throughput counts successful requests only",
+					s.Name, measure.LevelName(l.Level), l.Failed, l.Requests, classes(l.FailedByClass))})
 		}
 	}
 	if len(notes) == 0 && total > 0 {
@@ -269,22 +270,38 @@ func checkConcurrency(v *Verdict) []Note {
 	var notes []Note
 	for _, s := range v.Scenarios {
 		for _, l := range s.Levels {
+			if l.Saturated {
+				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckSaturation, Scenario: s.Name, Level: l.Level,
+					Text: fmt.Sprintf("%s %s: the server could not keep up with the arrivals (%s); the level is shown as saturated and not compared",
+						s.Name, measure.LevelName(l.Level), l.Saturation)})
+			}
+			if measure.IsRate(l.Level) {
+				if l.ClientLimited {
+					notes = append(notes, Note{Severity: SeverityWarn, Check: CheckClient, Scenario: s.Name, Level: l.Level,
+						Text: fmt.Sprintf("%s %s: the load generator could not keep to the arrival schedule (late sends or its in-flight cap; see levels.json)",
+							s.Name, measure.LevelName(l.Level))})
+				}
+				continue
+			}
 			if l.AchievedConcurrency < DefaultMinConcurrencyRatio*float64(l.Level) {
 				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckConcurrency, Scenario: s.Name, Level: l.Level,
-					Text: fmt.Sprintf("%s C=%d: only %.1f requests in flight on average in the steady state",
-						s.Name, l.Level, l.AchievedConcurrency)})
+					Text: fmt.Sprintf("%s %s: only %.1f requests in flight on average in the steady state",
+						s.Name, measure.LevelName(l.Level), l.AchievedConcurrency)})
 			}
 			if l.ClientLimited {
 				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckClient, Scenario: s.Name, Level: l.Level,
-					Text: fmt.Sprintf("%s C=%d: the load generator may have set the pace (dispatch lag p99 %.2f ms against median latency %.2f s)",
-						s.Name, l.Level, l.DispatchLagP99*1e3, l.Latency.P50)})
+					Text: fmt.Sprintf("%s %s: the load generator may have set the pace (dispatch lag p99 %.2f ms against median latency %.2f s)",
+						s.Name, measure.LevelName(l.Level), l.DispatchLagP99*1e3, l.Latency.P50)})
 			}
 		}
 	}
 	if len(notes) == 0 {
-		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckConcurrency,
-			Text: fmt.Sprintf("achieved concurrency within %.0f%% of the target at every level; the client kept up",
-				100*(1-DefaultMinConcurrencyRatio))})
+		text := fmt.Sprintf("achieved concurrency within %.0f%% of the target at every level; the client kept up",
+			100*(1-DefaultMinConcurrencyRatio))
+		if len(v.Levels) > 0 && measure.IsRate(v.Levels[0]) {
+			text = "every server kept up with the arrivals at every level, and the client kept to the schedule"
+		}
+		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckConcurrency, Text: text})
 	}
 	return notes
 }
@@ -297,7 +314,7 @@ func checkSamples(v *Verdict) []Note {
 		var hopeless []string
 		for _, c := range v.Levels {
 			if cell := v.Cell(c, s.Name); cell != nil && cell.Hopeless {
-				hopeless = append(hopeless, fmt.Sprintf("C=%d", c))
+				hopeless = append(hopeless, measure.LevelName(c))
 			}
 		}
 		if len(hopeless) > 0 {

@@ -102,9 +102,15 @@ func (a *levelAcc) add(l *Level, launch Launch, c int, reps map[int][]measure.Re
 				a.tpot = append(a.tpot, d)
 			}
 		}
+		if measure.IsRate(c) && !l.Saturated {
+			if sat := measure.SaturationOf(recs); sat.Saturated {
+				l.Saturated = true
+				l.Saturation = fmt.Sprintf("round %d: %s", launch.Round, sat.Reason)
+			}
+		}
 		tp := measure.LevelThroughput(recs, c, maxSlices)
 		if !tp.SamplesOK {
-			l.Warnings = append(l.Warnings, fmt.Sprintf("C=%d round %d repeat %d: %s", c, launch.Round, id, tp.Note))
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%s round %d repeat %d: %s", measure.LevelName(c), launch.Round, id, tp.Note))
 		}
 		tok += tp.Tokens
 		sec += tp.Window.Seconds()
@@ -145,8 +151,12 @@ func (a *levelAcc) finish(l *Level) {
 	l.DispatchLagP99 = measure.DistOf(a.lags).P99
 }
 
-// measured reports whether the level has a throughput to compare.
+// measured reports whether the level has a throughput to compare: a
+// saturated level has none.
 func (l *Level) measured() bool {
+	if l.Saturated {
+		return false
+	}
 	for _, ll := range l.Launches {
 		if ll.Throughput > 0 {
 			return true
@@ -186,7 +196,7 @@ func scenarioIntervals(s *Scenario, conf float64) {
 		l.Throughput = Estimate{Center: math.Exp(mean), Lo: math.Exp(lo), Hi: math.Exp(hi), Confidence: conf, N: n}
 		if !e.ok() {
 			l.Throughput.Lo, l.Throughput.Hi = l.Throughput.Center, l.Throughput.Center
-			l.Warnings = append(l.Warnings, fmt.Sprintf("C=%d: one launch with %d within-launch sample(s): no confidence interval", l.Level, len(l.Samples)))
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: one launch with %d within-launch sample(s): no confidence interval", measure.LevelName(l.Level), len(l.Samples)))
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // Check names of the notes about the launches behind the verdict and what
@@ -48,11 +50,11 @@ func checkRounds(v *Verdict) []Note {
 			}
 			switch cell.Method {
 			case MethodWithinLaunch:
-				within = append(within, fmt.Sprintf("C=%d", c))
+				within = append(within, measure.LevelName(c))
 			case MethodLaunches:
-				launches = append(launches, fmt.Sprintf("C=%d", c))
+				launches = append(launches, measure.LevelName(c))
 				if cell.NoisyLevel {
-					noisy = append(noisy, fmt.Sprintf("C=%d", c))
+					noisy = append(noisy, measure.LevelName(c))
 				}
 				sd, df, rounds = cell.RoundSDPct, cell.DF, max(rounds, cell.Rounds)
 			}
@@ -95,10 +97,10 @@ func checkInconclusive(v *Verdict) []Note {
 				continue
 			}
 			if cell.BelowMinEffect {
-				below = append(below, fmt.Sprintf("C=%d (%s)", c, Pct(cell.DeltaPct)))
+				below = append(below, fmt.Sprintf("%s (%s)", measure.LevelName(c), Pct(cell.DeltaPct)))
 				continue
 			}
-			levels = append(levels, fmt.Sprintf("C=%d", c))
+			levels = append(levels, measure.LevelName(c))
 			mde := cell.MDEPct
 			if mde <= 0 {
 				mde = math.Inf(1)

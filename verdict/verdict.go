@@ -275,6 +275,13 @@ type Level struct {
 	// Categories are the level's figures per prompt category, when the
 	// prompt set has categories.
 	Categories []measure.CategorySummary `json:"categories,omitempty"`
+	// Saturated is true for an open-loop level at which some launch's
+	// server could not keep up with the arrivals (measure.SaturationOf);
+	// Saturation says which launch and what was seen. Such a level's
+	// figures grow with its length, so it is shown as saturated and never
+	// compared.
+	Saturated  bool   `json:"saturated,omitempty"`
+	Saturation string `json:"saturation,omitempty"`
 	// Warnings are about the samples themselves (too few, no steady state).
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -342,6 +349,9 @@ type Cell struct {
 	// the comparison's fields are then filled, the variant against the
 	// baseline.
 	Compared bool `json:"compared"`
+	// Saturated is true when the scenario saturated at this open-loop
+	// level (Level.Saturated): not Present, not compared.
+	Saturated bool `json:"saturated,omitempty"`
 	Comparison
 	Warnings []string `json:"warnings,omitempty"`
 }

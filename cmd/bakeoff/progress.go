@@ -108,12 +108,12 @@ func sweepLine(ev *loadgen.Event) string {
 	case loadgen.EventWarmup:
 		return fmt.Sprintf("sweep: warm-up %d requests", ev.Total)
 	case loadgen.EventLevelStart:
-		return fmt.Sprintf("sweep: C=%d, %d requests", ev.Level, ev.Total)
+		return fmt.Sprintf("sweep: %s, %d requests", measure.LevelName(ev.Level), ev.Total)
 	case loadgen.EventLevelEnd:
 		if ev.Summary != nil {
 			return measure.FormatLevel(*ev.Summary)
 		}
-		return fmt.Sprintf("sweep: C=%d done", ev.Level)
+		return fmt.Sprintf("sweep: %s done", measure.LevelName(ev.Level))
 	case loadgen.EventWarning:
 		return "sweep warning: " + ev.Message
 	}

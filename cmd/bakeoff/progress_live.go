@@ -135,7 +135,7 @@ func (l *liveProgress) sweep(ev *loadgen.Event) {
 	}
 	switch ev.Kind {
 	case loadgen.EventWarmup, loadgen.EventLevelStart, loadgen.EventProgress:
-		status := fmt.Sprintf("C=%d %d/%d  %.1f tok/s", ev.Level, ev.Done, ev.Total, ev.TokPerSec)
+		status := fmt.Sprintf("%s %d/%d  %.1f tok/s", measure.LevelName(ev.Level), ev.Done, ev.Total, ev.TokPerSec)
 		if ev.Kind == loadgen.EventWarmup {
 			l.warm = ev.Done
 			status = fmt.Sprintf("warm-up %d/%d", ev.Done, ev.Total)

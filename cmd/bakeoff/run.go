@@ -278,8 +278,8 @@ func printEnd(e *env, c *campaign.Campaign, f *runFlags, out *orchestrator.Outco
 // included: the length of the live display's sweep bar.
 func sweepRequests(s campaign.Sweep) int {
 	n := s.Warmup
-	for _, c := range s.Concurrency {
-		n += s.RequestsFor(c) * max(1, s.Repeats)
+	for _, c := range s.Levels() {
+		n += s.RequestsAt(c) * max(1, s.Repeats)
 	}
 	return n
 }

@@ -31,7 +31,9 @@ Usage: bakeoff sweep --url URL [flags]
 
 Runs a closed-loop concurrency sweep against an OpenAI-compatible streaming
 server: a warm-up, then for each level exactly C requests in flight until the
-level's requests are done. Prints one line per level as it ends, then a
+level's requests are done. With --rates it is an open loop instead: each
+level's requests arrive at a rate, on a schedule drawn in advance from the
+seed, however many are still in flight. Prints one line per level as it ends, then a
 summary. Token counts come from the server's usage; TTFT, TPOT and steady-
 state throughput are explained in docs/LOADGEN.md.
 
@@ -45,7 +47,15 @@ Flags:
                          no request reuses another's cached prefix
   --api-key-env VAR      read a bearer token from environment variable VAR
   --concurrency LIST     levels, comma-separated (default 1,2,5,10,30,70,100,250)
-  --requests N|auto      requests per level; auto is max(30, 4×C) (default auto)
+  --rates LIST           open-loop arrival rates in requests per second,
+                         comma-separated, instead of --concurrency (e.g. 0.5,1,2,4)
+  --burstiness B         shape of the arrivals' gamma gaps: 1 Poisson, below 1
+                         bursts, above 1 more even (default 1)
+  --max-in-flight N      open loop's safety cap on requests in flight; a request
+                         that waits for it is recorded and flags its level
+                         (default 4096)
+  --requests N|auto      requests per level; auto is max(30, 4×C), or for a
+                         rate max(30, 60 s × rate) (default auto)
   --max-tokens N         completion length (default 200)
   --warmup N             unmeasured requests before the first level (default 5)
   --endpoint E           chat or completions (default chat)
@@ -59,7 +69,7 @@ Flags:
   --temperature T        sampling temperature (default 0)
   --ignore-eos           ask the server to always generate max-tokens
   --repeats N            runs of each level (default 1)
-  --seed N               prompt order seed (default 0)
+  --seed N               prompt order and arrival schedule seed (default 0)
   --request-timeout D    per-request limit, e.g. 5m (default 10m)
   --out FILE             append every request record to FILE (JSON lines)
   --levels FILE          write the level summaries to FILE (JSON), after each level
@@ -94,7 +104,7 @@ type sweepFlags struct {
 func parseSweepFlags(args []string, e *env) (*sweepFlags, error) {
 	f := &sweepFlags{}
 	o := &f.opts
-	var conc, requests string
+	var conc, rates, requests string
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
 	fs.Usage = func() { fmt.Fprintln(e.Stderr, strings.TrimSpace(sweepUsage)) }
@@ -105,6 +115,9 @@ func parseSweepFlags(args []string, e *env) (*sweepFlags, error) {
 	fs.BoolVar(&o.UniquePrompts, "unique-prompts", false, "")
 
 	fs.StringVar(&conc, "concurrency", defaultSweepLevels, "")
+	fs.StringVar(&rates, "rates", "", "")
+	fs.Float64Var(&o.Burstiness, "burstiness", loadgen.DefaultBurstiness, "")
+	fs.IntVar(&o.MaxInFlight, "max-in-flight", loadgen.DefaultMaxInFlight, "")
 	fs.StringVar(&requests, "requests", "auto", "")
 	fs.IntVar(&o.MaxTokens, "max-tokens", loadgen.DefaultMaxTokens, "")
 	fs.IntVar(&o.Warmup, "warmup", defaultSweepWarmup, "")
@@ -136,12 +149,33 @@ func parseSweepFlags(args []string, e *env) (*sweepFlags, error) {
 	if u, err := url.Parse(o.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, usagef("--url %q: want http://HOST:PORT", o.URL)
 	}
-	for _, s := range strings.Split(conc, ",") {
-		c, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || c < 1 {
-			return nil, usagef("--concurrency %q: want positive integers separated by commas", conc)
+	concSet := false
+	fs.Visit(func(f *flag.Flag) { concSet = concSet || f.Name == "concurrency" })
+	switch {
+	case rates != "" && concSet:
+		return nil, usagef("--rates and --concurrency: want one of the two")
+	case rates != "":
+		for _, s := range strings.Split(rates, ",") {
+			r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || !(r >= measure.RateResolution && r <= measure.MaxRate) {
+				return nil, usagef("--rates %q: want rates in requests per second (%g to %g) separated by commas", rates, measure.RateResolution, float64(measure.MaxRate))
+			}
+			o.Rates = append(o.Rates, r)
 		}
-		o.Concurrency = append(o.Concurrency, c)
+	default:
+		for _, s := range strings.Split(conc, ",") {
+			c, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || c < 1 {
+				return nil, usagef("--concurrency %q: want positive integers separated by commas", conc)
+			}
+			o.Concurrency = append(o.Concurrency, c)
+		}
+	}
+	if !(o.Burstiness > 0) {
+		return nil, usagef("--burstiness %g: want more than 0", o.Burstiness)
+	}
+	if o.MaxInFlight < 1 {
+		return nil, usagef("--max-in-flight %d: want at least 1", o.MaxInFlight)
 	}
 	if requests != "auto" {
 		n, err := strconv.Atoi(requests)
@@ -299,8 +333,15 @@ func (t *textReporter) header(f *sweepFlags) {
 	}
 	fmt.Fprintf(t.e.Stdout, "bakeoff sweep %s  endpoint %s  max-tokens %d  temperature %g  ignore-eos %v\n",
 		o.URL, o.Endpoint, o.MaxTokens, o.Temperature, o.IgnoreEOS)
-	fmt.Fprintf(t.e.Stdout, "levels %v  requests %s  warm-up %d  repeats %d  prompts %s (%d, %s)\n",
-		o.Concurrency, req, o.Warmup, o.Repeats, o.Prompts.Name, len(o.Prompts.Prompts), shortHash(o.Prompts.Hash))
+	levels := fmt.Sprint(o.Concurrency)
+	if len(o.Rates) > 0 {
+		if o.Requests == 0 {
+			req = "auto (" + measure.AutoRateRule + ")"
+		}
+		levels = fmt.Sprintf("rates %v req/s, burstiness %g", o.Rates, o.Burstiness)
+	}
+	fmt.Fprintf(t.e.Stdout, "levels %s  requests %s  warm-up %d  repeats %d  prompts %s (%d, %s)\n",
+		levels, req, o.Warmup, o.Repeats, o.Prompts.Name, len(o.Prompts.Prompts), shortHash(o.Prompts.Hash))
 }
 
 func shortHash(h string) string {
@@ -329,7 +370,7 @@ func (t *textReporter) event(ev loadgen.Event) {
 		if !t.e.IsTerminal {
 			return
 		}
-		what := fmt.Sprintf("C=%d", ev.Level)
+		what := measure.LevelName(ev.Level)
 		if ev.Kind == loadgen.EventWarmup {
 			what = "warm-up"
 		}
@@ -365,8 +406,8 @@ func (t *textReporter) done(res *loadgen.Result, err error) {
 				best = l
 			}
 		}
-		fmt.Fprintf(t.e.Stdout, "summary: %d levels, %d requests, %d failed; peak %.1f tok/s at C=%d\n",
-			len(res.Levels), reqs, failed, best.Throughput, best.Level)
+		fmt.Fprintf(t.e.Stdout, "summary: %d levels, %d requests, %d failed; peak %.1f tok/s at %s\n",
+			len(res.Levels), reqs, failed, best.Throughput, measure.LevelName(best.Level))
 		fmt.Fprintf(t.e.Stdout, "client: dispatch lag p99 at most %.2f ms; %d levels possibly client-limited\n", lag*1e3, limited)
 		if res.UsageMissing {
 			fmt.Fprintln(t.e.Stdout, "note: the server sent no usage; token counts (marked ~) are estimates")

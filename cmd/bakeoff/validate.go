@@ -115,8 +115,8 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string) erro
 	if s.Requests > 0 {
 		requests = strconv.Itoa(s.Requests)
 	}
-	fmt.Fprintf(w, "sweep     concurrency %s; requests %s; max_tokens %d; warmup %d\n",
-		joinInts(s.Concurrency), requests, s.MaxTokens, s.Warmup)
+	fmt.Fprintf(w, "sweep     %s; requests %s; max_tokens %d; warmup %d\n",
+		sweepLevels(s, &requests), requests, s.MaxTokens, s.Warmup)
 	fmt.Fprintf(w, "          temperature %s; ignore_eos %t; endpoint %s; repeats %d; seed %d; request timeout %s\n",
 		strconv.FormatFloat(s.Temperature, 'g', -1, 64), s.IgnoreEOS, s.Endpoint, s.Repeats, s.Seed, fmtDur(s.RequestTimeout))
 	unique := ""
@@ -213,4 +213,24 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// sweepLevels is how validate shows the sweep's levels: its concurrencies,
+// or its rates with their arrival shape and, for auto, the rate rule.
+func sweepLevels(s campaign.Sweep, requests *string) string {
+	if len(s.Rates) == 0 {
+		return "concurrency " + joinInts(s.Concurrency)
+	}
+	if s.Requests == 0 {
+		*requests = "auto (" + measure.AutoRateRule + ")"
+	}
+	rates := make([]string, len(s.Rates))
+	for i, r := range s.Rates {
+		rates[i] = measure.FormatRate(r)
+	}
+	shape := "Poisson arrivals"
+	if b := s.ArrivalShape(); b != 1 {
+		shape = fmt.Sprintf("gamma arrivals, burstiness %g", b)
+	}
+	return fmt.Sprintf("rates %s req/s (open loop, %s)", strings.Join(rates, ", "), shape)
 }
