@@ -22,19 +22,16 @@ const (
 	// MinSaturationRequests is the fewest requests a level needs before
 	// its saturation is judged.
 	MinSaturationRequests = 20
-	// SaturationShortfall is how far completions must fall below arrivals
-	// over the last three quarters of the sending span, as a share of the
-	// arrivals, for a level to be saturated: the completion rate is then
-	// below 90% of the arrival rate.
+	// SaturationShortfall is how far completions must fall below arrivals,
+	// as a share of the arrivals, for a level to be saturated: the
+	// completion rate is then below 90% of the arrival rate.
 	SaturationShortfall = 0.1
-	// SaturationNoise is how many standard deviations of a stable queue's
-	// in-flight count the backlog must grow by, when latency does not also
-	// trend up, to be told from chance.
+	// SaturationTrend is the rank correlation between send time and
+	// latency at and above which latency is trending up.
+	SaturationTrend = 0.5
+	// SaturationNoise is how many standard errors of a rank correlation
+	// with no trend (1/√(n−1)) the trend must also exceed.
 	SaturationNoise = 3
-	// SaturationLatencyGrowth is the ratio of the median latency of the
-	// last quarter of sends to that of the second quarter above which
-	// latency is trending up.
-	SaturationLatencyGrowth = 1.5
 )
 
 // OpenLoopWindow is the steady state of an open-loop level: from one median
@@ -65,30 +62,37 @@ type Saturation struct {
 	Saturated bool
 	// ArrivalRate and CompletionRate are requests sent and requests ended
 	// (successful or not) per second over the last three quarters of the
-	// sending span.
+	// sending span (the first quarter is its ramp-up).
 	ArrivalRate, CompletionRate float64
-	// InFlightMid and InFlightEnd are the requests in flight a quarter of
-	// the way through the sending span and at its end.
-	InFlightMid, InFlightEnd int
-	// LatencyGrowth is the median latency of the last quarter of sends
-	// over that of the second quarter.
-	LatencyGrowth float64
+	// InFlightEarly and InFlightLate are the time-weighted mean numbers of
+	// requests in flight over the second and the last quarter of the
+	// sending span.
+	InFlightEarly, InFlightLate float64
+	// LatencyTrend is the rank correlation (Spearman's) between when a
+	// request was sent and its latency, over the requests sent after the
+	// first quarter: near 0 for a server that keeps up, near 1 when each
+	// request waits in a queue longer than the one before.
+	LatencyTrend float64
 	// Reason says, in a sentence, what was seen.
 	Reason string
 }
 
 // SaturationOf judges an open-loop level from its records (warm-up left
 // out). A server that keeps up completes requests as fast as they arrive,
-// so its in-flight count wanders around a steady mean; one that cannot
-// builds a queue that grows for as long as the level lasts. The level is
-// saturated when, over the last three quarters of its sending span (the
-// first quarter is its ramp-up), completions
-// fall short of arrivals by more than SaturationShortfall of them, and the
-// backlog's growth is more than chance: more than SaturationNoise standard
-// deviations of a stable in-flight count (Poisson-like, variance about its
-// mean, for two counts), or with latency trending up alongside
-// (SaturationLatencyGrowth). Its figures then depend on how long the level
-// ran, not on the server, and are not averaged with others.
+// so the number in flight and the latency wander around steady values; one
+// that cannot builds a queue that grows for as long as the level lasts, and
+// every request waits longer than the one before. The level is saturated
+// when both signs agree over its sending span after the first quarter (its
+// ramp-up): completions fall short of arrivals by more than
+// SaturationShortfall of them, and latency trends up with send time (rank
+// correlation at least SaturationTrend, and more than SaturationNoise
+// standard errors, 1/√(n−1), from none). A count of requests in flight at
+// single instants is too noisy for this (a stable queue's swings by its
+// square root from one moment to the next), and a ratio of early and late
+// latencies misses a queue that was already long early on; the rank
+// correlation sees the trend whatever its start. A level a few latencies
+// long cannot show a trend and is judged as keeping up. A saturated level's figures depend on how long
+// it ran, not on the server, and are never averaged with others.
 func SaturationOf(recs []Record) Saturation {
 	var s Saturation
 	if len(recs) < MinSaturationRequests {
@@ -100,64 +104,84 @@ func SaturationOf(recs []Record) Saturation {
 	copy(sends, recs)
 	slices.SortFunc(sends, func(a, b Record) int { return cmp.Compare(a.SendNs, b.SendNs) })
 	first, last := sends[0].SendNs, sends[len(sends)-1].SendNs
-	mid := first + (last-first)/4
 	if last <= first {
 		s.Reason = "every request was sent at once"
 		return s
 	}
-	inFlight := func(t int64) int {
-		n := 0
-		for _, r := range recs {
-			if r.SendNs <= t && (r.EndNs > t || r.EndNs == 0) {
-				n++
-			}
-		}
-		return n
-	}
+	at := func(k int64) int64 { return first + (last-first)*k/4 }
 	var arrived, ended int
 	for _, r := range recs {
-		if r.SendNs > mid && r.SendNs <= last {
+		if r.SendNs > at(1) {
 			arrived++
 		}
-		if r.EndNs > mid && r.EndNs <= last {
+		if r.EndNs > at(1) && r.EndNs <= last {
 			ended++
 		}
 	}
-	half := float64(last-mid) / 1e9 // the last three quarters
-	s.ArrivalRate, s.CompletionRate = float64(arrived)/half, float64(ended)/half
-	s.InFlightMid, s.InFlightEnd = inFlight(mid), inFlight(last)
-	q := len(sends) / 4
-	s.LatencyGrowth = medianLatency(sends[3*q:]) / math.Max(medianLatency(sends[q:2*q]), 1e-9)
-
-	growth := float64(s.InFlightEnd - s.InFlightMid)
-	short := growth > SaturationShortfall*float64(arrived)
-	noise := SaturationNoise * math.Sqrt(2*math.Max(float64(s.InFlightMid), 1))
-	switch {
-	case short && growth > noise:
-		s.Saturated = true
-		s.Reason = fmt.Sprintf("saturated: requests in flight grew from %d to %d over the last three quarters of the level (completions %.3g/s against arrivals %.3g/s)",
-			s.InFlightMid, s.InFlightEnd, s.CompletionRate, s.ArrivalRate)
-	case short && s.LatencyGrowth >= SaturationLatencyGrowth:
-		s.Saturated = true
-		s.Reason = fmt.Sprintf("saturated: completions %.3g/s against arrivals %.3g/s, and the median latency grew %.1f× from the second to the last quarter",
-			s.CompletionRate, s.ArrivalRate, s.LatencyGrowth)
-	default:
-		s.Reason = fmt.Sprintf("keeps up: completions %.3g/s against arrivals %.3g/s, %d then %d in flight",
-			s.CompletionRate, s.ArrivalRate, s.InFlightMid, s.InFlightEnd)
+	span := float64(last-at(1)) / 1e9
+	s.ArrivalRate, s.CompletionRate = float64(arrived)/span, float64(ended)/span
+	s.InFlightEarly = InFlight(recs, Window{at(1), at(2)})
+	s.InFlightLate = InFlight(recs, Window{at(3), at(4)})
+	var after []Record
+	for _, r := range sends {
+		if r.SendNs > at(1) && r.EndNs > 0 {
+			after = append(after, r)
+		}
 	}
+	s.LatencyTrend = latencyTrend(after)
+
+	short := float64(arrived-ended) > SaturationShortfall*float64(arrived)
+	trend := len(after) > 1 && s.LatencyTrend >= SaturationTrend &&
+		s.LatencyTrend > SaturationNoise/math.Sqrt(float64(len(after)-1))
+	what := fmt.Sprintf("completions %.3g/s against arrivals %.3g/s; requests in flight %.1f, then %.1f; latency against send time: rank correlation %.2f",
+		s.CompletionRate, s.ArrivalRate, s.InFlightEarly, s.InFlightLate, s.LatencyTrend)
+	if short && trend {
+		s.Saturated = true
+		s.Reason = "saturated: " + what
+		return s
+	}
+	s.Reason = "keeps up: " + what
 	return s
 }
 
-// medianLatency is the median end-to-end latency of recs in seconds, failed
-// requests included: a queue delays them too.
-func medianLatency(recs []Record) float64 {
-	lat := make([]float64, 0, len(recs))
-	for _, r := range recs {
-		if r.EndNs > 0 {
-			lat = append(lat, float64(r.EndNs-r.SendNs)/1e9)
-		}
+// latencyTrend is Spearman's rank correlation between send order and
+// end-to-end latency of recs (in send order), failed requests included: a
+// queue delays them too. Ties in latency take their mean rank.
+func latencyTrend(recs []Record) float64 {
+	n := len(recs)
+	if n < 2 {
+		return 0
 	}
-	return Percentile(lat, 50)
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	lat := func(i int) int64 { return recs[i].EndNs - recs[i].SendNs }
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(lat(a), lat(b)) })
+	rank := make([]float64, n)
+	for i := 0; i < n; {
+		j := i
+		for j+1 < n && lat(idx[j+1]) == lat(idx[i]) {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			rank[idx[k]] = float64(i+j) / 2
+		}
+		i = j + 1
+	}
+	// Pearson's correlation of the send order 0…n−1 with the ranks.
+	mean := float64(n-1) / 2
+	var sxy, sxx, syy float64
+	for i := range n {
+		dx, dy := float64(i)-mean, rank[i]-mean
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return sxy / math.Sqrt(sxx*syy)
 }
 
 // ArrivalRateOf is the rate at which recs were really sent: the requests
