@@ -83,13 +83,16 @@ func (s *sweep) openLevel(ctx context.Context, stop context.CancelFunc, l levelS
 		}
 		p := s.promptFor(seq)
 		rec := measure.Record{Level: l.c, Rate: measure.LevelRate(l.c), Repeat: l.repeat, Seq: seq, Prompt: p,
-			PromptSet: s.o.Prompts.Hash, Capped: capped}
+			PromptSet: s.o.Prompts.Hash, Category: s.o.Prompts.Prompts[p].Category,
+			MaxTokens: s.o.Prompts.Prompts[p].MaxTokens, Capped: capped}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.q.do(ctx, s.body(p, &rec), &rec)
+			firstSend := s.q.do(ctx, s.body(p, &rec), &rec)
 			<-slots
-			rec.LateNs = max(0, rec.SendNs-due)
+			// Up to the first send, as for the closed loop's dispatch lag:
+			// finding a connection the server had closed is not lateness.
+			rec.LateNs = max(0, firstSend-due)
 
 			s.mu.Lock()
 			recs = append(recs, rec)
