@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 	"github.com/bakeoff-dev/bakeoff/results"
@@ -100,8 +101,13 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string) {
 		fmtDur(c.Engine.StopGrace))
 	s := c.Sweep
 	reqs := 0
-	for _, lv := range s.Concurrency {
-		reqs += s.RequestsFor(lv) * max(s.Repeats, 1)
+	var schedule time.Duration // an open loop's arrivals alone: n−1 gaps of 1/rate per level
+	for _, lv := range s.Levels() {
+		n := s.RequestsAt(lv) * max(s.Repeats, 1)
+		reqs += n
+		if measure.IsRate(lv) {
+			schedule += time.Duration(float64(s.RequestsAt(lv)-1) / measure.LevelRate(lv) * float64(max(s.Repeats, 1)) * float64(time.Second))
+		}
 	}
 	perLaunch := (reqs + s.Warmup) * s.MaxTokens
 	each := fmt.Sprintf("%d tokens", s.MaxTokens)
@@ -114,6 +120,10 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string) {
 	}
 	fmt.Fprintf(w, "          sweeps: per launch %d warm-up + %d requests of %s (%s tokens), %s tokens in all\n",
 		s.Warmup, reqs, each, thousands(perLaunch), thousands(perLaunch*launches))
+	if schedule > 0 {
+		fmt.Fprintf(w, "          arrivals: at least %s per launch, %s in all, however fast the server\n",
+			fmtDur(schedule.Round(time.Second)), fmtDur((time.Duration(launches) * schedule).Round(time.Second)))
+	}
 	if d, k, dir, ok := typicalLaunch(root, c); ok {
 		fmt.Fprintf(w, "          typical: %s, %s per launch (the median of %d launches in %s)\n",
 			fmtDur((time.Duration(launches) * d).Round(time.Second)), fmtDur(d), k, dir)

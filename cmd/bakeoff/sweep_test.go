@@ -92,6 +92,40 @@ func TestSweepText(t *testing.T) {
 	}
 }
 
+// TestSweepRates runs an open-loop sweep through the command: each level
+// is named by its rate, and every record carries its rate and lateness.
+func TestSweepRates(t *testing.T) {
+	srv := sseServer(t, "", nil)
+	dir := t.TempDir()
+	out, levels := filepath.Join(dir, "requests.jsonl"), filepath.Join(dir, "levels.json")
+	e, stdout, stderr := testEnv()
+	code := run(context.Background(), e, []string{"sweep", "--url", srv.URL, "--rates", "50,100.5", "--burstiness", "2",
+		"--requests", "20", "--warmup", "1", "--out", out, "--levels", levels})
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	text := stdout.String()
+	for _, want := range []string{"rates [50 100.5] req/s, burstiness 2", "   50 req/s | 20 requests", "100.5 req/s | 20 requests", "sent "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	recs, err := results.ReadRecords(out)
+	if err != nil || len(recs) != 1+40 {
+		t.Fatalf("%d records (%v), want 41", len(recs), err)
+	}
+	for _, r := range recs[1:] {
+		if r.Warmup || (r.Rate != 50 && r.Rate != 100.5) || r.Level != measure.RateLevel(r.Rate) {
+			t.Errorf("record %+v: want a rate and its level key", r)
+		}
+	}
+	var ls []measure.LevelSummary
+	data, _ := os.ReadFile(levels)
+	if err := json.Unmarshal(data, &ls); err != nil || len(ls) != 2 || ls[1].Rate != 100.5 || ls[1].ArrivalRate == 0 {
+		t.Errorf("levels file %s (%v)", data, err)
+	}
+}
+
 func TestSweepJSON(t *testing.T) {
 	const key = "sk-do-not-print-me"
 	srv := sseServer(t, key, nil)
@@ -163,6 +197,10 @@ func TestSweepBadFlags(t *testing.T) {
 		{"bad levels", []string{"--url", "http://127.0.0.1:1", "--concurrency", "1,x"}, "--concurrency"},
 		{"zero level", []string{"--url", "http://127.0.0.1:1", "--concurrency", "0"}, "--concurrency"},
 		{"bad requests", []string{"--url", "http://127.0.0.1:1", "--requests", "many"}, "--requests"},
+		{"rates and concurrency", []string{"--url", "http://127.0.0.1:1", "--rates", "1", "--concurrency", "2"}, "--rates and --concurrency: want one of the two"},
+		{"bad rate", []string{"--url", "http://127.0.0.1:1", "--rates", "1,0"}, "--rates"},
+		{"bad burstiness", []string{"--url", "http://127.0.0.1:1", "--rates", "1", "--burstiness", "0"}, "--burstiness"},
+		{"bad cap", []string{"--url", "http://127.0.0.1:1", "--rates", "1", "--max-in-flight", "0"}, "--max-in-flight"},
 		{"bad endpoint", []string{"--url", "http://127.0.0.1:1", "--endpoint", "generate"}, "--endpoint"},
 		{"unset key", []string{"--url", "http://127.0.0.1:1", "--api-key-env", "NOPE"}, "NOPE"},
 		{"unknown engine", []string{"--url", "http://127.0.0.1:1", "--engine", "tgi"}, `--engine "tgi": want generic, llamacpp, sglang, trtllm or vllm`},
