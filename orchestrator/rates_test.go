@@ -61,8 +61,8 @@ func TestRateCampaignLocal(t *testing.T) {
 	w := newWorld(t)
 	w.scenario("wide", "")
 	w.scenario("narrow", "wide", "max-running-requests: 1")
-	w.rateConfig(campaignOpts{scenarios: []string{"wide", "narrow"}, speed: 20, requests: 40}, "[5, 80]")
-	low, high := measure.RateLevel(5), measure.RateLevel(80)
+	w.rateConfig(campaignOpts{scenarios: []string{"wide", "narrow"}, speed: 20, requests: 30}, "[10, 80]")
+	low, high := measure.RateLevel(10), measure.RateLevel(80)
 	out, _, err := w.runInProcess(context.Background(), orchestrator.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestRateCampaignLocal(t *testing.T) {
 		t.Fatalf("failed: %+v", out.Results)
 	}
 	run := readSummary(t, out.RunDir)
-	if got := run.Manifest.Sweep.Rates; !slices.Equal(got, []float64{5, 80}) {
+	if got := run.Manifest.Sweep.Rates; !slices.Equal(got, []float64{10, 80}) {
 		t.Errorf("manifest sweep rates %v", got)
 	}
 	schedules := map[string][]int64{}
@@ -86,10 +86,10 @@ func TestRateCampaignLocal(t *testing.T) {
 			}
 		}
 		if s.Levels[0].Saturated {
-			t.Errorf("%s saturated at 5 req/s: %s", n, s.Levels[0].Saturation)
+			t.Errorf("%s saturated at 10 req/s: %s", n, s.Levels[0].Saturation)
 		}
 		recs, err := run.Records(n)
-		if err != nil || len(recs) != 1+2*40 {
+		if err != nil || len(recs) != 1+2*30 {
 			t.Fatalf("%s: %d records (%v)", n, len(recs), err)
 		}
 		for _, r := range recs {

@@ -198,6 +198,10 @@ func noteMark(n verdict.Note) string {
 // detailLine is one level of one scenario in the seeds' line format,
 // extended with TTFT and TPOT.
 func detailLine(l verdict.Level) string {
+	if l.Saturated {
+		// Its figures grow with the level's length: say what was seen instead.
+		return fmt.Sprintf("  %5s | %d launches | %d requests | SATURATED: %s", detailLevel(l.Level), len(l.Launches), l.Requests, l.Saturation)
+	}
 	return fmt.Sprintf("  %5s | %d launches | %d requests | throughput: %7.1f tok/s ±%s | per-req: %6.1f tok/s | latency avg/p50/p99: %6.1f/%6.1f/%6.1fs | TTFT p50/p99: %6.3f/%6.3fs | TPOT p50/p99: %6.1f/%6.1fms | ok: %d/%d",
 		detailLevel(l.Level), len(l.Launches), l.Requests, l.Throughput.Center, halfWidth(l.Throughput), l.PerRequest.Mean,
 		l.Latency.Mean, l.Latency.P50, l.Latency.P99, l.TTFT.P50, l.TTFT.P99,
