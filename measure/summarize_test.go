@@ -151,6 +151,10 @@ func TestFormatLevelGolden(t *testing.T) {
 			LatencyP50: 3.5, LatencyP99: 3.9},
 		{Level: 8, Requests: 24, OK: 24, ConnRetries: 11, Throughput: 512.4, PerRequestTokS: 64.8, LatencyMean: 3.1,
 			LatencyP50: 3.1, LatencyP99: 3.3},
+		{Level: RateLevel(0.5), Rate: 0.5, Requests: 30, OK: 30, Throughput: 100.1, PerRequestTokS: 70.2, LatencyMean: 2.9,
+			LatencyP50: 2.8, LatencyP99: 3.2, ArrivalRate: 0.498, LateP99: 0.0021},
+		{Level: RateLevel(12), Rate: 12, Requests: 720, OK: 720, Throughput: 900.5, PerRequestTokS: 9.1, LatencyMean: 31.2,
+			LatencyP50: 30.9, LatencyP99: 60.1, ArrivalRate: 11.97, LateP99: 0.0035, Saturated: true},
 	}
 	var b strings.Builder
 	for _, l := range levels {
