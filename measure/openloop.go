@@ -248,6 +248,9 @@ func summarizeOpenLoop(s *LevelSummary, rs []Record) {
 			"requests arrived at %.3g/s against %.3g/s scheduled: the load generator could not keep up", s.ArrivalRate, sched))
 	}
 	sat := SaturationOf(rs)
+	if !sat.Judged {
+		s.Warnings = append(s.Warnings, "saturation not judged: "+sat.Reason)
+	}
 	if sat.Saturated {
 		s.Saturated = true
 		s.Saturation = sat.Reason

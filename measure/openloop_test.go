@@ -2,6 +2,7 @@ package measure
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -82,6 +83,13 @@ func TestSummarizeOpenLoop(t *testing.T) {
 	ok := Summarize(RateLevel(2), 0, queueRecords(1, 240, 4, 2, 1))
 	if ok.Saturated || ok.ClientLimited || ok.Throughput <= 0 {
 		t.Errorf("a level that keeps up: saturated %v, client-limited %v, throughput %v (%v)", ok.Saturated, ok.ClientLimited, ok.Throughput, ok.Warnings)
+	}
+}
+
+func TestSaturationNotJudgedOnFewRequests(t *testing.T) {
+	s := Summarize(RateLevel(8), 0, queueRecords(1, MinSaturationRequests-1, 4, 8, 1))
+	if s.Saturated || len(s.Warnings) == 0 || !strings.Contains(strings.Join(s.Warnings, "; "), "saturation not judged") {
+		t.Errorf("a level of %d requests: saturated %v, warnings %q", MinSaturationRequests-1, s.Saturated, s.Warnings)
 	}
 }
 
