@@ -239,7 +239,7 @@ func modelMakespan(t *testing.T, costs Costs, f calibFigure) float64 {
 	var sum float64
 	for seed := range uint64(calibSeeds) {
 		r := runVirtual(cfg, perf, ClosedLoop{Concurrency: f.c, Requests: f.run.Requests, MaxTokens: f.run.MaxTokens,
-			PromptTokens: calibrationPromptTokens}, seed+1, nil)
+			PromptTokens: calibrationPromptTokens}, seed+1, nil, nil)
 		sum += r.Makespan.Seconds()
 	}
 	return sum / calibSeeds

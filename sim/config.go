@@ -111,6 +111,10 @@ type SimOptions struct {
 	LaunchSigma float64
 	Drift       float64
 	DriftTau    time.Duration
+	// HostDrift makes the drift the host's (--sim-drift-scope host): one
+	// path in wall-clock time for every server on the same --sim-state,
+	// carrying on from launch to launch, instead of a path per launch.
+	HostDrift bool
 	// GPUs is how many GPUs the fake host has for this server (default: TP).
 	GPUs int
 	// StateDir is where memory holders register for the fake nvidia-smi.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -38,7 +39,8 @@ type ticket struct {
 type Engine struct {
 	perf   Perf
 	speed  float64
-	launch *Launch // nil without launch noise
+	launch *Launch    // nil without launch noise
+	host   *HostDrift // nil unless the drift is the host's
 	log    *Logger
 	stats  *Stats
 	now    func() time.Time
@@ -51,14 +53,16 @@ type Engine struct {
 }
 
 // NewEngine builds the engine for cfg; launch (nil for none) scales every
-// step by the launch's factor and drift at the simulated time since Run began.
-func NewEngine(cfg *Config, log *Logger, stats *Stats, seed uint64, launch *Launch, now func() time.Time) *Engine {
+// step by the launch's factor and drift at the simulated time since Run began,
+// host (nil for none) by the host's drift at the wall clock times the speed.
+func NewEngine(cfg *Config, log *Logger, stats *Stats, seed uint64, launch *Launch, host *HostDrift, now func() time.Time) *Engine {
 	perf := NewPerf(cfg)
 	maxRun, _ := cfg.RunningCap()
 	return &Engine{
 		perf:    perf,
 		speed:   cfg.Sim.Speed,
 		launch:  launch,
+		host:    host,
 		log:     log,
 		stats:   stats,
 		now:     now,
@@ -104,7 +108,11 @@ func (e *Engine) Run(ctx context.Context) {
 	for {
 		e.mu.Lock()
 		r := e.sched.Step()
-		r.Duration = e.launch.Scale(r.Duration, time.Duration(float64(e.now().Sub(began))*e.speed))
+		t := e.now()
+		r.Duration = e.launch.Scale(r.Duration, time.Duration(float64(t.Sub(began))*e.speed))
+		if e.host != nil {
+			r.Duration = time.Duration(float64(r.Duration) * math.Exp(e.host.At(float64(t.UnixNano())/1e9*e.speed)))
+		}
 		running, waiting, kv := e.sched.Running(), e.sched.Waiting(), e.sched.KVTokens()
 		e.mu.Unlock()
 		if r.Kind == StepIdle {

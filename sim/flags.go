@@ -195,6 +195,14 @@ var simFlags = []flagSpec{
 		c.Sim.DriftTau = d
 		return nil
 	}},
+	{names: []string{"sim-drift-scope"}, set: func(c *Config, v string) error {
+		switch v {
+		case "launch", "host":
+			c.Sim.HostDrift = v == "host"
+			return nil
+		}
+		return fmt.Errorf("invalid choice: '%s' (choose from 'launch', 'host')", v)
+	}},
 	{names: []string{"sim-gpus"}, set: intFlag(func(c *Config) *int { return &c.Sim.GPUs })},
 	{names: []string{"sim-state"}, set: strFlag(func(c *Config) *string { return &c.Sim.StateDir })},
 	{names: []string{"sim-fault"}, set: func(c *Config, v string) error { return c.Sim.Faults.Add(v) }},

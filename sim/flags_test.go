@@ -60,8 +60,13 @@ func TestParseArgs(t *testing.T) {
 			}
 		}},
 		{"no launch noise by default", "", nil, func(t *testing.T, c *Config) {
-			if n := c.Sim.LaunchNoise(); !n.Zero() || n.TauOrDefault() != DefaultDriftTau {
-				t.Errorf("launch noise %+v", n)
+			if n := c.Sim.LaunchNoise(); !n.Zero() || n.TauOrDefault() != DefaultDriftTau || c.Sim.HostDrift {
+				t.Errorf("launch noise %+v, host drift %v", n, c.Sim.HostDrift)
+			}
+		}},
+		{"host drift", "--sim-drift 0.02 --sim-drift-scope host", nil, func(t *testing.T, c *Config) {
+			if !c.Sim.HostDrift || c.Sim.Drift != 0.02 {
+				t.Errorf("host drift %v, drift %v", c.Sim.HostDrift, c.Sim.Drift)
 			}
 		}},
 		{"seed mixed with the launch", "--sim-seed 7", map[string]string{LaunchEnv: "3", RoundEnv: "2"}, func(t *testing.T, c *Config) {
@@ -113,6 +118,7 @@ func TestParseArgsErrors(t *testing.T) {
 		{"--sim-launch-sigma -0.01", "argument --sim-launch-sigma: invalid non-negative float value: '-0.01'"},
 		{"--sim-drift x", "argument --sim-drift: invalid non-negative float value: 'x'"},
 		{"--sim-drift-tau 0s", "argument --sim-drift-tau: invalid positive duration value: '0s'"},
+		{"--sim-drift-scope room", "argument --sim-drift-scope: invalid choice: 'room' (choose from 'launch', 'host')"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {

@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"time"
 )
 
@@ -39,9 +41,15 @@ type LaunchNoise struct {
 	Tau time.Duration
 }
 
-// LaunchNoise returns the launch noise the sim options ask for.
+// LaunchNoise returns the launch noise the sim options ask for; with the
+// drift's scope the host, the drift is the host's (HostDrift), not the
+// launch's.
 func (o SimOptions) LaunchNoise() LaunchNoise {
-	return LaunchNoise{Sigma: o.LaunchSigma, Drift: o.Drift, Tau: o.DriftTau}
+	n := LaunchNoise{Sigma: o.LaunchSigma, Drift: o.Drift, Tau: o.DriftTau}
+	if o.HostDrift {
+		n.Drift = 0
+	}
+	return n
 }
 
 // TauOrDefault is Tau, or DefaultDriftTau when Tau is not set.
@@ -125,4 +133,61 @@ func (l *Launch) Scale(d, t time.Duration) time.Duration {
 		return d
 	}
 	return time.Duration(float64(d) * l.At(t))
+}
+
+// hostDriftTerms is how many cosines make up a host's drift path.
+const hostDriftTerms = 64
+
+// HostDrift is a drift that belongs to the host rather than to one launch
+// (--sim-drift-scope host): every server on the same fake host reads the
+// same path at the same moment, so the drift goes on from one launch to the
+// next as a room's temperature does. Its log step-time offset at host time
+// t is σ·√(2/K)·Σ cos(ω_k·t + φ_k) over K terms with ω_k drawn from a Cauchy
+// law of scale 1/τ and φ_k uniform: a stationary path with mean 0, standard
+// deviation σ and, over hosts, correlation exp(−|Δt|/τ), the covariance of
+// the launch drift's Ornstein–Uhlenbeck process. It is a pure function of
+// the seed and t, so it needs no state shared between processes.
+type HostDrift struct {
+	amp   float64
+	omega [hostDriftTerms]float64 // rad per simulated second
+	phase [hostDriftTerms]float64
+}
+
+// NewHostDrift draws a host's drift path of stationary σ sigma and
+// correlation time tau from seed.
+func NewHostDrift(sigma float64, tau time.Duration, seed uint64) *HostDrift {
+	if sigma <= 0 {
+		return nil
+	}
+	if tau <= 0 {
+		tau = DefaultDriftTau
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x4057_d21f7))
+	h := &HostDrift{amp: sigma * math.Sqrt(2.0/hostDriftTerms)}
+	for k := range hostDriftTerms {
+		h.omega[k] = math.Tan(math.Pi*(rng.Float64()-0.5)) / tau.Seconds()
+		h.phase[k] = 2 * math.Pi * rng.Float64()
+	}
+	return h
+}
+
+// At is the log step-time offset at host time t, simulated seconds on the
+// host's clock (0 for a nil HostDrift).
+func (h *HostDrift) At(t float64) float64 {
+	if h == nil {
+		return 0
+	}
+	var x float64
+	for k := range hostDriftTerms {
+		x += math.Cos(h.omega[k]*t + h.phase[k])
+	}
+	return h.amp * x
+}
+
+// HostSeed is the seed of the drift of the fake host whose memory registry
+// is stateDir: the servers that share a host share its drift.
+func HostSeed(stateDir string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(filepath.Clean(stateDir)))
+	return h.Sum64()
 }

@@ -91,6 +91,60 @@ func TestLaunchNoiseVirtual(t *testing.T) {
 	}
 }
 
+// TestHostDriftDistribution: over many hosts, the host drift at a moment
+// has mean 0 and σ Drift, and its correlation one τ apart is exp(−1), as
+// the launch drift's; on one host it is a pure function of the time, the
+// same for every server that reads it.
+func TestHostDriftDistribution(t *testing.T) {
+	const n = 4000
+	tau := time.Minute
+	var sumX, sumX2, sumXY float64
+	for s := range uint64(n) {
+		h := NewHostDrift(0.01, tau, s)
+		at := 1.8e9 * 20 // an absolute host clock: Unix seconds at 20×
+		x, y := h.At(at), h.At(at+tau.Seconds())
+		sumX += x
+		sumX2 += x * x
+		sumXY += x * y
+	}
+	mean := sumX / n
+	sd := math.Sqrt(sumX2/n - mean*mean)
+	corr := (sumXY/n - mean*mean) / (sd * sd)
+	if math.Abs(mean) > 0.0007 || math.Abs(sd/0.01-1) > 0.06 {
+		t.Errorf("host drift: mean %.5f, σ %.5f; want 0, 0.01", mean, sd)
+	}
+	if want := math.Exp(-1); math.Abs(corr-want) > 0.06 {
+		t.Errorf("host drift correlation one τ apart %.3f, want %.3f", corr, want)
+	}
+	a, b := NewHostDrift(0.01, tau, HostSeed("/tmp/host-a")), NewHostDrift(0.01, tau, HostSeed("/tmp/host-a/"))
+	if a.At(12345.6) != b.At(12345.6) || a.At(1) == NewHostDrift(0.01, tau, HostSeed("/tmp/host-b")).At(1) {
+		t.Error("one host must read one path, another host another")
+	}
+	var none *HostDrift
+	if none.At(1) != 0 || NewHostDrift(0, tau, 1) != nil {
+		t.Error("no host drift must be zero")
+	}
+}
+
+// TestHostDriftVirtual: with the drift's scope the host, a level read at
+// another host time reads another speed, and two launches (seeds) read
+// the same host at the same time alike.
+func TestHostDriftVirtual(t *testing.T) {
+	load := ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}
+	cfg := scenarioConfig(t, "baseline", "--sim-noise", "0", "--sim-drift", "0.05", "--sim-drift-scope", "host", "--sim-state", "/tmp/a-host")
+	if n := cfg.Sim.LaunchNoise(); !n.Zero() {
+		t.Errorf("a host drift must not also be drawn per launch: %+v", n)
+	}
+	early := RunVirtual(cfg, load, 5).Throughput
+	if other := RunVirtual(cfg, load, 6).Throughput; other != early {
+		t.Errorf("two launches on one host at one time: %.3f vs %.3f tok/s", early, other)
+	}
+	load.Start = 30 * time.Minute
+	if late := RunVirtual(cfg, load, 5).Throughput; late == early {
+		t.Errorf("the host's drift did not change the throughput half an hour later: %.2f", late)
+	}
+}
+
 var launchLine = regexp.MustCompile(`launch step-time factor ([0-9.]+) \(sigma 0.03\), drift sigma 0.01, tau 2m0s`)
 
 // TestLaunchNoiseServer: the server draws its launch factor from --sim-seed,
@@ -116,6 +170,14 @@ func TestLaunchNoiseServer(t *testing.T) {
 	if a != b || a == c {
 		t.Errorf("launch factors: seed 11 %s and %s, seed 12 %s", a, b, c)
 	}
+	// A host-wide drift is announced with the host it belongs to.
+	p := startSim(t, nil, "--sim-drift", "0.01", "--sim-drift-scope", "host")
+	if !waitFor(t, 30*time.Second, func() bool {
+		return strings.Contains(p.log.String(), "host drift sigma 0.01, tau 1m0s (simulated), shared by every server on "+p.state)
+	}) {
+		t.Errorf("no host drift line in the log:\n%s", tail(p.log.String(), 20))
+	}
+	p.stop()
 	// One --sim-seed in a campaign: every launch still draws its own.
 	l0, l0again, l1 := factor("11", "0"), factor("11", "0"), factor("11", "1")
 	if l0 != l0again || l0 == l1 || l0 == a {

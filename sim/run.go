@@ -73,6 +73,12 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 		log.Printf("bakeoff sim: launch step-time factor %.4f (sigma %g), drift sigma %g, tau %v (simulated)",
 			launch.Factor(), n.Sigma, n.Drift, n.TauOrDefault())
 	}
+	var host *HostDrift
+	if cfg.Sim.HostDrift && cfg.Sim.Drift > 0 {
+		host = NewHostDrift(cfg.Sim.Drift, cfg.Sim.DriftTau, HostSeed(cfg.Sim.StateDir))
+		log.Printf("bakeoff sim: host drift sigma %g, tau %v (simulated), shared by every server on %s",
+			cfg.Sim.Drift, LaunchNoise{Tau: cfg.Sim.DriftTau}.TauOrDefault(), cfg.Sim.StateDir)
+	}
 	if msg := checkConfig(cfg, log); msg != "" {
 		log.Raw(configErrorTraceback(msg))
 		return &ExitError{Code: 1, Err: errors.New(msg)}
@@ -89,7 +95,7 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	}
 
 	stats := NewStats(cfg.SpecSteps)
-	engine := NewEngine(cfg, log, stats, seed, launch, now)
+	engine := NewEngine(cfg, log, stats, seed, launch, host, now)
 	srv := NewServer(cfg, log, stats, engine, seed, now)
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)

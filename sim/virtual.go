@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 )
@@ -39,23 +40,29 @@ type VirtualResult struct {
 // to read the model's figures exactly, and the server uses the same
 // Scheduler in wall time. The launch noise of cfg (--sim-launch-sigma,
 // --sim-drift) is drawn from seed as the server draws it from --sim-seed:
-// the same seed gives the same launch factor and drift path.
+// the same seed gives the same launch factor and drift path. With
+// --sim-drift-scope host the drift is the host's of cfg's --sim-state, read
+// at host time load.Start plus the simulated time since the load began.
 func RunVirtual(cfg *Config, load ClosedLoop, seed uint64) VirtualResult {
 	var launch *Launch
 	if n := cfg.Sim.LaunchNoise(); !n.Zero() {
 		launch = n.Draw(seed)
 	}
-	return RunVirtualLaunch(cfg, load, seed, launch)
+	var host *HostDrift
+	if cfg.Sim.HostDrift {
+		host = NewHostDrift(cfg.Sim.Drift, cfg.Sim.DriftTau, HostSeed(cfg.Sim.StateDir))
+	}
+	return runVirtual(cfg, NewPerf(cfg), load, seed, launch, host)
 }
 
 // RunVirtualLaunch is RunVirtual with the launch given (nil: no launch
 // noise), so that several loads can share one launch's factor and drift.
 func RunVirtualLaunch(cfg *Config, load ClosedLoop, seed uint64, launch *Launch) VirtualResult {
-	return runVirtual(cfg, NewPerf(cfg), load, seed, launch)
+	return runVirtual(cfg, NewPerf(cfg), load, seed, launch, nil)
 }
 
 // runVirtual runs the load against perf, cfg giving the scheduler's limits.
-func runVirtual(cfg *Config, perf Perf, load ClosedLoop, seed uint64, launch *Launch) VirtualResult {
+func runVirtual(cfg *Config, perf Perf, load ClosedLoop, seed uint64, launch *Launch, host *HostDrift) VirtualResult {
 	maxRun, _ := cfg.RunningCap()
 	s := NewScheduler(perf, maxRun, cfg.ChunkedPrefillSize, rand.New(rand.NewPCG(seed, seed^0x5eed)))
 	var (
@@ -83,6 +90,9 @@ func runVirtual(cfg *Config, perf Perf, load ClosedLoop, seed uint64, launch *La
 	for !s.Idle() {
 		r := s.Step()
 		r.Duration = launch.Scale(r.Duration, load.Start+now)
+		if host != nil {
+			r.Duration = time.Duration(float64(r.Duration) * math.Exp(host.At((load.Start + now).Seconds())))
+		}
 		now += r.Duration
 		accSum += r.AcceptSum
 		accN += r.AcceptN

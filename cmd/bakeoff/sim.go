@@ -30,6 +30,8 @@ Sim knobs:
   --sim-drift F          σ of a slow drift in the log of step time, an
                          Ornstein–Uhlenbeck process (default 0)
   --sim-drift-tau D      the drift's correlation time, simulated (default 1m)
+  --sim-drift-scope S    launch (each launch its own drift, default) or host
+                         (one drift for every server on the same --sim-state)
   --sim-gpus N           GPUs this server may use (default: --tp)
   --sim-state DIR        memory registry (default $BAKEOFF_SIM_STATE or
                          $TMPDIR/bakeoff-sim-state-UID)
