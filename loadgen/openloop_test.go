@@ -82,6 +82,8 @@ func TestOpenLoopKeepsTheRate(t *testing.T) {
 		}
 	}
 	got2 := measure.ArrivalRateOf(recs)
+	t.Logf("%d requests at %.0f/s: measured %.3f/s from the send times, late p99 %.1f ms, at most %d in flight",
+		n, rate, got2, res.Levels[0].LateP99*1e3, peak.Load())
 	if math.Abs(got2-rate) > 0.02*rate {
 		t.Errorf("measured arrival rate %.2f/s, want %.0f/s ±2%%", got2, rate)
 	}

@@ -118,6 +118,10 @@ func TestRateCampaignLocal(t *testing.T) {
 	if cell == nil || !cell.Saturated || cell.Compared {
 		t.Errorf("narrow at 80 req/s: %+v, want saturated and not compared", cell)
 	}
+	if len(v.Crossovers) != 1 || !strings.Contains(v.Crossovers[0].Sentence, "narrow: ") ||
+		!strings.Contains(v.Crossovers[0].Sentence, "saturated at 80 req/s (not compared)") {
+		t.Errorf("crossovers %+v: want narrow's sentence to say it saturated at 80 req/s", v.Crossovers)
+	}
 	var text bytes.Buffer
 	if err := report.Text(&text, v); err != nil {
 		t.Fatal(err)

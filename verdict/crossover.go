@@ -65,12 +65,47 @@ func crossovers(v *Verdict) []Crossover {
 				levels = append(levels, c)
 			}
 		}
+		sat := saturation(v, s.Name)
 		if len(cells) == 0 {
+			if sat != "" {
+				out = append(out, Crossover{Scenario: s.Name, Sentence: s.Name + ": " + sat})
+			}
 			continue
 		}
-		out = append(out, crossoverOf(s.Name, levels, cells))
+		x := crossoverOf(s.Name, levels, cells)
+		if sat != "" {
+			x.Sentence += "; " + sat
+		}
+		out = append(out, x)
 	}
 	return out
+}
+
+// saturation is what a variant's crossover sentence adds about the
+// open-loop levels at which it or the baseline saturated, which are never
+// compared ("saturated at 8 req/s; baseline saturated at 8 req/s (not
+// compared)"); empty when neither did.
+func saturation(v *Verdict, name string) string {
+	var own, base []string
+	for _, c := range v.Levels {
+		if cell := v.Cell(c, name); cell != nil && cell.Saturated {
+			own = append(own, measure.LevelName(c))
+		}
+		if cell := v.Cell(c, v.Baseline); cell != nil && cell.Saturated {
+			base = append(base, measure.LevelName(c))
+		}
+	}
+	var parts []string
+	if len(own) > 0 {
+		parts = append(parts, "saturated at "+strings.Join(own, ", "))
+	}
+	if len(base) > 0 {
+		parts = append(parts, v.Baseline+" saturated at "+strings.Join(base, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + " (not compared)"
 }
 
 func crossoverOf(name string, levels []int, cells []Cell) Crossover {
