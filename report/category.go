@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
@@ -24,16 +25,24 @@ func acceptText(al *float64) string {
 	return fmt.Sprintf("%.2f", *al)
 }
 
-// categoryLines are a level's per-category figures, one indented line
-// each, to follow its detail line; none when the prompts have no
-// categories.
+// categoryLines are a level's per-category figures as one indented line
+// to follow its detail line (a set has a handful of categories, and a line
+// each would bury the levels); none when the prompts have no categories.
+// Markdown and verdict.json carry the rest (requests, TPOT).
 func categoryLines(l verdict.Level) []string {
-	var out []string
-	for _, c := range l.Categories {
-		out = append(out, fmt.Sprintf("        %-12s | %d requests | throughput: %7.1f tok/s | per-req: %6.1f tok/s | TPOT p50: %6.1fms | accept length: %s | ok: %d/%d",
-			categoryName(c.Category), c.Requests, c.Throughput, c.PerRequestTokS, c.TPOTP50*1e3, acceptText(c.AcceptLength), c.OK, c.Requests))
+	if len(l.Categories) == 0 {
+		return nil
 	}
-	return out
+	parts := make([]string, len(l.Categories))
+	for i, c := range l.Categories {
+		parts[i] = fmt.Sprintf("%s %.1f tok/s (%d/%d ok, %.1f tok/s each", categoryName(c.Category), c.Throughput,
+			c.OK, c.Requests, c.PerRequestTokS)
+		if c.AcceptLength != nil {
+			parts[i] += fmt.Sprintf(", accept length %.2f", *c.AcceptLength)
+		}
+		parts[i] += ")"
+	}
+	return []string{"          per category: " + strings.Join(parts, " | ")}
 }
 
 // categoryTable is a scenario's per-category figures at every level; no

@@ -76,8 +76,11 @@ func TestCategoriesReported(t *testing.T) {
 			}
 		}
 	}
-	if n := strings.Count(text.String(), "        code         |"); n != 4 {
-		t.Errorf("%d code lines in the text detail, want one per scenario and level (4):\n%s", n, text.String())
+	if n := strings.Count(text.String(), "per category: chat "); n != 4 {
+		t.Errorf("%d category lines in the text detail, want one per scenario and level (4):\n%s", n, text.String())
+	}
+	if !strings.Contains(text.String(), "accept length 2.") {
+		t.Errorf("the text detail lacks code's accept length:\n%s", text.String())
 	}
 	if !strings.Contains(md.String(), "Per prompt category") {
 		t.Errorf("markdown lacks the category table:\n%s", md.String())
