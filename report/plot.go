@@ -35,35 +35,46 @@ const (
 	PlotLatencyP99 = "latency-p99"
 )
 
+// plotBuilders are every plot, in the order the HTML report shows them.
+var plotBuilders = []struct {
+	name  string
+	build func(*verdict.Verdict) (*plot.Plot, error)
+}{
+	{PlotThroughput, throughputPlot},
+	{PlotSpeedup, speedupPlot},
+	{PlotLatencyP99, latencyPlot},
+}
+
 // Plots returns every plot, encoded, by file name (e.g. "speedup.svg").
 func Plots(v *verdict.Verdict) (map[string][]byte, error) {
-	builders := []struct {
-		name  string
-		build func(*verdict.Verdict) (*plot.Plot, error)
-	}{
-		{PlotThroughput, throughputPlot},
-		{PlotSpeedup, speedupPlot},
-		{PlotLatencyP99, latencyPlot},
-	}
 	out := map[string][]byte{}
-	for _, b := range builders {
+	for _, b := range plotBuilders {
 		p, err := b.build(v)
 		if err != nil {
 			return nil, fmt.Errorf("plot %s: %w", b.name, err)
 		}
 		for _, ext := range []string{"png", "svg"} {
-			wt, err := p.WriterTo(PlotWidth, PlotHeight, ext)
+			data, err := encodePlot(p, ext)
 			if err != nil {
 				return nil, fmt.Errorf("plot %s.%s: %w", b.name, ext, err)
 			}
-			var buf bytes.Buffer
-			if _, err := wt.WriteTo(&buf); err != nil {
-				return nil, fmt.Errorf("plot %s.%s: %w", b.name, ext, err)
-			}
-			out[b.name+"."+ext] = buf.Bytes()
+			out[b.name+"."+ext] = data
 		}
 	}
 	return out, nil
+}
+
+// encodePlot draws p at the plot size in the format ext ("png", "svg").
+func encodePlot(p *plot.Plot, ext string) ([]byte, error) {
+	wt, err := p.WriterTo(PlotWidth, PlotHeight, ext)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // plotLevels are the levels a log concurrency axis can show: positive ones.

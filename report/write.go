@@ -29,7 +29,7 @@ func WriteAll(runDir string, v *verdict.Verdict) error {
 	dir := filepath.Join(runDir, Dir)
 	files := map[string][]byte{}
 	for name, render := range map[string]func(io.Writer, *verdict.Verdict) error{
-		TextFile: Text, MarkdownFile: Markdown, CSVFile: CSV, JSONFile: JSON, BenchstatFile: Benchstat,
+		TextFile: Text, MarkdownFile: Markdown, CSVFile: CSV, JSONFile: JSON, BenchstatFile: Benchstat, HTMLFile: HTML,
 	} {
 		var buf bytes.Buffer
 		if err := render(&buf, v); err != nil {

@@ -1,0 +1,402 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+// HTMLFile is the one-file report WriteAll writes: the verdict table, the
+// sentences, the notes, each level's figures per launch and the plots,
+// with its styles and plots inline, so it opens offline, on a phone, and
+// prints.
+const HTMLFile = "index.html"
+
+//go:embed html.tmpl
+var htmlSource string
+
+var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
+
+// HTML writes the report as one self-contained HTML page: no script, no
+// network; the plots are the same plots as the SVG files, inline.
+//
+// Every number shown sits in an element that names what it is, for tests
+// and for scripts that read the page: data-field (the figure, e.g.
+// "throughput", "delta", "launch-throughput"), data-scenario, data-level,
+// data-round where it is one launch's, and data-value (the exact value in
+// verdict.json, before rounding for display). Rows carry data-level,
+// verdict cells data-outcome, and each part of the page has a stable id
+// (notes, verdict, sentences, plots, detail-NAME). A new figure per level
+// (energy, SLO) is a new column in verdictTable or detailHTML; a new kind of
+// sentence is a section in sentenceSections; a new plot is an entry in
+// plotBuilders, which the page shows in order.
+func HTML(w io.Writer, v *verdict.Verdict) error {
+	page, err := htmlPage(v)
+	if err != nil {
+		return err
+	}
+	if err := htmlTemplate.Execute(w, page); err != nil {
+		return fmt.Errorf("writing HTML: %w", err)
+	}
+	return nil
+}
+
+// hPage is what the template draws.
+type hPage struct {
+	Title       string
+	V           *verdict.Verdict
+	Intro       []string
+	Notes       []hNote
+	Verdict     hTable
+	Legend      []string
+	Sections    []hSection
+	Plots       []hPlot
+	Scenarios   []hScenario
+	Superseded  []string
+	Confidence  string
+	Fingerprint string
+}
+
+type hNote struct {
+	Severity, Mark, Check, Scenario, Text string
+	Level                                 int
+}
+
+// hSection is a titled list of sentences.
+type hSection struct {
+	ID, Title string
+	Lines     []string
+}
+
+type hPlot struct {
+	Name, Title string
+	SVG         template.HTML
+}
+
+type hScenario struct {
+	Name, ID, Status, Failed, From string
+	Detail                         hTable
+	Categories                     hTable
+	FailedLaunches                 []string
+}
+
+// hTable is a grid of cells; Head is its header row.
+type hTable struct {
+	ID, Caption string
+	Head        []hCell
+	Rows        []hRow
+}
+
+type hRow struct {
+	Level int
+	Cells []hCell
+}
+
+// hCell is one table cell: text and numbers (hPart), an optional class,
+// hover title and outcome.
+type hCell struct {
+	Class, Title, Outcome, Scenario string
+	Span                            int
+	Parts                           []hPart
+}
+
+// hPart is a run of text or, when Field is set, one number with what it is.
+type hPart struct {
+	Text, Field, Scenario, Value string
+	Level, Round                 int
+	Class                        string
+}
+
+func txt(s string) hPart { return hPart{Text: s} }
+
+// num is a number part: shown as text, its exact value in data-value.
+func num(field, scenario string, level, round int, value float64, text string) hPart {
+	return hPart{Text: text, Field: field, Scenario: scenario, Level: level, Round: round,
+		Value: strconv.FormatFloat(value, 'g', -1, 64)}
+}
+
+// signed is "+3.8" or "−3.8" (a real minus sign), one decimal.
+func signed(x float64) string {
+	return strings.Replace(fmt.Sprintf("%+.1f", x), "-", "−", 1)
+}
+
+func htmlPage(v *verdict.Verdict) (*hPage, error) {
+	p := &hPage{
+		Title:      v.Campaign + ": verdict",
+		V:          v,
+		Confidence: fmt.Sprintf("%.0f%%", 100*v.Confidence),
+		Intro: []string{
+			fmt.Sprintf("Baseline %s. Throughput is the geometric mean of the launches' steady-state output tokens per second, ± the half-width of its %.0f%% confidence interval.",
+				v.Baseline, 100*v.Confidence),
+			roundsLine(v) + ".",
+		},
+		Legend:   []string{legend(v) + "."},
+		Verdict:  verdictTable(v),
+		Sections: sentenceSections(v),
+	}
+	if hasHopeless(v) {
+		p.Legend = append(p.Legend, hopelessFootnote+".")
+	}
+	for _, n := range v.Notes {
+		mark := map[string]string{verdict.SeverityRed: "failed", verdict.SeverityWarn: "warning", verdict.SeverityInfo: "ok"}[n.Severity]
+		p.Notes = append(p.Notes, hNote{Severity: n.Severity, Mark: mark, Check: n.Check, Scenario: n.Scenario, Level: n.Level, Text: n.Text})
+	}
+	plots, err := htmlPlots(v)
+	if err != nil {
+		return nil, err
+	}
+	p.Plots = plots
+	for _, s := range v.Scenarios {
+		hs := hScenario{Name: s.Name, ID: "detail-" + htmlID(s.Name), Status: s.Status, From: fromEarlier(s)}
+		if s.Failed() {
+			hs.Failed = fmt.Sprintf("failed in phase %s: %s", s.FailedPhase, verdict.FirstLine(s.Reason))
+			if s.FailedPhase == "" {
+				hs.Failed = "failed: " + verdict.FirstLine(s.Reason)
+			}
+		} else {
+			hs.Detail = detailHTML(v, s)
+			hs.Categories = plainTable(categoryTable(s))
+		}
+		for _, l := range s.FailedLaunches() {
+			hs.FailedLaunches = append(hs.FailedLaunches, fmt.Sprintf("round %d failed in phase %s: %s", l.Round, l.FailedPhase, verdict.FirstLine(l.Reason)))
+		}
+		p.Superseded = append(p.Superseded, s.Superseded()...)
+		p.Scenarios = append(p.Scenarios, hs)
+	}
+	return p, nil
+}
+
+// sentenceSections are the verdict's sentences under their headings: the
+// crossovers and the speculative accept lengths.
+func sentenceSections(v *verdict.Verdict) []hSection {
+	var out []hSection
+	if len(v.Crossovers) > 0 {
+		s := hSection{ID: "crossovers", Title: "Crossovers"}
+		for _, x := range v.Crossovers {
+			s.Lines = append(s.Lines, x.Sentence)
+		}
+		out = append(out, s)
+	}
+	if al := acceptLengths(v); len(al) > 0 {
+		out = append(out, hSection{ID: "accept-lengths", Title: "Speculative accept length", Lines: al})
+	}
+	return out
+}
+
+// verdictTable is the side-by-side table of Text, each number marked.
+func verdictTable(v *verdict.Verdict) hTable {
+	t := hTable{ID: "verdict-table", Caption: "Output tokens per second by concurrency level; each variant against " + v.Baseline}
+	t.Head = append(t.Head, hCell{Parts: []hPart{txt("C")}, Title: "concurrency level"})
+	for _, s := range v.Scenarios {
+		if s.Failed() {
+			continue
+		}
+		t.Head = append(t.Head, hCell{Scenario: s.Name, Parts: []hPart{txt(s.Name + " tok/s")}})
+		if s.Name != v.Baseline {
+			t.Head = append(t.Head, hCell{Scenario: s.Name, Parts: []hPart{txt(s.Name + " vs " + v.Baseline)}})
+		}
+	}
+	t.Head = append(t.Head, hCell{Parts: []hPart{txt("winner")}})
+	for _, row := range v.Rows {
+		r := hRow{Level: row.Level, Cells: []hCell{{Class: "level", Parts: []hPart{num("level", "", row.Level, 0, float64(row.Level), strconv.Itoa(row.Level))}}}}
+		for i, s := range v.Scenarios {
+			if s.Failed() {
+				continue
+			}
+			c := row.Cells[i]
+			r.Cells = append(r.Cells, throughputHTML(s.Name, row.Level, c.Present, c.Throughput))
+			if s.Name != v.Baseline {
+				r.Cells = append(r.Cells, deltaHTML(s.Name, row.Level, c))
+			}
+		}
+		w := hCell{Class: "winner", Outcome: row.Outcome, Parts: []hPart{txt(winnerCell(row))}}
+		if row.Outcome == verdict.RowWinner {
+			w.Class += " outcome-faster"
+		}
+		r.Cells = append(r.Cells, w)
+		t.Rows = append(t.Rows, r)
+	}
+	return t
+}
+
+// throughputHTML is "773.1 ±1.2%", the interval's bounds in the title.
+func throughputHTML(scenario string, level int, present bool, e verdict.Estimate) hCell {
+	c := hCell{Class: "num", Scenario: scenario}
+	if !present {
+		c.Parts = []hPart{txt("-")}
+		return c
+	}
+	hw := e.HalfWidthPct()
+	hwText := fmt.Sprintf("%.1f", hw)
+	if hw >= 10 {
+		hwText = fmt.Sprintf("%.0f", hw)
+	}
+	c.Title = fmt.Sprintf("%.0f%% interval %.1f to %.1f tok/s, %d launches", 100*e.Confidence, e.Lo, e.Hi, e.N)
+	c.Parts = []hPart{
+		num("throughput", scenario, level, 0, e.Center, fmt.Sprintf("%.1f", e.Center)),
+		txt(" ±"), num("throughput-hw", scenario, level, 0, hw, hwText), txt("%"),
+	}
+	return c
+}
+
+// deltaHTML is the comparison: the delta with its interval, then the
+// outcome, each of the four its own way, as in Text's deltaCell.
+func deltaHTML(scenario string, level int, c verdict.Cell) hCell {
+	h := hCell{Class: "delta", Scenario: scenario}
+	if !c.Compared {
+		h.Parts = []hPart{txt("-")}
+		return h
+	}
+	h.Outcome = c.Outcome
+	h.Class += " outcome-" + c.Outcome
+	h.Parts = []hPart{num("delta", scenario, level, 0, c.DeltaPct, signed(c.DeltaPct)), txt("%")}
+	if !math.IsNaN(c.SpeedupLo) && !math.IsNaN(c.SpeedupHi) && c.SpeedupLo > 0 {
+		lo, hi := 100*(c.SpeedupLo-1), 100*(c.SpeedupHi-1)
+		h.Parts = append(h.Parts, txt(" ["),
+			num("delta-lo", scenario, level, 0, lo, signed(lo)), txt(", "),
+			num("delta-hi", scenario, level, 0, hi, signed(hi)), txt("]"))
+	}
+	h.Parts = append(h.Parts, hPart{Text: " " + c.Outcome, Class: "badge"})
+	switch c.Outcome {
+	case verdict.OutcomeFaster, verdict.OutcomeSlower:
+		h.Parts = append(h.Parts, txt(" "), num("p", scenario, level, 0, c.PAdjusted, verdict.PClause(c.PAdjusted)))
+	case verdict.OutcomeTie:
+	default:
+		switch {
+		case c.BelowMinEffect:
+			h.Parts = append(h.Parts, txt(" under min_effect"))
+		case c.MDEPct <= 0:
+			h.Parts = append(h.Parts, txt(" no MDE"))
+		default:
+			h.Parts = append(h.Parts, txt(" MDE "), num("mde", scenario, level, 0, c.MDEPct, fmt.Sprintf("%.1f", c.MDEPct)), txt("%"))
+		}
+	}
+	if c.Hopeless {
+		h.Parts = append(h.Parts, txt(" ¹"))
+	}
+	h.Title = fmt.Sprintf("%s, %d rounds, p=%s corrected (%s uncorrected)", c.Method, c.Rounds, verdict.FormatP(c.PAdjusted), verdict.FormatP(c.P))
+	return h
+}
+
+// detailHTML is a scenario's levels with each launch's throughput, one
+// column per round, beside the pooled figures.
+func detailHTML(v *verdict.Verdict, s verdict.Scenario) hTable {
+	rounds := 0
+	for _, l := range s.Levels {
+		for _, ll := range l.Launches {
+			rounds = max(rounds, ll.Round)
+		}
+	}
+	t := hTable{ID: "detail-table-" + htmlID(s.Name), Caption: s.Name + ": each level, each launch"}
+	head := []string{"C", "launches", "ok / requests", "tok/s"}
+	for k := 1; k <= rounds; k++ {
+		head = append(head, fmt.Sprintf("round %d tok/s", k))
+	}
+	head = append(head, "per-req tok/s", "latency p50/p99 s", "TTFT p50/p99 s", "TPOT p50/p99 ms", "in flight")
+	for _, h := range head {
+		t.Head = append(t.Head, hCell{Parts: []hPart{txt(h)}})
+	}
+	for _, l := range s.Levels {
+		n, c := s.Name, l.Level
+		r := hRow{Level: c}
+		cell := func(class string, parts ...hPart) { r.Cells = append(r.Cells, hCell{Class: class, Scenario: n, Parts: parts}) }
+		cell("level", num("level", n, c, 0, float64(c), strconv.Itoa(c)))
+		cell("num", num("launches", n, c, 0, float64(len(l.Launches)), strconv.Itoa(len(l.Launches))))
+		cell("num", num("ok", n, c, 0, float64(l.OK), strconv.Itoa(l.OK)), txt(" / "), num("requests", n, c, 0, float64(l.Requests), strconv.Itoa(l.Requests)))
+		tp := throughputHTML(n, c, l.Throughput.N > 0, l.Throughput)
+		for i := range tp.Parts {
+			if tp.Parts[i].Field != "" {
+				tp.Parts[i].Field = "level-" + tp.Parts[i].Field
+			}
+		}
+		r.Cells = append(r.Cells, tp)
+		for k := 1; k <= rounds; k++ {
+			var ll *verdict.LaunchLevel
+			for i := range l.Launches {
+				if l.Launches[i].Round == k {
+					ll = &l.Launches[i]
+				}
+			}
+			if ll == nil {
+				cell("num missing", txt("-"))
+				continue
+			}
+			cell("num", num("launch-throughput", n, c, k, ll.Throughput, fmt.Sprintf("%.1f", ll.Throughput)))
+		}
+		cell("num", num("per-request", n, c, 0, l.PerRequest.Mean, fmt.Sprintf("%.1f", l.PerRequest.Mean)))
+		cell("num", num("latency-p50", n, c, 0, l.Latency.P50, fmt.Sprintf("%.2f", l.Latency.P50)), txt(" / "),
+			num("latency-p99", n, c, 0, l.Latency.P99, fmt.Sprintf("%.2f", l.Latency.P99)))
+		cell("num", num("ttft-p50", n, c, 0, l.TTFT.P50, fmt.Sprintf("%.3f", l.TTFT.P50)), txt(" / "),
+			num("ttft-p99", n, c, 0, l.TTFT.P99, fmt.Sprintf("%.3f", l.TTFT.P99)))
+		cell("num", num("tpot-p50", n, c, 0, l.TPOT.P50, fmt.Sprintf("%.1f", l.TPOT.P50*1e3)), txt(" / "),
+			num("tpot-p99", n, c, 0, l.TPOT.P99, fmt.Sprintf("%.1f", l.TPOT.P99*1e3)))
+		cell("num", num("in-flight", n, c, 0, l.AchievedConcurrency, fmt.Sprintf("%.1f", l.AchievedConcurrency)))
+		t.Rows = append(t.Rows, r)
+	}
+	return t
+}
+
+// plainTable is a table of strings as an HTML table, no number marked.
+func plainTable(t table) hTable {
+	var h hTable
+	if len(t.Rows) == 0 {
+		return h
+	}
+	for _, s := range t.Header {
+		h.Head = append(h.Head, hCell{Parts: []hPart{txt(s)}})
+	}
+	for _, row := range t.Rows {
+		var r hRow
+		for _, s := range row {
+			r.Cells = append(r.Cells, hCell{Class: "num", Parts: []hPart{txt(s)}})
+		}
+		h.Rows = append(h.Rows, r)
+	}
+	return h
+}
+
+// svgSize is the fixed size gonum writes on its <svg> element: the page
+// sizes the plots itself, from the viewBox.
+var svgSize = regexp.MustCompile(`^<svg width="[^"]*" height="[^"]*"`)
+
+// htmlPlots draws every plot as SVG, ready to inline: no XML prolog, no
+// fixed size, so it scales to the page's width.
+func htmlPlots(v *verdict.Verdict) ([]hPlot, error) {
+	var out []hPlot
+	for _, b := range plotBuilders {
+		p, err := b.build(v)
+		if err != nil {
+			return nil, fmt.Errorf("plot %s: %w", b.name, err)
+		}
+		data, err := encodePlot(p, "svg")
+		if err != nil {
+			return nil, fmt.Errorf("plot %s.svg: %w", b.name, err)
+		}
+		i := bytes.Index(data, []byte("<svg"))
+		if i < 0 {
+			return nil, fmt.Errorf("plot %s.svg: no <svg> element", b.name)
+		}
+		data = svgSize.ReplaceAll(data[i:], []byte(`<svg class="plot" role="img" aria-label="`+template.HTMLEscapeString(p.Title.Text)+`"`))
+		out = append(out, hPlot{Name: b.name, Title: p.Title.Text, SVG: template.HTML(data)})
+	}
+	return out, nil
+}
+
+// htmlID makes a scenario name safe in an id: letters, digits, '-', '_'.
+func htmlID(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, s)
+}

@@ -1,0 +1,395 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/internal/headless"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+// shownField is one number as the browser shows it.
+type shownField struct {
+	Field    string `json:"field"`
+	Scenario string `json:"scenario"`
+	Level    int    `json:"level"`
+	Round    int    `json:"round"`
+	Value    string `json:"value"`
+	Text     string `json:"text"`
+}
+
+type box struct {
+	ID   string  `json:"id"`
+	W    float64 `json:"w"`
+	H    float64 `json:"h"`
+	Kids int     `json:"kids"`
+}
+
+// probe is what the page reports of itself once laid out.
+type probe struct {
+	Fields   []shownField `json:"fields"`
+	Outcomes []struct {
+		Scenario string `json:"scenario"`
+		Level    int    `json:"level"`
+		Outcome  string `json:"outcome"`
+		Winner   bool   `json:"winner"`
+		Text     string `json:"text"`
+	} `json:"outcomes"`
+	Tables      []box   `json:"tables"`
+	Plots       []box   `json:"plots"`
+	DocWidth    float64 `json:"docWidth"`
+	ViewWidth   float64 `json:"viewWidth"`
+	VerdictText string  `json:"verdictText"`
+}
+
+const probeJS = `(() => {
+  const r = (el) => el.getBoundingClientRect();
+  const out = {fields: [], outcomes: [], tables: [], plots: []};
+  for (const el of document.querySelectorAll('[data-field]')) {
+    out.fields.push({field: el.dataset.field, scenario: el.dataset.scenario || '',
+      level: +(el.dataset.level || 0), round: +(el.dataset.round || 0),
+      value: el.dataset.value, text: el.textContent});
+  }
+  for (const td of document.querySelectorAll('#verdict-table td[data-outcome]')) {
+    const tr = td.closest('tr');
+    out.outcomes.push({scenario: td.dataset.scenario || '', level: +tr.dataset.level,
+      outcome: td.dataset.outcome, winner: td.classList.contains('winner'), text: td.textContent});
+  }
+  for (const t of document.querySelectorAll('table')) {
+    const b = r(t);
+    out.tables.push({id: t.parentElement.id, w: b.width, h: b.height, kids: t.rows.length});
+  }
+  for (const f of document.querySelectorAll('figure[data-plot]')) {
+    const s = f.querySelector('svg');
+    const b = s ? r(s) : {width: 0, height: 0};
+    out.plots.push({id: f.dataset.plot, w: b.width, h: b.height,
+      kids: s ? s.querySelectorAll('path, text').length : 0});
+  }
+  out.docWidth = document.documentElement.scrollWidth;
+  out.viewWidth = window.innerWidth;
+  const v = document.querySelector('#verdict-table');
+  out.verdictText = v ? v.innerText : '';
+  return out;
+})()`
+
+// TestHTMLInBrowser loads the report in a real headless Chromium at a
+// desktop, a phone and a printed page's width, and checks what it shows:
+// no console error, the tables and every plot laid out with a size, the
+// page no wider than the screen (tables scroll inside their box), and every
+// number shown equal to the one in verdict.json.
+func TestHTMLInBrowser(t *testing.T) {
+	path, err := headless.Find()
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the browser test must run in CI: %v", err)
+		}
+		t.Skipf("skipping the browser test: %v", err)
+	}
+	dir := t.TempDir()
+	run := writeCampaign(t, dir, 5, 1, "sha256:aaaa")
+	v, _ := verdictOf(t, run)
+	if err := WriteAll(dir, v); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, Dir, JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ReadJSON(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, Dir, HTMLFile)
+
+	// A bound on a stuck browser, not a timed assertion.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	b, err := headless.Start(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := b.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	p, err := b.NewPage(ctx)
+	if err != nil {
+		t.Fatalf("%v\nchromium's stderr:\n%s", err, b.Stderr())
+	}
+	for _, vp := range []struct {
+		name          string
+		width, height int
+		mobile, print bool
+	}{
+		{"desktop", 1280, 900, false, false},
+		{"phone", 390, 844, true, false},
+		{"print", 700, 1000, false, true},
+	} {
+		t.Run(vp.name, func(t *testing.T) {
+			if err := p.SetViewport(ctx, vp.width, vp.height, vp.mobile); err != nil {
+				t.Fatal(err)
+			}
+			media := ""
+			if vp.print {
+				media = "print"
+			}
+			if _, err := p.Call(ctx, "Emulation.setEmulatedMedia", map[string]any{"media": media}); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Navigate(ctx, "file://"+page); err != nil {
+				t.Fatal(err)
+			}
+			var got probe
+			if err := p.Eval(ctx, probeJS, &got); err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range p.Errors() {
+				t.Errorf("browser error: %s", e)
+			}
+			checkLayout(t, &got)
+			checkNumbers(t, want, &got)
+		})
+	}
+}
+
+func checkLayout(t *testing.T, got *probe) {
+	t.Helper()
+	if got.DocWidth > got.ViewWidth+1 {
+		t.Errorf("the page is %.0f px wide on a %.0f px screen: something does not wrap or scroll in its box", got.DocWidth, got.ViewWidth)
+	}
+	var verdictTable bool
+	for _, tb := range got.Tables {
+		if tb.W <= 0 || tb.H <= 0 || tb.Kids < 2 {
+			t.Errorf("table %q renders %.0f×%.0f px with %d rows", tb.ID, tb.W, tb.H, tb.Kids)
+		}
+		verdictTable = verdictTable || tb.ID == "verdict-table"
+	}
+	if !verdictTable {
+		t.Error("no verdict table on the page")
+	}
+	if len(got.Plots) != len(plotBuilders) {
+		t.Errorf("%d plots on the page, want %d", len(got.Plots), len(plotBuilders))
+	}
+	for _, pl := range got.Plots {
+		if pl.W <= 0 || pl.H <= 0 || pl.Kids == 0 {
+			t.Errorf("plot %s renders %.0f×%.0f px with %d drawn elements", pl.ID, pl.W, pl.H, pl.Kids)
+		}
+	}
+}
+
+// checkNumbers compares every number on the page with verdict.json: its
+// data-value exactly, its text as that value rounded to the digits shown.
+// It also checks that every figure the JSON has is on the page.
+func checkNumbers(t *testing.T, v *verdict.Verdict, got *probe) {
+	t.Helper()
+	count := map[string]int{}
+	for _, f := range got.Fields {
+		count[f.Field]++
+		exp, scale, err := jsonFigure(v, f)
+		if err != nil {
+			t.Errorf("%s %s C=%d round %d: %v", f.Field, f.Scenario, f.Level, f.Round, err)
+			continue
+		}
+		if dv, err := strconv.ParseFloat(f.Value, 64); err != nil || dv != exp {
+			t.Errorf("%s %s C=%d round %d: data-value %q, verdict.json has %v", f.Field, f.Scenario, f.Level, f.Round, f.Value, exp)
+		}
+		if err := shownMatches(f.Text, exp*scale); err != nil {
+			t.Errorf("%s %s C=%d round %d: %v", f.Field, f.Scenario, f.Level, f.Round, err)
+		}
+	}
+	var present, compared, launches int
+	for _, r := range v.Rows {
+		for i, c := range r.Cells {
+			if v.Scenarios[i].Failed() {
+				continue
+			}
+			if c.Present {
+				present++
+			}
+			if c.Compared {
+				compared++
+			}
+		}
+	}
+	for _, s := range v.Scenarios {
+		for _, l := range s.Levels {
+			launches += len(l.Launches)
+		}
+	}
+	for field, n := range map[string]int{"throughput": present, "delta": compared, "launch-throughput": launches} {
+		if n == 0 || count[field] != n {
+			t.Errorf("%d %q figures on the page, verdict.json has %d", count[field], field, n)
+		}
+	}
+	outcomes := 0
+	for _, o := range got.Outcomes {
+		r := rowOf(v, o.Level)
+		switch {
+		case r == nil:
+			t.Errorf("outcome at C=%d: no such level in verdict.json", o.Level)
+		case o.Winner:
+			if o.Outcome != r.Outcome || (r.Winner != "" && !strings.Contains(o.Text, r.Winner)) {
+				t.Errorf("C=%d: the page says %s %q, verdict.json %s %q", o.Level, o.Outcome, o.Text, r.Outcome, r.Winner)
+			}
+		default:
+			outcomes++
+			c := v.Cell(o.Level, o.Scenario)
+			if c == nil || c.Outcome != o.Outcome || !strings.Contains(o.Text, c.Outcome) {
+				t.Errorf("%s C=%d: the page says %q (%s), verdict.json %+v", o.Scenario, o.Level, o.Text, o.Outcome, c)
+			}
+		}
+	}
+	if outcomes != compared {
+		t.Errorf("%d outcomes on the page, verdict.json has %d comparisons", outcomes, compared)
+	}
+	if !strings.Contains(got.VerdictText, v.Baseline) {
+		t.Errorf("the verdict table does not name the baseline %q", v.Baseline)
+	}
+}
+
+func rowOf(v *verdict.Verdict, level int) *verdict.Row {
+	for i := range v.Rows {
+		if v.Rows[i].Level == level {
+			return &v.Rows[i]
+		}
+	}
+	return nil
+}
+
+// jsonFigure is the figure a page element names, read from the verdict,
+// and the factor from its unit to the one shown.
+func jsonFigure(v *verdict.Verdict, f shownField) (float64, float64, error) {
+	if f.Field == "level" {
+		return float64(f.Level), 1, nil
+	}
+	if c := v.Cell(f.Level, f.Scenario); c != nil {
+		switch f.Field {
+		case "throughput":
+			return c.Throughput.Center, 1, nil
+		case "throughput-hw":
+			return c.Throughput.HalfWidthPct(), 1, nil
+		case "delta":
+			return c.DeltaPct, 1, nil
+		case "delta-lo":
+			return 100 * (c.SpeedupLo - 1), 1, nil
+		case "delta-hi":
+			return 100 * (c.SpeedupHi - 1), 1, nil
+		case "p":
+			return c.PAdjusted, 1, nil
+		case "mde":
+			return c.MDEPct, 1, nil
+		}
+	}
+	var l *verdict.Level
+	for i := range v.Scenarios {
+		if v.Scenarios[i].Name == f.Scenario {
+			l = v.Scenarios[i].Level(f.Level)
+		}
+	}
+	if l == nil {
+		return 0, 0, errors.New("no such scenario and level in verdict.json")
+	}
+	switch f.Field {
+	case "level-throughput":
+		return l.Throughput.Center, 1, nil
+	case "level-throughput-hw":
+		return l.Throughput.HalfWidthPct(), 1, nil
+	case "launches":
+		return float64(len(l.Launches)), 1, nil
+	case "ok":
+		return float64(l.OK), 1, nil
+	case "requests":
+		return float64(l.Requests), 1, nil
+	case "launch-throughput":
+		for _, ll := range l.Launches {
+			if ll.Round == f.Round {
+				return ll.Throughput, 1, nil
+			}
+		}
+		return 0, 0, errors.New("no such launch in verdict.json")
+	case "per-request":
+		return l.PerRequest.Mean, 1, nil
+	case "latency-p50":
+		return l.Latency.P50, 1, nil
+	case "latency-p99":
+		return l.Latency.P99, 1, nil
+	case "ttft-p50":
+		return l.TTFT.P50, 1, nil
+	case "ttft-p99":
+		return l.TTFT.P99, 1, nil
+	case "tpot-p50":
+		return l.TPOT.P50, 1e3, nil
+	case "tpot-p99":
+		return l.TPOT.P99, 1e3, nil
+	case "in-flight":
+		return l.AchievedConcurrency, 1, nil
+	}
+	return 0, 0, fmt.Errorf("a figure this test does not know: add it to jsonFigure")
+}
+
+// shownMatches checks that text ("773.1", "−3.8", "p=0.002", "p<0.001")
+// is want rounded to the digits it shows.
+func shownMatches(text string, want float64) error {
+	s := strings.NewReplacer("−", "-", "+", "", "p=", "").Replace(strings.TrimSpace(text))
+	if bound, ok := strings.CutPrefix(s, "p<"); ok {
+		b, err := strconv.ParseFloat(bound, 64)
+		if err != nil || !(want < b) {
+			return fmt.Errorf("shows %q, verdict.json has %v", text, want)
+		}
+		return nil
+	}
+	got, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("shows %q, not a number", text)
+	}
+	decimals := 0
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		decimals = len(s) - i - 1
+	}
+	if tol := 0.5*math.Pow(10, -float64(decimals)) + 1e-9*math.Abs(want); math.Abs(got-want) > tol {
+		return fmt.Errorf("shows %q, verdict.json has %v", text, want)
+	}
+	return nil
+}
+
+func TestHTMLSelfContained(t *testing.T) {
+	v, _ := testVerdict(t)
+	var buf bytes.Buffer
+	if err := HTML(&buf, v); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, bad := range []string{"<script", "<link", "src=\"http", "href=\"http", "url(http", "@import"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the page contains %q: it must open offline, with nothing to fetch", bad)
+		}
+	}
+	if n := strings.Count(out, "<svg"); n != len(plotBuilders) {
+		t.Errorf("%d inline SVG plots, want %d", n, len(plotBuilders))
+	}
+	if strings.Contains(out, "<?xml") {
+		t.Error("an XML prolog inside the HTML")
+	}
+	var again bytes.Buffer
+	if err := HTML(&again, v); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
+		t.Error("two renderings of one verdict differ")
+	}
+	if _, err := json.Marshal(v); err != nil {
+		t.Fatal(err)
+	}
+}
