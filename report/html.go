@@ -51,10 +51,13 @@ func HTML(w io.Writer, v *verdict.Verdict) error {
 
 // hPage is what the template draws.
 type hPage struct {
-	Title       string
-	V           *verdict.Verdict
-	Intro       []string
-	Notes       []hNote
+	Title      string
+	V          *verdict.Verdict
+	Intro      []string
+	Notes      []hNote
+	NoteCounts []hNoteCount
+	// Red are the red notes, repeated above the verdict table.
+	Red         []hNote
 	Verdict     hTable
 	Legend      []string
 	Sections    []hSection
@@ -63,6 +66,12 @@ type hPage struct {
 	Superseded  []string
 	Confidence  string
 	Fingerprint string
+}
+
+// hNoteCount is how many notes of one severity there are.
+type hNoteCount struct {
+	Severity, Text string
+	N              int
 }
 
 type hNote struct {
@@ -104,8 +113,9 @@ type hRow struct {
 // hover title and outcome.
 type hCell struct {
 	Class, Title, Outcome, Scenario string
-	Span                            int
 	Parts                           []hPart
+	// Sub is a second, smaller line under Parts.
+	Sub []hPart
 }
 
 // hPart is a run of text or, when Field is set, one number with what it is.
@@ -134,7 +144,7 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 		V:          v,
 		Confidence: fmt.Sprintf("%.0f%%", 100*v.Confidence),
 		Intro: []string{
-			fmt.Sprintf("Baseline %s. Throughput is the geometric mean of the launches' steady-state output tokens per second, ± the half-width of its %.0f%% confidence interval.",
+			fmt.Sprintf("Baseline: %s. Throughput is the geometric mean of the launches' steady-state output tokens per second, ± the half-width of its %.0f%% confidence interval.",
 				v.Baseline, 100*v.Confidence),
 			roundsLine(v) + ".",
 		},
@@ -147,7 +157,30 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 	}
 	for _, n := range v.Notes {
 		mark := map[string]string{verdict.SeverityRed: "failed", verdict.SeverityWarn: "warning", verdict.SeverityInfo: "ok"}[n.Severity]
-		p.Notes = append(p.Notes, hNote{Severity: n.Severity, Mark: mark, Check: n.Check, Scenario: n.Scenario, Level: n.Level, Text: n.Text})
+		hn := hNote{Severity: n.Severity, Mark: mark, Check: n.Check, Scenario: n.Scenario, Level: n.Level, Text: n.Text}
+		p.Notes = append(p.Notes, hn)
+		if n.Severity == verdict.SeverityRed {
+			p.Red = append(p.Red, hn)
+		}
+	}
+	for _, sev := range []struct{ s, one, many string }{
+		{verdict.SeverityRed, "red note", "red notes"},
+		{verdict.SeverityWarn, "warning", "warnings"},
+		{verdict.SeverityInfo, "check passed", "checks passed"},
+	} {
+		n := 0
+		for _, x := range v.Notes {
+			if x.Severity == sev.s {
+				n++
+			}
+		}
+		if n > 0 {
+			text := sev.many
+			if n == 1 {
+				text = sev.one
+			}
+			p.NoteCounts = append(p.NoteCounts, hNoteCount{Severity: sev.s, Text: text, N: n})
+		}
 	}
 	plots, err := htmlPlots(v)
 	if err != nil {
@@ -257,30 +290,30 @@ func deltaHTML(scenario string, level int, c verdict.Cell) hCell {
 	}
 	h.Outcome = c.Outcome
 	h.Class += " outcome-" + c.Outcome
-	h.Parts = []hPart{num("delta", scenario, level, 0, c.DeltaPct, signed(c.DeltaPct)), txt("%")}
+	h.Parts = []hPart{num("delta", scenario, level, 0, c.DeltaPct, signed(c.DeltaPct)), txt("%"),
+		{Text: c.Outcome, Class: "badge"}}
+	if c.Hopeless {
+		h.Parts = append(h.Parts, txt(" ¹"))
+	}
 	if !math.IsNaN(c.SpeedupLo) && !math.IsNaN(c.SpeedupHi) && c.SpeedupLo > 0 {
 		lo, hi := 100*(c.SpeedupLo-1), 100*(c.SpeedupHi-1)
-		h.Parts = append(h.Parts, txt(" ["),
+		h.Sub = append(h.Sub, txt("["),
 			num("delta-lo", scenario, level, 0, lo, signed(lo)), txt(", "),
 			num("delta-hi", scenario, level, 0, hi, signed(hi)), txt("]"))
 	}
-	h.Parts = append(h.Parts, hPart{Text: " " + c.Outcome, Class: "badge"})
 	switch c.Outcome {
 	case verdict.OutcomeFaster, verdict.OutcomeSlower:
-		h.Parts = append(h.Parts, txt(" "), num("p", scenario, level, 0, c.PAdjusted, verdict.PClause(c.PAdjusted)))
+		h.Sub = append(h.Sub, txt(" "), num("p", scenario, level, 0, c.PAdjusted, verdict.PClause(c.PAdjusted)))
 	case verdict.OutcomeTie:
 	default:
 		switch {
 		case c.BelowMinEffect:
-			h.Parts = append(h.Parts, txt(" under min_effect"))
+			h.Sub = append(h.Sub, txt(" under min_effect"))
 		case c.MDEPct <= 0:
-			h.Parts = append(h.Parts, txt(" no MDE"))
+			h.Sub = append(h.Sub, txt(" no MDE"))
 		default:
-			h.Parts = append(h.Parts, txt(" MDE "), num("mde", scenario, level, 0, c.MDEPct, fmt.Sprintf("%.1f", c.MDEPct)), txt("%"))
+			h.Sub = append(h.Sub, txt(" MDE "), num("mde", scenario, level, 0, c.MDEPct, fmt.Sprintf("%.1f", c.MDEPct)), txt("%"))
 		}
-	}
-	if c.Hopeless {
-		h.Parts = append(h.Parts, txt(" ¹"))
 	}
 	h.Title = fmt.Sprintf("%s, %d rounds, p=%s corrected (%s uncorrected)", c.Method, c.Rounds, verdict.FormatP(c.PAdjusted), verdict.FormatP(c.P))
 	return h
@@ -307,7 +340,9 @@ func detailHTML(v *verdict.Verdict, s verdict.Scenario) hTable {
 	for _, l := range s.Levels {
 		n, c := s.Name, l.Level
 		r := hRow{Level: c}
-		cell := func(class string, parts ...hPart) { r.Cells = append(r.Cells, hCell{Class: class, Scenario: n, Parts: parts}) }
+		cell := func(class string, parts ...hPart) {
+			r.Cells = append(r.Cells, hCell{Class: class, Scenario: n, Parts: parts})
+		}
 		cell("level", num("level", n, c, 0, float64(c), strconv.Itoa(c)))
 		cell("num", num("launches", n, c, 0, float64(len(l.Launches)), strconv.Itoa(len(l.Launches))))
 		cell("num", num("ok", n, c, 0, float64(l.OK), strconv.Itoa(l.OK)), txt(" / "), num("requests", n, c, 0, float64(l.Requests), strconv.Itoa(l.Requests)))

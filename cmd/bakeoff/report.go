@@ -18,8 +18,9 @@ Usage: bakeoff report DIR [--format text|md|csv|json|benchstat] [--alpha 0.05] [
 
 Rebuilds the verdict of the run in DIR from its raw records (requests.jsonl)
 alone: no host is contacted. Prints it in the chosen format (text by
-default) and rewrites DIR/report/ (verdict.txt, verdict.md, summary.csv,
-verdict.json, benchstat.txt and the plots as PNG and SVG).
+default) and rewrites DIR/report/ (index.html, the page to look at;
+verdict.txt, verdict.md, summary.csv, verdict.json, benchstat.txt and the
+plots as PNG and SVG).
 
   --format    text (the side-by-side table), md, csv, json or benchstat
               (Go benchmark format: benchstat -col /scenario DIR/report/benchstat.txt)

@@ -59,7 +59,7 @@ func TestReportCommand(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"verdict.md", "summary.csv", "verdict.json", "benchstat.txt", "throughput.png", "speedup.svg", "latency-p99.png"} {
+	for _, name := range []string{"index.html", "verdict.md", "summary.csv", "verdict.json", "benchstat.txt", "throughput.png", "speedup.svg", "latency-p99.png"} {
 		if fi, err := os.Stat(filepath.Join(dir, "report", name)); err != nil || fi.Size() == 0 {
 			t.Errorf("report/%s not written: %v", name, err)
 		}

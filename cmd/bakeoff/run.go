@@ -18,6 +18,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/internal/buildinfo"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/remote"
+	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
@@ -255,6 +256,9 @@ func printEnd(e *env, c *campaign.Campaign, f *runFlags, out *orchestrator.Outco
 		}
 	}
 	fmt.Fprintf(w, "\nResults: %s\n", out.RunDir)
+	if page := filepath.Join(out.RunDir, report.Dir, report.HTMLFile); isFile(page) {
+		fmt.Fprintf(w, "Report:  %s\n", page)
+	}
 	if out.Canceled || out.Stopped != "" {
 		abs, _ := filepath.Abs(out.RunDir)
 		resume := fmt.Sprintf("bakeoff run %s --resume %s", campaign.ShellQuote(f.config), campaign.ShellQuote(abs))

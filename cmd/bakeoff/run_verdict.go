@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
@@ -44,4 +45,10 @@ func writeReports(runDir string, v *verdict.Verdict) error {
 		return fmt.Errorf("writing the reports into %s (rebuild them with bakeoff report): %w", runDir, err)
 	}
 	return nil
+}
+
+// isFile reports whether path is a regular file.
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
