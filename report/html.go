@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
@@ -113,6 +114,7 @@ type hRow struct {
 // hover title and outcome.
 type hCell struct {
 	Class, Title, Outcome, Scenario string
+	Span                            int // columns it spans, when more than one
 	Parts                           []hPart
 	// Sub is a second, smaller line under Parts.
 	Sub []hPart
@@ -226,8 +228,8 @@ func sentenceSections(v *verdict.Verdict) []hSection {
 
 // verdictTable is the side-by-side table of Text, each number marked.
 func verdictTable(v *verdict.Verdict) hTable {
-	t := hTable{ID: "verdict-table", Caption: "Output tokens per second by concurrency level; each variant against " + v.Baseline}
-	t.Head = append(t.Head, hCell{Parts: []hPart{txt("C")}, Title: "concurrency level"})
+	t := hTable{ID: "verdict-table", Caption: "Output tokens per second at each level; each variant against " + v.Baseline}
+	t.Head = append(t.Head, hCell{Parts: []hPart{txt(levelHeader(v))}, Title: "the level: concurrent requests, or arrivals per second"})
 	for _, s := range v.Scenarios {
 		if s.Failed() {
 			continue
@@ -239,13 +241,17 @@ func verdictTable(v *verdict.Verdict) hTable {
 	}
 	t.Head = append(t.Head, hCell{Parts: []hPart{txt("winner")}})
 	for _, row := range v.Rows {
-		r := hRow{Level: row.Level, Cells: []hCell{{Class: "level", Parts: []hPart{num("level", "", row.Level, 0, float64(row.Level), strconv.Itoa(row.Level))}}}}
+		r := hRow{Level: row.Level, Cells: []hCell{{Class: "level", Parts: []hPart{txt(measure.LevelLabel(row.Level))}}}}
 		for i, s := range v.Scenarios {
 			if s.Failed() {
 				continue
 			}
 			c := row.Cells[i]
-			r.Cells = append(r.Cells, throughputHTML(s.Name, row.Level, c.Present, c.Throughput))
+			if c.Saturated {
+				r.Cells = append(r.Cells, hCell{Class: "saturated", Scenario: s.Name, Parts: []hPart{txt("saturated")}})
+			} else {
+				r.Cells = append(r.Cells, throughputHTML(s.Name, row.Level, c.Present, c.Throughput))
+			}
 			if s.Name != v.Baseline {
 				r.Cells = append(r.Cells, deltaHTML(s.Name, row.Level, c))
 			}
@@ -329,7 +335,7 @@ func detailHTML(v *verdict.Verdict, s verdict.Scenario) hTable {
 		}
 	}
 	t := hTable{ID: "detail-table-" + htmlID(s.Name), Caption: s.Name + ": each level, each launch"}
-	head := []string{"C", "launches", "ok / requests", "tok/s"}
+	head := []string{levelHeaderOf(s.Levels), "launches", "ok / requests", "tok/s"}
 	for k := 1; k <= rounds; k++ {
 		head = append(head, fmt.Sprintf("round %d tok/s", k))
 	}
@@ -343,9 +349,16 @@ func detailHTML(v *verdict.Verdict, s verdict.Scenario) hTable {
 		cell := func(class string, parts ...hPart) {
 			r.Cells = append(r.Cells, hCell{Class: class, Scenario: n, Parts: parts})
 		}
-		cell("level", num("level", n, c, 0, float64(c), strconv.Itoa(c)))
+		cell("level", txt(measure.LevelLabel(c)))
 		cell("num", num("launches", n, c, 0, float64(len(l.Launches)), strconv.Itoa(len(l.Launches))))
 		cell("num", num("ok", n, c, 0, float64(l.OK), strconv.Itoa(l.OK)), txt(" / "), num("requests", n, c, 0, float64(l.Requests), strconv.Itoa(l.Requests)))
+		if l.Saturated {
+			// Its figures grow with the level's length: say what was seen instead.
+			r.Cells = append(r.Cells, hCell{Class: "saturated", Scenario: n, Span: len(head) - 3,
+				Parts: []hPart{txt("saturated: " + l.Saturation)}})
+			t.Rows = append(t.Rows, r)
+			continue
+		}
 		tp := throughputHTML(n, c, l.Throughput.N > 0, l.Throughput)
 		for i := range tp.Parts {
 			if tp.Parts[i].Field != "" {

@@ -271,9 +271,6 @@ func rowOf(v *verdict.Verdict, level int) *verdict.Row {
 // jsonFigure is the figure a page element names, read from the verdict,
 // and the factor from its unit to the one shown.
 func jsonFigure(v *verdict.Verdict, f shownField) (float64, float64, error) {
-	if f.Field == "level" {
-		return float64(f.Level), 1, nil
-	}
 	if c := v.Cell(f.Level, f.Scenario); c != nil {
 		switch f.Field {
 		case "throughput":
