@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"flag"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -326,8 +327,52 @@ func TestDiff(t *testing.T) {
 			if tc.regressed && !strings.Contains(buf.String(), "REGRESSION") {
 				t.Errorf("no REGRESSION mark:\n%s", buf.String())
 			}
+			for _, r := range d.Rows {
+				if r.Method != verdict.MethodLaunches {
+					t.Errorf("%s C=%d: method %s, want launches (5 rounds each)", r.Scenario, r.Level, r.Method)
+				}
+				if r.Outcome == "" {
+					t.Errorf("%s C=%d: no outcome", r.Scenario, r.Level)
+				}
+			}
 			if !strings.Contains(buf.String(), "eagle3-topk1-specv2: no measurements in either run") {
 				t.Errorf("the failed scenario is not listed:\n%s", buf.String())
+			}
+		})
+	}
+}
+
+// TestDiffOneRound: runs of one launch per scenario cannot measure the
+// launch-to-launch variation, so a slowdown under min_effect (5%) is never
+// a regression even when the within-launch samples call it significant,
+// and the output says why; a 10% slowdown still is one.
+func TestDiffOneRound(t *testing.T) {
+	dir := t.TempDir()
+	old := writeRounds(t, filepath.Join(dir, "old"), 1, 1, "sha256:aaaa", 1)
+	for _, tc := range []struct {
+		slowdown  float64
+		regressed bool
+	}{{1.035, false}, {1.10, true}} {
+		t.Run(fmt.Sprint(tc.slowdown), func(t *testing.T) {
+			new := writeRounds(t, filepath.Join(dir, fmt.Sprint(tc.slowdown)), 1, tc.slowdown, "sha256:aaaa", 1)
+			d, err := Diff(old, new, DiffOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := DiffText(&buf, d); err != nil {
+				t.Fatal(err)
+			}
+			if d.Regressed() != tc.regressed {
+				t.Errorf("Regressed() = %v, want %v\n%s", d.Regressed(), tc.regressed, buf.String())
+			}
+			if !strings.Contains(buf.String(), "launch-to-launch variation not measured") {
+				t.Errorf("the diff does not say launch-to-launch variation was not measured:\n%s", buf.String())
+			}
+			for _, r := range d.Rows {
+				if r.Method != verdict.MethodWithinLaunch || r.Outcome == verdict.OutcomeTie {
+					t.Errorf("%s C=%d: method %s outcome %s; one launch a side is within-launch and never a tie", r.Scenario, r.Level, r.Method, r.Outcome)
+				}
 			}
 		})
 	}

@@ -3,6 +3,8 @@ package verdict
 import (
 	"fmt"
 	"math"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
 )
 
 // Outcomes of one comparison (a variant against the baseline at one level,
@@ -35,20 +37,20 @@ const (
 	MethodWithinLaunch = "within-launch"
 )
 
-// Defaults of the decision rule; docs/METHOD.md gives the measurements
-// behind each.
+// Defaults of the decision rule, the campaign keys' defaults (one fact, one
+// place: package campaign); docs/METHOD.md gives the measurements behind
+// each.
 const (
-	// DefaultRounds is the launches per scenario a campaign should make:
-	// the fewest that meet the honesty figures under 1% launch noise and
-	// drift (docs/METHOD.md).
-	DefaultRounds = 5
+	// DefaultRounds is the launches per scenario a campaign makes: the
+	// fewest that meet the honesty figures under 1% launch noise and drift.
+	DefaultRounds = campaign.DefaultRounds
 	// DefaultMinEffectPct is the smallest difference, percent, named a win
 	// or loss when launch-to-launch variation is not measured (one launch
-	// per side).
-	DefaultMinEffectPct = 5.0
+	// per side): campaign key min_effect.
+	DefaultMinEffectPct = campaign.DefaultMinEffectPct
 	// DefaultEquivalenceMarginPct is the ± margin, percent, inside which a
-	// difference is a tie.
-	DefaultEquivalenceMarginPct = 2.0
+	// difference is a tie: campaign key equivalence_margin.
+	DefaultEquivalenceMarginPct = campaign.DefaultEquivalenceMarginPct
 	// DefaultPower is the power at which the minimum detectable effect of an
 	// inconclusive comparison is stated.
 	DefaultPower = 0.8

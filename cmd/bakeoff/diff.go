@@ -17,8 +17,12 @@ const diffUsage = `
 Usage: bakeoff diff OLD_DIR NEW_DIR [--threshold 3%] [--alpha 0.05] [--force]
 
 Compares the same scenarios in two runs, level by level, from their raw
-records: old and new throughput, the delta, and whether it is significant.
-A significant slowdown beyond the threshold is a regression.
+records, with the verdict's statistics (one figure per launch, Holm's
+correction over every row): old and new throughput, the delta with its
+corrected p-value, and the outcome: faster, slower, tie or inconclusive.
+A significant slowdown beyond the threshold is a regression. Runs of one
+launch per scenario cannot measure launch-to-launch variation: there a
+slowdown under the campaign's min_effect is never a regression.
 
   --threshold  the slowdown that counts as a regression, as 3% or 0.03 (default 3%)
   --alpha      significance level (default 0.05)

@@ -6,7 +6,8 @@
 // The model is deliberately the same shape as the simulated engine (package
 // sim): a decode step whose time grows with the running batch, a prefill cost
 // per prompt token, speculative steps that emit several tokens, multiplicative
-// per-step noise and a slow drift. It runs in virtual time: no clock, no
+// per-step noise, a per-launch speed factor and a slow drift that carries over
+// between the launches of a Campaign. It runs in virtual time: no clock, no
 // sleeping, no network.
 package verdicttest
 
