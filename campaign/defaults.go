@@ -31,8 +31,12 @@ const (
 	DefaultRequestTimeout = 10 * time.Minute
 	// DefaultRounds is how many times each scenario is launched. One launch
 	// per scenario cannot tell a configuration's speed from the luck of its
-	// launch; docs/METHOD.md says why this many.
-	DefaultRounds = 5
+	// launch; docs/METHOD.md says why this many: under 1% launch noise and
+	// drift, six rounds find a 5% slowdown at 99% of levels after the
+	// correction for many levels (five: 86%, four: 77%), and six is even (every
+	// scenario's mean launch position alike) and a whole period of the launch
+	// order for two or three scenarios.
+	DefaultRounds = 6
 	// DefaultMinEffectPct is the smallest difference, in percent, a verdict
 	// names a winner for when launch-to-launch variation was not measured
 	// (rounds: 1).

@@ -36,8 +36,12 @@ func smallSweep() verdicttest.Sweep {
 // once more (ties or cannot be told apart), and a scenario that failed. The
 // baseline's steps are slowdown times longer.
 func writeCampaign(t *testing.T, dir string, seed uint64, slowdown float64, fingerprint string) *results.Run {
-	return writeRounds(t, dir, seed, slowdown, fingerprint, verdict.DefaultRounds)
+	return writeRounds(t, dir, seed, slowdown, fingerprint, fixtureRounds)
 }
+
+// fixtureRounds is the rounds of the test campaign: fixed, so that the golden
+// files do not move with the campaign default.
+const fixtureRounds = 5
 
 func writeRounds(t *testing.T, dir string, seed uint64, slowdown float64, fingerprint string, rounds int) *results.Run {
 	t.Helper()
@@ -140,8 +144,8 @@ func TestTextSaysWhatMatters(t *testing.T) {
 		"loses from C=2 on",          // and where it turns
 		"eagle3-topk1-specv2 failed", // a failed scenario is listed
 		"accept length 2.30",
-		"  C=  1 | 5 launches | 150 requests | throughput:",
-		"5 rounds: every scenario launched 5 times",
+		fmt.Sprintf("  C=  1 | %d launches | %d requests | throughput:", fixtureRounds, 30*fixtureRounds),
+		fmt.Sprintf("%d rounds: every scenario launched %d times", fixtureRounds, fixtureRounds),
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text report lacks %q:\n%s", want, out)
@@ -261,7 +265,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	if again.String() != first {
 		t.Errorf("JSON round trip changed the verdict")
 	}
-	if back.Rows[1].Cells[1].Outcome == "" || back.Rounds != verdict.DefaultRounds {
+	if back.Rows[1].Cells[1].Outcome == "" || back.Rounds != fixtureRounds {
 		t.Errorf("outcome or rounds lost in the round trip: %+v", back.Rows[1].Cells[1])
 	}
 }
@@ -329,7 +333,7 @@ func TestDiff(t *testing.T) {
 			}
 			for _, r := range d.Rows {
 				if r.Method != verdict.MethodLaunches {
-					t.Errorf("%s C=%d: method %s, want launches (5 rounds each)", r.Scenario, r.Level, r.Method)
+					t.Errorf("%s C=%d: method %s, want launches (fixtureRounds each)", r.Scenario, r.Level, r.Method)
 				}
 				if r.Outcome == "" {
 					t.Errorf("%s C=%d: no outcome", r.Scenario, r.Level)

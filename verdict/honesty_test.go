@@ -3,6 +3,8 @@ package verdict
 import (
 	"fmt"
 	"math"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
@@ -296,5 +298,42 @@ func TestHonestyCrossover(t *testing.T) {
 	}
 	if found < 3 {
 		t.Errorf("the crossover was found in %d of 5 campaigns, want 3 or more", found)
+	}
+}
+
+// TestHonestyTable measures the figures docs/METHOD.md quotes for choosing
+// the default rounds and correction: with BAKEOFF_HONESTY_TABLE=N, N
+// campaigns per number of rounds (2 to 6), A/A and 5% slower, under both
+// corrections, on the same simulated campaigns. Without it, it is skipped:
+// it takes minutes.
+func TestHonestyTable(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("BAKEOFF_HONESTY_TABLE"))
+	if n <= 0 {
+		t.Skip("set BAKEOFF_HONESTY_TABLE=N to measure N campaigns per cell")
+	}
+	slow := realBaseline
+	slow.Slowdown = 1.05
+	s := verdicttest.DefaultSweep()
+	for _, rounds := range []int{1, 2, 3, 4, 5, 6} {
+		for _, tc := range []struct {
+			name    string
+			variant verdicttest.Engine
+		}{{"A/A", realBaseline}, {"5% slower", slow}} {
+			tallies := map[string]*tally{CorrectionHolm: {}, CorrectionBH: {}}
+			for seed := range uint64(n) {
+				ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, tc.variant}, s, rounds, 10000+seed)
+				in := campaignInput([]string{"baseline", "variant"}, s, rounds, ls)
+				for corr, tl := range tallies {
+					v, err := FromRecords(in, Options{Correction: corr})
+					if err != nil {
+						t.Fatal(err)
+					}
+					tl.add(v, nil)
+				}
+			}
+			for _, corr := range []string{CorrectionHolm, CorrectionBH} {
+				t.Logf("rounds %d, %s, %s: %s", rounds, tc.name, corr, tallies[corr])
+			}
+		}
 	}
 }
