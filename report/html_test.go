@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/internal/headless"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
@@ -50,6 +51,7 @@ type probe struct {
 	DocWidth    float64 `json:"docWidth"`
 	ViewWidth   float64 `json:"viewWidth"`
 	VerdictText string  `json:"verdictText"`
+	Saturated   int     `json:"saturated"`
 }
 
 const probeJS = `(() => {
@@ -75,6 +77,7 @@ const probeJS = `(() => {
     out.plots.push({id: f.dataset.plot, w: b.width, h: b.height,
       kids: s ? s.querySelectorAll('path, text').length : 0});
   }
+  out.saturated = document.querySelectorAll('td.saturated').length;
   out.docWidth = document.documentElement.scrollWidth;
   out.viewWidth = window.innerWidth;
   const v = document.querySelector('#verdict-table');
@@ -95,22 +98,11 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		t.Skipf("skipping the browser test: %v", err)
 	}
-	dir := t.TempDir()
-	run := writeCampaign(t, dir, 5, 1, "sha256:aaaa")
-	v, _ := verdictOf(t, run)
-	if err := WriteAll(dir, v); err != nil {
-		t.Fatal(err)
+	v, _ := testVerdict(t)
+	pages := []struct{ name, page string }{
+		{"rounds", writePage(t, v)},
+		{"rates-saturated", writePage(t, ratesSaturated(v))},
 	}
-	f, err := os.Open(filepath.Join(dir, Dir, JSONFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := ReadJSON(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := filepath.Join(dir, Dir, HTMLFile)
 
 	// A bound on a stuck browser, not a timed assertion.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -128,40 +120,110 @@ func TestHTMLInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\nchromium's stderr:\n%s", err, b.Stderr())
 	}
-	for _, vp := range []struct {
-		name          string
-		width, height int
-		mobile, print bool
-	}{
-		{"desktop", 1280, 900, false, false},
-		{"phone", 390, 844, true, false},
-		{"print", 700, 1000, false, true},
-	} {
-		t.Run(vp.name, func(t *testing.T) {
-			if err := p.SetViewport(ctx, vp.width, vp.height, vp.mobile); err != nil {
-				t.Fatal(err)
-			}
-			media := ""
-			if vp.print {
-				media = "print"
-			}
-			if _, err := p.Call(ctx, "Emulation.setEmulatedMedia", map[string]any{"media": media}); err != nil {
-				t.Fatal(err)
-			}
-			if err := p.Navigate(ctx, "file://"+page); err != nil {
-				t.Fatal(err)
-			}
-			var got probe
-			if err := p.Eval(ctx, probeJS, &got); err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range p.Errors() {
-				t.Errorf("browser error: %s", e)
-			}
-			checkLayout(t, &got)
-			checkNumbers(t, want, &got)
-		})
+	for _, pg := range pages {
+		want := readVerdictJSON(t, filepath.Join(filepath.Dir(pg.page), JSONFile))
+		page := pg.page
+		for _, vp := range []struct {
+			name          string
+			width, height int
+			mobile, print bool
+		}{
+			{"desktop", 1280, 900, false, false},
+			{"phone", 390, 844, true, false},
+			{"print", 700, 1000, false, true},
+		} {
+			t.Run(pg.name+"/"+vp.name, func(t *testing.T) {
+				if err := p.SetViewport(ctx, vp.width, vp.height, vp.mobile); err != nil {
+					t.Fatal(err)
+				}
+				media := ""
+				if vp.print {
+					media = "print"
+				}
+				if _, err := p.Call(ctx, "Emulation.setEmulatedMedia", map[string]any{"media": media}); err != nil {
+					t.Fatal(err)
+				}
+				if err := p.Navigate(ctx, "file://"+page); err != nil {
+					t.Fatal(err)
+				}
+				var got probe
+				if err := p.Eval(ctx, probeJS, &got); err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range p.Errors() {
+					t.Errorf("browser error: %s", e)
+				}
+				checkLayout(t, &got)
+				checkNumbers(t, want, &got)
+			})
+		}
 	}
+}
+
+// writePage writes every report of v into a fresh run directory and
+// returns the path of its index.html.
+func writePage(t *testing.T, v *verdict.Verdict) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := WriteAll(dir, v); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, Dir, HTMLFile)
+}
+
+func readVerdictJSON(t *testing.T, path string) *verdict.Verdict {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// ratesSaturated is v as an open-loop run: each level C becomes C/2
+// requests per second, and the first variant saturated at the highest rate,
+// so the page shows rate labels and a saturated cell and detail row.
+func ratesSaturated(v *verdict.Verdict) *verdict.Verdict {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	var r verdict.Verdict
+	if err := json.Unmarshal(data, &r); err != nil {
+		panic(err)
+	}
+	key := func(c int) int { return measure.RateLevel(float64(c) / 2) }
+	for i := range r.Levels {
+		r.Levels[i] = key(r.Levels[i])
+	}
+	top := r.Levels[len(r.Levels)-1]
+	variant := -1
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		if variant < 0 && s.Name != r.Baseline && !s.Failed() {
+			variant = i
+		}
+		for j := range s.Levels {
+			s.Levels[j].Level = key(s.Levels[j].Level)
+			if i == variant && s.Levels[j].Level == top {
+				s.Levels[j].Saturated = true
+				s.Levels[j].Saturation = "round 2: 40% of the arrivals never completed and latency grew by rank"
+			}
+		}
+	}
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		row.Level = key(row.Level)
+		if row.Level == top {
+			row.Cells[variant] = verdict.Cell{Scenario: r.Scenarios[variant].Name, Saturated: true}
+		}
+	}
+	return &r
 }
 
 func checkLayout(t *testing.T, got *probe) {
@@ -223,10 +285,25 @@ func checkNumbers(t *testing.T, v *verdict.Verdict, got *probe) {
 			}
 		}
 	}
+	saturated := 0
+	for _, r := range v.Rows {
+		for _, c := range r.Cells {
+			if c.Saturated {
+				saturated++
+			}
+		}
+	}
 	for _, s := range v.Scenarios {
 		for _, l := range s.Levels {
+			if l.Saturated {
+				saturated++ // its detail row says so instead of its figures
+				continue
+			}
 			launches += len(l.Launches)
 		}
+	}
+	if got.Saturated != saturated {
+		t.Errorf("%d cells on the page say saturated, verdict.json has %d saturated cells and levels", got.Saturated, saturated)
 	}
 	for field, n := range map[string]int{"throughput": present, "delta": compared, "launch-throughput": launches} {
 		if n == 0 || count[field] != n {
