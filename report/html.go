@@ -419,7 +419,7 @@ var svgSize = regexp.MustCompile(`^<svg width="[^"]*" height="[^"]*"`)
 // fixed size, so it scales to the page's width.
 func htmlPlots(v *verdict.Verdict) ([]hPlot, error) {
 	var out []hPlot
-	for _, b := range plotBuilders {
+	for _, b := range plotBuilders(v) {
 		p, err := b.build(v)
 		if err != nil {
 			return nil, fmt.Errorf("plot %s: %w", b.name, err)

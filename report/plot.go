@@ -35,20 +35,27 @@ const (
 	PlotLatencyP99 = "latency-p99"
 )
 
-// plotBuilders are every plot, in the order the HTML report shows them.
-var plotBuilders = []struct {
+// plotBuilder is one plot: its file name without extension and how it is
+// drawn.
+type plotBuilder struct {
 	name  string
 	build func(*verdict.Verdict) (*plot.Plot, error)
-}{
-	{PlotThroughput, throughputPlot},
-	{PlotSpeedup, speedupPlot},
-	{PlotLatencyP99, latencyPlot},
+}
+
+// plotBuilders are the plots v has, in the order the HTML report shows
+// them: a plot that only some runs have is added here under its condition.
+func plotBuilders(v *verdict.Verdict) []plotBuilder {
+	return []plotBuilder{
+		{PlotThroughput, throughputPlot},
+		{PlotSpeedup, speedupPlot},
+		{PlotLatencyP99, latencyPlot},
+	}
 }
 
 // Plots returns every plot, encoded, by file name (e.g. "speedup.svg").
 func Plots(v *verdict.Verdict) (map[string][]byte, error) {
 	out := map[string][]byte{}
-	for _, b := range plotBuilders {
+	for _, b := range plotBuilders(v) {
 		p, err := b.build(v)
 		if err != nil {
 			return nil, fmt.Errorf("plot %s: %w", b.name, err)
