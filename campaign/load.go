@@ -139,6 +139,7 @@ func (l *loader) campaign(path string) *Campaign {
 				c.EquivalenceMarginPct = x
 			}
 		},
+		"slo": func(_, v *yaml.Node) { c.SLO = d.slo(v) },
 	})
 	// A missing key has no line of its own; the start of the file's mapping
 	// gives an editor somewhere to jump to.

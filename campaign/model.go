@@ -11,6 +11,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/prompts"
+	"github.com/bakeoff-dev/bakeoff/slo"
 )
 
 // Engine names accepted in a scenario's `engine` field; package engine
@@ -49,6 +50,9 @@ type Campaign struct {
 	// EquivalenceMarginPct is the margin, in percent, within which two
 	// configurations count as tied.
 	EquivalenceMarginPct float64
+	// SLO is the service-level objective (key slo) the verdict measures
+	// capacity and goodput under; nil when the campaign has none.
+	SLO *slo.SLO
 }
 
 // Host says where servers run. Local is true for `host: local`.

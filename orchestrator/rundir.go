@@ -61,7 +61,7 @@ func (o *orch) openRun() error {
 		ConfigFile: o.c.File, Fingerprint: fp, Baseline: o.c.Baseline, Sweep: sweepInfo(o.c.Sweep, o.c.PromptHash),
 		BakeoffVersion: o.opt.Version, Host: results.HostFacts{Name: o.h.Name()}, Resolved: o.c,
 		Rounds: max(o.c.Rounds, 1), MinEffectPct: o.c.MinEffectPct, EquivalenceMarginPct: o.c.EquivalenceMarginPct,
-		Order: o.c.Order()}
+		Order: o.c.Order(), SLO: o.c.SLO}
 	for _, s := range o.c.Scenarios {
 		o.man.Scenarios = append(o.man.Scenarios, s.Name)
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/slo"
 )
 
 // File names inside a run directory.
@@ -64,6 +65,9 @@ type Manifest struct {
 	// Order is the scenario names of each round, in launch order; empty in
 	// runs written before rounds, where the campaign order was the only one.
 	Order [][]string `json:"order,omitempty"`
+	// SLO is the campaign's service-level objective (key slo); nil when it
+	// has none.
+	SLO *slo.SLO `json:"slo,omitempty"`
 }
 
 // SweepInfo is the part of the sweep the verdict's fairness checks need.
