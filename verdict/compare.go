@@ -239,7 +239,8 @@ func compareAll(v *Verdict) {
 			}
 		}
 	}
-	// Deterministic family order: by level, then pair.
+	// Deterministic family order: by level, then pair; then the capacities.
+	family = append(family, v.Capacity.family()...)
 	decide(family, rule{Alpha: v.Alpha, Confidence: v.Confidence, Correction: v.Correction,
 		MinEffectPct: v.MinEffectPct, EquivalenceMarginPct: v.EquivalenceMarginPct})
 	v.Comparisons = len(family)

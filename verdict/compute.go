@@ -128,7 +128,9 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 		v.Levels = append(v.Levels, c)
 	}
 	slices.Sort(v.Levels)
+	v.Capacity = measureSLO(v, in, o.maxSlices())
 	compareAll(v)
+	v.Capacity.finish(v)
 	v.Crossovers = crossovers(v)
 	v.Notes = fairness(v, in)
 	return v, nil

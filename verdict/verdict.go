@@ -119,6 +119,9 @@ type Verdict struct {
 	Crossovers []Crossover `json:"crossovers"`
 	// Notes are the fairness findings, most severe first.
 	Notes []Note `json:"notes"`
+	// Capacity is the goodput and capacity under the campaign's
+	// service-level objective (capacity.go); nil when it has none.
+	Capacity *CapacityVerdict `json:"capacity,omitempty"`
 }
 
 // Scenario is one server variant's measurements.
@@ -282,6 +285,9 @@ type Level struct {
 	// compared.
 	Saturated  bool   `json:"saturated,omitempty"`
 	Saturation string `json:"saturation,omitempty"`
+	// SLO is the level against the campaign's service-level objective;
+	// nil when it has none.
+	SLO *LevelSLO `json:"slo,omitempty"`
 	// Warnings are about the samples themselves (too few, no steady state).
 	Warnings []string `json:"warnings,omitempty"`
 }
