@@ -46,6 +46,15 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 			fmt.Fprintf(ew, "- %s\n", x.Sentence)
 		}
 	}
+	if lines := capacityLines(v); len(lines) > 0 {
+		fmt.Fprintln(ew)
+		fmt.Fprintln(ew, "### Capacity under the SLO")
+		fmt.Fprintln(ew)
+		fmt.Fprintf(ew, "%s.\n\n", capacityHeading(v))
+		for _, line := range lines {
+			fmt.Fprintf(ew, "- %s\n", line)
+		}
+	}
 	if al := acceptLengths(v); len(al) > 0 {
 		fmt.Fprintln(ew)
 		fmt.Fprintln(ew, "### Speculative accept length")
@@ -62,6 +71,12 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 		}
 		if err := renderTable(ew, detailTable(s), renderer.NewMarkdown()); err != nil {
 			return err
+		}
+		if st := sloTable(s); len(st.Rows) > 0 {
+			fmt.Fprintf(ew, "\nAgainst the SLO:\n\n")
+			if err := renderTable(ew, st, renderer.NewMarkdown()); err != nil {
+				return err
+			}
 		}
 		if ct := categoryTable(s); len(ct.Rows) > 0 {
 			fmt.Fprintf(ew, "\nPer prompt category:\n\n")

@@ -40,6 +40,12 @@ func Text(w io.Writer, v *verdict.Verdict) error {
 			fmt.Fprintln(ew, x.Sentence)
 		}
 	}
+	if lines := capacityLines(v); len(lines) > 0 {
+		fmt.Fprintf(ew, "\n%s:\n", capacityHeading(v))
+		for _, line := range lines {
+			fmt.Fprintln(ew, line)
+		}
+	}
 	if al := acceptLengths(v); len(al) > 0 {
 		fmt.Fprintln(ew)
 		for _, line := range al {
@@ -55,6 +61,9 @@ func Text(w io.Writer, v *verdict.Verdict) error {
 		fmt.Fprintln(ew)
 		for _, l := range s.Levels {
 			fmt.Fprintln(ew, detailLine(l))
+			if line := sloLine(l); line != "" {
+				fmt.Fprintln(ew, line)
+			}
 			for _, line := range categoryLines(l) {
 				fmt.Fprintln(ew, line)
 			}

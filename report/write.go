@@ -37,6 +37,13 @@ func WriteAll(runDir string, v *verdict.Verdict) error {
 		}
 		files[name] = buf.Bytes()
 	}
+	if v.Capacity != nil {
+		var buf bytes.Buffer
+		if err := CapacityCSV(&buf, v); err != nil {
+			return fmt.Errorf("report %s: %w", CapacityFile, err)
+		}
+		files[CapacityFile] = buf.Bytes()
+	}
 	plots, err := Plots(v)
 	if err != nil {
 		return err

@@ -197,7 +197,20 @@ func capacityEstimate(ls []LaunchCapacity, conf float64) (Estimate, slo.Bound) {
 	if !e.ok() {
 		est.Lo, est.Hi = est.Center, est.Center
 	}
+	if same := slicesAllEqual(ls); same {
+		// Every launch at one edge: the edge itself, not exp(log(edge)).
+		est.Center, est.Lo, est.Hi = ls[0].Capacity, ls[0].Capacity, ls[0].Capacity
+	}
 	return est, b
+}
+
+func slicesAllEqual(ls []LaunchCapacity) bool {
+	for _, l := range ls {
+		if l.Capacity != ls[0].Capacity {
+			return false
+		}
+	}
+	return true
 }
 
 // meanLogs is the mean of xs with its standard error and n−1 df.

@@ -1,0 +1,121 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/slo"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
+)
+
+// sloVerdict is a run of the baseline and EAGLE-3 topk=4 under the issue's
+// example objective: on the small sweep (1, 2, 5, 30) the baseline meets it
+// at every level (a capacity above 30), EAGLE-3 between 5 and 30.
+func sloVerdict(t *testing.T, rounds int) *verdict.Verdict {
+	t.Helper()
+	s := smallSweep()
+	launches := verdicttest.Campaign([]verdicttest.Engine{verdicttest.RealisticNoise(verdicttest.Baseline),
+		verdicttest.RealisticNoise(verdicttest.Eagle3TopK4)}, s, rounds, 3)
+	per := [][][]measure.Record{make([][]measure.Record, rounds), make([][]measure.Record, rounds)}
+	for _, l := range launches {
+		per[l.Scenario][l.Round-1] = l.Records
+	}
+	m := verdicttest.Manifest("kimi-k25-eagle3", "20260101T000000Z", "sha256:aaaa", "baseline", s, "baseline", "eagle3-topk4")
+	m.Rounds = rounds
+	m.SLO = &slo.SLO{TTFTP99: 2, TPOTP99: 0.06}
+	run, err := verdicttest.WriteRun(t.TempDir(), m, []verdicttest.Scenario{
+		{Name: "baseline", Rounds: per[0]}, {Name: "eagle3-topk4", Rounds: per[1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := verdictOf(t, run)
+	return v
+}
+
+func TestGoldenSLO(t *testing.T) {
+	v := sloVerdict(t, verdict.DefaultRounds)
+	one := sloVerdict(t, 1)
+	for _, tc := range []struct {
+		name   string
+		render func(*bytes.Buffer) error
+	}{
+		{"slo.txt", func(b *bytes.Buffer) error { return Text(b, v) }},
+		{"slo.md", func(b *bytes.Buffer) error { return Markdown(b, v) }},
+		{"capacity.csv", func(b *bytes.Buffer) error { return CapacityCSV(b, v) }},
+		{"slo-one-round.txt", func(b *bytes.Buffer) error { return Text(b, one) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.render(&b); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, b.Bytes())
+		})
+	}
+	// The sentences say what the figures say: the baseline's capacity is a
+	// bound above the top level, and it wins.
+	cc := v.Capacity.Comparisons[0]
+	if !strings.Contains(cc.Sentence, "baseline serves >30 concurrent users") || cc.Winner != "baseline" {
+		t.Errorf("sentence %q, winner %q", cc.Sentence, cc.Winner)
+	}
+	if c := one.Capacity.Comparisons[0]; c.Outcome != verdict.OutcomeInconclusive || !strings.Contains(c.Sentence, "not measured") {
+		t.Errorf("one round: %s", c.Sentence)
+	}
+}
+
+// TestCapacityJSON: verdict.json carries the capacity under a stable field.
+func TestCapacityJSON(t *testing.T) {
+	v := sloVerdict(t, 2)
+	var b bytes.Buffer
+	if err := JSON(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Capacity struct {
+			Objective string `json:"objective"`
+			Unit      string `json:"unit"`
+			Scenarios []struct {
+				Scenario string `json:"scenario"`
+				Capacity struct {
+					Center, Lo, Hi float64
+				} `json:"capacity"`
+				Bound string `json:"bound"`
+				Text  string `json:"text"`
+			} `json:"scenarios"`
+			Comparisons []struct {
+				Variant, Outcome, Sentence string
+			} `json:"comparisons"`
+		} `json:"capacity"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	c := back.Capacity
+	if c.Objective != "ttft_p99 ≤ 2s and tpot_p99 ≤ 60ms" || c.Unit != "concurrent users" || len(c.Scenarios) != 2 ||
+		len(c.Comparisons) != 1 || c.Comparisons[0].Sentence != v.Capacity.Comparisons[0].Sentence {
+		t.Errorf("verdict.json capacity: %+v", c)
+	}
+	if s := c.Scenarios[1]; s.Scenario != "eagle3-topk4" || !(s.Capacity.Lo <= s.Capacity.Center && s.Capacity.Center <= s.Capacity.Hi) || s.Capacity.Center <= 5 || s.Capacity.Center >= 30 {
+		t.Errorf("eagle3-topk4's capacity: %+v", s)
+	}
+}
+
+// TestNoSLONoCapacity: without an objective nothing about capacity is
+// written.
+func TestNoSLONoCapacity(t *testing.T) {
+	v, _ := testVerdict(t)
+	if v.Capacity != nil {
+		t.Fatal("capacity without an objective")
+	}
+	var b bytes.Buffer
+	if err := JSON(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b.Bytes(), []byte(`"capacity"`)) {
+		t.Error("verdict.json has a capacity field without an objective")
+	}
+}
