@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
@@ -47,7 +48,11 @@ func sloLine(l verdict.Level) string {
 	if l.SLO == nil {
 		return ""
 	}
-	return fmt.Sprintf("        SLO met in %d of %d launches | goodput %.3g req/s", l.SLO.Meets, len(l.SLO.Launches), l.SLO.Goodput)
+	line := fmt.Sprintf("        SLO met in %d of %d launches | goodput %.3g req/s", l.SLO.Meets, len(l.SLO.Launches), l.SLO.Goodput)
+	if l.Saturated {
+		line += " (saturated: misses the SLO)"
+	}
+	return line
 }
 
 // CapacityHeader is the fixed column order of CapacityCSV.
@@ -85,7 +90,7 @@ func CapacityCSV(w io.Writer, v *verdict.Verdict) error {
 			if l.SLO == nil {
 				continue
 			}
-			rec := append([]string{s.Name, strconv.Itoa(l.Level), f(float64(l.Level)), cv.Unit,
+			rec := append([]string{s.Name, strconv.Itoa(l.Level), f(measure.LevelValue(l.Level)), cv.Unit,
 				f(l.SLO.Goodput), strconv.Itoa(l.SLO.Meets), strconv.Itoa(len(l.SLO.Launches))}, capc...)
 			if err := cw.Write(append(rec, cmp...)); err != nil {
 				return fmt.Errorf("writing capacity CSV: %w", err)
@@ -101,12 +106,12 @@ func CapacityCSV(w io.Writer, v *verdict.Verdict) error {
 
 // sloTable is a scenario's levels against the objective, for Markdown.
 func sloTable(s verdict.Scenario) table {
-	t := table{Header: []string{"C", "launches meeting the SLO", "goodput req/s"}}
+	t := table{Header: []string{"level", "launches meeting the SLO", "goodput req/s"}}
 	for _, l := range s.Levels {
 		if l.SLO == nil {
 			continue
 		}
-		t.Rows = append(t.Rows, []string{fmt.Sprint(l.Level), fmt.Sprintf("%d/%d", l.SLO.Meets, len(l.SLO.Launches)),
+		t.Rows = append(t.Rows, []string{measure.LevelLabel(l.Level), fmt.Sprintf("%d/%d", l.SLO.Meets, len(l.SLO.Launches)),
 			fmt.Sprintf("%.3g", l.SLO.Goodput)})
 	}
 	return t

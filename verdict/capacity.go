@@ -104,10 +104,23 @@ type LaunchSLO struct {
 
 // levelLoad is a level's load as a number: the concurrency, or an open-loop
 // level's rate in requests per second.
-func levelLoad(c int) float64 { return float64(c) }
+func levelLoad(c int) float64 { return measure.LevelValue(c) }
 
-// loadUnit names the unit of the levels' load.
-func loadUnit([]int) string { return "concurrent users" }
+// loadUnit names the unit of the levels' load: a campaign sweeps one kind.
+func loadUnit(levels []int) string {
+	for _, c := range levels {
+		if measure.IsRate(c) {
+			return "req/s"
+		}
+	}
+	return "concurrent users"
+}
+
+// Saturated is the metric a Result misses when the launch's server could
+// not keep up with an open-loop level's arrivals: its latencies grow with
+// the level's length, so no p99 of it means anything, and the level misses
+// the objective whatever they were.
+const Saturated = "saturated"
 
 // measureSLO evaluates every launch's levels against the objective and
 // computes each scenario's capacity; nil without an objective.
@@ -135,6 +148,14 @@ func measureSLO(v *Verdict, in Input, maxSlices int) *CapacityVerdict {
 					windows = append(windows, measure.LevelThroughput(reps[id], c, maxSlices).Window)
 				}
 				res := o.Evaluate(recs, windows)
+				if measure.IsRate(c) {
+					for _, rs := range recs {
+						if measure.SaturationOf(rs).Saturated {
+							res.Margins[Saturated] = math.Inf(-1)
+							res.Margin, res.Binding, res.Meets = math.Inf(-1), Saturated, false
+						}
+					}
+				}
 				if lv := s.Level(c); lv != nil {
 					if lv.SLO == nil {
 						lv.SLO = &LevelSLO{}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/slo"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
@@ -175,4 +176,42 @@ func TestSLOGoodput(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSLOCapacityRates: levels keyed as request rates give the capacity in
+// req/s, interpolated on the rates themselves. The records are a closed
+// loop's relabelled (C → C/10 req/s), so the capacity is the closed loop's
+// over ten.
+func TestSLOCapacityRates(t *testing.T) {
+	s := sloSweep()
+	names := []string{"baseline"}
+	ls := verdicttest.Campaign([]verdicttest.Engine{verdicttest.RealisticNoise(verdicttest.Baseline)}, s, 3, 11)
+	judge := func(relabel bool) *CapacityVerdict {
+		in := campaignInput(names, s, 3, ls)
+		if relabel {
+			for _, l := range in.Launches["baseline"] {
+				for i := range l.Records {
+					l.Records[i].Rate = float64(l.Records[i].Level) / 10
+					l.Records[i].Level = measure.RateLevel(l.Records[i].Rate)
+				}
+			}
+		}
+		o := sloTestObjective
+		in.Manifest.SLO = &o
+		v, err := FromRecords(in, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Capacity
+	}
+	closed := judge(false)
+	rates := judge(true)
+	if rates.Unit != "req/s" || closed.Unit != "concurrent users" {
+		t.Errorf("units %q and %q", rates.Unit, closed.Unit)
+	}
+	c, r := closed.Scenarios[0].Capacity.Center, rates.Scenarios[0].Capacity.Center
+	if math.Abs(r*10/c-1) > 1e-9 {
+		t.Errorf("capacity %v req/s for a closed loop's %v", r, c)
+	}
+	t.Logf("%s; %s", closed.Scenarios[0].Text, rates.Scenarios[0].Text)
 }
