@@ -65,6 +65,13 @@ type LevelSummary struct {
 	// engine exposes it (see docs/LOADGEN.md for each engine's source).
 	AcceptLength       *float64 `json:"accept_length,omitempty"`
 	AcceptLengthSource string   `json:"accept_length_source,omitempty"`
+
+	// PowerW is the mean GPU power over the steady-state window, summed
+	// over the scenario's GPUs, watts; JoulesPerKTok is the GPU energy per
+	// 1000 output tokens over it. Both are zero where no power was read
+	// (docs/METHOD.md, Energy).
+	PowerW        float64 `json:"power_w,omitempty"`
+	JoulesPerKTok float64 `json:"joules_per_1k_tok,omitempty"`
 	// CacheReset is the call that cleared the server's prefix cache before
 	// this level (e.g. "POST /flush_cache"); when empty, CacheResetNote says
 	// why there was none or how it failed. UniquePrompts is true when every
