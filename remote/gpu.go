@@ -119,7 +119,7 @@ func isHeader(f []string) bool {
 // parseMiB reads "21090", "21090 MiB" or "[N/A]" (-1).
 func parseMiB(s string) (int, error) {
 	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "MiB"))
-	if strings.EqualFold(s, "[N/A]") || strings.EqualFold(s, "N/A") || strings.EqualFold(s, "[Not Supported]") {
+	if notAvailable(s) {
 		return -1, nil
 	}
 	n, err := strconv.Atoi(s)
