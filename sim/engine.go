@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -50,7 +51,14 @@ type Engine struct {
 	tickets map[*Job]*ticket
 	nextID  uint64
 	wake    chan struct{}
+
+	// busy is the wall time, ns, the engine has spent stepping: what the
+	// fake nvidia-smi's utilisation and power are made of.
+	busy atomic.Int64
 }
+
+// Busy is the wall time the engine has spent stepping since it started.
+func (e *Engine) Busy() time.Duration { return time.Duration(e.busy.Load()) }
 
 // NewEngine builds the engine for cfg; launch (nil for none) scales every
 // step by the launch's factor and drift at the simulated time since Run began,
@@ -125,6 +133,7 @@ func (e *Engine) Run(ctx context.Context) {
 			continue
 		}
 		simSince += r.Duration
+		e.busy.Add(int64(float64(r.Duration) / e.speed))
 		deadline := anchor.Add(time.Duration(float64(simSince) / e.speed))
 		if lag := e.now().Sub(deadline); lag > maxClockLag {
 			anchor, simSince = e.now(), 0

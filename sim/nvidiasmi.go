@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -25,26 +26,42 @@ type gpuField struct {
 type gpuView struct {
 	index, count int
 	used         int
+	util         float64 // 0–1, from the engine's activity
+	now          time.Time
 }
 
+// smiTimeLayout is nvidia-smi's timestamp field, in the process's local
+// time zone (TZ).
+const smiTimeLayout = "2006/01/02 15:04:05.000"
+
 var gpuFields = map[string]gpuField{
-	"index":          {"index", "", func(g gpuView) string { return strconv.Itoa(g.index) }},
-	"count":          {"count", "", func(g gpuView) string { return strconv.Itoa(g.count) }},
-	"name":           {"name", "", func(gpuView) string { return GPUName }},
-	"gpu_name":       {"name", "", func(gpuView) string { return GPUName }},
-	"uuid":           {"uuid", "", func(g gpuView) string { return gpuUUID(g.index) }},
-	"gpu_uuid":       {"uuid", "", func(g gpuView) string { return gpuUUID(g.index) }},
-	"driver_version": {"driver_version", "", func(gpuView) string { return DriverVersion }},
-	"pci.bus_id":     {"pci.bus_id", "", func(g gpuView) string { return fmt.Sprintf("00000000:%02X:00.0", 0x18+g.index*0x10) }},
-	"memory.used":    {"memory.used [MiB]", "MiB", func(g gpuView) string { return strconv.Itoa(g.used) }},
-	"memory.total":   {"memory.total [MiB]", "MiB", func(gpuView) string { return strconv.Itoa(GPUTotalMiB) }},
-	"memory.free":    {"memory.free [MiB]", "MiB", func(g gpuView) string { return strconv.Itoa(GPUTotalMiB - g.used) }},
-	"utilization.gpu": {"utilization.gpu [%]", "%", func(g gpuView) string {
-		if g.used > idleGPUMiB {
-			return "100"
-		}
-		return "0"
-	}},
+	"index":              {"index", "", func(g gpuView) string { return strconv.Itoa(g.index) }},
+	"count":              {"count", "", func(g gpuView) string { return strconv.Itoa(g.count) }},
+	"name":               {"name", "", func(gpuView) string { return GPUName }},
+	"gpu_name":           {"name", "", func(gpuView) string { return GPUName }},
+	"uuid":               {"uuid", "", func(g gpuView) string { return gpuUUID(g.index) }},
+	"gpu_uuid":           {"uuid", "", func(g gpuView) string { return gpuUUID(g.index) }},
+	"driver_version":     {"driver_version", "", func(gpuView) string { return DriverVersion }},
+	"pci.bus_id":         {"pci.bus_id", "", func(g gpuView) string { return fmt.Sprintf("00000000:%02X:00.0", 0x18+g.index*0x10) }},
+	"memory.used":        {"memory.used [MiB]", "MiB", func(g gpuView) string { return strconv.Itoa(g.used) }},
+	"memory.total":       {"memory.total [MiB]", "MiB", func(gpuView) string { return strconv.Itoa(GPUTotalMiB) }},
+	"memory.free":        {"memory.free [MiB]", "MiB", func(g gpuView) string { return strconv.Itoa(GPUTotalMiB - g.used) }},
+	"utilization.gpu":    {"utilization.gpu [%]", "%", func(g gpuView) string { return strconv.Itoa(int(g.util*100 + 0.5)) }},
+	"timestamp":          {"timestamp", "", func(g gpuView) string { return g.now.Format(smiTimeLayout) }},
+	"power.draw":         {"power.draw [W]", "W", func(g gpuView) string { return fmt.Sprintf("%.2f", ModelPowerW(g.util)) }},
+	"power.draw.average": {"power.draw.average [W]", "W", func(g gpuView) string { return fmt.Sprintf("%.2f", ModelPowerW(g.util)) }},
+	"power.draw.instant": {"power.draw.instant [W]", "W", func(g gpuView) string { return fmt.Sprintf("%.2f", ModelPowerW(g.util)) }},
+	"power.limit":        {"power.limit [W]", "W", func(gpuView) string { return fmt.Sprintf("%.2f", GPUMaxW) }},
+	"clocks.sm":          {"clocks.current.sm [MHz]", "MHz", smClock},
+	"clocks.current.sm":  {"clocks.current.sm [MHz]", "MHz", smClock},
+}
+
+// smClock is the SM clock: boost while the engine steps, idle otherwise.
+func smClock(g gpuView) string {
+	if g.util > 0 {
+		return strconv.Itoa(GPUBoostSMMHz)
+	}
+	return strconv.Itoa(GPUIdleSMMHz)
 }
 
 // appField is a --query-compute-apps field.
@@ -66,9 +83,11 @@ var appFields = map[string]appField{
 func gpuUUID(i int) string { return fmt.Sprintf("GPU-5a1b0000-0000-4000-8000-%012x", i) }
 
 // NvidiaSMI answers an nvidia-smi command line from the memory the live sim
-// processes hold (the state directory of BAKEOFF_SIM_STATE) on a fake host
-// of BAKEOFF_SIM_GPUS GPUs. It returns the exit status.
-func NvidiaSMI(args []string, env SMIEnv) int {
+// processes hold and their engines' activity (the state directory of
+// BAKEOFF_SIM_STATE) on a fake host of BAKEOFF_SIM_GPUS GPUs. With -lms N
+// (or -l N, seconds) a query repeats every interval until ctx ends, as
+// nvidia-smi's loop runs until Ctrl+C. It returns the exit status.
+func NvidiaSMI(ctx context.Context, args []string, env SMIEnv) int {
 	if env.Now == nil {
 		env.Now = time.Now
 	}
@@ -83,7 +102,24 @@ func NvidiaSMI(args []string, env SMIEnv) int {
 	}
 	var gpuQ, appQ, format string
 	list := false
-	for _, a := range args {
+	var loop time.Duration
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if unit, v, ok := loopFlag(a); ok {
+			if v == "" {
+				if i+1 >= len(args) {
+					return invalidArgs(env)
+				}
+				i++
+				v = args[i]
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return invalidArgs(env)
+			}
+			loop = time.Duration(n) * unit
+			continue
+		}
 		switch {
 		case strings.HasPrefix(a, "--query-gpu="):
 			gpuQ = strings.TrimPrefix(a, "--query-gpu=")
@@ -97,7 +133,49 @@ func NvidiaSMI(args []string, env SMIEnv) int {
 			return invalidArgs(env)
 		}
 	}
-	holders, err := LiveHolders(DefaultStateDir(env.Getenv), env.Now())
+	if loop > 0 && gpuQ == "" && appQ == "" {
+		return invalidArgs(env)
+	}
+	for {
+		code := smiOnce(args, env, gpus, gpuQ, appQ, format, list)
+		if code != 0 || loop <= 0 {
+			return code
+		}
+		t := time.NewTimer(loop)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return 0
+		case <-t.C:
+		}
+	}
+}
+
+// loopFlag recognises -lms/--loop-ms= (milliseconds) and -l/--loop=
+// (seconds); v is the value when the flag carries it.
+func loopFlag(a string) (unit time.Duration, v string, ok bool) {
+	switch {
+	case a == "-lms":
+		return time.Millisecond, "", true
+	case strings.HasPrefix(a, "--loop-ms="):
+		return time.Millisecond, strings.TrimPrefix(a, "--loop-ms="), true
+	case a == "-l":
+		return time.Second, "", true
+	case strings.HasPrefix(a, "--loop="):
+		return time.Second, strings.TrimPrefix(a, "--loop="), true
+	}
+	return 0, "", false
+}
+
+// smiOnce answers the query once.
+func smiOnce(args []string, env SMIEnv, gpus int, gpuQ, appQ, format string, list bool) int {
+	now := env.Now()
+	holders, err := LiveHolders(DefaultStateDir(env.Getenv), now)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "nvidia-smi (bakeoff sim): %v\n", err)
+		return 15
+	}
+	util, err := LiveActivity(DefaultStateDir(env.Getenv), now)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "nvidia-smi (bakeoff sim): %v\n", err)
 		return 15
@@ -136,7 +214,7 @@ func NvidiaSMI(args []string, env SMIEnv) int {
 			heads = append(heads, f.header)
 		}
 		for i := range gpus {
-			g := gpuView{index: i, count: gpus, used: idleGPUMiB + used[i]}
+			g := gpuView{index: i, count: gpus, used: idleGPUMiB + used[i], util: util[i], now: now.In(smiZone(env))}
 			row := make([]string, len(fields))
 			for j, f := range fields {
 				row[j] = withUnit(f.value(g), f.unit, units)
@@ -171,6 +249,17 @@ func NvidiaSMI(args []string, env SMIEnv) int {
 		fmt.Fprintln(env.Stdout, strings.Join(r, ", "))
 	}
 	return 0
+}
+
+// smiZone is the time zone of the timestamp field: $TZ, as nvidia-smi's
+// localtime reads it, else the process's local zone.
+func smiZone(env SMIEnv) *time.Location {
+	if tz := env.Getenv("TZ"); tz != "" {
+		if loc, err := time.LoadLocation(tz); err == nil {
+			return loc
+		}
+	}
+	return time.Local
 }
 
 func withUnit(v, unit string, units bool) string {

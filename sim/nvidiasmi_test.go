@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"os"
 	"os/exec"
@@ -63,7 +64,7 @@ func TestNvidiaSMIGolden(t *testing.T) {
 			}
 			env := map[string]string{SimStateEnv: dir, SimGPUsEnv: tt.gpus}
 			var out, errb bytes.Buffer
-			code := NvidiaSMI(strings.Fields(tt.args), SMIEnv{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }})
+			code := NvidiaSMI(context.Background(), strings.Fields(tt.args), SMIEnv{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }})
 			if code != tt.code {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, errb.String())
 			}

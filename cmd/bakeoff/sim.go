@@ -54,7 +54,7 @@ func init() {
 
 func runSim(ctx context.Context, e *env, args []string) int {
 	if len(args) > 0 && args[0] == "nvidia-smi" {
-		return sim.NvidiaSMI(args[1:], sim.SMIEnv{Stdout: e.Stdout, Stderr: e.Stderr, Getenv: e.Getenv, Now: e.Now})
+		return sim.NvidiaSMI(ctx, args[1:], sim.SMIEnv{Stdout: e.Stdout, Stderr: e.Stderr, Getenv: e.Getenv, Now: e.Now})
 	}
 	for _, a := range args {
 		if a == "-h" || a == "--help" {

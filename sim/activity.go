@@ -1,0 +1,185 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The modelled power of a fake GPU: idle plus a part proportional to its
+// utilisation, P = GPUIdleW + (GPUMaxW − GPUIdleW) · util. docs/SIM.md says
+// where the constants come from.
+const (
+	// GPUMaxW is the board's power limit: NVIDIA lists the RTX PRO 6000
+	// Blackwell Server Edition at up to 600 W (configurable).
+	GPUMaxW = 600.0
+	// GPUIdleW is an idle board with memory held and clocks down; NVIDIA
+	// publishes no idle figure, so this is an assumption of the order large
+	// boards read idle.
+	GPUIdleW = 30.0
+	// GPUIdleSMMHz and GPUBoostSMMHz are the SM clock idle and busy.
+	GPUIdleSMMHz  = 210
+	GPUBoostSMMHz = 2430
+)
+
+// ModelPowerW is the modelled power of one GPU at utilisation util (0–1).
+func ModelPowerW(util float64) float64 {
+	return GPUIdleW + (GPUMaxW-GPUIdleW)*min(max(util, 0), 1)
+}
+
+const (
+	// activityTick is how often (wall time) the server records how long its
+	// engine has been busy.
+	activityTick = 100 * time.Millisecond
+	// utilWindow is the period nvidia-smi's utilization.gpu looks back
+	// over: "the past sample period", between 1/6 s and 1 s by product
+	// (nvidia-smi(1)); the longest is taken.
+	utilWindow = time.Second
+	// activityKeep is how much history the file keeps: a little more than
+	// utilWindow, so that a reader always finds a mark before it.
+	activityKeep   = 2 * time.Second
+	activityPrefix = "activity-"
+)
+
+// Activity is what a live server registers for the fake nvidia-smi, beside
+// the holders: which GPUs its engine runs on and marks of how long the
+// engine has been busy stepping, so that utilisation (and the modelled
+// power) come from the engine's real activity.
+type Activity struct {
+	PID  int   `json:"pid"`
+	GPUs []int `json:"gpus"`
+	// Marks are [wall time Unix ns, busy wall ns since start] pairs, oldest
+	// first, one per activityTick over the last activityKeep.
+	Marks [][2]int64 `json:"marks"`
+}
+
+func activityPath(dir string, pid int) string {
+	return filepath.Join(dir, fmt.Sprintf("%s%d.json", activityPrefix, pid))
+}
+
+// serverGPUs are the GPUs a server's ranks run on, as RunChild places them.
+func serverGPUs(c *Config) []int {
+	n := max(1, c.Sim.GPUs)
+	seen := map[int]bool{}
+	var out []int
+	for r := range max(1, c.TP) {
+		if g := r % n; !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// RecordActivity writes the server's activity file every activityTick until
+// ctx ends, then removes it. busy returns the engine's busy wall time so far.
+func RecordActivity(ctx context.Context, dir string, gpus []int, busy func() time.Duration, now func() time.Time) {
+	a := Activity{PID: os.Getpid(), GPUs: gpus}
+	path := activityPath(dir, a.PID)
+	defer os.Remove(path)
+	tick := time.NewTicker(activityTick)
+	defer tick.Stop()
+	for {
+		t := now().UnixNano()
+		a.Marks = append(a.Marks, [2]int64{t, int64(busy())})
+		for len(a.Marks) > 2 && t-a.Marks[1][0] >= int64(activityKeep) {
+			a.Marks = a.Marks[1:]
+		}
+		if b, err := json.Marshal(a); err == nil {
+			_ = writeAtomic(dir, path, b) // a missed mark only coarsens the next reading
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// Utilization is the share of the last utilWindow (up to now) the engine
+// was busy, 0–1, from the marks: 0 when the newest mark is older than the
+// window (a stopped server).
+func (a Activity) Utilization(now time.Time) float64 {
+	n := len(a.Marks)
+	if n < 2 {
+		return 0
+	}
+	last := a.Marks[n-1]
+	if now.UnixNano()-last[0] > int64(utilWindow) {
+		return 0
+	}
+	from := a.Marks[0]
+	for _, m := range a.Marks {
+		if last[0]-m[0] >= int64(utilWindow) {
+			from = m
+		}
+	}
+	if last[0] <= from[0] {
+		return 0
+	}
+	return min(1, max(0, float64(last[1]-from[1])/float64(last[0]-from[0])))
+}
+
+// LiveActivity returns the utilisation of each GPU (0–1) from the activity
+// files of the live servers in dir; files of dead servers are removed.
+func LiveActivity(dir string, now time.Time) (map[int]float64, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading sim state dir: %w", err)
+	}
+	util := map[int]float64{}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), activityPrefix) || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // removed meanwhile
+		}
+		var a Activity
+		if json.Unmarshal(b, &a) != nil {
+			continue
+		}
+		if !pidAlive(a.PID) {
+			os.Remove(path)
+			continue
+		}
+		u := a.Utilization(now)
+		for _, g := range a.GPUs {
+			util[g] = max(util[g], u)
+		}
+	}
+	return util, nil
+}
+
+// writeAtomic writes b to path through a temporary file in dir and a rename,
+// so that a reader never sees half a file.
+func writeAtomic(dir, path string, b []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-activity-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
