@@ -19,6 +19,16 @@ const (
 	DefaultStopGrace      = 30 * time.Second
 	DefaultMaxUsedMiB     = 1024
 	DefaultGPUWaitTimeout = 5 * time.Minute
+	// DefaultPowerSource samples GPU power with nvidia-smi, which every
+	// host the GPU wait works on already has.
+	DefaultPowerSource = PowerNvidiaSMI
+	// DefaultPowerInterval is 2 Hz: nvidia-smi's power.draw is itself a
+	// one-second average on Ampere and newer boards (NVML's
+	// nvmlDeviceGetPowerUsage), so faster sampling adds little but cost.
+	DefaultPowerInterval = 500 * time.Millisecond
+	// MaxPowerInterval is the longest interval power.interval accepts: a
+	// level's steady state of a few seconds still gets several readings.
+	MaxPowerInterval      = 2 * time.Second
 	DefaultMaxTokens      = 200
 	DefaultWarmup         = 5
 	DefaultPrompts        = "builtin"

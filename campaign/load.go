@@ -64,6 +64,7 @@ func (l *loader) campaign(path string) *Campaign {
 			Env:           map[string]string{},
 		},
 		GPU:                  GPUOpts{MaxUsedMiB: DefaultMaxUsedMiB, WaitTimeout: DefaultGPUWaitTimeout},
+		Power:                PowerOpts{Source: DefaultPowerSource, Interval: DefaultPowerInterval},
 		Rounds:               DefaultRounds,
 		MinEffectPct:         DefaultMinEffectPct,
 		EquivalenceMarginPct: DefaultEquivalenceMarginPct,
@@ -107,7 +108,8 @@ func (l *loader) campaign(path string) *Campaign {
 		"engine": func(_, v *yaml.Node) {
 			d.engine(v, &c.Engine, nodes.envAt)
 		},
-		"gpu": func(_, v *yaml.Node) { d.gpu(v, &c.GPU) },
+		"gpu":   func(_, v *yaml.Node) { d.gpu(v, &c.GPU) },
+		"power": func(_, v *yaml.Node) { d.power(v, &c.Power) },
 		"sweep": func(_, v *yaml.Node) {
 			hasSweep, nodes.sweep = true, v
 			levelKeys = d.sweep(v, &c.Sweep, &nodes)
@@ -369,6 +371,24 @@ func (d *doc) gpu(v *yaml.Node, g *GPUOpts) {
 					d.errorf(v, "gpu.nvidia_smi: empty")
 				}
 				g.NvidiaSMI = s
+			}
+		},
+	})
+}
+
+func (d *doc) power(v *yaml.Node, p *PowerOpts) {
+	d.mapping(v, "power", map[string]field{
+		"source": func(_, v *yaml.Node) {
+			if s, ok := d.choice(v, "power.source", PowerNvidiaSMI, PowerDCGM, PowerOff); ok {
+				p.Source = s
+			}
+		},
+		"interval": func(_, v *yaml.Node) {
+			if t, ok := d.positiveDuration(v, "power.interval"); ok {
+				if t > MaxPowerInterval {
+					d.errorf(v, "power.interval: %s is longer than %s: too few readings per level", t, MaxPowerInterval)
+				}
+				p.Interval = t
 			}
 		},
 	})

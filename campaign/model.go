@@ -31,6 +31,7 @@ type Campaign struct {
 	Host      Host        // where the servers run
 	Engine    EngineOpts  // defaults for every scenario's server
 	GPU       GPUOpts     // the GPU-memory wait between scenarios
+	Power     PowerOpts   // the GPU power sampler beside each sweep
 	Sweep     Sweep       // the identical load every scenario gets
 	Baseline  string      // name of the scenario the others are compared to
 	Scenarios []*Scenario // in campaign order, `extends` resolved
@@ -93,6 +94,20 @@ type GPUOpts struct {
 	WaitTimeout time.Duration // how long to wait before failing the scenario
 	KillStrays  bool          // kill compute processes still holding memory after the wait
 	NvidiaSMI   string        // command to run instead of `nvidia-smi` (optional)
+}
+
+// Power sources for PowerOpts.Source.
+const (
+	PowerNvidiaSMI = "nvidia-smi" // nvidia-smi's own loop (-lms)
+	PowerDCGM      = "dcgm"       // dcgmi dmon, where the host has it; else nvidia-smi
+	PowerOff       = "off"        // no sampler, no energy figures
+)
+
+// PowerOpts is the GPU power sampler that runs on the host beside each
+// sweep (docs/METHOD.md, Energy).
+type PowerOpts struct {
+	Source   string        // PowerNvidiaSMI, PowerDCGM or PowerOff
+	Interval time.Duration // between readings
 }
 
 // Endpoint names for Sweep.Endpoint.

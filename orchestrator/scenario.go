@@ -39,6 +39,8 @@ var lifecycle = []step{
 	{"ready", waitReady},
 	// Healthy servers can still crash on the first real request.
 	{"smoke", smoke},
+	// GPU power beside the sweep, for energy per token; never fails.
+	{"power", startPower},
 	// The identical load every scenario gets.
 	{"sweep", sweep},
 	// Engine version (its profile's info call), accept length and raw
@@ -50,6 +52,8 @@ var lifecycle = []step{
 var teardown = []step{
 	// The server goes before anything else, so a failure never leaves it up.
 	{"stop", stopServer},
+	// The power sampler goes with the server; its readings become energy.
+	{"power-stop", stopPower},
 	// The complete log, shutdown lines included, for the record.
 	{"save-log", saveLog},
 	// The next scenario must start on free GPUs; a holder is named here.
@@ -116,6 +120,7 @@ type scenarioRun struct {
 	model      string
 	result     results.ScenarioResult
 	keptServer bool
+	power      *powerRun // nil when no sampler runs
 }
 
 func (o *orch) newScenarioRun(pl plannedLaunch) *scenarioRun {

@@ -99,3 +99,12 @@ func (r *Run) launchOrder(name string, round int) int {
 	}
 	return pos
 }
+
+// LaunchPower reads the GPU power readings of one launch; a launch without
+// them (power.source off, a run from before energy) gives an error that
+// wraps os.ErrNotExist.
+func (r *Run) LaunchPower(l Launch) (measure.PowerLog, error) {
+	var p measure.PowerLog
+	err := readJSON(filepath.Join(r.Dir, filepath.FromSlash(l.Dir), PowerFile), &p)
+	return p, err
+}

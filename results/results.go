@@ -34,6 +34,10 @@ const (
 	LevelsFile   = "levels.json"
 	ServerLog    = "server.log"
 	MetricsDir   = "metrics"
+	// PowerFile is the launch's GPU power readings (measure.PowerLog);
+	// PowerLogFile the sampler's output as it wrote it.
+	PowerFile    = "power.json"
+	PowerLogFile = "power.log"
 	HistoryDir   = "history"
 )
 

@@ -33,17 +33,17 @@ func ModelPowerW(util float64) float64 {
 }
 
 const (
-	// activityTick is how often (wall time) the server records how long its
-	// engine has been busy.
-	activityTick = 100 * time.Millisecond
 	// utilWindow is the period nvidia-smi's utilization.gpu looks back
-	// over: "the past sample period", between 1/6 s and 1 s by product
-	// (nvidia-smi(1)); the longest is taken.
+	// over, in simulated time: "the past sample period", between 1/6 s and
+	// 1 s by product (nvidia-smi(1)); the longest is taken, as it is also
+	// the period NVML averages power.draw over on Ampere and newer boards.
 	utilWindow = time.Second
-	// activityKeep is how much history the file keeps: a little more than
-	// utilWindow, so that a reader always finds a mark before it.
-	activityKeep   = 2 * time.Second
-	activityPrefix = "activity-"
+	// minActivityTick and maxActivityTick bound (wall time) how often the
+	// server records how long its engine has been busy: a quarter of
+	// utilWindow in wall time, within these.
+	minActivityTick = 20 * time.Millisecond
+	maxActivityTick = 100 * time.Millisecond
+	activityPrefix  = "activity-"
 )
 
 // Activity is what a live server registers for the fake nvidia-smi, beside
@@ -53,8 +53,10 @@ const (
 type Activity struct {
 	PID  int   `json:"pid"`
 	GPUs []int `json:"gpus"`
+	// Speed is the server's --sim-speed: utilWindow is simulated time.
+	Speed float64 `json:"speed"`
 	// Marks are [wall time Unix ns, busy wall ns since start] pairs, oldest
-	// first, one per activityTick over the last activityKeep.
+	// first, one per tick over the last two utilisation windows.
 	Marks [][2]int64 `json:"marks"`
 }
 
@@ -76,18 +78,20 @@ func serverGPUs(c *Config) []int {
 	return out
 }
 
-// RecordActivity writes the server's activity file every activityTick until
-// ctx ends, then removes it. busy returns the engine's busy wall time so far.
-func RecordActivity(ctx context.Context, dir string, gpus []int, busy func() time.Duration, now func() time.Time) {
-	a := Activity{PID: os.Getpid(), GPUs: gpus}
+// RecordActivity writes the server's activity file every tick until ctx
+// ends, then removes it. busy returns the engine's busy wall time so far;
+// speed is the server's --sim-speed.
+func RecordActivity(ctx context.Context, dir string, gpus []int, speed float64, busy func() time.Duration, now func() time.Time) {
+	a := Activity{PID: os.Getpid(), GPUs: gpus, Speed: speed}
 	path := activityPath(dir, a.PID)
 	defer os.Remove(path)
-	tick := time.NewTicker(activityTick)
+	window := a.window()
+	tick := time.NewTicker(min(max(window/4, minActivityTick), maxActivityTick))
 	defer tick.Stop()
 	for {
 		t := now().UnixNano()
 		a.Marks = append(a.Marks, [2]int64{t, int64(busy())})
-		for len(a.Marks) > 2 && t-a.Marks[1][0] >= int64(activityKeep) {
+		for len(a.Marks) > 2 && t-a.Marks[1][0] >= 2*int64(window) {
 			a.Marks = a.Marks[1:]
 		}
 		if b, err := json.Marshal(a); err == nil {
@@ -101,21 +105,30 @@ func RecordActivity(ctx context.Context, dir string, gpus []int, busy func() tim
 	}
 }
 
-// Utilization is the share of the last utilWindow (up to now) the engine
-// was busy, 0–1, from the marks: 0 when the newest mark is older than the
-// window (a stopped server).
+// window is utilWindow in wall time.
+func (a Activity) window() time.Duration {
+	if a.Speed <= 0 {
+		return utilWindow
+	}
+	return time.Duration(float64(utilWindow) / a.Speed)
+}
+
+// Utilization is the share of the last utilisation window (up to the
+// newest mark) the engine was busy, 0–1: 0 when the newest mark is older
+// than the window and a tick (a stopped server).
 func (a Activity) Utilization(now time.Time) float64 {
 	n := len(a.Marks)
 	if n < 2 {
 		return 0
 	}
+	w := int64(a.window())
 	last := a.Marks[n-1]
-	if now.UnixNano()-last[0] > int64(utilWindow) {
+	if now.UnixNano()-last[0] > w+int64(maxActivityTick) {
 		return 0
 	}
 	from := a.Marks[0]
 	for _, m := range a.Marks {
-		if last[0]-m[0] >= int64(utilWindow) {
+		if last[0]-m[0] >= w {
 			from = m
 		}
 	}

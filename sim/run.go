@@ -110,7 +110,7 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	engineCtx, stopEngine := context.WithCancel(context.Background())
 	defer stopEngine()
 	go engine.Run(engineCtx)
-	go RecordActivity(engineCtx, cfg.Sim.StateDir, serverGPUs(cfg), engine.Busy, now)
+	go RecordActivity(engineCtx, cfg.Sim.StateDir, serverGPUs(cfg), cfg.Sim.Speed, engine.Busy, now)
 
 	l := &loader{cfg: cfg, log: log, speed: cfg.Sim.Speed, now: now}
 	if err := l.run(ctx); err != nil {
