@@ -52,8 +52,8 @@ type Engine struct {
 	nextID  uint64
 	wake    chan struct{}
 
-	// busy is the wall time, ns, the engine has spent stepping: what the
-	// fake nvidia-smi's utilisation and power are made of.
+	// busy is the wall time, ns, the engine has spent stepping (not idle):
+	// what the fake nvidia-smi's utilisation and power are made of.
 	busy atomic.Int64
 }
 
@@ -114,6 +114,7 @@ func (e *Engine) Run(ctx context.Context) {
 	var simSince time.Duration // simulated time since anchor
 	win := newDecodeWindow()
 	for {
+		stepStart := e.now()
 		e.mu.Lock()
 		r := e.sched.Step()
 		t := e.now()
@@ -133,7 +134,6 @@ func (e *Engine) Run(ctx context.Context) {
 			continue
 		}
 		simSince += r.Duration
-		e.busy.Add(int64(float64(r.Duration) / e.speed))
 		deadline := anchor.Add(time.Duration(float64(simSince) / e.speed))
 		if lag := e.now().Sub(deadline); lag > maxClockLag {
 			anchor, simSince = e.now(), 0
@@ -146,6 +146,11 @@ func (e *Engine) Run(ctx context.Context) {
 			}
 		}
 		end := e.now()
+		// Busy is the wall time from a step's start to its end, sleep
+		// included: steps run back to back while there is work, so this is
+		// all the time the engine is not idle, however late a starved
+		// process wakes.
+		e.busy.Add(int64(end.Sub(stepStart)))
 		e.deliver(r, end)
 		e.stats.Step(r, running, waiting, kv)
 		if r.Kind == StepPrefill {
