@@ -35,6 +35,8 @@ type Launch struct {
 	// alone.
 	Result  *results.ScenarioResult
 	Records []measure.Record
+	// Power is the launch's GPU power readings; nil when none were taken.
+	Power *measure.PowerLog
 }
 
 // records returns every record of the named scenario, over all launches.
@@ -65,8 +67,13 @@ func Compute(run *results.Run, o Options) (*Verdict, error) {
 			if err != nil {
 				return nil, fmt.Errorf("verdict of %s: scenario %s round %d: %w", run.Dir, name, l.Round, err)
 			}
-			in.Launches[name] = append(in.Launches[name],
-				Launch{Round: l.Round, Order: l.Order, Dir: l.Dir, Result: l.Result, Records: recs})
+			launch := Launch{Round: l.Round, Order: l.Order, Dir: l.Dir, Result: l.Result, Records: recs}
+			if p, err := run.LaunchPower(l); err == nil {
+				launch.Power = &p
+			} else if !errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("verdict of %s: scenario %s round %d: %w", run.Dir, name, l.Round, err)
+			}
+			in.Launches[name] = append(in.Launches[name], launch)
 		}
 	}
 	return FromRecords(in, o)
@@ -120,6 +127,9 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 				levelSet[l.Level] = true
 			}
 			scenarioIntervals(&s, v.Confidence)
+			for _, p := range scenarioEnergy(&s, in.Launches[name], o.maxSlices(), v.Confidence) {
+				v.energyProblems = append(v.energyProblems, energyProblem{name, p})
+			}
 		}
 		v.Rounds = max(v.Rounds, len(s.Launches))
 		v.Scenarios = append(v.Scenarios, s)

@@ -122,6 +122,8 @@ type Verdict struct {
 	// Capacity is the goodput and capacity under the campaign's
 	// service-level objective (capacity.go); nil when it has none.
 	Capacity *CapacityVerdict `json:"capacity,omitempty"`
+
+	energyProblems []energyProblem // why levels have no energy, for the notes
 }
 
 // Scenario is one server variant's measurements.
@@ -288,6 +290,9 @@ type Level struct {
 	// SLO is the level against the campaign's service-level objective;
 	// nil when it has none.
 	SLO *LevelSLO `json:"slo,omitempty"`
+	// Energy is the level's GPU power and energy per 1000 tokens, when
+	// power was read.
+	Energy *LevelEnergy `json:"energy,omitempty"`
 	// Warnings are about the samples themselves (too few, no steady state).
 	Warnings []string `json:"warnings,omitempty"`
 }
