@@ -11,13 +11,13 @@ import (
 )
 
 // CSVHeader is the fixed column order of CSV.
-var CSVHeader = []string{"scenario", "level", "requests", "ok", "failed", "tokens",
+var CSVHeader = append([]string{"scenario", "level", "requests", "ok", "failed", "tokens",
 	"throughput_tok_s", "throughput_lo", "throughput_hi", "launches", "samples",
 	"delta_pct", "speedup_lo", "speedup_hi", "p", "p_adjusted", "significant", "outcome", "mde_pct", "method", "winner",
 	"per_request_tok_s", "latency_mean_s", "latency_p50_s", "latency_p99_s",
 	"ttft_p50_s", "ttft_p99_s", "tpot_p50_s", "tpot_p99_s",
 	"achieved_concurrency", "accept_length",
-	"attempt", "newest_attempt", "newest_status"}
+	"attempt", "newest_attempt", "newest_status"}, csvEnergyHeader...)
 
 // CSV writes one row per scenario and level, in campaign then level order.
 // The comparison columns (delta_pct to method) are the scenario against the
@@ -64,6 +64,7 @@ func CSV(w io.Writer, v *verdict.Verdict) error {
 				f(l.TTFT.P50), f(l.TTFT.P99), f(l.TPOT.P50), f(l.TPOT.P99),
 				f(l.AchievedConcurrency), accept,
 				attempt, newest, newestStatus}
+			rec = append(rec, energyCSV(l, f)...)
 			if err := cw.Write(rec); err != nil {
 				return fmt.Errorf("writing CSV: %w", err)
 			}

@@ -103,5 +103,6 @@ func detailTable(s verdict.Scenario) table {
 			fmt.Sprintf("%.1f", l.AchievedConcurrency),
 		})
 	}
+	addEnergyColumns(&t, s)
 	return t
 }

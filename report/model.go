@@ -205,7 +205,7 @@ func detailLine(l verdict.Level) string {
 	return fmt.Sprintf("  %5s | %d launches | %d requests | throughput: %7.1f tok/s ±%s | per-req: %6.1f tok/s | latency avg/p50/p99: %6.1f/%6.1f/%6.1fs | TTFT p50/p99: %6.3f/%6.3fs | TPOT p50/p99: %6.1f/%6.1fms | ok: %d/%d",
 		detailLevel(l.Level), len(l.Launches), l.Requests, l.Throughput.Center, halfWidth(l.Throughput), l.PerRequest.Mean,
 		l.Latency.Mean, l.Latency.P50, l.Latency.P99, l.TTFT.P50, l.TTFT.P99,
-		l.TPOT.P50*1e3, l.TPOT.P99*1e3, l.OK, l.Requests)
+		l.TPOT.P50*1e3, l.TPOT.P99*1e3, l.OK, l.Requests) + energyDetail(l)
 }
 
 // levelHeader names the level column: C for concurrency, req/s for rates.

@@ -45,11 +45,15 @@ type plotBuilder struct {
 // plotBuilders are the plots v has, in the order the HTML report shows
 // them: a plot that only some runs have is added here under its condition.
 func plotBuilders(v *verdict.Verdict) []plotBuilder {
-	return []plotBuilder{
+	out := []plotBuilder{
 		{PlotThroughput, throughputPlot},
 		{PlotSpeedup, speedupPlot},
 		{PlotLatencyP99, latencyPlot},
 	}
+	if v.HasEnergy() {
+		out = append(out, plotBuilder{PlotEnergy, energyPlot})
+	}
+	return out
 }
 
 // Plots returns every plot, encoded, by file name (e.g. "speedup.svg").

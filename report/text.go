@@ -46,6 +46,12 @@ func Text(w io.Writer, v *verdict.Verdict) error {
 			fmt.Fprintln(ew, line)
 		}
 	}
+	if et := energyTable(v); et != nil {
+		fmt.Fprintln(ew, "\nGPU energy per 1000 output tokens (mean GPU power), over the steady-state windows:")
+		if err := renderTable(ew, *et, nil); err != nil {
+			return err
+		}
+	}
 	if al := acceptLengths(v); len(al) > 0 {
 		fmt.Fprintln(ew)
 		for _, line := range al {
