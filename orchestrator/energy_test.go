@@ -54,6 +54,7 @@ sweep:
   warmup: 1
 baseline: base
 scenarios: [base]
+rounds: 1
 `, "{bakeoff}", w.port)
 	w.config = filepath.Join(w.root, "configs", "energy.yaml")
 	if err := os.WriteFile(w.config, []byte(cfg), 0o644); err != nil {
