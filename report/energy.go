@@ -5,6 +5,8 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
+
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
@@ -75,7 +77,7 @@ func energyTable(v *verdict.Verdict) *table {
 	if !v.HasEnergy() {
 		return nil
 	}
-	t := &table{Header: []string{"C"}}
+	t := &table{Header: []string{levelHeader(v)}}
 	var shown []verdict.Scenario
 	for _, s := range v.Scenarios {
 		if !s.Failed() {
@@ -84,7 +86,7 @@ func energyTable(v *verdict.Verdict) *table {
 		}
 	}
 	for _, c := range v.Levels {
-		r := []string{fmt.Sprint(c)}
+		r := []string{measure.LevelLabel(c)}
 		for _, s := range shown {
 			cell := "-"
 			if l := s.Level(c); l != nil && l.Energy != nil {

@@ -114,7 +114,9 @@ func scenarioEnergy(s *Scenario, launches []Launch, maxSlices int, conf float64)
 	joules := launchEstimates(table(func(e LaunchEnergy) float64 { return e.JoulesPerKTok }), conf)
 	for i := range s.Levels {
 		es := per[s.Levels[i].Level]
-		if len(es) == 0 {
+		// A saturated level's figures grow with its length: no energy
+		// per token is honest there either.
+		if len(es) == 0 || s.Levels[i].Saturated {
 			continue
 		}
 		slices.SortFunc(es, func(a, b LaunchEnergy) int { return a.Round - b.Round })
