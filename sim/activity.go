@@ -41,7 +41,7 @@ const (
 	// minActivityTick and maxActivityTick bound (wall time) how often the
 	// server records how long its engine has been busy: a quarter of
 	// utilWindow in wall time, within these.
-	minActivityTick = 20 * time.Millisecond
+	minActivityTick = 50 * time.Millisecond
 	maxActivityTick = 100 * time.Millisecond
 	activityPrefix  = "activity-"
 )
