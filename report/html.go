@@ -274,16 +274,21 @@ func throughputHTML(scenario string, level int, present bool, e verdict.Estimate
 		return c
 	}
 	hw := e.HalfWidthPct()
-	hwText := fmt.Sprintf("%.1f", hw)
-	if hw >= 10 {
-		hwText = fmt.Sprintf("%.0f", hw)
-	}
 	c.Title = fmt.Sprintf("%.0f%% interval %.1f to %.1f tok/s, %d launches", 100*e.Confidence, e.Lo, e.Hi, e.N)
 	c.Parts = []hPart{
 		num("throughput", scenario, level, 0, e.Center, fmt.Sprintf("%.1f", e.Center)),
-		txt(" ±"), num("throughput-hw", scenario, level, 0, hw, hwText), txt("%"),
+		txt(" ±"), num("throughput-hw", scenario, level, 0, hw, hwText(hw)), txt("%"),
 	}
 	return c
+}
+
+// hwText is an interval's half-width, percent, as halfWidth writes it:
+// one decimal under 10, none above.
+func hwText(hw float64) string {
+	if hw < 10 {
+		return fmt.Sprintf("%.1f", hw)
+	}
+	return fmt.Sprintf("%.0f", hw)
 }
 
 // deltaHTML is the comparison: the delta with its interval, then the
