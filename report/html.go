@@ -83,7 +83,9 @@ type hNote struct {
 // hSection is a titled list of sentences.
 type hSection struct {
 	ID, Title string
-	Lines     []string
+	// Intro is a sentence before the list, when the list needs one.
+	Intro string
+	Lines []string
 }
 
 type hPlot struct {
@@ -95,6 +97,7 @@ type hScenario struct {
 	Name, ID, Status, Failed, From string
 	Detail                         hTable
 	Categories                     hTable
+	SLO                            hTable
 	FailedLaunches                 []string
 }
 
@@ -199,6 +202,7 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 		} else {
 			hs.Detail = detailHTML(v, s)
 			hs.Categories = plainTable(categoryTable(s))
+			hs.SLO = plainTable(sloTable(s))
 		}
 		for _, l := range s.FailedLaunches() {
 			hs.FailedLaunches = append(hs.FailedLaunches, fmt.Sprintf("round %d failed in phase %s: %s", l.Round, l.FailedPhase, verdict.FirstLine(l.Reason)))
@@ -219,6 +223,9 @@ func sentenceSections(v *verdict.Verdict) []hSection {
 			s.Lines = append(s.Lines, x.Sentence)
 		}
 		out = append(out, s)
+	}
+	if lines := capacityLines(v); len(lines) > 0 {
+		out = append(out, hSection{ID: "capacity", Title: "Capacity under the SLO", Intro: capacityHeading(v) + ".", Lines: lines})
 	}
 	if al := acceptLengths(v); len(al) > 0 {
 		out = append(out, hSection{ID: "accept-lengths", Title: "Speculative accept length", Lines: al})

@@ -52,6 +52,7 @@ type probe struct {
 	ViewWidth   float64 `json:"viewWidth"`
 	VerdictText string  `json:"verdictText"`
 	Saturated   int     `json:"saturated"`
+	Capacity    string  `json:"capacity"`
 }
 
 const probeJS = `(() => {
@@ -78,6 +79,8 @@ const probeJS = `(() => {
       kids: s ? s.querySelectorAll('path, text').length : 0});
   }
   out.saturated = document.querySelectorAll('td.saturated').length;
+  const cap = document.querySelector('#capacity');
+  out.capacity = cap ? cap.innerText : '';
   out.docWidth = document.documentElement.scrollWidth;
   out.viewWidth = window.innerWidth;
   const v = document.querySelector('#verdict-table');
@@ -102,6 +105,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	pages := []struct{ name, page string }{
 		{"rounds", writePage(t, v)},
 		{"rates-saturated", writePage(t, ratesSaturated(v))},
+		{"slo", writePage(t, sloVerdict(t, 3))},
 	}
 
 	// A bound on a stuck browser, not a timed assertion.
@@ -330,6 +334,16 @@ func checkNumbers(t *testing.T, v *verdict.Verdict, got *probe) {
 	}
 	if outcomes != compared {
 		t.Errorf("%d outcomes on the page, verdict.json has %d comparisons", outcomes, compared)
+	}
+	if v.Capacity != nil {
+		if len(v.Capacity.Comparisons) == 0 {
+			t.Error("verdict.json has no capacity comparison to look for")
+		}
+		for _, c := range v.Capacity.Comparisons {
+			if !strings.Contains(got.Capacity, c.Sentence) {
+				t.Errorf("the capacity sentence %q is not on the page; its capacity section reads %q", c.Sentence, got.Capacity)
+			}
+		}
 	}
 	if !strings.Contains(got.VerdictText, v.Baseline) {
 		t.Errorf("the verdict table does not name the baseline %q", v.Baseline)
