@@ -58,8 +58,10 @@ type hPage struct {
 	Notes      []hNote
 	NoteCounts []hNoteCount
 	// Red are the red notes, repeated above the verdict table.
-	Red         []hNote
-	Verdict     hTable
+	Red     []hNote
+	Verdict hTable
+	// Energy is the energy table, when power was read.
+	Energy      *hTable
 	Legend      []string
 	Sections    []hSection
 	Plots       []hPlot
@@ -155,6 +157,7 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 		},
 		Legend:   []string{legend(v) + "."},
 		Verdict:  verdictTable(v),
+		Energy:   energyHTML(v),
 		Sections: sentenceSections(v),
 	}
 	if hasHopeless(v) {
@@ -352,6 +355,10 @@ func detailHTML(v *verdict.Verdict, s verdict.Scenario) hTable {
 		head = append(head, fmt.Sprintf("round %d tok/s", k))
 	}
 	head = append(head, "per-req tok/s", "latency p50/p99 s", "TTFT p50/p99 s", "TPOT p50/p99 ms", "in flight")
+	energy := hasEnergy(s)
+	if energy {
+		head = append(head, "J/1k tok (GPU W)")
+	}
 	for _, h := range head {
 		t.Head = append(t.Head, hCell{Parts: []hPart{txt(h)}})
 	}
@@ -399,6 +406,13 @@ func detailHTML(v *verdict.Verdict, s verdict.Scenario) hTable {
 		cell("num", num("tpot-p50", n, c, 0, l.TPOT.P50, fmt.Sprintf("%.1f", l.TPOT.P50*1e3)), txt(" / "),
 			num("tpot-p99", n, c, 0, l.TPOT.P99, fmt.Sprintf("%.1f", l.TPOT.P99*1e3)))
 		cell("num", num("in-flight", n, c, 0, l.AchievedConcurrency, fmt.Sprintf("%.1f", l.AchievedConcurrency)))
+		if energy {
+			if l.Energy == nil {
+				cell("num missing", txt("-"))
+			} else {
+				r.Cells = append(r.Cells, energyCell(n, c, "level-", l.Energy))
+			}
+		}
 		t.Rows = append(t.Rows, r)
 	}
 	return t

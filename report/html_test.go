@@ -105,6 +105,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	pages := []struct{ name, page string }{
 		{"rounds", writePage(t, v)},
 		{"rates-saturated", writePage(t, ratesSaturated(v))},
+		{"energy", writePage(t, withEnergy(v))},
 		{"slo", writePage(t, sloVerdict(t, 3))},
 	}
 
@@ -297,8 +298,12 @@ func checkNumbers(t *testing.T, v *verdict.Verdict, got *probe) {
 			}
 		}
 	}
+	energy := 0
 	for _, s := range v.Scenarios {
 		for _, l := range s.Levels {
+			if l.Energy != nil {
+				energy++
+			}
 			if l.Saturated {
 				saturated++ // its detail row says so instead of its figures
 				continue
@@ -308,6 +313,9 @@ func checkNumbers(t *testing.T, v *verdict.Verdict, got *probe) {
 	}
 	if got.Saturated != saturated {
 		t.Errorf("%d cells on the page say saturated, verdict.json has %d saturated cells and levels", got.Saturated, saturated)
+	}
+	if count["energy"] != energy || count["level-energy"] != energy {
+		t.Errorf("%d and %d energy figures on the page, verdict.json has %d", count["energy"], count["level-energy"], energy)
 	}
 	for field, n := range map[string]int{"throughput": present, "delta": compared, "launch-throughput": launches} {
 		if n == 0 || count[field] != n {
@@ -388,6 +396,16 @@ func jsonFigure(v *verdict.Verdict, f shownField) (float64, float64, error) {
 	}
 	if l == nil {
 		return 0, 0, errors.New("no such scenario and level in verdict.json")
+	}
+	if e := l.Energy; e != nil {
+		switch f.Field {
+		case "energy", "level-energy":
+			return e.JoulesPerKTok.Center, 1, nil
+		case "energy-hw", "level-energy-hw":
+			return e.JoulesPerKTok.HalfWidthPct(), 1, nil
+		case "power", "level-power":
+			return e.PowerW.Center, 1, nil
+		}
 	}
 	switch f.Field {
 	case "level-throughput":
@@ -480,4 +498,33 @@ func TestHTMLSelfContained(t *testing.T) {
 	if _, err := json.Marshal(v); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// withEnergy is v with GPU energy at every measured level but the lowest of
+// each scenario, as a run with power readings has it, so the page shows the
+// energy table, its columns and the levels without energy.
+func withEnergy(v *verdict.Verdict) *verdict.Verdict {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	var r verdict.Verdict
+	if err := json.Unmarshal(data, &r); err != nil {
+		panic(err)
+	}
+	for i := range r.Scenarios {
+		for j := range r.Scenarios[i].Levels {
+			l := &r.Scenarios[i].Levels[j]
+			if j == 0 || l.Throughput.Center <= 0 {
+				continue
+			}
+			w := 700 + 3.7*float64(l.Level)
+			jk := w / l.Throughput.Center * 1000
+			l.Energy = &verdict.LevelEnergy{
+				PowerW:        verdict.Estimate{Center: w, Lo: w * 0.98, Hi: w * 1.02, Confidence: 0.95, N: 3},
+				JoulesPerKTok: verdict.Estimate{Center: jk, Lo: jk * 0.97, Hi: jk * 1.031, Confidence: 0.95, N: 3},
+			}
+		}
+	}
+	return &r
 }
