@@ -116,3 +116,50 @@ func sloTable(s verdict.Scenario) table {
 	}
 	return t
 }
+
+// capacityDiffText writes the capacity part of a diff: a table of each
+// scenario's capacity in both runs, or why there is none.
+func capacityDiffText(w io.Writer, d *DiffResult) error {
+	c := d.Capacity
+	if c == nil {
+		return nil
+	}
+	if c.Note != "" {
+		_, err := fmt.Fprintf(w, "! %s\n", c.Note)
+		return err
+	}
+	fmt.Fprintf(w, "\nCapacity under the SLO (%s), %s:\n", c.Objective, c.Unit)
+	t := table{Header: []string{"scenario", "old", "new", "delta", "outcome"}}
+	for _, r := range c.Rows {
+		var outcome string
+		switch {
+		case r.Regression:
+			outcome = "REGRESSION"
+		case r.Improvement:
+			outcome = "improved"
+		case r.Outcome == verdict.OutcomeSlower || r.Outcome == verdict.OutcomeFaster:
+			outcome = r.Outcome + ", within threshold"
+		case r.Outcome == verdict.OutcomeTie:
+			outcome = "tie"
+		case r.Censored:
+			outcome = "inconclusive (a capacity beyond the levels measured is only a bound)"
+		case r.Method == verdict.MethodWithinLaunch:
+			outcome = "inconclusive (one launch in each run)"
+		default:
+			outcome = "inconclusive (" + r.MDEClause() + ")"
+		}
+		t.Rows = append(t.Rows, []string{r.Scenario, r.Old, r.New,
+			verdict.Pct(r.DeltaPct) + " (" + verdict.PClause(r.PAdjusted) + ")", outcome})
+	}
+	return renderTable(w, t, nil)
+}
+
+// comparisons is the size of the diff's corrected family: its throughput
+// rows and its capacity rows.
+func (d *DiffResult) comparisons() int {
+	n := len(d.Rows)
+	if d.Capacity != nil {
+		n += len(d.Capacity.Rows)
+	}
+	return n
+}

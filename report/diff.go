@@ -83,6 +83,35 @@ type DiffResult struct {
 	// Unmatched names what only one run has ("scenario X only in OLD",
 	// "X C=250 only in NEW").
 	Unmatched []string
+	// Capacity compares the capacities under the SLO when both runs have
+	// the same one; nil when neither has one.
+	Capacity *CapacityDiff `json:"capacity,omitempty"`
+}
+
+// CapacityDiff compares each scenario's capacity under the SLO in two runs.
+type CapacityDiff struct {
+	Objective string `json:"objective"`
+	Unit      string `json:"unit"`
+	// Rows are decided in the same family as the throughput rows.
+	Rows []CapacityDiffRow `json:"rows"`
+	// Note says why the capacities were not compared, when they were not.
+	Note string `json:"note,omitempty"`
+}
+
+// CapacityDiffRow is one scenario's capacity in both runs, new against old.
+type CapacityDiffRow struct {
+	Scenario string `json:"scenario"`
+	// Old and New are the capacities as the verdict writes them.
+	Old string `json:"old"`
+	New string `json:"new"`
+	verdict.Comparison
+	// Censored is set when a launch of either run was beyond the levels
+	// measured, so that its capacity is only a bound.
+	Censored bool `json:"censored,omitempty"`
+	// Regression is a lower capacity (OutcomeSlower) beyond the threshold;
+	// Improvement a higher one beyond it.
+	Regression  bool `json:"regression,omitempty"`
+	Improvement bool `json:"improvement,omitempty"`
 }
 
 // Regressed reports whether any row is a significant regression beyond the
@@ -91,6 +120,13 @@ func (d *DiffResult) Regressed() bool {
 	for _, r := range d.Rows {
 		if r.Regression {
 			return true
+		}
+	}
+	if d.Capacity != nil {
+		for _, r := range d.Capacity.Rows {
+			if r.Regression {
+				return true
+			}
 		}
 	}
 	return false
@@ -169,7 +205,19 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 			d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s: only in NEW", sn.Name))
 		}
 	}
+	caps := diffCapacity(d, vo, vn)
+	for _, c := range caps {
+		family = append(family, c.cmp)
+	}
 	verdict.Decide(family, o.Alpha, d.Correction, d.MinEffectPct, d.EquivalenceMarginPct)
+	for _, c := range caps {
+		verdict.SettleCapacity(c.cmp, c.old, c.new)
+		r := CapacityDiffRow{Scenario: c.old.Scenario, Old: c.old.Text, New: c.new.Text, Comparison: *c.cmp,
+			Censored: c.old.Bound != "" || c.new.Bound != ""}
+		r.Regression = r.Outcome == verdict.OutcomeSlower && r.DeltaPct <= -100*o.Threshold
+		r.Improvement = r.Outcome == verdict.OutcomeFaster && r.DeltaPct >= 100*o.Threshold
+		d.Capacity.Rows = append(d.Capacity.Rows, r)
+	}
 	for i := range d.Rows {
 		r := &d.Rows[i]
 		r.Comparison = *family[i]
@@ -196,4 +244,43 @@ func sweepDiff(a, b results.SweepInfo) []string {
 		out = append(out, fmt.Sprintf("%s: %v → %v", name, fa, fb))
 	}
 	return out
+}
+
+// capacityPair is one scenario's capacity in both runs and their comparison.
+type capacityPair struct {
+	old, new *verdict.ScenarioCapacity
+	cmp      *verdict.Comparison
+}
+
+// diffCapacity pairs the scenarios' capacities when both runs judged them
+// under the same objective, and sets d.Capacity; a note says why not
+// otherwise.
+func diffCapacity(d *DiffResult, vo, vn *verdict.Verdict) []capacityPair {
+	co, cn := vo.Capacity, vn.Capacity
+	switch {
+	case co == nil && cn == nil:
+		return nil
+	case co == nil || cn == nil || co.SLO != cn.SLO || co.Unit != cn.Unit:
+		d.Capacity = &CapacityDiff{Note: fmt.Sprintf("capacities not compared: the runs' SLOs differ (%s vs %s)",
+			objectiveOf(co), objectiveOf(cn))}
+		return nil
+	}
+	d.Capacity = &CapacityDiff{Objective: cn.Objective, Unit: cn.Unit}
+	var out []capacityPair
+	for i := range co.Scenarios {
+		so := &co.Scenarios[i]
+		for j := range cn.Scenarios {
+			if sn := &cn.Scenarios[j]; sn.Scenario == so.Scenario {
+				out = append(out, capacityPair{so, sn, verdict.CompareCapacity(so, sn, vn.Confidence)})
+			}
+		}
+	}
+	return out
+}
+
+func objectiveOf(c *verdict.CapacityVerdict) string {
+	if c == nil {
+		return "none"
+	}
+	return c.Objective
 }

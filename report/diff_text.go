@@ -15,7 +15,7 @@ func DiffText(w io.Writer, d *DiffResult) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "old: %s (%s)\nnew: %s (%s)\n", d.OldRun, roundsWords(d.OldRounds), d.NewRun, roundsWords(d.NewRounds))
 	fmt.Fprintf(ew, "regression: significantly slower (p < %v after %s over %d comparisons) and by more than %.1f%%; tie: the %.0f%% interval within ±%.1f%%\n",
-		d.Alpha, correctionName(d.Correction), len(d.Rows), 100*d.Threshold, 100*(1-2*d.Alpha), d.EquivalenceMarginPct)
+		d.Alpha, correctionName(d.Correction), d.comparisons(), 100*d.Threshold, 100*(1-2*d.Alpha), d.EquivalenceMarginPct)
 	if d.OldRounds <= 1 && d.NewRounds <= 1 {
 		fmt.Fprintf(ew, "! launch-to-launch variation not measured (one launch per scenario in each run): a difference under %.1f%% (min_effect) is never called a regression\n",
 			d.MinEffectPct)
@@ -57,6 +57,9 @@ func DiffText(w io.Writer, d *DiffResult) error {
 	}
 	for _, u := range d.Unmatched {
 		fmt.Fprintf(ew, "! %s\n", u)
+	}
+	if err := capacityDiffText(ew, d); err != nil {
+		return err
 	}
 	if d.Regressed() {
 		fmt.Fprintln(ew, "\nREGRESSED")

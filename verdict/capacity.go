@@ -189,7 +189,7 @@ func measureSLO(v *Verdict, in Input, maxSlices int) *CapacityVerdict {
 		cv.Scenarios = append(cv.Scenarios, sc)
 	}
 	for _, s := range cv.Scenarios {
-		if s.Scenario != v.Baseline {
+		if s.Scenario != v.Baseline && cv.scenario(v.Baseline) != nil {
 			cv.Comparisons = append(cv.Comparisons, CapacityComparison{Variant: s.Scenario})
 		}
 	}
@@ -322,24 +322,7 @@ func (cv *CapacityVerdict) finish(v *Verdict) {
 	base := cv.scenario(v.Baseline)
 	for i := range cv.Comparisons {
 		cc := &cv.Comparisons[i]
-		s := cv.scenario(cc.Variant)
-		if !cc.est.ok() {
-			cc.Outcome = OutcomeInconclusive
-		}
-		if cc.Censored {
-			switch cc.Outcome {
-			case OutcomeTie:
-				cc.Outcome = OutcomeInconclusive
-			case OutcomeFaster: // the variant's capacity is the larger
-				if !widens(s.Bound, base.Bound) {
-					cc.Outcome = OutcomeInconclusive
-				}
-			case OutcomeSlower:
-				if !widens(base.Bound, s.Bound) {
-					cc.Outcome = OutcomeInconclusive
-				}
-			}
-		}
+		SettleCapacity(&cc.Comparison, base, cv.scenario(cc.Variant))
 		switch cc.Outcome {
 		case OutcomeFaster:
 			cc.Winner = cc.Variant
@@ -440,4 +423,78 @@ func formatInterval(c, lo, hi float64) (string, string, string) {
 		}
 	}
 	return FormatLoad(c), FormatLoad(lo), FormatLoad(hi)
+}
+
+// CompareCapacity compares one scenario's capacity in two runs, new over
+// old. The rounds of two runs have nothing in common, so the launches are
+// not paired: each run's log capacities give a mean and a variance, combined
+// as in Welch's test; a run with one launch borrows the other's variance (the
+// same scenario on the same kind of host), and with one launch in both there
+// is no error estimate and the comparison stays inconclusive. The outcome
+// comes from Decide over the diff's family, then SettleCapacity.
+func CompareCapacity(old, new *ScenarioCapacity, conf float64) *Comparison {
+	lo, ln := capacityLogs(old), capacityLogs(new)
+	eo, en := meanLogs(lo), meanLogs(ln)
+	vo, vn := eo.SE*eo.SE*float64(len(lo)), en.SE*en.SE*float64(len(ln))
+	dfo, dfn := eo.DF, en.DF
+	switch {
+	case dfo <= 0 && dfn > 0:
+		vo, dfo = vn, dfn
+	case dfn <= 0 && dfo > 0:
+		vn, dfn = vo, dfo
+	}
+	e := logDiff{D: en.D - eo.D}
+	sd := math.NaN()
+	if dfo > 0 {
+		wo, wn := vo/float64(len(lo)), vn/float64(len(ln))
+		e.SE = math.Sqrt(wo + wn)
+		switch {
+		case eo.DF <= 0 || en.DF <= 0: // one variance serves both sides
+			e.DF = max(dfo, dfn)
+		case wo+wn > 0:
+			e.DF = (wo + wn) * (wo + wn) / (wo*wo/dfo + wn*wn/dfn)
+		default:
+			e.DF = dfo + dfn
+		}
+		sd = math.Sqrt((vo + vn) / 2)
+	}
+	c := newComparison(e, MethodLaunches, min(len(lo), len(ln)), sd, conf)
+	if !e.ok() {
+		c.Method = MethodWithinLaunch
+	}
+	return &c
+}
+
+func capacityLogs(s *ScenarioCapacity) []float64 {
+	out := make([]float64, len(s.Launches))
+	for i, l := range s.Launches {
+		out[i] = math.Log(l.Capacity)
+	}
+	return out
+}
+
+// SettleCapacity applies to a decided comparison of b's capacity over a's
+// what a bound allows: with a launch of either beyond the levels measured no
+// tie is called, and a winner only when the bounds can only widen its lead;
+// without an error estimate nothing is concluded.
+func SettleCapacity(c *Comparison, a, b *ScenarioCapacity) {
+	if !c.est.ok() {
+		c.Outcome = OutcomeInconclusive
+		return
+	}
+	if a.Bound == slo.Exact && b.Bound == slo.Exact {
+		return
+	}
+	switch c.Outcome {
+	case OutcomeTie:
+		c.Outcome = OutcomeInconclusive
+	case OutcomeFaster:
+		if !widens(b.Bound, a.Bound) {
+			c.Outcome = OutcomeInconclusive
+		}
+	case OutcomeSlower:
+		if !widens(a.Bound, b.Bound) {
+			c.Outcome = OutcomeInconclusive
+		}
+	}
 }

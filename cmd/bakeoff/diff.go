@@ -20,6 +20,9 @@ Compares the same scenarios in two runs, level by level, from their raw
 records, with the verdict's statistics (one figure per launch, Holm's
 correction over every row): old and new throughput, the delta with its
 corrected p-value, and the outcome: faster, slower, tie or inconclusive.
+When both runs have the same SLO, each scenario's capacity under it is
+compared too, in the same corrected family, and a capacity lower by more
+than the threshold is a regression as well.
 A significant slowdown beyond the threshold is a regression. Runs of one
 launch per scenario cannot measure launch-to-launch variation: there a
 slowdown under the campaign's min_effect is never a regression.
