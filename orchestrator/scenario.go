@@ -241,6 +241,16 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	// A scenario that failed because its results could not be written
 	// locally failed for the campaign's sake, not the server's.
 	o.noteLocalWrite(failed)
+	if o.storageErr != nil && outcome != OutcomeCanceled {
+		// Its result may be missing from summary.json, so the journal must
+		// not call it done: --resume runs it again once space is back. A
+		// journal line can still fit on a disk too full for a JSON file.
+		outcome = OutcomeCanceled
+		e.Outcome = outcome
+		if e.Error == "" {
+			e.Error = "results could not be written: " + o.storageErr.Error()
+		}
+	}
 	// The journal's end line comes last: once it says "done", every file the
 	// scenario wrote is already on disk.
 	o.journal(e)
