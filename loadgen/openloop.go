@@ -2,7 +2,6 @@ package loadgen
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -45,17 +44,14 @@ func (o Options) requestsAt(c int) int {
 // completion order.
 func (s *sweep) openLevel(ctx context.Context, stop context.CancelFunc, l levelSpec) []measure.Record {
 	var (
-		recs     = make([]measure.Record, 0, l.n)
-		tokens   int
-		lastProg int64
-		wg       sync.WaitGroup
-		midOnce  sync.Once
-		slots    = make(chan struct{}, s.o.MaxInFlight)
+		wg    sync.WaitGroup
+		slots = make(chan struct{}, s.o.MaxInFlight)
 	)
 	timer := time.NewTimer(0)
 	<-timer.C
 	defer timer.Stop()
 	start := nowNs()
+	t := newTally(l, start)
 	for seq := range l.n {
 		due := start + int64(l.due[seq])
 		if wait := due - nowNs(); wait > 0 {
@@ -94,37 +90,9 @@ func (s *sweep) openLevel(ctx context.Context, stop context.CancelFunc, l levelS
 			// finding a connection the server had closed is not lateness.
 			rec.LateNs = max(0, firstSend-due)
 
-			s.mu.Lock()
-			recs = append(recs, rec)
-			if rec.OK() {
-				tokens += rec.Tokens
-			}
-			if s.o.Records != nil && s.stopErr == nil {
-				if err := s.o.Records(rec); err != nil {
-					s.stopErr = fmt.Errorf("writing records: %w", err)
-					stop()
-				}
-			}
-			done := len(recs)
-			if now := nowNs(); s.o.Events != nil && (now-lastProg >= int64(ProgressInterval) || done == l.n) {
-				lastProg = now
-				tps := 0.0
-				if el := float64(now-start) / 1e9; el > 0 {
-					tps = float64(tokens) / el
-				}
-				s.event(Event{Kind: EventProgress, Level: l.c, Repeat: l.repeat, Done: done, Total: l.n, TokPerSec: tps})
-			}
-			s.mu.Unlock()
-			// Halfway through, the level is in its steady state (or its
-			// queue is growing): the moment for windowed server gauges.
-			if l.probe != nil && done >= l.n/2 {
-				midOnce.Do(func() {
-					wg.Add(1)
-					go func() { defer wg.Done(); l.probe.scrape(ctx, phaseMid) }()
-				})
-			}
+			s.finish(ctx, stop, t, rec, &wg)
 		}()
 	}
 	wg.Wait()
-	return recs
+	return t.recs
 }

@@ -521,13 +521,10 @@ type levelSpec struct {
 // the records in completion order.
 func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec) []measure.Record {
 	var (
-		next     int // next sequence number to send; guarded by s.mu
-		recs     = make([]measure.Record, 0, l.n)
-		tokens   int
-		start    = nowNs()
-		lastProg int64
-		wg       sync.WaitGroup
-		midOnce  sync.Once
+		next  int // next sequence number to send; guarded by s.mu
+		start = nowNs()
+		t     = newTally(l, start)
+		wg    sync.WaitGroup
 	)
 	worker := func() {
 		defer wg.Done()
@@ -567,39 +564,7 @@ func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec)
 				freed = nowNs()
 			}
 
-			s.mu.Lock()
-			recs = append(recs, rec)
-			if rec.OK() {
-				tokens += rec.Tokens
-			}
-			if s.o.Records != nil && s.stopErr == nil {
-				if err := s.o.Records(rec); err != nil {
-					s.stopErr = fmt.Errorf("writing records: %w", err)
-					stop()
-				}
-			}
-			done := len(recs)
-			if now := nowNs(); s.o.Events != nil && (now-lastProg >= int64(ProgressInterval) || done == l.n) {
-				lastProg = now
-				tps := 0.0
-				if el := float64(now-start) / 1e9; el > 0 {
-					tps = float64(tokens) / el
-				}
-				e := Event{Kind: EventProgress, Level: l.c, Repeat: l.repeat, Done: done, Total: l.n, TokPerSec: tps}
-				if l.warmup {
-					e.Kind, e.Level = EventWarmup, 0
-				}
-				s.event(e)
-			}
-			s.mu.Unlock()
-			// Halfway through, the level is in its steady state: the moment
-			// for windowed server gauges.
-			if l.probe != nil && done >= l.n/2 {
-				midOnce.Do(func() {
-					wg.Add(1)
-					go func() { defer wg.Done(); l.probe.scrape(ctx, phaseMid) }()
-				})
-			}
+			s.finish(ctx, stop, t, rec, &wg)
 		}
 	}
 	wg.Add(l.c)
@@ -607,5 +572,5 @@ func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec)
 		go worker()
 	}
 	wg.Wait()
-	return recs
+	return t.recs
 }
