@@ -131,16 +131,9 @@ func capacityDiffText(w io.Writer, d *DiffResult) error {
 	fmt.Fprintf(w, "\nCapacity under the SLO (%s), %s:\n", c.Objective, c.Unit)
 	t := table{Header: []string{"scenario", "old", "new", "delta", "outcome"}}
 	for _, r := range c.Rows {
-		var outcome string
+		outcome, decided := diffOutcome(r.Regression, r.Improvement, r.Outcome)
 		switch {
-		case r.Regression:
-			outcome = "REGRESSION"
-		case r.Improvement:
-			outcome = "improved"
-		case r.Outcome == verdict.OutcomeSlower || r.Outcome == verdict.OutcomeFaster:
-			outcome = r.Outcome + ", within threshold"
-		case r.Outcome == verdict.OutcomeTie:
-			outcome = "tie"
+		case decided:
 		case r.Censored:
 			outcome = "inconclusive (a capacity beyond the levels measured is only a bound)"
 		case r.Method == verdict.MethodWithinLaunch:

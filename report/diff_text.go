@@ -33,16 +33,9 @@ func DiffText(w io.Writer, d *DiffResult) error {
 	}
 	for _, r := range d.Rows {
 		delta := verdict.Pct(r.DeltaPct) + " (" + verdict.PClause(r.PAdjusted) + ")"
-		var outcome string
+		outcome, decided := diffOutcome(r.Regression, r.Improvement, r.Outcome)
 		switch {
-		case r.Regression:
-			outcome = "REGRESSION"
-		case r.Improvement:
-			outcome = "improved"
-		case r.Outcome == verdict.OutcomeSlower || r.Outcome == verdict.OutcomeFaster:
-			outcome = r.Outcome + ", within threshold"
-		case r.Outcome == verdict.OutcomeTie:
-			outcome = "tie"
+		case decided:
 		case r.BelowMinEffect:
 			outcome = "inconclusive (under min_effect)"
 		default:
@@ -86,4 +79,23 @@ func correctionName(c string) string {
 		return "the Benjamini–Hochberg correction"
 	}
 	return "no correction"
+}
+
+// diffOutcome is the word for a compared row of a diff, levels and
+// capacities alike, when the comparison decided something: a regression or
+// improvement beyond the threshold, a significant change within it, or a
+// tie. decided is false for an inconclusive row, whose reason the caller
+// knows.
+func diffOutcome(regression, improvement bool, outcome string) (word string, decided bool) {
+	switch {
+	case regression:
+		return "REGRESSION", true
+	case improvement:
+		return "improved", true
+	case outcome == verdict.OutcomeSlower || outcome == verdict.OutcomeFaster:
+		return outcome + ", within threshold", true
+	case outcome == verdict.OutcomeTie:
+		return "tie", true
+	}
+	return "", false
 }
