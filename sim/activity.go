@@ -3,11 +3,9 @@ package sim
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -141,35 +139,23 @@ func (a Activity) Utilization(now time.Time) float64 {
 // LiveActivity returns the utilisation of each GPU (0–1) from the activity
 // files of the live servers in dir; files of dead servers are removed.
 func LiveActivity(dir string, now time.Time) (map[int]float64, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading sim state dir: %w", err)
-	}
 	util := map[int]float64{}
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), activityPrefix) || !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		path := filepath.Join(dir, e.Name())
-		b, err := os.ReadFile(path)
-		if err != nil {
-			continue // removed meanwhile
-		}
+	err := eachStateFile(dir, activityPrefix, func(path string, b []byte) {
 		var a Activity
 		if json.Unmarshal(b, &a) != nil {
-			continue
+			return
 		}
 		if !pidAlive(a.PID) {
 			os.Remove(path)
-			continue
+			return
 		}
 		u := a.Utilization(now)
 		for _, g := range a.GPUs {
 			util[g] = max(util[g], u)
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return util, nil
 }

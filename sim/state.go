@@ -74,31 +74,16 @@ func RemoveHolder(dir string, pid int) error {
 // ones still inside their hold time. Holders that no longer count are
 // removed; a dead holder with a hold time but no end yet gets one from now.
 func LiveHolders(dir string, now time.Time) ([]Holder, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading sim state dir: %w", err)
-	}
 	var out []Holder
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), holderPrefix) || !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		path := filepath.Join(dir, e.Name())
-		b, err := os.ReadFile(path)
-		if err != nil {
-			continue // removed meanwhile
-		}
+	err := eachStateFile(dir, holderPrefix, func(path string, b []byte) {
 		var h Holder
 		if json.Unmarshal(b, &h) != nil {
-			continue
+			return
 		}
 		if !pidAlive(h.PID) {
 			if h.HoldFor <= 0 {
 				os.Remove(path)
-				continue
+				return
 			}
 			if h.HeldUntil == 0 {
 				h.HeldUntil = now.Add(h.HoldFor).UnixNano()
@@ -106,10 +91,13 @@ func LiveHolders(dir string, now time.Time) ([]Holder, error) {
 			}
 			if now.UnixNano() >= h.HeldUntil {
 				os.Remove(path)
-				continue
+				return
 			}
 		}
 		out = append(out, h)
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].GPU != out[j].GPU {
@@ -118,4 +106,29 @@ func LiveHolders(dir string, now time.Time) ([]Holder, error) {
 		return out[i].PID < out[j].PID
 	})
 	return out, nil
+}
+
+// eachStateFile calls fn with the path and content of every PREFIX*.json file
+// in the sim state dir. A missing dir has no files; a file removed between
+// listing and reading (its server ended) is skipped.
+func eachStateFile(dir, prefix string, fn func(path string, b []byte)) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading sim state dir: %w", err)
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		fn(path, b)
+	}
+	return nil
 }
