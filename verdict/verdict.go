@@ -31,7 +31,8 @@ const (
 	// DefaultConfidence is the level of the throughput confidence intervals.
 	DefaultConfidence = 0.95
 	// DefaultMaxSlices caps how many within-launch throughput samples
-	// (turnover groups, measure.LevelThroughput) one level repeat gives.
+	// (equal sub-windows of the steady state, measure.LevelThroughput) one
+	// level repeat gives.
 	// They are used only when a scenario has a single launch.
 	DefaultMaxSlices = 10
 	// DefaultMinConcurrencyRatio is the fraction of the target concurrency
@@ -244,8 +245,8 @@ type Level struct {
 	// Launches are the level's figures per launch, in round order: what the
 	// comparisons use.
 	Launches []LaunchLevel `json:"launches"`
-	// Samples are the within-launch throughput samples in tok/s (turnover
-	// groups, measure.LevelThroughput) of every launch and repeat, in
+	// Samples are the within-launch throughput samples in tok/s (equal
+	// sub-windows, measure.LevelThroughput) of every launch and repeat, in
 	// launch then time order; the comparisons use them only for a scenario
 	// launched once.
 	Samples []float64 `json:"samples"`
