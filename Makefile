@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build test demo vet fmt bench bench-cpu fuzz faults clean
+.PHONY: all build test demo vet fmt bench bench-cpu fuzz faults soak scale clean
 
 all: build
 
@@ -43,6 +43,24 @@ fuzz:
 # once, each on its own namespace host.
 faults: build
 	BAKEOFF_FAULTS=1 $(GO) test -count=1 -v -timeout 9m -parallel 16 ./internal/testhost ./faults
+
+# A night of simulated time over a fleet of namespace hosts, with links cut,
+# a host lost and a server killed along the way; the orchestrator's memory
+# and open files sampled throughout (docs/RELIABILITY.md). About 15–20
+# minutes; the run, samples.csv and summary.txt are kept in SOAK_OUT.
+SOAK_OUT ?= /tmp/bakeoff-soak
+soak: build
+	rm -rf $(SOAK_OUT)
+	BAKEOFF_SOAK=1 BAKEOFF_SOAK_OUT=$(SOAK_OUT) $(GO) test -count=1 -v -timeout 90m -run '^TestSoak$$' ./internal/soak
+
+# A campaign's makespan against the ideal and the orchestrator's CPU and
+# memory as scenarios and hosts grow (docs/PERFORMANCE.md). SIZES is a list
+# of SCENARIOSxHOSTS, each of 3 rounds; the table is kept in SCALE_OUT.
+SCALE_OUT ?= /tmp/bakeoff-scale
+SIZES ?= 10x4,30x4,100x4,10x16,30x16,100x16
+scale: build
+	rm -rf $(SCALE_OUT)
+	BAKEOFF_SCALE=1 BAKEOFF_SOAK_OUT=$(SCALE_OUT) BAKEOFF_SCALE_SIZES=$(SIZES) $(GO) test -count=1 -v -timeout 180m -run '^TestScale$$' ./internal/soak
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./loadgen/...

@@ -1,0 +1,129 @@
+package soak
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// The scale campaign: launches as short as the orchestrator allows (a sim
+// at 100× that loads in half a simulated minute and sweeps two small
+// levels), so that what is measured is the placement and the orchestrator's
+// own cost, not the engine's.
+const (
+	scaleSpeed    = 100
+	scaleLoadTime = 30 * time.Second
+	scaleRounds   = 3
+	scaleInterval = time.Second
+	// scaleSizes is the default list of SCENARIOSxHOSTS campaigns.
+	scaleSizes = "10x4,30x4,100x4,10x16,30x16,100x16"
+)
+
+// size is one scale campaign: scenarios × rounds over hosts.
+type size struct{ scenarios, hosts int }
+
+func parseSizes(t *testing.T, s string) []size {
+	var out []size
+	for _, f := range strings.Split(s, ",") {
+		a, b, ok := strings.Cut(strings.TrimSpace(f), "x")
+		n, err1 := strconv.Atoi(a)
+		h, err2 := strconv.Atoi(b)
+		if !ok || err1 != nil || err2 != nil || n < 1 || h < 1 {
+			t.Fatalf("BAKEOFF_SCALE_SIZES: bad size %q (want SCENARIOSxHOSTS)", f)
+		}
+		out = append(out, size{n, h})
+	}
+	return out
+}
+
+// TestScale runs campaigns of growing size over growing fleets and reports
+// each one's makespan against the ideal (the launches' total time over the
+// hosts) and the orchestrator's CPU time and peak memory. It checks only
+// that each campaign finished whole; the figures are for
+// docs/PERFORMANCE.md.
+func TestScale(t *testing.T) {
+	if os.Getenv(scaleEnv) == "" {
+		t.Skipf("the scale measurement runs with %s=1 (make scale)", scaleEnv)
+	}
+	sizes := scaleSizes
+	if v := os.Getenv("BAKEOFF_SCALE_SIZES"); v != "" {
+		sizes = v
+	}
+	rounds := envInt(t, "BAKEOFF_SCALE_ROUNDS", scaleRounds)
+	out := outDir(t, "scale")
+	var table strings.Builder
+	fmt.Fprintf(&table, "| scenarios × rounds | hosts | launches | launch time, total (s) | ideal = total / hosts (s) | best by whole rounds (s) | makespan (s) | makespan / ideal | orchestrator CPU (s) | CPU per launch (ms) | peak RSS (MiB) | FDs max |\n")
+	fmt.Fprintf(&table, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, sz := range parseSizes(t, sizes) {
+		name := fmt.Sprintf("%dx%d-%dhosts", sz.scenarios, rounds, sz.hosts)
+		t.Run(name, func(t *testing.T) {
+			row := scaleOnce(t, filepath.Join(out, name), sz, rounds)
+			table.WriteString(row)
+			t.Log(row)
+		})
+	}
+	t.Log("\n" + table.String())
+	if err := os.WriteFile(filepath.Join(out, "table.md"), []byte(table.String()), 0o600); err != nil {
+		t.Error(err)
+	}
+}
+
+// scaleOnce runs one campaign and returns its table row.
+func scaleOnce(t *testing.T, out string, sz size, rounds int) string {
+	f := newFleet(t, sz.hosts, out)
+	p := plan{name: "scale", scenarios: sz.scenarios, rounds: rounds, levels: []int{1, 4},
+		requests: 8, maxTokens: 32, warmup: 1, speed: scaleSpeed, loadTime: scaleLoadTime}
+	cfg := f.write(p)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
+	defer cancel()
+	r := f.start(ctx, cfg, scaleInterval)
+	res := f.wait(r)
+	if res.code != 0 {
+		t.Fatalf("bakeoff run exited %d\n%s", res.code, tail(res.stderr, 3000))
+	}
+	run, err := results.ReadRun(r.runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(run.Summary.Scenarios); n != p.launches() {
+		t.Fatalf("%d launches in the summary, want %d", n, p.launches())
+	}
+	// A launch's time is its scenario phase; a round's is the sum of its
+	// launches', since a round runs whole on one host.
+	var total float64
+	perRound := map[int]float64{}
+	var first, last time.Time
+	for _, e := range readJournal(r.runDir) {
+		if first.IsZero() {
+			first = e.Time
+		}
+		last = e.Time
+		if e.Phase == "scenario" && e.Event == "end" {
+			d := e.DurationS
+			total += d
+			perRound[max(e.Round, 1)] += d
+		}
+	}
+	ideal := total / float64(sz.hosts)
+	// Placing whole rounds, no schedule beats the longest round, nor the
+	// work spread over min(hosts, rounds) hosts.
+	var longest float64
+	for _, d := range perRound {
+		longest = max(longest, d)
+	}
+	best := max(longest, total/float64(min(sz.hosts, rounds)))
+	makespan := res.wall.Seconds()
+	cpu := (res.user + res.system).Seconds()
+	fds := Summarize(res.samples, func(s Sample) float64 { return float64(s.FDs) })
+	t.Logf("journal span %.1fs, process wall %.1fs", last.Sub(first).Seconds(), makespan)
+	return fmt.Sprintf("| %d × %d | %d | %d | %.0f | %.1f | %.1f | %.1f | %.2f | %.1f | %.0f | %.1f | %.0f |\n",
+		sz.scenarios, rounds, sz.hosts, p.launches(), total, ideal, best, makespan, makespan/ideal,
+		cpu, 1000*cpu/float64(p.launches()), float64(res.maxRSSKiB)/1024, fds.Max)
+}

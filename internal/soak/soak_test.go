@@ -1,0 +1,240 @@
+package soak
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/internal/testhost"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// soakEnv switches the soak on (make soak); scaleEnv the scale measurement
+// (make scale). Both take many minutes, so make test leaves them out.
+const (
+	soakEnv  = "BAKEOFF_SOAK"
+	scaleEnv = "BAKEOFF_SCALE"
+)
+
+// The soak's campaign. Each launch loads for soakLoadTime and sweeps four
+// levels of soakRequests requests of soakTokens tokens (a few simulated
+// minutes), and the sims run at soakSpeed: a launch takes 10–15 s of real
+// time on a 2-core machine, and soakRounds rounds of three scenarios over
+// three hosts fill a little over 12 simulated hours (the campaign's
+// makespan times the speed).
+const (
+	soakHosts     = 3
+	soakSpeed     = 48
+	soakRounds    = 24
+	soakLoadTime  = 8 * time.Minute
+	soakRequests  = 16
+	soakTokens    = 256
+	soakHours     = 12
+	soakInterval  = 2 * time.Second
+	soakCut       = 30 * time.Second
+	soakCrashWait = 400 * time.Millisecond
+)
+
+// Flatness bounds over the second half of the run: the least-squares line
+// through the orchestrator's RSS may rise by at most rssRiseKiB, and the
+// one through its open files by at most fdRise. A leak of a few KiB or one
+// file per launch, over the campaign's launches, exceeds them.
+const (
+	rssRiseKiB = 4 * 1024
+	fdRise     = 2.0
+)
+
+// envInt reads a positive integer from the environment, def when unset.
+func envInt(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		t.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
+}
+
+// outDir is where a campaign's files are kept: $BAKEOFF_SOAK_OUT, else a
+// fresh folder under the temporary directory.
+func outDir(t *testing.T, kind string) string {
+	if d := os.Getenv("BAKEOFF_SOAK_OUT"); d != "" {
+		return d
+	}
+	return filepath.Join(os.TempDir(), "bakeoff-"+kind+"-"+time.Now().UTC().Format("20060102T150405"))
+}
+
+// TestSoak runs a night of simulated time over a fleet of namespace hosts
+// with faults injected on a schedule, samples the orchestrator throughout,
+// and checks that the campaign finished, lost no measured request, left no
+// server running, and kept its memory and open files flat.
+func TestSoak(t *testing.T) {
+	if os.Getenv(soakEnv) == "" {
+		t.Skipf("the soak runs with %s=1 (make soak)", soakEnv)
+	}
+	nHosts := envInt(t, "BAKEOFF_SOAK_HOSTS", soakHosts)
+	p := plan{
+		name: "soak", scenarios: 3, rounds: envInt(t, "BAKEOFF_SOAK_ROUNDS", soakRounds),
+		levels: []int{1, 2, 4, 8}, requests: soakRequests, maxTokens: soakTokens, warmup: 2,
+		speed: envInt(t, "BAKEOFF_SOAK_SPEED", soakSpeed), loadTime: soakLoadTime,
+	}
+	hours := envInt(t, "BAKEOFF_SOAK_HOURS", soakHours)
+	out := outDir(t, "soak")
+	t.Logf("keeping the run, samples and output in %s", out)
+	f := newFleet(t, nHosts, out)
+	cfg := f.write(p)
+
+	schedule := []fault{
+		{name: "link cut during a sweep", at: 0.10, host: 0, inject: linkCut("sweep", soakCut)},
+		{name: "server killed mid-sweep", at: 0.25, host: 1, inject: crashServer(soakCrashWait)},
+		{name: "link cut while a server loads", at: 0.40, host: 2, inject: linkCut("ready", soakCut)},
+		{name: "host lost for good", at: 0.55, host: 1, inject: powerOff},
+		{name: "link cut as a server launches", at: 0.70, host: 0, inject: linkCut("launch", soakCut)},
+	}
+	if nHosts < 2 {
+		// One host cannot be lost and leave the campaign a host to end on.
+		schedule = append(schedule[:3], schedule[4:]...)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
+	defer cancel()
+	r := f.start(ctx, cfg, soakInterval)
+	in := &injector{t: t, f: f, r: r, total: p.launches(), lost: map[*testhost.Host]bool{}}
+	injDone := make(chan struct{})
+	go func() { defer close(injDone); in.run(ctx, schedule) }()
+	res := f.wait(r)
+	<-injDone
+
+	var sum strings.Builder
+	fmt.Fprintf(&sum, "soak: %d hosts, %d scenarios × %d rounds = %d launches, levels %v × %d requests of %d tokens, sim speed %d×, load %s simulated\n",
+		nHosts, p.scenarios, p.rounds, p.launches(), p.levels, p.requests, p.maxTokens, p.speed, p.loadTime)
+	simHours := res.wall.Hours() * float64(p.speed)
+	fmt.Fprintf(&sum, "wall %s, simulated %.1f h, exit %d, orchestrator CPU %.1fs user + %.1fs system\n",
+		res.wall.Round(time.Second), simHours, res.code, res.user.Seconds(), res.system.Seconds())
+
+	// The faults: each must have landed.
+	for _, fl := range in.log {
+		status := "injected"
+		if fl.err != nil {
+			status = "NOT injected: " + fl.err.Error()
+			t.Errorf("fault %q: %v", fl.name, fl.err)
+		}
+		fmt.Fprintf(&sum, "fault at %6s on %s: %s: %s %s\n", fl.at.Round(time.Second), fl.hostName, fl.name, status, fl.note)
+	}
+
+	// The campaign finished: every launch ended, only the crashed one
+	// failed (at its sweep), none canceled.
+	run, err := results.ReadRun(r.runDir)
+	if err != nil {
+		t.Fatalf("reading the run: %v\n%s", err, res.stderr)
+	}
+	ok, failed := 0, 0
+	for _, sr := range run.Summary.Scenarios {
+		switch sr.Status {
+		case results.StatusOK:
+			ok++
+		case results.StatusFailed:
+			failed++
+			fmt.Fprintf(&sum, "failed launch: %s round %d at %s: %.200s\n", sr.Name, sr.RoundOf(), sr.FailedPhase, sr.Reason)
+			if sr.FailedPhase != "sweep" {
+				t.Errorf("%s round %d failed at %s (%s); only the server killed mid-sweep may fail, at sweep", sr.Name, sr.RoundOf(), sr.FailedPhase, sr.Reason)
+			}
+		default:
+			t.Errorf("%s round %d ended %s", sr.Name, sr.RoundOf(), sr.Status)
+		}
+	}
+	fmt.Fprintf(&sum, "launches: %d ok, %d failed, of %d\n", ok, failed, p.launches())
+	if ok+failed != p.launches() {
+		t.Errorf("%d launches ended, want %d", ok+failed, p.launches())
+	}
+	if failed > 1 {
+		t.Errorf("%d launches failed, want at most the one whose server was killed", failed)
+	}
+	if res.code != 0 && !(res.code == 1 && failed == 1) {
+		t.Errorf("bakeoff run exited %d\n%s", res.code, tail(res.stderr, 3000))
+	}
+
+	// No measured request lost.
+	audits, err := Audit(r.runDir, p.requests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served, recorded, lost, phantom, unaudited int
+	for _, a := range audits {
+		served += a.Served
+		recorded += a.Recorded
+		lost += a.Lost
+		phantom += a.Phantom
+		if !a.HaveLog {
+			unaudited++
+		}
+		if a.Lost > 0 || a.Phantom > 0 || len(a.Short) > 0 {
+			t.Errorf("%s (%s): served %d, smoke %d, recorded %d: lost %d, phantom %d, short %v",
+				a.Dir, a.Status, a.Served, a.Smoke, a.Recorded, a.Lost, a.Phantom, a.Short)
+		}
+	}
+	fmt.Fprintf(&sum, "requests: %d completions served by the sims, %d recorded (warm-up included, smoke requests aside), %d lost, %d phantom; %d attempts without a server log (their host lost)\n",
+		served, recorded, lost, phantom, unaudited)
+
+	// No server (or anything else) left on a host.
+	for _, h := range f.hosts {
+		if ps := settle(t, h); len(ps) > 0 {
+			t.Errorf("left on %s: %+v", h.Alias, ps)
+		}
+	}
+
+	// Memory and open files flat.
+	rss := Summarize(res.samples, func(s Sample) float64 { return float64(s.RSSKiB) })
+	fds := Summarize(res.samples, func(s Sample) float64 { return float64(s.FDs) })
+	thr := Summarize(res.samples, func(s Sample) float64 { return float64(s.Threads) })
+	fmt.Fprintf(&sum, "samples: %d, every %s\n", len(res.samples), soakInterval)
+	fmt.Fprintf(&sum, "RSS MiB: start %.1f, end %.1f, min %.1f, max %.1f; second-half rise %.2f over %s (bound %.0f); peak (ru_maxrss) %.1f\n",
+		rss.Start/1024, rss.End/1024, rss.Min/1024, rss.Max/1024, rss.Rise/1024, rss.Span.Round(time.Second), float64(rssRiseKiB)/1024, float64(res.maxRSSKiB)/1024)
+	fmt.Fprintf(&sum, "open FDs: start %.0f, end %.0f, min %.0f, max %.0f; second-half rise %.2f (bound %.0f)\n",
+		fds.Start, fds.End, fds.Min, fds.Max, fds.Rise, fdRise)
+	fmt.Fprintf(&sum, "threads: start %.0f, end %.0f, max %.0f; second-half rise %.2f\n", thr.Start, thr.End, thr.Max, thr.Rise)
+	if len(res.samples) < 20 {
+		t.Errorf("only %d samples", len(res.samples))
+	}
+	if rss.Rise > rssRiseKiB {
+		t.Errorf("RSS rose %.1f MiB over the second half (bound %d MiB)", rss.Rise/1024, rssRiseKiB/1024)
+	}
+	if fds.Rise > fdRise {
+		t.Errorf("open files rose %.1f over the second half (bound %.0f)", fds.Rise, fdRise)
+	}
+	if simHours < float64(hours) {
+		t.Errorf("the campaign spanned %.1f simulated hours, want at least %d", simHours, hours)
+	}
+	t.Log("\n" + sum.String())
+	if err := os.WriteFile(filepath.Join(out, "summary.txt"), []byte(sum.String()), 0o600); err != nil {
+		t.Error(err)
+	}
+}
+
+// settle waits up to half a minute for h to hold nothing but sshd and
+// returns what is still there.
+func settle(t *testing.T, h *testhost.Host) []testhost.Process {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ps := processes(t, h)
+		if len(ps) == 0 || time.Now().After(deadline) {
+			return ps
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
