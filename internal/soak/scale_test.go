@@ -23,7 +23,7 @@ const (
 	scaleRounds   = 3
 	scaleInterval = time.Second
 	// scaleSizes is the default list of SCENARIOSxHOSTS campaigns.
-	scaleSizes = "10x4,30x4,100x4,10x16,30x16,100x16"
+	scaleSizes = "10x4,10x16,30x16,100x16"
 )
 
 // size is one scale campaign: scenarios × rounds over hosts.
