@@ -8,10 +8,14 @@ import (
 
 // Defaults for every key a file may leave out. docs/CONFIG.md lists them.
 const (
-	DefaultEngine         = EngineSGLang
-	DefaultPython         = "python3"
-	DefaultSSHWorkdir     = "/tmp/bakeoff"
-	DefaultSweepMode      = SweepOnHost
+	DefaultEngine     = EngineSGLang
+	DefaultPython     = "python3"
+	DefaultSSHWorkdir = "/tmp/bakeoff"
+	DefaultSweepMode  = SweepOnHost
+	// DefaultLinkPatience is how long a host may stay unreachable before
+	// a launch (in a fleet: the host) is given up on: long enough for a
+	// switch reboot or a VPN renegotiation.
+	DefaultLinkPatience   = 15 * time.Minute
 	DefaultPort           = 30000
 	DefaultHealthPath     = "/health"
 	DefaultHealthTimeout  = 30 * time.Minute

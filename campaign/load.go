@@ -50,6 +50,7 @@ type campaignNodes struct {
 	sweep              *yaml.Node
 	rates, burstiness  *yaml.Node
 	envAt              map[string]position
+	host, hosts        *yaml.Node
 }
 
 func (l *loader) campaign(path string) *Campaign {
@@ -94,6 +95,8 @@ func (l *loader) campaign(path string) *Campaign {
 	}
 	nodes := campaignNodes{envAt: map[string]position{}}
 	var hasHost, hasSweep bool
+	var fleet []string // hosts:, when given
+	fleetGiven := hasKey(root, "hosts")
 	var levelKeys []string // sweep.concurrency and sweep.rates, when given
 	d.mapping(root, "campaign file", map[string]field{
 		"campaign": func(_, v *yaml.Node) {
@@ -104,7 +107,8 @@ func (l *loader) campaign(path string) *Campaign {
 				c.Name = s
 			}
 		},
-		"host": func(_, v *yaml.Node) { hasHost = true; d.host(v, &c.Host) },
+		"host":  func(_, v *yaml.Node) { hasHost, nodes.host = true, v; d.host(v, &c.Host, fleetGiven) },
+		"hosts": func(_, v *yaml.Node) { nodes.hosts = v; fleet = d.hosts(v) },
 		"engine": func(_, v *yaml.Node) {
 			d.engine(v, &c.Engine, nodes.envAt)
 		},
@@ -150,8 +154,8 @@ func (l *loader) campaign(path string) *Campaign {
 	if c.Name == "" && !hasKey(root, "campaign") {
 		l.p.errorf(top, "campaign: missing (the campaign's name)")
 	}
-	if !hasHost {
-		l.p.errorf(top, "host: missing (`local`, or a mapping with ssh:)")
+	if !hasHost && !fleetGiven {
+		l.p.errorf(top, "host: missing (`local`, a mapping with ssh:, or hosts: [a list of SSH hosts])")
 	}
 	if !hasSweep {
 		l.p.errorf(top, "sweep: missing (at least sweep.concurrency or sweep.rates)")
@@ -179,6 +183,12 @@ func (l *loader) campaign(path string) *Campaign {
 	if c.Host.SweepMode == "" {
 		c.Host.SweepMode = DefaultSweepMode
 	}
+	if c.Host.LinkPatience == 0 {
+		c.Host.LinkPatience = DefaultLinkPatience
+	}
+	if fleetGiven {
+		d.fleet(c, fleet, nodes.host)
+	}
 	l.prompts(c, d.pos(nodes.prompts))
 	l.scenarios(c, d, nodes)
 	return c
@@ -199,10 +209,15 @@ func keyValue(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-func (d *doc) host(v *yaml.Node, h *Host) {
+// host decodes host:. With hosts: beside it (fleet), the mapping needs no
+// ssh: since it gives only the settings every host of the fleet shares.
+func (d *doc) host(v *yaml.Node, h *Host, fleet bool) {
 	if v.Kind == yaml.ScalarNode && !isNull(v) {
 		if v.Value == "local" {
 			h.Local = true
+			if fleet {
+				d.errorf(v, "host: local cannot be combined with hosts: (a fleet is of SSH hosts; give its shared settings as host: {workdir: ...})")
+			}
 			return
 		}
 		d.errorf(v, "host: want `local` or a mapping (host: {ssh: %s})", v.Value)
@@ -243,10 +258,82 @@ func (d *doc) host(v *yaml.Node, h *Host) {
 				h.SweepMode = m
 			}
 		},
+		"link_patience": func(_, v *yaml.Node) {
+			if p, ok := d.positiveDuration(v, "host.link_patience"); ok {
+				h.LinkPatience = p
+			}
+		},
 	})
-	if v.Kind == yaml.MappingNode && !hasSSH && !hasKey(v, "ssh") {
+	if v.Kind == yaml.MappingNode && !fleet && !hasSSH && !hasKey(v, "ssh") {
 		d.errorf(v, "host: ssh: missing (an alias from ~/.ssh/config or user@host:port; or write host: local)")
 	}
+}
+
+// hosts decodes hosts:, a fleet's SSH hosts: each one what host.ssh takes
+// (an alias or user@host:port), none repeated, `local` refused.
+func (d *doc) hosts(v *yaml.Node) []string {
+	v = deref(v)
+	if v.Kind != yaml.SequenceNode {
+		d.errorf(v, "hosts: want a list of SSH hosts (aliases or user@host:port), got %s", kindName(v))
+		return nil
+	}
+	if len(v.Content) == 0 {
+		d.errorf(v, "hosts: empty list (at least one SSH host)")
+		return nil
+	}
+	var out []string
+	seen := map[string]*yaml.Node{}
+	for i, n := range v.Content {
+		n = deref(n)
+		what := fmt.Sprintf("hosts[%d]", i)
+		s, ok := d.word(n, what)
+		if !ok {
+			continue
+		}
+		if s == "local" {
+			d.errorf(n, "%s: local cannot be part of a fleet (its servers would share this machine with the campaign); use host: local alone", what)
+			continue
+		}
+		if msg := checkSSHTarget(s); msg != "" {
+			d.errorf(n, "%s: %s", what, msg)
+			continue
+		}
+		if first, dup := seen[s]; dup {
+			d.errorf(n, "%s: %q repeated (first at line %d)", what, s, first.Line)
+			continue
+		}
+		seen[s] = n
+		out = append(out, s)
+	}
+	return out
+}
+
+// fleet fills c.Hosts from hosts:, each entry with the shared settings of
+// host: (already defaulted), and makes c.Host the first entry, so what reads
+// c.Host (the python launcher, the workdir) sees a host of the fleet. A
+// host.ssh beside hosts: must name one of them.
+func (d *doc) fleet(c *Campaign, names []string, hostNode *yaml.Node) {
+	if c.Host.Local {
+		return // already refused
+	}
+	if c.Host.SSH != "" && !slices.Contains(names, c.Host.SSH) {
+		at := keyValue(deref(hostNode), "ssh")
+		if at == nil {
+			at = hostNode
+		}
+		d.errorf(at, "host.ssh: %q is not among hosts: (%s); with hosts:, host: gives only the settings the fleet shares",
+			c.Host.SSH, strings.Join(names, ", "))
+	}
+	if len(names) == 0 {
+		return
+	}
+	c.Hosts = make([]Host, len(names))
+	for i, n := range names {
+		h := c.Host
+		h.SSH = n
+		c.Hosts[i] = h
+	}
+	c.Host.SSH = names[0]
 }
 
 // checkSSHTarget returns what is wrong with an ssh destination, or "".

@@ -26,9 +26,12 @@ const (
 
 // Campaign is a loaded, resolved and checked campaign file.
 type Campaign struct {
-	Name      string      // `campaign`
-	File      string      // path the campaign was loaded from
-	Host      Host        // where the servers run
+	Name string // `campaign`
+	File string // path the campaign was loaded from
+	Host Host   // where the servers run (with hosts:, the first host of the fleet)
+	// Hosts is the fleet of hosts: (each entry with host:'s shared
+	// settings); nil with a single host:.
+	Hosts     []Host
 	Engine    EngineOpts  // defaults for every scenario's server
 	GPU       GPUOpts     // the GPU-memory wait between scenarios
 	Power     PowerOpts   // the GPU power sampler beside each sweep
@@ -69,6 +72,10 @@ type Host struct {
 	// SweepMode is "host" (run the load generator next to the server, the
 	// default) or "tunnel" (run it here through an SSH-forwarded port).
 	SweepMode string
+	// LinkPatience is how long the host may stay unreachable before a
+	// launch gives up on it (and, in a fleet, the host is given up on and
+	// its round moves to another host).
+	LinkPatience time.Duration
 }
 
 // EngineOpts are server settings shared by every scenario of a campaign.

@@ -38,9 +38,9 @@ func collect(ctx context.Context, s *scenarioRun) error {
 		status, body, err := get(ctx, s.client, s.baseURL+info.Path, DefaultProbeTimeout)
 		switch {
 		case err != nil:
-			o.warn(s.sc.Name, fmt.Sprintf("collecting %s from %s: %v", info.Path, o.h.Name(), err))
+			o.warn(s.sc.Name, fmt.Sprintf("collecting %s from %s: %v", info.Path, s.w.h.Name(), err))
 		case status != http.StatusOK:
-			o.warn(s.sc.Name, fmt.Sprintf("collecting %s from %s: status %d", info.Path, o.h.Name(), status))
+			o.warn(s.sc.Name, fmt.Sprintf("collecting %s from %s: status %d", info.Path, s.w.h.Name(), status))
 		default:
 			if err := results.WriteFileAtomic(filepath.Join(dir, info.File), body); err != nil {
 				return err

@@ -12,7 +12,7 @@ type EventKind string
 
 // Event kinds, in the order a campaign emits them.
 const (
-	EventCampaignStart EventKind = "campaign_start" // RunDir, Total, Rounds, Message (host)
+	EventCampaignStart EventKind = "campaign_start" // RunDir, Total, Rounds, Message (host, or the fleet's hosts), Hosts
 	EventScenarioStart EventKind = "scenario_start" // Scenario, Round, Index, Total
 	EventScenarioSkip  EventKind = "scenario_skip"  // already complete in a resumed run
 	EventPhaseStart    EventKind = "phase_start"    // Phase
@@ -24,6 +24,12 @@ const (
 	EventWarning       EventKind = "warning"        // Message
 	EventDryCommand    EventKind = "dry_command"    // Phase, Message: a command --dry-run would run
 	EventCampaignEnd   EventKind = "campaign_end"   // RunDir
+	// EventHostLost: a fleet gave up on Host (Message: why; Round: the round
+	// it was running, which moves to another host).
+	EventHostLost EventKind = "host_lost"
+	// EventRoundOutOfTime: Round was not started, for lack of time before
+	// Options.Deadline (Message: the estimate).
+	EventRoundOutOfTime EventKind = "round_out_of_time"
 )
 
 // Event is one thing worth showing a person watching a campaign. Packages
@@ -44,4 +50,8 @@ type Event struct {
 	RunDir   string
 	Sweep    *loadgen.Event
 	Result   *results.ScenarioResult
+	// Host is the fleet's host the event is about; empty for a single host.
+	Host string
+	// Hosts is how many hosts the campaign runs on (campaign start).
+	Hosts int
 }

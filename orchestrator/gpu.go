@@ -16,8 +16,8 @@ const DefaultGPUPoll = 500 * time.Millisecond
 // hold memory (and they are killed first when the campaign allows it).
 func waitGPUFree(ctx context.Context, s *scenarioRun) error {
 	o := s.o
-	err := o.overLink(ctx, s.sc.Name, "waiting for free GPU memory", func(ctx context.Context) error {
-		return remote.WaitGPUFree(ctx, o.h, remote.GPUWait{
+	err := s.w.overLink(ctx, s.sc.Name, "waiting for free GPU memory", func(ctx context.Context) error {
+		return remote.WaitGPUFree(ctx, s.w.h, remote.GPUWait{
 			NvidiaSMI:  o.c.GPU.NvidiaSMI,
 			MaxUsedMiB: o.c.GPU.MaxUsedMiB,
 			Timeout:    o.c.GPU.WaitTimeout,
@@ -26,7 +26,7 @@ func waitGPUFree(ctx context.Context, s *scenarioRun) error {
 		})
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for free GPU memory on %s before %s: %w", o.h.Name(), s.sc.Name, err)
+		return fmt.Errorf("waiting for free GPU memory on %s before %s: %w", s.w.h.Name(), s.sc.Name, err)
 	}
 	return nil
 }

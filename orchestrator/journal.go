@@ -19,7 +19,19 @@ const (
 	OutcomeFailed   = "failed"
 	OutcomeCanceled = "canceled"
 	OutcomeSkipped  = "skipped"
+	// OutcomeHostLost ends an attempt whose host the fleet gave up on: not
+	// the scenario's failure, and not finished; its round runs again whole
+	// on another host.
+	OutcomeHostLost = "host-lost"
 )
+
+// PhaseHost is the journal phase of a host-level line: Event HostLost
+// when a fleet gives a host up, with the reason in Error and the round it
+// was running in Round.
+const PhaseHost = "host"
+
+// HostLost is the Event of a PhaseHost line.
+const HostLost = "lost"
 
 // PhaseScenario is the journal phase that brackets a whole scenario attempt;
 // its end line is what --resume trusts to call a scenario done.
@@ -39,6 +51,9 @@ type JournalEntry struct {
 	// Round is the launch's round, 1-based; 0 for campaign-level phases and
 	// in journals written before rounds, where a scenario's 0 means 1.
 	Round int `json:"round,omitempty"`
+	// Host is the Name() of the fleet's host the line is about; empty for a
+	// single host (host:) and for lines about the whole campaign.
+	Host string `json:"host,omitempty"`
 }
 
 // Journal is an append-only, fsynced log of phases. Each line is written

@@ -14,18 +14,19 @@ import (
 const DefaultLinkRetry = time.Second
 
 // overLink runs fn, and runs it again while it fails because the link to the
-// host dropped (remote.ErrDisconnected), for up to DefaultLinkPatience. A
+// host dropped (remote.ErrDisconnected), for up to the link patience. A
 // detached server or sweep lives on meanwhile, so a drop is worth waiting
 // out rather than failing a scenario that is measuring fine. fn must be safe
 // to repeat.
-func (o *orch) overLink(ctx context.Context, scenario, what string, fn func(context.Context) error) error {
+func (w *worker) overLink(ctx context.Context, scenario, what string, fn func(context.Context) error) error {
+	o := w.o
 	err := fn(ctx)
 	if !errors.Is(err, remote.ErrDisconnected) {
 		return err
 	}
-	o.warn(scenario, fmt.Sprintf("%s: the link to %s dropped (%v); retrying", what, o.h.Name(), err))
+	o.warn(scenario, fmt.Sprintf("%s: the link to %s dropped (%v); retrying", what, w.h.Name(), err))
 	start := o.now()
-	for errors.Is(err, remote.ErrDisconnected) && o.now().Sub(start) < DefaultLinkPatience {
+	for errors.Is(err, remote.ErrDisconnected) && o.now().Sub(start) < o.linkPatience {
 		if serr := sleep(ctx, DefaultLinkRetry); serr != nil {
 			return serr
 		}
@@ -38,17 +39,17 @@ func (o *orch) overLink(ctx context.Context, scenario, what string, fn func(cont
 // during the start: the process may have started anyway, so after the drop
 // its pid file is asked first, and it is started again only if it is not
 // running.
-func (o *orch) startOverLink(ctx context.Context, scenario string, spec remote.ProcessSpec) error {
-	_, err := remote.Start(ctx, o.h, spec)
+func (w *worker) startOverLink(ctx context.Context, scenario string, spec remote.ProcessSpec) error {
+	_, err := remote.Start(ctx, w.h, spec)
 	if !errors.Is(err, remote.ErrDisconnected) {
 		return err
 	}
-	return o.overLink(ctx, scenario, "starting "+spec.PIDFile, func(ctx context.Context) error {
-		alive, err := remote.Alive(ctx, o.h, spec.PIDFile)
+	return w.overLink(ctx, scenario, "starting "+spec.PIDFile, func(ctx context.Context) error {
+		alive, err := remote.Alive(ctx, w.h, spec.PIDFile)
 		if err != nil || alive {
 			return err
 		}
-		_, err = remote.Start(ctx, o.h, spec)
+		_, err = remote.Start(ctx, w.h, spec)
 		return err
 	})
 }

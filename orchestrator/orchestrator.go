@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -39,6 +40,16 @@ type Options struct {
 	Campaign *campaign.Campaign
 	// Host is the connected host the servers run on. Ignored with DryRun.
 	Host remote.Host
+	// Hosts is a fleet: when non-empty it replaces Host. Each round runs
+	// whole on one host; hosts take the next unstarted round when free; a
+	// host that fails loses its round to another host (docs/ARCHITECTURE.md,
+	// The fleet).
+	Hosts []remote.Host
+	// Deadline, when not zero, is when the hosts stop being usable (a Slurm
+	// allocation's end). A round is not started on a host unless its
+	// estimated duration ends before Deadline; rounds left out are reported
+	// in Outcome.OutOfTime.
+	Deadline time.Time
 	// Bakeoff is this machine's bakeoff binary: launched as the engine for
 	// "{bakeoff}" and as the sweep on a local host, uploaded to a remote one.
 	Bakeoff string
@@ -68,7 +79,8 @@ type Options struct {
 	// MaxFailedFraction overrides DefaultMaxFailedFraction.
 	MaxFailedFraction float64
 
-	// Events receives progress; nil drops it.
+	// Events receives progress; nil drops it. With a fleet, events come from
+	// one goroutine per host, one at a time.
 	Events func(Event)
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
@@ -88,14 +100,40 @@ type Outcome struct {
 	Failed   int
 	Canceled bool // stopped by the context (Ctrl-C); resume to finish
 	// Stopped says why the campaign stopped on its own before the end (the
-	// local results could no longer be written); resume to finish.
+	// local results could no longer be written, every host of the fleet was
+	// lost); resume to finish.
 	Stopped string
+	// OutOfTime lists the rounds not started because their estimated
+	// duration would have ended after Options.Deadline, in order.
+	OutOfTime []int
+	// Placements says where each round this invocation ran went, in round
+	// order (with a fleet; empty for a single host).
+	Placements []RoundPlacement
+	// Lost lists the hosts of the fleet given up on, in the order they were.
+	Lost    []HostLoss
 	Journal []JournalEntry
+}
+
+// RoundPlacement is the host a round ran on, and the hosts it was moved
+// away from before (each lost during it).
+type RoundPlacement struct {
+	Round int
+	Host  string
+	From  []string
+}
+
+// HostLoss is a host of the fleet given up on: why, and during which round
+// (0 when it was lost before running any).
+type HostLoss struct {
+	Host   string
+	Round  int
+	Reason string
 }
 
 // Run runs the campaign. A scenario that fails is recorded and the campaign
 // goes on; the returned error is for what stops the whole campaign (bad
-// options, a held lock, an unwritable results directory).
+// options, a held lock, an unwritable results directory; with a fleet, only
+// when no host could be locked and prepared).
 func Run(ctx context.Context, opt Options) (*Outcome, error) {
 	o, err := newOrch(opt)
 	if err != nil {
@@ -104,29 +142,45 @@ func Run(ctx context.Context, opt Options) (*Outcome, error) {
 	return o.run(ctx)
 }
 
-// orch is one campaign run in progress.
+// orch is one campaign run in progress. With a fleet, one goroutine per host
+// runs rounds; mu guards what they share.
 type orch struct {
-	opt    Options
-	c      *campaign.Campaign
-	h      remote.Host
-	now    func() time.Time
-	emit   func(Event)
-	runDir string
-	jr     *Journal
-	man    results.Manifest
-	sum    results.Summary
-	// attempts holds the newest journaled attempt per launch (resume).
-	attempts map[LaunchKey]int
-	finished map[LaunchKey]string
+	opt  Options
+	c    *campaign.Campaign
+	now  func() time.Time
+	emit func(Event)
+	// workers are the campaign's hosts: one, or the fleet in its order.
+	workers []*worker
+	// fleet is true when Options.Hosts was given: journal lines and events
+	// then name their host, and a failing host loses its round.
+	fleet        bool
+	linkPatience time.Duration
+	runDir       string
+	jr           *Journal
 	// launches is the campaign's launch sequence: every round's scenarios in
 	// the manifest's order.
 	launches []plannedLaunch
-	paths    hostPaths
-	// hostBakeoff is the bakeoff binary as the host sees it; sweepOnHost says
-	// whether the sweep runs there (else through the tunnel).
-	hostBakeoff string
-	sweepOnHost bool
-	outcome     Outcome
+	// homes is, in a resumed fleet run, the host each round last ran on.
+	homes map[int]string
+	// lastPos is the position of the last launch this invocation plans to
+	// run (--keep-server keeps its server); -1 when none.
+	lastPos int
+
+	mu  sync.Mutex // guards the fields below
+	man results.Manifest
+	sum results.Summary
+	// attempts holds the newest attempt number per launch.
+	attempts map[LaunchKey]int
+	// finished is each launch's newest ok or failed outcome, and finishedOn
+	// the host that attempt ran on ("" when the journal did not say).
+	finished   map[LaunchKey]string
+	finishedOn map[LaunchKey]string
+	// launchSecs are the durations of the run's finished launches, for the
+	// deadline's estimate.
+	launchSecs []float64
+	// loaded is, per scenario, the hosts its server became ready on.
+	loaded  map[string]map[string]bool
+	outcome Outcome
 	// storageErr is the first local write that failed for lack of space or
 	// a read-only disk: every later scenario would be measured for nothing.
 	storageErr error
@@ -139,12 +193,19 @@ func newOrch(opt Options) (*orch, error) {
 	if opt.ResumeDir != "" && opt.OutDir != "" {
 		return nil, errors.New("--out and --resume are exclusive: a resumed run stays in its directory")
 	}
-	o := &orch{opt: opt, c: opt.Campaign, h: opt.Host, now: opt.Now, emit: opt.Events}
+	o := &orch{opt: opt, c: opt.Campaign, now: opt.Now}
 	if o.now == nil {
 		o.now = time.Now
 	}
-	if o.emit == nil {
-		o.emit = func(Event) {}
+	emit := opt.Events
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	var emitMu sync.Mutex
+	o.emit = func(e Event) {
+		emitMu.Lock()
+		defer emitMu.Unlock()
+		emit(e)
 	}
 	if o.opt.PIDAlive == nil {
 		o.opt.PIDAlive = pidAlive
@@ -155,13 +216,34 @@ func newOrch(opt Options) (*orch, error) {
 	if o.opt.ResultsRoot == "" {
 		o.opt.ResultsRoot = DefaultResultsRoot
 	}
+	o.linkPatience = o.c.Host.LinkPatience
+	if o.linkPatience <= 0 {
+		o.linkPatience = DefaultLinkPatience
+	}
+	hosts := opt.Hosts
+	o.fleet = len(hosts) > 0
+	if !o.fleet {
+		hosts = []remote.Host{opt.Host}
+	}
 	if opt.DryRun {
-		o.h = newDryHost(opt.Host, func(phase, cmd string) {
+		// Every host of a fleet would get the same commands: the dry run
+		// shows one host's.
+		o.fleet = false
+		h := newDryHost(hosts[0], func(phase, cmd string) {
 			o.emit(Event{Time: o.now(), Kind: EventDryCommand, Phase: phase, Message: cmd})
 		})
+		hosts = []remote.Host{h}
 	}
-	if o.h == nil {
-		return nil, errors.New("orchestrator: no host")
+	seen := map[string]bool{}
+	for _, h := range hosts {
+		if h == nil {
+			return nil, errors.New("orchestrator: no host")
+		}
+		if seen[h.Name()] {
+			return nil, fmt.Errorf("orchestrator: host %s given twice", h.Name())
+		}
+		seen[h.Name()] = true
+		o.workers = append(o.workers, o.newWorker(h))
 	}
 	for _, name := range opt.Only {
 		if !slices.ContainsFunc(o.c.Scenarios, func(s *campaign.Scenario) bool { return s.Name == name }) {
@@ -171,7 +253,6 @@ func newOrch(opt Options) (*orch, error) {
 	if opt.Round < 0 || opt.Round > max(o.c.Rounds, 1) {
 		return nil, fmt.Errorf("--round %d: campaign %s has rounds 1 to %d", opt.Round, o.c.Name, max(o.c.Rounds, 1))
 	}
-	o.paths = newHostPaths(o.c.Host.Workdir)
 	return o, nil
 }
 
@@ -184,64 +265,26 @@ func (o *orch) run(ctx context.Context) (*Outcome, error) {
 	}
 	o.outcome.RunDir = o.runDir
 	o.emit(Event{Time: o.now(), Kind: EventCampaignStart, RunDir: o.runDir, Total: len(o.launches),
-		Rounds: len(o.man.Order), Message: o.h.Name()})
+		Rounds: len(o.man.Order), Message: o.hostNames(), Hosts: len(o.workers)})
 
-	var lock *hostLock
-	err := o.campaignPhase(ctx, "lock", func(ctx context.Context) error {
-		var err error
-		lock, err = acquireLock(ctx, o.h, o.c.Host.Workdir, LockInfo{Machine: o.opt.Machine, PID: o.opt.PID,
-			Started: o.now().UTC(), Campaign: o.c.Name, RunDir: o.runDir}, o.opt.PIDAlive)
-		return err
-	})
-	if err != nil {
+	if err := o.startHosts(ctx); err != nil {
 		return nil, err
 	}
-	defer func() {
-		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultTeardownTimeout)
-		defer cancel()
-		if err := lock.release(tctx); err != nil {
-			o.warn("", err.Error())
-		}
-	}()
-	if err := o.campaignPhase(ctx, "prepare", o.prepare); err != nil {
-		return nil, err
-	}
+	defer o.releaseLocks(ctx)
+
+	o.schedule(ctx)
 
 	var last *scenarioRun
-	for _, pl := range o.launches {
-		if ctx.Err() != nil {
-			o.outcome.Canceled = true
-			break
-		}
-		if !o.selected(pl.key) {
-			if o.finished[pl.key] != "" {
-				o.outcome.Skipped = append(o.outcome.Skipped, pl.key)
-				o.emit(Event{Time: o.now(), Kind: EventScenarioSkip, Scenario: pl.key.Scenario, Round: pl.key.Round,
-					Rounds: len(o.man.Order), Index: pl.pos + 1, Total: len(o.launches), Outcome: o.finished[pl.key]})
-			}
-			continue
-		}
-		sr := o.newScenarioRun(pl)
-		res := o.runScenario(ctx, sr)
-		last = sr
-		o.outcome.Results = append(o.outcome.Results, res)
-		if res.Status == results.StatusFailed {
-			o.outcome.Failed++
-		}
-		if res.Status == results.StatusPending {
-			o.outcome.Canceled = true
-			break
-		}
-		if o.storageErr != nil {
-			o.outcome.Stopped = fmt.Sprintf("results can no longer be written to %s: %v", o.runDir, o.storageErr)
-			o.warn("", "stopping the campaign: "+o.outcome.Stopped)
-			break
+	for _, w := range o.workers {
+		if w.last != nil && (last == nil || w.last.pos > last.pos) {
+			last = w.last
 		}
 	}
 	if o.opt.KeepServer && last != nil && last.keptServer {
 		o.warn("", fmt.Sprintf("server of %s left running on %s (--keep-server); pid file %s",
-			last.sc.Name, o.h.Name(), o.paths.serverPID))
+			last.sc.Name, last.w.h.Name(), last.w.paths.serverPID))
 	}
+	o.finishOutcome()
 	if o.jr != nil {
 		entries, err := ReadJournal(filepath.Join(o.runDir, results.JournalFile))
 		if err != nil {
@@ -251,6 +294,15 @@ func (o *orch) run(ctx context.Context) (*Outcome, error) {
 	}
 	o.emit(Event{Time: o.now(), Kind: EventCampaignEnd, RunDir: o.runDir})
 	return &o.outcome, nil
+}
+
+// hostNames names the campaign's hosts for the start event.
+func (o *orch) hostNames() string {
+	names := make([]string, len(o.workers))
+	for i, w := range o.workers {
+		names[i] = w.h.Name()
+	}
+	return strings.Join(names, ", ")
 }
 
 // plannedLaunch is one entry of the campaign's launch sequence.
@@ -275,33 +327,22 @@ func (o *orch) planLaunches() {
 	}
 }
 
-// selected reports whether a launch runs in this invocation: in --round's
-// round (when given) and named by --only (when given); without either, when
-// not already finished in a resumed run.
-func (o *orch) selected(k LaunchKey) bool {
-	if o.opt.Round > 0 && k.Round != o.opt.Round {
-		return false
-	}
-	if len(o.opt.Only) > 0 {
-		return slices.Contains(o.opt.Only, k.Scenario)
-	}
-	return o.opt.Round > 0 || o.finished[k] == ""
-}
-
-// campaignPhase runs a campaign-level phase with its journal lines.
-func (o *orch) campaignPhase(ctx context.Context, name string, fn func(context.Context) error) error {
+// campaignPhase runs a host-level phase (lock, prepare) with its journal
+// lines; in a fleet they name the host.
+func (w *worker) campaignPhase(ctx context.Context, name string, fn func(context.Context) error) error {
+	o := w.o
 	start := o.now()
-	o.journal(JournalEntry{Time: start, Phase: name, Event: "start"})
-	o.emit(Event{Time: start, Kind: EventPhaseStart, Phase: name})
+	o.journal(JournalEntry{Time: start, Phase: name, Event: "start", Host: w.tag})
+	o.emit(Event{Time: start, Kind: EventPhaseStart, Phase: name, Host: w.tag})
 	err := fn(ctx)
 	end := o.now()
 	outcome := outcomeOf(ctx, err)
-	e := JournalEntry{Time: end, Phase: name, Event: "end", Outcome: outcome, DurationS: end.Sub(start).Seconds()}
+	e := JournalEntry{Time: end, Phase: name, Event: "end", Outcome: outcome, DurationS: end.Sub(start).Seconds(), Host: w.tag}
 	if err != nil {
 		e.Error = err.Error()
 	}
 	o.journal(e)
-	o.emit(Event{Time: end, Kind: EventPhaseEnd, Phase: name, Outcome: outcome, Duration: end.Sub(start), Err: err})
+	o.emit(Event{Time: end, Kind: EventPhaseEnd, Phase: name, Outcome: outcome, Duration: end.Sub(start), Err: err, Host: w.tag})
 	return err
 }
 
@@ -332,9 +373,18 @@ func (o *orch) journal(e JournalEntry) {
 // full or read-only, so the campaign stops after the current scenario
 // instead of running the next ones with nowhere to keep their results.
 func (o *orch) noteLocalWrite(err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.storageErr == nil && isStorageFull(err) {
 		o.storageErr = err
 	}
+}
+
+// storageFailure is the local write failure that stops the campaign, if any.
+func (o *orch) storageFailure() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.storageErr
 }
 
 // isStorageFull reports whether err comes from a full or read-only disk.

@@ -22,7 +22,7 @@ type powerRun struct {
 }
 
 // powerPID is the sampler's pid file: one sampler per host, like the server.
-func (o *orch) powerPID() string { return path.Join(o.paths.workdir, "power.pid") }
+func (w *worker) powerPID() string { return path.Join(w.paths.workdir, "power.pid") }
 
 // startPower starts the GPU power sampler detached on the host, beside the
 // sweep: its own process group, its output in a file, so that a dropped link
@@ -35,20 +35,20 @@ func startPower(ctx context.Context, s *scenarioRun) error {
 	}
 	// A sampler left by a killed orchestrator would write into another
 	// launch's file.
-	if err := o.stopOverLink(ctx, s.sc.Name, o.powerPID()); err != nil {
-		o.warn(s.sc.Name, fmt.Sprintf("stopping an old power sampler on %s: %v", o.h.Name(), err))
+	if err := s.w.stopOverLink(ctx, s.sc.Name, s.w.powerPID()); err != nil {
+		o.warn(s.sc.Name, fmt.Sprintf("stopping an old power sampler on %s: %v", s.w.h.Name(), err))
 		return nil
 	}
 	p := &powerRun{source: remote.PowerNvidiaSMI, raw: s.sweepDir + "-" + results.PowerLogFile}
 	if o.c.Power.Source == campaign.PowerDCGM {
-		out, _, err := o.h.Run(ctx, "command -v "+remote.DefaultDCGMI+" >/dev/null 2>&1 && echo yes || true")
+		out, _, err := s.w.h.Run(ctx, "command -v "+remote.DefaultDCGMI+" >/dev/null 2>&1 && echo yes || true")
 		switch {
 		case err != nil:
-			o.warn(s.sc.Name, fmt.Sprintf("looking for %s on %s: %v; sampling power with nvidia-smi", remote.DefaultDCGMI, o.h.Name(), err))
+			o.warn(s.sc.Name, fmt.Sprintf("looking for %s on %s: %v; sampling power with nvidia-smi", remote.DefaultDCGMI, s.w.h.Name(), err))
 		case strings.TrimSpace(string(out)) == "yes" || o.opt.DryRun:
 			p.source = remote.PowerDCGM
 		default:
-			o.warn(s.sc.Name, fmt.Sprintf("power.source is dcgm but %s has no %s; sampling power with nvidia-smi", o.h.Name(), remote.DefaultDCGMI))
+			o.warn(s.sc.Name, fmt.Sprintf("power.source is dcgm but %s has no %s; sampling power with nvidia-smi", s.w.h.Name(), remote.DefaultDCGMI))
 		}
 	}
 	cmd := remote.PowerSamplerCommand(p.source, o.c.GPU.NvidiaSMI, o.c.Power.Interval)
@@ -57,16 +57,16 @@ func startPower(ctx context.Context, s *scenarioRun) error {
 	}
 	// The file is the user's only, as the other results (umask 077).
 	prep := "umask 077 && mkdir -p " + campaign.ShellQuote(path.Dir(p.raw)) + " && rm -f " + campaign.ShellQuote(p.raw)
-	err := o.overLink(ctx, s.sc.Name, "preparing the power sampler", func(ctx context.Context) error {
-		_, _, err := o.h.Run(ctx, prep)
+	err := s.w.overLink(ctx, s.sc.Name, "preparing the power sampler", func(ctx context.Context) error {
+		_, _, err := s.w.h.Run(ctx, prep)
 		return err
 	})
 	if err == nil {
-		err = o.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: "umask 077; " + cmd, Dir: o.paths.workdir,
-			LogFile: p.raw, PIDFile: o.powerPID()})
+		err = s.w.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: "umask 077; " + cmd, Dir: s.w.paths.workdir,
+			LogFile: p.raw, PIDFile: s.w.powerPID()})
 	}
 	if err != nil && !o.opt.DryRun {
-		o.warn(s.sc.Name, fmt.Sprintf("starting the power sampler on %s: %v; no energy figures for this launch", o.h.Name(), err))
+		o.warn(s.sc.Name, fmt.Sprintf("starting the power sampler on %s: %v; no energy figures for this launch", s.w.h.Name(), err))
 		return nil
 	}
 	s.power = p
@@ -80,18 +80,18 @@ func stopPower(ctx context.Context, s *scenarioRun) error {
 	if s.power == nil || o.opt.DryRun {
 		return nil
 	}
-	if err := o.stopOverLink(ctx, s.sc.Name, o.powerPID()); err != nil {
-		return fmt.Errorf("stopping the power sampler on %s: %w", o.h.Name(), err)
+	if err := s.w.stopOverLink(ctx, s.sc.Name, s.w.powerPID()); err != nil {
+		return fmt.Errorf("stopping the power sampler on %s: %w", s.w.h.Name(), err)
 	}
 	if err := os.MkdirAll(s.dir, results.DirMode); err != nil {
 		return err
 	}
 	raw := filepath.Join(s.dir, results.PowerLogFile)
-	err := o.overLink(ctx, s.sc.Name, "downloading the power readings", func(ctx context.Context) error {
-		return o.h.Download(ctx, s.power.raw, raw)
+	err := s.w.overLink(ctx, s.sc.Name, "downloading the power readings", func(ctx context.Context) error {
+		return s.w.h.Download(ctx, s.power.raw, raw)
 	})
 	if err != nil {
-		return fmt.Errorf("downloading the power readings %s from %s: %w", s.power.raw, o.h.Name(), err)
+		return fmt.Errorf("downloading the power readings %s from %s: %w", s.power.raw, s.w.h.Name(), err)
 	}
 	userOnly(raw)
 	data, err := os.ReadFile(raw)

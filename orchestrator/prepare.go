@@ -8,67 +8,80 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/remote"
+	"github.com/bakeoff-dev/bakeoff/results"
 )
 
-// prepare reads the host's facts into the manifest and decides where the
-// sweep runs: on the host when it can run this very binary (uploaded to the
-// workdir unless the host is this machine), else through the tunnel.
-func (o *orch) prepare(ctx context.Context) error {
+// prepare reads the host's facts and decides where the sweep runs: on the
+// host when it can run this very binary (uploaded to the workdir unless the
+// host is this machine), else through the tunnel. A single host's facts go
+// into the manifest here; a fleet's once every host is prepared.
+func (w *worker) prepare(ctx context.Context) error {
+	o := w.o
 	wantHost := o.c.Host.SweepMode != campaign.SweepOverSSH
 	if o.c.Host.Local {
-		o.hostBakeoff, o.sweepOnHost = o.opt.Bakeoff, wantHost
+		w.hostBakeoff, w.sweepOnHost = o.opt.Bakeoff, wantHost
 	}
-	if err := remote.EnsureDir(ctx, o.h, o.paths.workdir); err != nil {
-		return fmt.Errorf("creating the workdir %s on %s: %w", o.paths.workdir, o.h.Name(), err)
+	if err := remote.EnsureDir(ctx, w.h, w.paths.workdir); err != nil {
+		return fmt.Errorf("creating the workdir %s on %s: %w", w.paths.workdir, w.h.Name(), err)
 	}
 	// A dry run contacts nothing: it shows the run a host of this
 	// machine's platform would get.
 	goos, goarch := runtime.GOOS, runtime.GOARCH
+	w.facts = results.HostFacts{Name: w.h.Name()}
 	if !o.opt.DryRun {
 		var err error
-		goos, goarch, err = remote.Platform(ctx, o.h)
+		goos, goarch, err = remote.Platform(ctx, w.h)
 		if err != nil {
-			return fmt.Errorf("reading the platform of %s: %w", o.h.Name(), err)
+			return fmt.Errorf("reading the platform of %s: %w", w.h.Name(), err)
 		}
-		o.hostFacts(ctx, goos, goarch)
+		w.hostFacts(ctx, goos, goarch)
 	}
 
 	if !o.c.Host.Local {
 		if goos == runtime.GOOS && goarch == runtime.GOARCH {
-			if err := remote.EnsureDir(ctx, o.h, pathDir(o.paths.bin)); err != nil {
+			if err := remote.EnsureDir(ctx, w.h, pathDir(w.paths.bin)); err != nil {
 				return err
 			}
-			if err := o.h.Upload(ctx, o.opt.Bakeoff, o.paths.bin); err != nil {
-				return fmt.Errorf("uploading bakeoff to %s: %w", o.h.Name(), err)
+			if err := w.h.Upload(ctx, o.opt.Bakeoff, w.paths.bin); err != nil {
+				return fmt.Errorf("uploading bakeoff to %s: %w", w.h.Name(), err)
 			}
-			o.hostBakeoff, o.sweepOnHost = o.paths.bin, wantHost
+			w.hostBakeoff, w.sweepOnHost = w.paths.bin, wantHost
 		} else {
-			o.sweepOnHost = false
+			w.sweepOnHost = false
 			if wantHost {
 				o.warn("", fmt.Sprintf("%s is %s/%s and this bakeoff is %s/%s: the sweep runs here, through the SSH tunnel",
-					o.h.Name(), goos, goarch, runtime.GOOS, runtime.GOARCH))
+					w.h.Name(), goos, goarch, runtime.GOOS, runtime.GOARCH))
 			}
 		}
+	}
+	if o.fleet {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.opt.DryRun {
+		o.man.Host = w.facts
 	}
 	return o.writeManifest()
 }
 
-// hostFacts records the host's name, kernel, driver and GPUs in the
-// manifest; a fact that cannot be read is a warning, not a failure.
-func (o *orch) hostFacts(ctx context.Context, goos, goarch string) {
-	o.man.Host.OS, o.man.Host.Arch = goos, goarch
-	if out, _, err := o.h.Run(ctx, "uname -n; uname -r"); err == nil {
+// hostFacts records the host's name, kernel, driver and GPUs; a fact that
+// cannot be read is a warning, not a failure.
+func (w *worker) hostFacts(ctx context.Context, goos, goarch string) {
+	o := w.o
+	w.facts.OS, w.facts.Arch = goos, goarch
+	if out, _, err := w.h.Run(ctx, "uname -n; uname -r"); err == nil {
 		f := strings.Fields(string(out))
 		if len(f) == 2 {
-			o.man.Host.Name = f[0] + " (" + o.h.Name() + ")"
-			o.man.Host.Kernel = f[1]
+			w.facts.Name = f[0] + " (" + w.h.Name() + ")"
+			w.facts.Kernel = f[1]
 		}
 	}
-	driver, gpus, err := remote.GPUFacts(ctx, o.h, o.c.GPU.NvidiaSMI)
+	driver, gpus, err := remote.GPUFacts(ctx, w.h, o.c.GPU.NvidiaSMI)
 	if err != nil {
-		o.warn("", fmt.Sprintf("reading GPU facts on %s: %v", o.h.Name(), err))
+		o.warn("", fmt.Sprintf("reading GPU facts on %s: %v", w.h.Name(), err))
 	}
-	o.man.Host.Driver, o.man.Host.GPUs = driver, gpus
+	w.facts.Driver, w.facts.GPUs = driver, gpus
 }
 
 func pathDir(p string) string {

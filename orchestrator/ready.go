@@ -59,7 +59,7 @@ func waitReady(ctx context.Context, s *scenarioRun) error {
 		if herr == nil && p.Ready(status, readySeen) {
 			return nil
 		}
-		alive, aerr := remote.Alive(ctx, o.h, o.paths.serverPID)
+		alive, aerr := remote.Alive(ctx, s.w.h, s.w.paths.serverPID)
 		if aerr == nil && !alive {
 			return s.crashed(ctx, "ready", "server exited while loading", nil)
 		}
@@ -82,9 +82,9 @@ func waitReady(ctx context.Context, s *scenarioRun) error {
 
 // readLog returns the server log lines written since the last call.
 func (s *scenarioRun) readLog(ctx context.Context, scan *lineScanner) ([]string, error) {
-	data, next, err := remote.ReadFrom(ctx, s.o.h, s.serverLog, s.logOffset, DefaultLogChunk)
+	data, next, err := remote.ReadFrom(ctx, s.w.h, s.serverLog, s.logOffset, DefaultLogChunk)
 	if err != nil {
-		return nil, fmt.Errorf("reading the server log of %s on %s: %w", s.sc.Name, s.o.h.Name(), err)
+		return nil, fmt.Errorf("reading the server log of %s on %s: %w", s.sc.Name, s.w.h.Name(), err)
 	}
 	s.logOffset = next
 	return scan.feed(data), nil
@@ -97,7 +97,7 @@ func (s *scenarioRun) crashed(ctx context.Context, phase, what string, err error
 	o := s.o
 	settle := o.now().Add(DefaultCrashSettle)
 	for o.now().Before(settle) {
-		if alive, aerr := remote.Alive(ctx, o.h, o.paths.serverPID); aerr == nil && !alive {
+		if alive, aerr := remote.Alive(ctx, s.w.h, s.w.paths.serverPID); aerr == nil && !alive {
 			break
 		}
 		if sleep(ctx, DefaultCrashSettle/10) != nil {

@@ -103,6 +103,7 @@ func newHostPaths(workdir string) hostPaths {
 // scenarioRun is one attempt at one launch: a scenario in a round.
 type scenarioRun struct {
 	o       *orch
+	w       *worker // the host it runs on
 	sc      *campaign.Scenario
 	profile *engine.Profile // the scenario's engine
 	round   int             // 1-based
@@ -121,16 +122,23 @@ type scenarioRun struct {
 	result     results.ScenarioResult
 	keptServer bool
 	power      *powerRun // nil when no sampler runs
+	// hostLost says why the fleet gives up the host during this attempt
+	// ("" when it does not): the attempt is then not the scenario's.
+	hostLost string
 }
 
-func (o *orch) newScenarioRun(pl plannedLaunch) *scenarioRun {
+func (o *orch) newScenarioRun(pl plannedLaunch, w *worker) *scenarioRun {
 	sc := pl.sc
+	o.mu.Lock()
+	o.attempts[pl.key]++
+	attempt := o.attempts[pl.key]
+	o.mu.Unlock()
 	return &scenarioRun{
-		o: o, sc: sc, profile: sc.Profile(), round: pl.key.Round, pos: pl.pos, attempt: o.attempts[pl.key] + 1,
+		o: o, w: w, sc: sc, profile: sc.Profile(), round: pl.key.Round, pos: pl.pos, attempt: attempt,
 		dir:       filepath.Join(o.runDir, filepath.FromSlash(results.LaunchDir(sc.Name, pl.key.Round))),
-		serverLog: path.Join(o.paths.logs, sc.Name+".log"),
-		sweepDir:  path.Join(o.paths.sweeps, sc.Name),
-		client:    hostHTTPClient(o.h),
+		serverLog: path.Join(w.paths.logs, sc.Name+".log"),
+		sweepDir:  path.Join(w.paths.sweeps, sc.Name),
+		client:    hostHTTPClient(w.h),
 		baseURL:   fmt.Sprintf("http://127.0.0.1:%d", o.c.Engine.Port),
 	}
 }
@@ -142,11 +150,12 @@ func (s *scenarioRun) event(e Event) {
 	e.Rounds = len(s.o.man.Order)
 	e.Index = s.pos + 1
 	e.Total = len(s.o.launches)
+	e.Host = s.w.tag
 	s.o.emit(e)
 }
 
 func (s *scenarioRun) fail(phase, reason, tail string, err error) *ScenarioError {
-	return &ScenarioError{Scenario: s.sc.Name, Host: s.o.h.Name(), Phase: phase, Reason: reason, LogTail: tail, Err: err}
+	return &ScenarioError{Scenario: s.sc.Name, Host: s.w.h.Name(), Phase: phase, Reason: reason, LogTail: tail, Err: err}
 }
 
 // runScenario runs the lifecycle and the teardown and returns the attempt's
@@ -155,23 +164,29 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	start := o.now()
 	s.result = results.ScenarioResult{Name: s.sc.Name, Round: s.round, Status: results.StatusPending,
 		Attempt: s.attempt, Fingerprint: o.man.Fingerprint, Started: start.UTC(),
-		PhaseSeconds: map[string]float64{}, Dir: results.LaunchDir(s.sc.Name, s.round)}
+		PhaseSeconds: map[string]float64{}, Dir: results.LaunchDir(s.sc.Name, s.round), HostName: s.w.h.Name()}
 	s.event(Event{Kind: EventScenarioStart})
 	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt,
-		Phase: PhaseScenario, Event: "start"})
+		Phase: PhaseScenario, Event: "start", Host: s.w.tag})
 	if !o.opt.DryRun {
+		var warns []string
+		o.mu.Lock()
 		moved, err := o.archiveAttempt(s.sc.Name, s.round, s.attempt-1)
 		if err != nil {
-			o.warn(s.sc.Name, err.Error())
+			warns = append(warns, err.Error())
 		}
 		if err := os.MkdirAll(s.dir, results.DirMode); err != nil {
-			o.warn(s.sc.Name, err.Error())
+			warns = append(warns, err.Error())
 		}
 		// The summary learns at once where the earlier attempts went, so
 		// that a kill during this one still leaves them findable.
 		s.result.History = o.history(s.sc.Name, s.round, s.attempt-1, moved)
 		if err := o.recordResult(s.result); err != nil {
-			o.warn(s.sc.Name, err.Error())
+			warns = append(warns, err.Error())
+		}
+		o.mu.Unlock()
+		for _, msg := range warns {
+			o.warn(s.sc.Name, msg)
 		}
 	}
 
@@ -182,12 +197,22 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 			break
 		}
 	}
+	// In a fleet, a failure may be the host's: then the round moves, and
+	// a host that no longer answers has nothing teardown could reach.
+	if o.fleet && failed != nil && ctx.Err() == nil {
+		s.hostLost = o.hostFailure(ctx, s, failed)
+	}
 	// Teardown runs even after Ctrl-C: a detached server must not outlive
 	// the campaign unless asked. It gets its own deadline instead.
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultTeardownTimeout)
 	defer cancel()
 	for _, st := range teardown {
-		if st.name == "stop" && o.opt.KeepServer && failed == nil && s.pos == o.lastSelected() {
+		if s.w.unreachable {
+			o.warn(s.sc.Name, fmt.Sprintf("%s is unreachable: its server may still run there; the next campaign on it stops it first (pid file %s)",
+				s.w.h.Name(), s.w.paths.serverPID))
+			break
+		}
+		if st.name == "stop" && o.opt.KeepServer && failed == nil && s.pos == o.lastPos {
 			s.keptServer = true
 			continue
 		}
@@ -208,6 +233,13 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	switch {
 	case failed == nil:
 		s.result.Status = results.StatusOK
+	case s.hostLost != "":
+		s.result.Status = results.StatusPending
+		s.result.Reason = fmt.Sprintf("host %s lost: %s", s.w.h.Name(), s.hostLost)
+		if se := (*ScenarioError)(nil); errors.As(failed, &se) {
+			s.result.FailedPhase, s.result.LogExcerpt = se.Phase, se.LogTail
+		}
+		outcome = OutcomeHostLost
 	case ctx.Err() != nil:
 		s.result.Status = results.StatusPending
 		s.result.Reason = "interrupted: " + failed.Error()
@@ -222,7 +254,7 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 		outcome = OutcomeFailed
 	}
 	e := JournalEntry{Time: end, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: PhaseScenario,
-		Event: "end", Outcome: outcome, DurationS: end.Sub(start).Seconds()}
+		Event: "end", Outcome: outcome, DurationS: end.Sub(start).Seconds(), Host: s.w.tag}
 	if failed != nil {
 		e.Error = failed.Error()
 	}
@@ -233,7 +265,10 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 			o.noteLocalWrite(err)
 			o.warn(s.sc.Name, err.Error())
 		}
-		if err := o.recordResult(s.result); err != nil {
+		o.mu.Lock()
+		err := o.recordResult(s.result)
+		o.mu.Unlock()
+		if err != nil {
 			o.noteLocalWrite(err)
 			o.warn(s.sc.Name, err.Error())
 		}
@@ -241,15 +276,22 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	// A scenario that failed because its results could not be written
 	// locally failed for the campaign's sake, not the server's.
 	o.noteLocalWrite(failed)
-	if o.storageErr != nil && outcome != OutcomeCanceled {
+	if serr := o.storageFailure(); serr != nil && outcome != OutcomeCanceled {
 		// Its result may be missing from summary.json, so the journal must
 		// not call it done: --resume runs it again once space is back. A
 		// journal line can still fit on a disk too full for a JSON file.
 		outcome = OutcomeCanceled
 		e.Outcome = outcome
 		if e.Error == "" {
-			e.Error = "results could not be written: " + o.storageErr.Error()
+			e.Error = "results could not be written: " + serr.Error()
 		}
+	}
+	if outcome == OutcomeOK || outcome == OutcomeFailed {
+		key := LaunchKey{s.sc.Name, s.round}
+		o.mu.Lock()
+		o.finished[key], o.finishedOn[key] = outcome, s.w.tag
+		o.launchSecs = append(o.launchSecs, e.DurationS)
+		o.mu.Unlock()
 	}
 	// The journal's end line comes last: once it says "done", every file the
 	// scenario wrote is already on disk.
@@ -259,24 +301,13 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	return s.result
 }
 
-// lastSelected is the position of the last launch this invocation runs.
-func (o *orch) lastSelected() int {
-	last := -1
-	for _, pl := range o.launches {
-		if o.selected(pl.key) {
-			last = pl.pos
-		}
-	}
-	return last
-}
-
 // phase runs one step with its journal lines and events. A plain error from
 // a step becomes a ScenarioError for that phase.
 func (s *scenarioRun) phase(ctx context.Context, st step) error {
 	o := s.o
 	start := o.now()
 	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: st.name,
-		Event: "start"})
+		Event: "start", Host: s.w.tag})
 	s.event(Event{Kind: EventPhaseStart, Phase: st.name})
 	err := st.run(ctx, s)
 	var se *ScenarioError
@@ -287,11 +318,14 @@ func (s *scenarioRun) phase(ctx context.Context, st step) error {
 	d := end.Sub(start)
 	outcome := outcomeOf(ctx, err)
 	e := JournalEntry{Time: end, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: st.name,
-		Event: "end", Outcome: outcome, DurationS: d.Seconds()}
+		Event: "end", Outcome: outcome, DurationS: d.Seconds(), Host: s.w.tag}
 	if err != nil {
 		e.Error = err.Error()
 	}
 	o.journal(e)
+	if st.name == "ready" && err == nil {
+		o.loadedOn(s)
+	}
 	s.result.PhaseSeconds[st.name] += d.Seconds()
 	s.event(Event{Kind: EventPhaseEnd, Phase: st.name, Outcome: outcome, Duration: d, Err: err})
 	return err

@@ -19,10 +19,9 @@ import (
 // ours to kill (it may be another user's server); if it holds the port, the
 // launch fails fast with "Address already in use" and says so.
 func stopOld(ctx context.Context, s *scenarioRun) error {
-	o := s.o
-	for _, pidFile := range []string{o.paths.sweepPID, o.paths.serverPID} {
-		if err := o.stopOverLink(ctx, s.sc.Name, pidFile); err != nil {
-			return fmt.Errorf("stopping the process of %s on %s: %w", pidFile, o.h.Name(), err)
+	for _, pidFile := range []string{s.w.paths.sweepPID, s.w.paths.serverPID} {
+		if err := s.w.stopOverLink(ctx, s.sc.Name, pidFile); err != nil {
+			return fmt.Errorf("stopping the process of %s on %s: %w", pidFile, s.w.h.Name(), err)
 		}
 	}
 	return nil
@@ -46,7 +45,7 @@ func launch(ctx context.Context, s *scenarioRun) error {
 	}
 	sc.Env[EnvRound] = strconv.Itoa(s.round)
 	sc.Env[EnvLaunch] = strconv.Itoa(s.pos)
-	l, err := campaign.Render(o.c, &sc, o.hostBakeoff)
+	l, err := campaign.Render(o.c, &sc, s.w.hostBakeoff)
 	if err != nil {
 		return err
 	}
@@ -58,29 +57,29 @@ func launch(ctx context.Context, s *scenarioRun) error {
 	// Whatever answers on the port now is not this scenario's server: if a
 	// stranger holds it, health and the sweep would measure the stranger.
 	addr := fmt.Sprintf("127.0.0.1:%d", o.c.Engine.Port)
-	if conn, err := o.h.Dial(ctx, "tcp", addr); err == nil {
+	if conn, err := s.w.h.Dial(ctx, "tcp", addr); err == nil {
 		conn.Close()
 		return s.fail("launch", fmt.Sprintf("port %d on %s is already in use by a process this campaign did not start; stop it or choose another engine.port",
-			o.c.Engine.Port, o.h.Name()), "", nil)
+			o.c.Engine.Port, s.w.h.Name()), "", nil)
 	}
 	// A fresh log, so the ready phase scans only this server's lines; the
 	// user's only (umask 077), as logs name paths and hosts.
-	fresh := fmt.Sprintf("umask 077 && mkdir -p %s && : > %s", campaign.ShellQuote(o.paths.logs), campaign.ShellQuote(s.serverLog))
-	err = o.overLink(ctx, s.sc.Name, "creating the server log", func(ctx context.Context) error {
-		_, _, err := o.h.Run(ctx, fresh)
+	fresh := fmt.Sprintf("umask 077 && mkdir -p %s && : > %s", campaign.ShellQuote(s.w.paths.logs), campaign.ShellQuote(s.serverLog))
+	err = s.w.overLink(ctx, s.sc.Name, "creating the server log", func(ctx context.Context) error {
+		_, _, err := s.w.h.Run(ctx, fresh)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("creating %s on %s: %w", s.serverLog, o.h.Name(), err)
+		return fmt.Errorf("creating %s on %s: %w", s.serverLog, s.w.h.Name(), err)
 	}
 	s.logOffset = 0
-	err = o.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: l.Command, Dir: o.paths.workdir,
-		LogFile: s.serverLog, PIDFile: o.paths.serverPID})
+	err = s.w.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: l.Command, Dir: s.w.paths.workdir,
+		LogFile: s.serverLog, PIDFile: s.w.paths.serverPID})
 	if o.opt.DryRun {
 		return nil // the dry host has no pid to give; the command is recorded
 	}
 	if err != nil {
-		return fmt.Errorf("launching %s on %s: %w", s.sc.Name, o.h.Name(), err)
+		return fmt.Errorf("launching %s on %s: %w", s.sc.Name, s.w.h.Name(), err)
 	}
 	s.event(Event{Kind: EventWaiting, Phase: "launch", Message: "server started, log " + s.serverLog})
 	return nil
@@ -89,12 +88,11 @@ func launch(ctx context.Context, s *scenarioRun) error {
 // stopServer stops the server's process group: SIGTERM, the grace period,
 // then SIGKILL. The sweep goes first, so the server drains no new load.
 func stopServer(ctx context.Context, s *scenarioRun) error {
-	o := s.o
-	if err := o.stopOverLink(ctx, s.sc.Name, o.paths.sweepPID); err != nil {
-		return fmt.Errorf("stopping the sweep of %s on %s: %w", s.sc.Name, o.h.Name(), err)
+	if err := s.w.stopOverLink(ctx, s.sc.Name, s.w.paths.sweepPID); err != nil {
+		return fmt.Errorf("stopping the sweep of %s on %s: %w", s.sc.Name, s.w.h.Name(), err)
 	}
-	if err := o.stopOverLink(ctx, s.sc.Name, o.paths.serverPID); err != nil {
-		return fmt.Errorf("stopping the server of %s on %s: %w", s.sc.Name, o.h.Name(), err)
+	if err := s.w.stopOverLink(ctx, s.sc.Name, s.w.paths.serverPID); err != nil {
+		return fmt.Errorf("stopping the server of %s on %s: %w", s.sc.Name, s.w.h.Name(), err)
 	}
 	return nil
 }
@@ -105,11 +103,11 @@ func saveLog(ctx context.Context, s *scenarioRun) error {
 		return nil
 	}
 	local := filepath.Join(s.dir, results.ServerLog)
-	err := s.o.overLink(ctx, s.sc.Name, "downloading the server log", func(ctx context.Context) error {
-		return s.o.h.Download(ctx, s.serverLog, local)
+	err := s.w.overLink(ctx, s.sc.Name, "downloading the server log", func(ctx context.Context) error {
+		return s.w.h.Download(ctx, s.serverLog, local)
 	})
 	if err != nil {
-		return fmt.Errorf("downloading the server log %s from %s: %w", s.serverLog, s.o.h.Name(), err)
+		return fmt.Errorf("downloading the server log %s from %s: %w", s.serverLog, s.w.h.Name(), err)
 	}
 	userOnly(local)
 	return nil
@@ -121,7 +119,7 @@ func (s *scenarioRun) logTail(ctx context.Context) string {
 	if s.o.opt.DryRun {
 		return ""
 	}
-	tail, err := remote.LastLines(ctx, s.o.h, s.serverLog, DefaultLogTailLines)
+	tail, err := remote.LastLines(ctx, s.w.h, s.serverLog, DefaultLogTailLines)
 	if err != nil {
 		return fmt.Sprintf("(reading %s: %v)", path.Base(s.serverLog), err)
 	}
@@ -133,8 +131,8 @@ const DefaultLogTailLines = 40
 
 // stopOverLink stops the process group of pidFile; Stop is idempotent, so a
 // drop in the middle is simply retried.
-func (o *orch) stopOverLink(ctx context.Context, scenario, pidFile string) error {
-	return o.overLink(ctx, scenario, "stopping "+pidFile, func(ctx context.Context) error {
-		return remote.Stop(ctx, o.h, pidFile, o.c.Engine.StopGrace)
+func (w *worker) stopOverLink(ctx context.Context, scenario, pidFile string) error {
+	return w.overLink(ctx, scenario, "stopping "+pidFile, func(ctx context.Context) error {
+		return remote.Stop(ctx, w.h, pidFile, w.o.c.Engine.StopGrace)
 	})
 }

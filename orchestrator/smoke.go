@@ -33,7 +33,7 @@ func smoke(ctx context.Context, s *scenarioRun) error {
 	var resp []byte
 	// A request lost with the link says nothing about the server: it is
 	// sent again once the link is back.
-	err := o.overLink(ctx, s.sc.Name, "the smoke request", func(ctx context.Context) error {
+	err := s.w.overLink(ctx, s.sc.Name, "the smoke request", func(ctx context.Context) error {
 		rctx, cancel := context.WithTimeout(ctx, DefaultSmokeTimeout)
 		defer cancel()
 		var err error
@@ -53,7 +53,7 @@ func smoke(ctx context.Context, s *scenarioRun) error {
 		return s.crashed(ctx, "smoke", fmt.Sprintf("smoke request to %s failed: %v", endpoint, err), err)
 	}
 	// A crash right after the answer is still a crash on the first request.
-	if alive, aerr := remote.Alive(ctx, o.h, o.paths.serverPID); aerr == nil && !alive {
+	if alive, aerr := remote.Alive(ctx, s.w.h, s.w.paths.serverPID); aerr == nil && !alive {
 		return s.crashed(ctx, "smoke", "server exited after the smoke request", nil)
 	}
 	return nil

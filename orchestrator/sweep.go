@@ -26,8 +26,9 @@ const (
 	// DefaultSweepPoll is how often the sweep's event log is read.
 	DefaultSweepPoll = 250 * time.Millisecond
 	// DefaultLinkPatience is how long a dropped link may stay down before
-	// the sweep is given up on; the sweep itself runs on regardless.
-	DefaultLinkPatience = 15 * time.Minute
+	// the sweep is given up on (the sweep itself runs on regardless), when
+	// the campaign's host.link_patience is not set.
+	DefaultLinkPatience = campaign.DefaultLinkPatience
 )
 
 // Files of a sweep run on the host, inside its directory.
@@ -93,7 +94,7 @@ func sweepArgv(bakeoff string, sw campaign.Sweep, eng, url, promptsPath, dir str
 func sweep(ctx context.Context, s *scenarioRun) error {
 	var levels []measure.LevelSummary
 	var err error
-	if s.o.sweepOnHost {
+	if s.w.sweepOnHost {
 		levels, err = sweepOnHost(ctx, s)
 	} else {
 		levels, err = sweepTunnel(ctx, s)
@@ -111,7 +112,7 @@ func sweep(ctx context.Context, s *scenarioRun) error {
 // checkLevels fails the scenario when the server died during the sweep or a
 // level lost more than the allowed share of its requests.
 func (s *scenarioRun) checkLevels(ctx context.Context, levels []measure.LevelSummary) error {
-	if alive, err := remote.Alive(ctx, s.o.h, s.o.paths.serverPID); err == nil && !alive {
+	if alive, err := remote.Alive(ctx, s.w.h, s.w.paths.serverPID); err == nil && !alive {
 		return s.crashed(ctx, "sweep", "server exited during the sweep", nil)
 	}
 	if len(levels) == 0 {
@@ -140,25 +141,25 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 	if promptsPath != prompts.Builtin && promptsPath != "" && !o.c.Host.Local {
 		promptsPath = path.Join(s.sweepDir, "prompts.jsonl")
 	}
-	argv := sweepArgv(o.hostBakeoff, o.c.Sweep, s.profile.Name, s.baseURL, promptsPath, s.sweepDir)
+	argv := sweepArgv(s.w.hostBakeoff, o.c.Sweep, s.profile.Name, s.baseURL, promptsPath, s.sweepDir)
 	eventsPath := path.Join(s.sweepDir, sweepEvents)
 	exitPath := path.Join(s.sweepDir, sweepExit)
 	// Records and logs are the user's only (umask 077), here as on this side.
 	prep := fmt.Sprintf("umask 077 && rm -rf %[1]s && mkdir -p %[1]s && : > %[2]s", campaign.ShellQuote(s.sweepDir),
 		campaign.ShellQuote(eventsPath))
-	err := o.overLink(ctx, s.sc.Name, "preparing the sweep", func(ctx context.Context) error {
-		_, _, err := o.h.Run(ctx, prep)
+	err := s.w.overLink(ctx, s.sc.Name, "preparing the sweep", func(ctx context.Context) error {
+		_, _, err := s.w.h.Run(ctx, prep)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("preparing %s on %s: %w", s.sweepDir, o.h.Name(), err)
+		return nil, fmt.Errorf("preparing %s on %s: %w", s.sweepDir, s.w.h.Name(), err)
 	}
 	if promptsPath != o.c.Sweep.Prompts {
-		err := o.overLink(ctx, s.sc.Name, "uploading the prompt set", func(ctx context.Context) error {
-			return o.h.Upload(ctx, o.c.Sweep.Prompts, promptsPath)
+		err := s.w.overLink(ctx, s.sc.Name, "uploading the prompt set", func(ctx context.Context) error {
+			return s.w.h.Upload(ctx, o.c.Sweep.Prompts, promptsPath)
 		})
 		if err != nil {
-			return nil, fmt.Errorf("uploading the prompt set to %s: %w", o.h.Name(), err)
+			return nil, fmt.Errorf("uploading the prompt set to %s: %w", s.w.h.Name(), err)
 		}
 	}
 	// The exit status is written by the shell around the sweep: the detached
@@ -167,13 +168,13 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 	if o.opt.DryRun {
 		s.event(Event{Kind: EventDryCommand, Phase: "sweep", Message: "# the sweep: " + cmd})
 	}
-	err = o.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: cmd, Dir: o.paths.workdir,
-		LogFile: eventsPath, PIDFile: o.paths.sweepPID})
+	err = s.w.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: cmd, Dir: s.w.paths.workdir,
+		LogFile: eventsPath, PIDFile: s.w.paths.sweepPID})
 	if o.opt.DryRun {
 		return nil, nil // the dry host has no pid to give; the command is recorded
 	}
 	if err != nil {
-		return nil, fmt.Errorf("starting the sweep of %s on %s: %w", s.sc.Name, o.h.Name(), err)
+		return nil, fmt.Errorf("starting the sweep of %s on %s: %w", s.sc.Name, s.w.h.Name(), err)
 	}
 
 	var (
@@ -183,7 +184,7 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 		downFrom time.Time
 	)
 	follow := func() error {
-		data, next, err := remote.ReadFrom(ctx, o.h, eventsPath, offset, DefaultLogChunk)
+		data, next, err := remote.ReadFrom(ctx, s.w.h, eventsPath, offset, DefaultLogChunk)
 		offset = next
 		for _, line := range scan.feed(data) {
 			var ev loadgen.Event
@@ -202,7 +203,7 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 		err := follow()
 		var alive bool
 		if err == nil {
-			alive, err = remote.Alive(ctx, o.h, o.paths.sweepPID)
+			alive, err = remote.Alive(ctx, s.w.h, s.w.paths.sweepPID)
 		}
 		if ctx.Err() != nil {
 			return s.fetchSweep(context.WithoutCancel(ctx), true), ctx.Err()
@@ -212,10 +213,10 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 			// detached sweep keeps running; only a long outage gives up.
 			if downFrom.IsZero() {
 				downFrom = o.now()
-				o.warn(s.sc.Name, fmt.Sprintf("following the sweep on %s: %v; retrying", o.h.Name(), err))
+				o.warn(s.sc.Name, fmt.Sprintf("following the sweep on %s: %v; retrying", s.w.h.Name(), err))
 			}
-			if o.now().Sub(downFrom) > DefaultLinkPatience {
-				return nil, fmt.Errorf("following the sweep on %s: link down for %s: %w", o.h.Name(), DefaultLinkPatience, err)
+			if o.now().Sub(downFrom) > o.linkPatience {
+				return nil, fmt.Errorf("following the sweep on %s: link down for %s: %w", s.w.h.Name(), o.linkPatience, err)
 			}
 		} else {
 			downFrom = time.Time{}
@@ -224,8 +225,8 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 			}
 			// The server dying mid-sweep ends the scenario now, not after
 			// every remaining request has failed.
-			if up, aerr := remote.Alive(ctx, o.h, o.paths.serverPID); aerr == nil && !up {
-				_ = remote.Stop(ctx, o.h, o.paths.sweepPID, o.c.Engine.StopGrace)
+			if up, aerr := remote.Alive(ctx, s.w.h, s.w.paths.serverPID); aerr == nil && !up {
+				_ = remote.Stop(ctx, s.w.h, s.w.paths.sweepPID, o.c.Engine.StopGrace)
 				levels := s.fetchSweep(ctx, true)
 				return levels, s.crashed(ctx, "sweep", "server exited during the sweep", nil)
 			}
@@ -236,13 +237,13 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 	}
 	_ = follow()
 	var status []byte
-	err = o.overLink(ctx, s.sc.Name, "reading the sweep's exit status", func(ctx context.Context) error {
+	err = s.w.overLink(ctx, s.sc.Name, "reading the sweep's exit status", func(ctx context.Context) error {
 		var err error
-		status, _, err = o.h.Run(ctx, "cat "+campaign.ShellQuote(exitPath)+" 2>/dev/null || true")
+		status, _, err = s.w.h.Run(ctx, "cat "+campaign.ShellQuote(exitPath)+" 2>/dev/null || true")
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading the sweep's exit status on %s: %w", o.h.Name(), err)
+		return nil, fmt.Errorf("reading the sweep's exit status on %s: %w", s.w.h.Name(), err)
 	}
 	code := strings.TrimSpace(string(status))
 	levels := s.fetchSweep(ctx, code != "0")
@@ -250,7 +251,7 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 		if code == "" {
 			code = "unknown (killed?)"
 		}
-		reason := fmt.Sprintf("bakeoff sweep on %s exited with status %s", o.h.Name(), code)
+		reason := fmt.Sprintf("bakeoff sweep on %s exited with status %s", s.w.h.Name(), code)
 		if n := len(tail); n > 0 {
 			reason += ": " + tail[n-1]
 		}
@@ -269,7 +270,7 @@ func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []measure.Le
 	o := s.o
 	if partial {
 		// Stopping the sweep first lets it write what it measured.
-		if err := o.stopOverLink(ctx, s.sc.Name, o.paths.sweepPID); err != nil {
+		if err := s.w.stopOverLink(ctx, s.sc.Name, s.w.paths.sweepPID); err != nil {
 			o.warn(s.sc.Name, err.Error())
 		}
 	}
@@ -278,16 +279,16 @@ func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []measure.Le
 		return nil
 	}
 	for _, name := range []string{results.RequestsFile, results.LevelsFile} {
-		err := o.overLink(ctx, s.sc.Name, "downloading "+name, func(ctx context.Context) error {
-			return o.h.Download(ctx, path.Join(s.sweepDir, name), filepath.Join(s.dir, name))
+		err := s.w.overLink(ctx, s.sc.Name, "downloading "+name, func(ctx context.Context) error {
+			return s.w.h.Download(ctx, path.Join(s.sweepDir, name), filepath.Join(s.dir, name))
 		})
 		if err != nil && !partial {
 			o.warn(s.sc.Name, fmt.Sprintf("downloading %s of %s: %v", name, s.sc.Name, err))
 		}
 		userOnly(filepath.Join(s.dir, name))
 	}
-	err := o.overLink(ctx, s.sc.Name, "downloading the sweep's metrics", func(ctx context.Context) error {
-		return downloadDir(ctx, o.h, path.Join(s.sweepDir, results.MetricsDir), filepath.Join(s.dir, results.MetricsDir))
+	err := s.w.overLink(ctx, s.sc.Name, "downloading the sweep's metrics", func(ctx context.Context) error {
+		return downloadDir(ctx, s.w.h, path.Join(s.sweepDir, results.MetricsDir), filepath.Join(s.dir, results.MetricsDir))
 	})
 	if err != nil {
 		o.warn(s.sc.Name, err.Error())
@@ -378,7 +379,7 @@ func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 		}
 	}
 	if runErr != nil {
-		return levels, fmt.Errorf("sweeping %s through %s: %w", s.sc.Name, o.h.Name(), runErr)
+		return levels, fmt.Errorf("sweeping %s through %s: %w", s.sc.Name, s.w.h.Name(), runErr)
 	}
 	return levels, nil
 }

@@ -46,16 +46,19 @@ const RoundDirPrefix = "round-"
 
 // Manifest describes a run: what was asked and where it ran.
 type Manifest struct {
-	Campaign       string    `json:"campaign"`
-	Run            string    `json:"run"` // UTC timestamp, also the directory name
-	Started        time.Time `json:"started"`
-	ConfigFile     string    `json:"config_file"`
-	Fingerprint    string    `json:"fingerprint"`
-	Baseline       string    `json:"baseline"`
-	Scenarios      []string  `json:"scenarios"` // campaign order
-	Sweep          SweepInfo `json:"sweep"`
-	Host           HostFacts `json:"host"`
-	BakeoffVersion string    `json:"bakeoff_version"`
+	Campaign    string    `json:"campaign"`
+	Run         string    `json:"run"` // UTC timestamp, also the directory name
+	Started     time.Time `json:"started"`
+	ConfigFile  string    `json:"config_file"`
+	Fingerprint string    `json:"fingerprint"`
+	Baseline    string    `json:"baseline"`
+	Scenarios   []string  `json:"scenarios"` // campaign order
+	Sweep       SweepInfo `json:"sweep"`
+	Host        HostFacts `json:"host"`
+	// Hosts names a fleet's hosts (hosts:), as their Name() gives them,
+	// those of the run's earlier invocations first; empty for a single host.
+	Hosts          []string `json:"hosts,omitempty"`
+	BakeoffVersion string   `json:"bakeoff_version"`
 	// Resolved is the campaign as resolved (extends applied), for the record.
 	Resolved any `json:"resolved,omitempty"`
 
@@ -111,9 +114,13 @@ const (
 // ScenarioResult is the outcome of one attempt at one launch: one scenario
 // in one round. Attempt counts the attempts at that launch.
 type ScenarioResult struct {
-	Name        string    `json:"name"`
-	Status      string    `json:"status"`
-	Attempt     int       `json:"attempt"` // 1 for the first, higher after reruns
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Attempt int    `json:"attempt"` // 1 for the first, higher after reruns
+	// HostName is the Name() of the host the attempt ran on (an ssh alias or
+	// user@host:port, or "local"); within a round every counted attempt
+	// shares one host. Empty in files written before it was recorded.
+	HostName    string    `json:"host_name,omitempty"`
 	Fingerprint string    `json:"fingerprint"`
 	Started     time.Time `json:"started"`
 	Ended       time.Time `json:"ended"`
