@@ -34,7 +34,7 @@ func TestLoadHostsErrors(t *testing.T) {
 		{"host.ssh not in hosts", "host: {ssh: gpu-z, workdir: /w}\nhosts: [gpu-a, gpu-b]\n",
 			[]string{`c/configs/camp.yaml:2:13: host.ssh: "gpu-z" is not among hosts: (gpu-a, gpu-b); with hosts:, host: gives only the settings the fleet shares`}},
 		{"neither", "",
-			[]string{`c/configs/camp.yaml:1:1: host: missing (` + "`local`" + `, a mapping with ssh:, or hosts: [a list of SSH hosts])`}},
+			[]string{`c/configs/camp.yaml:1:1: host: missing (` + "`local`" + `, or a mapping with ssh:)`}},
 		{"bad link patience", "host: {ssh: gpu, link_patience: 0s}\n",
 			[]string{`c/configs/camp.yaml:2:33: host.link_patience: must be longer than 0, got 0s`}},
 	}

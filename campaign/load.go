@@ -155,7 +155,7 @@ func (l *loader) campaign(path string) *Campaign {
 		l.p.errorf(top, "campaign: missing (the campaign's name)")
 	}
 	if !hasHost && !fleetGiven {
-		l.p.errorf(top, "host: missing (`local`, a mapping with ssh:, or hosts: [a list of SSH hosts])")
+		l.p.errorf(top, "host: missing (`local`, or a mapping with ssh:)")
 	}
 	if !hasSweep {
 		l.p.errorf(top, "sweep: missing (at least sweep.concurrency or sweep.rates)")

@@ -21,6 +21,15 @@ import (
 // round.
 func launchCount(c *campaign.Campaign) int { return len(c.Scenarios) * max(c.Rounds, 1) }
 
+// serialLaunches is how many launches one host runs in a row: every
+// scenario of each round it takes, the rounds shared out over the fleet's
+// hosts (all of them, with a single host).
+func serialLaunches(c *campaign.Campaign) int {
+	hosts := max(len(c.Hosts), 1)
+	rounds := max(c.Rounds, 1)
+	return len(c.Scenarios) * ((rounds + hosts - 1) / hosts)
+}
+
 // orderPeriod is how many rounds the launch order takes to repeat.
 func orderPeriod(n int) int {
 	if n%2 == 1 {
@@ -96,9 +105,20 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string) {
 		fmtPct(c.EquivalenceMarginPct), fmtPct(c.MinEffectPct))
 
 	launches := launchCount(c)
-	fmt.Fprintf(w, "duration  waits at most %s: per launch ready ≤ %s, GPU memory ≤ 2 × %s, stop ≤ %s\n",
-		fmtDur(time.Duration(launches)*waitBound(c)), fmtDur(c.Engine.HealthTimeout), fmtDur(c.GPU.WaitTimeout),
-		fmtDur(c.Engine.StopGrace))
+	// Time runs on every host at once: the time figures count the
+	// launches one host runs in a row; the token figures count them all.
+	serial := serialLaunches(c)
+	if len(c.Hosts) > 1 {
+		fmt.Fprintf(w, "duration  over %d hosts, a round at a time on each: at most %s per host, %d launches in a row\n",
+			len(c.Hosts), plural((max(c.Rounds, 1)+len(c.Hosts)-1)/len(c.Hosts), "round"), serial)
+		fmt.Fprintf(w, "          waits at most %s: per launch ready ≤ %s, GPU memory ≤ 2 × %s, stop ≤ %s\n",
+			fmtDur(time.Duration(serial)*waitBound(c)), fmtDur(c.Engine.HealthTimeout), fmtDur(c.GPU.WaitTimeout),
+			fmtDur(c.Engine.StopGrace))
+	} else {
+		fmt.Fprintf(w, "duration  waits at most %s: per launch ready ≤ %s, GPU memory ≤ 2 × %s, stop ≤ %s\n",
+			fmtDur(time.Duration(serial)*waitBound(c)), fmtDur(c.Engine.HealthTimeout), fmtDur(c.GPU.WaitTimeout),
+			fmtDur(c.Engine.StopGrace))
+	}
 	s := c.Sweep
 	reqs := 0
 	var schedule time.Duration // an open loop's arrivals alone: n−1 gaps of 1/rate per level
@@ -122,11 +142,11 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string) {
 		s.Warmup, reqs, each, thousands(perLaunch), thousands(perLaunch*launches))
 	if schedule > 0 {
 		fmt.Fprintf(w, "          arrivals: at least %s per launch, %s in all, however fast the server\n",
-			fmtDur(schedule.Round(time.Second)), fmtDur((time.Duration(launches) * schedule).Round(time.Second)))
+			fmtDur(schedule.Round(time.Second)), fmtDur((time.Duration(serial) * schedule).Round(time.Second)))
 	}
 	if d, k, dir, ok := typicalLaunch(root, c); ok {
 		fmt.Fprintf(w, "          typical: %s, %s per launch (the median of %d launches in %s)\n",
-			fmtDur((time.Duration(launches) * d).Round(time.Second)), fmtDur(d), k, dir)
+			fmtDur((time.Duration(serial) * d).Round(time.Second)), fmtDur(d), k, dir)
 	} else {
 		fmt.Fprintf(w, "          typical: not known before a first run of this sweep (none in %s)\n",
 			filepath.Join(root, c.Name))

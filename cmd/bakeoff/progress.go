@@ -44,12 +44,18 @@ func eventLine(ev orchestrator.Event) string {
 	who := ""
 	switch {
 	case ev.Scenario != "" && ev.Total > 0:
-		who = fmt.Sprintf("[%d/%d %s%s] ", ev.Index, ev.Total, ev.Scenario, roundSuffix(ev))
+		who = fmt.Sprintf("[%d/%d %s%s%s] ", ev.Index, ev.Total, ev.Scenario, roundSuffix(ev), hostSuffix(ev))
 	case ev.Scenario != "":
-		who = "[" + ev.Scenario + roundSuffix(ev) + "] "
+		who = "[" + ev.Scenario + roundSuffix(ev) + hostSuffix(ev) + "] "
+	case ev.Host != "":
+		who = "[" + ev.Host + "] "
 	}
 	switch ev.Kind {
 	case orchestrator.EventCampaignStart:
+		if ev.Hosts > 1 {
+			return fmt.Sprintf("campaign: %d launches (%d scenarios × %d rounds) on %d hosts (%s), a round at a time on each, results in %s",
+				ev.Total, ev.Total/max(ev.Rounds, 1), ev.Rounds, ev.Hosts, ev.Message, ev.RunDir)
+		}
 		if ev.Rounds > 1 {
 			return fmt.Sprintf("campaign: %d launches (%d scenarios × %d rounds) on %s, results in %s",
 				ev.Total, ev.Total/ev.Rounds, ev.Rounds, ev.Message, ev.RunDir)
@@ -85,6 +91,13 @@ func eventLine(ev orchestrator.Event) string {
 		return who + "warning: " + ev.Message
 	case orchestrator.EventCampaignEnd:
 		return "campaign done"
+	case orchestrator.EventHostLost:
+		if ev.Round > 0 {
+			return fmt.Sprintf("host %s lost during round %d: %s; the round runs again whole on another host", ev.Host, ev.Round, firstLine(ev.Message))
+		}
+		return fmt.Sprintf("host %s lost: %s", ev.Host, firstLine(ev.Message))
+	case orchestrator.EventRoundOutOfTime:
+		return "out of time: " + ev.Message
 	}
 	return ""
 }
@@ -93,6 +106,14 @@ func eventLine(ev orchestrator.Event) string {
 func roundSuffix(ev orchestrator.Event) string {
 	if ev.Rounds > 1 && ev.Round > 0 {
 		return fmt.Sprintf(" round %d", ev.Round)
+	}
+	return ""
+}
+
+// hostSuffix names the host of a launch in a fleet.
+func hostSuffix(ev orchestrator.Event) string {
+	if ev.Host != "" {
+		return " on " + ev.Host
 	}
 	return ""
 }

@@ -33,17 +33,24 @@ type liveProgress struct {
 	mu         sync.Mutex
 	textMu     sync.Mutex
 	campaign   *mpb.Bar
-	bar        *mpb.Bar
 	sweepTotal int // requests per scenario's sweep, warm-up included
-	done       int // requests of finished levels in the current sweep
-	warm       int // warm-up requests finished in the current sweep
-	name       string
-	phase      string
-	status     string
-	started    time.Time // campaign
-	scStarted  time.Time
-	finished   int
-	total      int
+	// slots are the launches in progress, one per host (a single host's
+	// is under "").
+	slots    map[string]*liveSlot
+	started  time.Time // campaign
+	finished int
+	total    int
+}
+
+// liveSlot is the bar of the launch in progress on one host.
+type liveSlot struct {
+	bar       *mpb.Bar
+	done      int // requests of finished levels in the current sweep
+	warm      int // warm-up requests finished in the current sweep
+	name      string
+	phase     string
+	status    string
+	scStarted time.Time
 }
 
 func newLiveProgress(w io.Writer, now func() time.Time, sweepTotal int) *liveProgress {
@@ -52,6 +59,7 @@ func newLiveProgress(w io.Writer, now func() time.Time, sweepTotal int) *livePro
 		now:        now,
 		sweepTotal: max(1, sweepTotal),
 		started:    now(),
+		slots:      map[string]*liveSlot{},
 	}
 }
 
@@ -79,14 +87,17 @@ func (l *liveProgress) event(ev orchestrator.Event) {
 			mpb.AppendDecorators(l.text(l.campaignTimes)))
 		l.println(eventLine(ev))
 	case orchestrator.EventScenarioStart:
-		l.done, l.warm = 0, 0
-		l.setText(func() { l.name, l.phase, l.status, l.scStarted = ev.Scenario, "", "", ev.Time })
-		label := fmt.Sprintf("[%d/%d] %s%s ", ev.Index, ev.Total, ev.Scenario, roundSuffix(ev))
-		l.bar = l.p.AddBar(int64(l.sweepTotal),
+		sl := &liveSlot{name: ev.Scenario, scStarted: ev.Time}
+		if old := l.slots[ev.Host]; old != nil && old.bar != nil {
+			old.bar.Abort(true)
+		}
+		l.setText(func() { l.slots[ev.Host] = sl })
+		label := fmt.Sprintf("[%d/%d] %s%s%s ", ev.Index, ev.Total, ev.Scenario, roundSuffix(ev), hostSuffix(ev))
+		sl.bar = l.p.AddBar(int64(l.sweepTotal),
 			mpb.BarRemoveOnComplete(),
 			mpb.PrependDecorators(decor.Name(label, decor.WCSyncSpaceR),
-				l.text(func() string { return fmt.Sprintf("%-14s %s", l.phase, fmtSeconds(l.now().Sub(l.scStarted))) })),
-			mpb.AppendDecorators(l.text(func() string { return truncate(l.status, 70) })))
+				l.text(func() string { return fmt.Sprintf("%-14s %s", sl.phase, fmtSeconds(l.now().Sub(sl.scStarted))) })),
+			mpb.AppendDecorators(l.text(func() string { return truncate(sl.status, 70) })))
 	case orchestrator.EventScenarioSkip:
 		l.setText(func() { l.finished++ })
 		if l.campaign != nil {
@@ -94,26 +105,32 @@ func (l *liveProgress) event(ev orchestrator.Event) {
 		}
 		l.println(eventLine(ev))
 	case orchestrator.EventPhaseStart:
-		l.setText(func() { l.phase, l.status = ev.Phase, "" })
+		if sl := l.slots[ev.Host]; sl != nil {
+			l.setText(func() { sl.phase, sl.status = ev.Phase, "" })
+		}
 	case orchestrator.EventPhaseEnd:
 		if ev.Outcome != orchestrator.OutcomeOK || ev.Scenario == "" {
 			l.println(eventLine(ev))
 		}
 	case orchestrator.EventServerLog, orchestrator.EventWaiting:
-		l.setText(func() { l.status = ev.Message })
+		if sl := l.slots[ev.Host]; sl != nil {
+			l.setText(func() { sl.status = ev.Message })
+		}
 	case orchestrator.EventSweep:
-		l.sweep(ev.Sweep)
+		if sl := l.slots[ev.Host]; sl != nil {
+			l.sweep(sl, ev.Sweep)
+		}
 	case orchestrator.EventScenarioEnd:
 		l.setText(func() { l.finished++ })
-		if l.bar != nil {
-			l.bar.SetTotal(-1, true)
-			l.bar = nil
+		if sl := l.slots[ev.Host]; sl != nil && sl.bar != nil {
+			sl.bar.SetTotal(-1, true)
+			sl.bar = nil
 		}
 		if l.campaign != nil {
 			l.campaign.Increment()
 		}
 		l.println(eventLine(ev))
-	case orchestrator.EventWarning:
+	case orchestrator.EventWarning, orchestrator.EventHostLost, orchestrator.EventRoundOutOfTime:
 		l.println(eventLine(ev))
 	case orchestrator.EventCampaignEnd:
 		if l.campaign != nil {
@@ -129,27 +146,27 @@ func (l *liveProgress) setText(fn func()) {
 	fn()
 }
 
-func (l *liveProgress) sweep(ev *loadgen.Event) {
-	if ev == nil || l.bar == nil {
+func (l *liveProgress) sweep(sl *liveSlot, ev *loadgen.Event) {
+	if ev == nil || sl.bar == nil {
 		return
 	}
 	switch ev.Kind {
 	case loadgen.EventWarmup, loadgen.EventLevelStart, loadgen.EventProgress:
 		status := fmt.Sprintf("%s %d/%d  %.1f tok/s", measure.LevelName(ev.Level), ev.Done, ev.Total, ev.TokPerSec)
 		if ev.Kind == loadgen.EventWarmup {
-			l.warm = ev.Done
+			sl.warm = ev.Done
 			status = fmt.Sprintf("warm-up %d/%d", ev.Done, ev.Total)
 		}
-		l.setText(func() { l.status = status })
-		cur := l.warm + l.done
+		l.setText(func() { sl.status = status })
+		cur := sl.warm + sl.done
 		if ev.Kind != loadgen.EventWarmup {
 			cur += ev.Done
 		}
-		l.bar.SetCurrent(int64(min(l.sweepTotal-1, cur)))
+		sl.bar.SetCurrent(int64(min(l.sweepTotal-1, cur)))
 	case loadgen.EventLevelEnd:
-		l.done += ev.Total
+		sl.done += ev.Total
 		if ev.Summary != nil {
-			line := fmt.Sprintf("[%s] %s", l.name, measure.FormatLevel(*ev.Summary))
+			line := fmt.Sprintf("[%s] %s", sl.name, measure.FormatLevel(*ev.Summary))
 			l.println(line)
 		}
 	}
@@ -169,8 +186,10 @@ func (l *liveProgress) campaignTimes() string {
 
 func (l *liveProgress) close() {
 	l.mu.Lock()
-	if l.bar != nil {
-		l.bar.Abort(true)
+	for _, sl := range l.slots {
+		if sl.bar != nil {
+			sl.bar.Abort(true)
+		}
 	}
 	if l.campaign != nil && !l.campaign.Completed() {
 		l.campaign.Abort(false)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
@@ -30,7 +31,10 @@ func init() {
 Usage: bakeoff run CONFIG [--only NAME,...] [--round K] [--out DIR | --resume DIR | --into DIR] [--dry-run] [--keep-server]
 
 Runs the campaign's rounds on its host; each round launches every scenario
-once, in a counterbalanced order (docs/CONFIG.md). Each launch: stop what
+once, in a counterbalanced order (docs/CONFIG.md). With hosts: (a fleet),
+each host runs a round at a time, taking the next one when free; a host
+that fails (unreachable, GPUs held, servers that cannot load there) is left
+out and its round runs again whole on another host. Each launch: stop what
 runs, wait for free GPU memory, launch the server detached, wait until
 healthy, send one smoke request, run the sweep, collect metrics and the log,
 stop. A launch that fails is recorded with its phase and log excerpt and the
@@ -170,18 +174,26 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return exitOK
 	}
 
-	h, err := connectHost(ctx, e, c)
-	if err != nil {
-		fmt.Fprintln(e.Stderr, "bakeoff run:", err)
-		return exitFailed
-	}
-	defer h.Close()
-	if n, ok := h.(interface{ ConfigNotes() []string }); ok {
-		for _, note := range n.ConfigNotes() {
-			fmt.Fprintln(e.Stderr, "warning: ssh config:", note)
+	if len(c.Hosts) > 0 {
+		hosts, err := connectFleet(ctx, e, c)
+		if err != nil {
+			fmt.Fprintln(e.Stderr, "bakeoff run:", err)
+			return exitFailed
 		}
+		for _, h := range hosts {
+			defer h.Close()
+		}
+		opt.Hosts = hosts
+	} else {
+		h, err := connectHost(ctx, e, c)
+		if err != nil {
+			fmt.Fprintln(e.Stderr, "bakeoff run:", err)
+			return exitFailed
+		}
+		defer h.Close()
+		printConfigNotes(e, h)
+		opt.Host = h
 	}
-	opt.Host = h
 
 	// The first Ctrl-C cancels ctx: the orchestrator stops the server and
 	// writes what it has. From then on the signals' default action applies,
@@ -210,7 +222,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return exitFailed
 	}
 	printEnd(e, c, f, out)
-	if out.Canceled || out.Stopped != "" || out.Failed > 0 {
+	if out.Canceled || out.Stopped != "" || out.Failed > 0 || len(out.OutOfTime) > 0 {
 		return exitFailed
 	}
 	return exitOK
@@ -221,7 +233,46 @@ func connectHost(ctx context.Context, e *env, c *campaign.Campaign) (remote.Host
 	if c.Host.Local {
 		return remote.NewLocal(), nil
 	}
-	return dialSSH(ctx, e, c)
+	return dialSSH(ctx, e, c.Host)
+}
+
+// connectFleet connects every host of hosts: at once. A host that cannot be
+// reached is reported and left out; the campaign runs on the others, and
+// fails only when none can be reached.
+func connectFleet(ctx context.Context, e *env, c *campaign.Campaign) ([]remote.Host, error) {
+	hosts := make([]remote.Host, len(c.Hosts))
+	errs := make([]error, len(c.Hosts))
+	var wg sync.WaitGroup
+	for i, h := range c.Hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hosts[i], errs[i] = dialSSH(ctx, e, h)
+		}()
+	}
+	wg.Wait()
+	var up []remote.Host
+	for i, h := range hosts {
+		if errs[i] != nil {
+			fmt.Fprintf(e.Stderr, "bakeoff run: %s cannot be reached, left out of the fleet: %v\n", c.Hosts[i].SSH, errs[i])
+			continue
+		}
+		printConfigNotes(e, h)
+		up = append(up, h)
+	}
+	if len(up) == 0 {
+		return nil, fmt.Errorf("no host of the fleet can be reached: %w", errors.Join(errs...))
+	}
+	return up, nil
+}
+
+// printConfigNotes warns of the ssh config's Match blocks a host skipped.
+func printConfigNotes(e *env, h remote.Host) {
+	if n, ok := h.(interface{ ConfigNotes() []string }); ok {
+		for _, note := range n.ConfigNotes() {
+			fmt.Fprintf(e.Stderr, "warning: ssh config (%s): %s\n", h.Name(), note)
+		}
+	}
 }
 
 // printEnd writes the verdict, where the time went, the results path and,
@@ -255,11 +306,12 @@ func printEnd(e *env, c *campaign.Campaign, f *runFlags, out *orchestrator.Outco
 			fmt.Fprintf(w, "  %-15s %8.1fs  %5.1f%%  (%d×)\n", p.Phase, p.Seconds, share, p.Count)
 		}
 	}
+	printFleet(w, out)
 	fmt.Fprintf(w, "\nResults: %s\n", out.RunDir)
 	if page := filepath.Join(out.RunDir, report.Dir, report.HTMLFile); isFile(page) {
 		fmt.Fprintf(w, "Report:  %s\n", page)
 	}
-	if out.Canceled || out.Stopped != "" {
+	if out.Canceled || out.Stopped != "" || len(out.OutOfTime) > 0 {
 		abs, _ := filepath.Abs(out.RunDir)
 		resume := fmt.Sprintf("bakeoff run %s --resume %s", campaign.ShellQuote(f.config), campaign.ShellQuote(abs))
 		if f.only != "" {
@@ -270,12 +322,68 @@ func printEnd(e *env, c *campaign.Campaign, f *runFlags, out *orchestrator.Outco
 		if f.round > 0 {
 			resume += " --round " + strconv.Itoa(f.round)
 		}
-		if out.Stopped != "" {
+		switch {
+		case out.Stopped != "":
 			fmt.Fprintf(w, "Stopped: %s.\nOnce that is fixed, resume with: %s\n", out.Stopped, resume)
-		} else {
+		case out.Canceled:
 			fmt.Fprintf(w, "Interrupted. Resume with: %s\n", resume)
+		default:
+			fmt.Fprintf(w, "Out of time: %s not started (not enough time left on the hosts).\nResume with: %s\n",
+				roundList(out.OutOfTime), resume)
 		}
 	}
+}
+
+// printFleet says which rounds ran where and which hosts were lost, why.
+func printFleet(w io.Writer, out *orchestrator.Outcome) {
+	if len(out.Placements) == 0 && len(out.Lost) == 0 {
+		return
+	}
+	if len(out.Placements) > 0 {
+		fmt.Fprintln(w, "\nRounds by host:")
+		var hosts []string
+		by := map[string][]string{}
+		for _, p := range out.Placements {
+			if _, ok := by[p.Host]; !ok {
+				hosts = append(hosts, p.Host)
+			}
+			r := strconv.Itoa(p.Round)
+			if len(p.From) > 0 {
+				r += " (moved from " + strings.Join(p.From, ", ") + ")"
+			}
+			by[p.Host] = append(by[p.Host], r)
+		}
+		slices.Sort(hosts)
+		for _, h := range hosts {
+			word := "round"
+			if len(by[h]) > 1 {
+				word = "rounds"
+			}
+			fmt.Fprintf(w, "  %s: %s %s\n", h, word, strings.Join(by[h], ", "))
+		}
+	}
+	if len(out.Lost) > 0 {
+		fmt.Fprintln(w, "\nHosts lost:")
+		for _, l := range out.Lost {
+			during := "before its first round"
+			if l.Round > 0 {
+				during = fmt.Sprintf("during round %d", l.Round)
+			}
+			fmt.Fprintf(w, "  %s %s: %s\n", l.Host, during, firstLine(l.Reason))
+		}
+	}
+}
+
+// roundList writes rounds as "round 3" or "rounds 3, 4".
+func roundList(rounds []int) string {
+	parts := make([]string, len(rounds))
+	for i, r := range rounds {
+		parts[i] = strconv.Itoa(r)
+	}
+	if len(rounds) == 1 {
+		return "round " + parts[0]
+	}
+	return "rounds " + strings.Join(parts, ", ")
 }
 
 // sweepRequests is how many requests one scenario's sweep sends, warm-up

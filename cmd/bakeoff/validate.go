@@ -90,8 +90,18 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string) erro
 		if h.AcceptNew {
 			accept = ", accepts a new host key"
 		}
-		fmt.Fprintf(w, "host      ssh %s, workdir %s, python %s, load runs %s%s\n",
-			h.SSH, h.Workdir, h.Python, sweepWhere(h.SweepMode), accept)
+		if len(c.Hosts) > 0 {
+			names := make([]string, len(c.Hosts))
+			for i, fh := range c.Hosts {
+				names[i] = fh.SSH
+			}
+			fmt.Fprintf(w, "hosts     a fleet of %d, a round at a time on each: ssh %s\n", len(c.Hosts), strings.Join(names, ", "))
+			fmt.Fprintf(w, "          on each: workdir %s, python %s, load runs %s%s\n",
+				h.Workdir, h.Python, sweepWhere(h.SweepMode), accept)
+		} else {
+			fmt.Fprintf(w, "host      ssh %s, workdir %s, python %s, load runs %s%s\n",
+				h.SSH, h.Workdir, h.Python, sweepWhere(h.SweepMode), accept)
+		}
 	}
 	en := c.Engine
 	fmt.Fprintf(w, "engine    port %d, health %s every %s for up to %s, stop grace %s\n",

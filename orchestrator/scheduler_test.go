@@ -1,0 +1,110 @@
+package orchestrator
+
+import (
+	"reflect"
+	"strconv"
+	"testing"
+)
+
+func jobs(rounds ...int) []*roundJob {
+	var out []*roundJob
+	for _, r := range rounds {
+		out = append(out, &roundJob{round: r})
+	}
+	return out
+}
+
+// TestSchedulerHandsOutRoundsInOrder: each free host takes the first round
+// homed nowhere; a round homed to a host goes only to it, before the rest.
+func TestSchedulerHandsOutRoundsInOrder(t *testing.T) {
+	js := jobs(1, 2, 3, 4)
+	js[2].home = "b"
+	s := newScheduler(js)
+	var got []string
+	take := func(host string) *roundJob {
+		j := s.next(host)
+		if j == nil {
+			t.Fatalf("%s got no round", host)
+		}
+		got = append(got, host+":"+strconv.Itoa(j.round))
+		return j
+	}
+	a1 := take("a")
+	b := take("b") // its home round first
+	a2 := take("a")
+	s.done(a1)
+	s.done(b)
+	s.done(a2)
+	last := take("b")
+	s.done(last)
+	if j := s.next("a"); j != nil {
+		t.Errorf("a got round %d after every round was done", j.round)
+	}
+	want := []string{"a:1", "b:3", "a:2", "b:4"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("placed %v, want %v", got, want)
+	}
+}
+
+// TestSchedulerLostHostHandsItsRoundOver: the round of a lost host goes to
+// the front of the queue, to run whole, and a host waiting for work (the
+// queue empty, another host still running) gets it.
+func TestSchedulerLostHostHandsItsRoundOver(t *testing.T) {
+	js := jobs(1, 2)
+	js[1].home = "a" // homed to the host that will be lost
+	s := newScheduler(js)
+	j1 := s.next("a")
+	if j1 == nil || j1.round != 2 {
+		t.Fatalf("a took %+v, want its home round 2", j1)
+	}
+	j := s.next("b")
+	if j == nil || j.round != 1 {
+		t.Fatalf("b took %+v, want round 1", j)
+	}
+	s.done(j)
+	// b now waits: nothing it may take is queued, and a still runs.
+	got := make(chan *roundJob)
+	go func() { got <- s.next("b") }()
+	s.lose("a", j1)
+	moved := <-got
+	if moved == nil || moved.round != 2 || !moved.whole || moved.home != "" || !reflect.DeepEqual(moved.from, []string{"a"}) {
+		t.Fatalf("b got %+v, want round 2 to run whole, moved from a", moved)
+	}
+	if j := s.next("a"); j != nil {
+		t.Errorf("the lost host got round %d", j.round)
+	}
+	s.done(moved)
+	if j := s.next("b"); j != nil {
+		t.Errorf("b got round %d after every round was done", j.round)
+	}
+}
+
+// TestSchedulerRoundsHomedToALostHost run whole wherever there is room.
+func TestSchedulerRoundsHomedToALostHost(t *testing.T) {
+	js := jobs(1, 2)
+	js[0].home = "a"
+	s := newScheduler(js)
+	s.lose("a", nil)
+	j := s.next("b")
+	if j == nil || j.round != 1 || !j.whole || j.home != "" {
+		t.Fatalf("b took %+v, want round 1, whole", j)
+	}
+	s.done(j)
+	if j := s.next("b"); j == nil || j.round != 2 || j.whole {
+		t.Fatalf("b took %+v, want round 2 as planned", j)
+	}
+}
+
+// TestSchedulerStop: after stop nobody gets a round, and a waiting host
+// wakes up.
+func TestSchedulerStop(t *testing.T) {
+	s := newScheduler(jobs(1))
+	j := s.next("a")
+	got := make(chan *roundJob)
+	go func() { got <- s.next("b") }()
+	s.stop()
+	if j2 := <-got; j2 != nil {
+		t.Errorf("b got round %d after stop", j2.round)
+	}
+	s.done(j)
+}
