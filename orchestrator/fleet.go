@@ -49,11 +49,28 @@ type worker struct {
 }
 
 func (o *orch) newWorker(h remote.Host) *worker {
-	w := &worker{o: o, h: h, paths: newHostPaths(o.c.Host.Workdir)}
+	w := &worker{o: o, h: h, paths: newHostPaths(HostWorkdir(o.c.Host.Workdir, h.Name()))}
 	if o.fleet {
 		w.tag = h.Name()
 	}
 	return w
+}
+
+// HostWorkdir is the workdir on the host named host: workdir with each
+// "{host}" replaced by the host's name (characters other than letters,
+// digits, '.', '_' and '-' as '_'), so that hosts that share a filesystem
+// (NFS homes, namespace test hosts) keep their locks and pid files apart.
+func HostWorkdir(workdir, host string) string {
+	if !strings.Contains(workdir, "{host}") {
+		return workdir
+	}
+	safe := []byte(host)
+	for i, c := range safe {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			safe[i] = '_'
+		}
+	}
+	return strings.ReplaceAll(workdir, "{host}", string(safe))
 }
 
 // startHosts locks and prepares the hosts. A single host that cannot be
@@ -113,7 +130,7 @@ func (o *orch) startHosts(ctx context.Context) error {
 // acquire takes the host lock in the host's workdir.
 func (w *worker) acquire(ctx context.Context) error {
 	o := w.o
-	lock, err := acquireLock(ctx, w.h, o.c.Host.Workdir, LockInfo{Machine: o.opt.Machine, PID: o.opt.PID,
+	lock, err := acquireLock(ctx, w.h, w.paths.workdir, LockInfo{Machine: o.opt.Machine, PID: o.opt.PID,
 		Started: o.now().UTC(), Campaign: o.c.Name, RunDir: o.runDir}, o.opt.PIDAlive)
 	w.lock = lock
 	return err
@@ -392,6 +409,10 @@ func (o *orch) schedule(ctx context.Context) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(left) == 0 || o.outcome.Canceled || o.outcome.Stopped != "" {
+		return
+	}
+	if ctx.Err() != nil {
+		o.outcome.Canceled = true // stopped between rounds
 		return
 	}
 	var rounds []string

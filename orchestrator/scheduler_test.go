@@ -108,3 +108,16 @@ func TestSchedulerStop(t *testing.T) {
 	}
 	s.done(j)
 }
+
+func TestHostWorkdir(t *testing.T) {
+	for _, tc := range []struct{ workdir, host, want string }{
+		{"/tmp/bakeoff", "gpu-a", "/tmp/bakeoff"},
+		{"/nfs/bakeoff/{host}", "gpu-a", "/nfs/bakeoff/gpu-a"},
+		{"/w/{host}", "me@gpu-c:2222", "/w/me_gpu-c_2222"},
+		{"/w/{host}/{host}", "[::1]:22", "/w/___1__22/___1__22"},
+	} {
+		if got := HostWorkdir(tc.workdir, tc.host); got != tc.want {
+			t.Errorf("HostWorkdir(%q, %q) = %q, want %q", tc.workdir, tc.host, got, tc.want)
+		}
+	}
+}

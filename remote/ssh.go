@@ -60,13 +60,15 @@ type SSHOptions struct {
 	// IdentityFiles are tried after the config's IdentityFile entries
 	// (default, when both are empty: ~/.ssh/id_ed25519, id_ecdsa, id_rsa).
 	IdentityFiles []string
-	// ConnectTimeout bounds connect and handshake per hop
-	// (default DefaultConnectTimeout).
+	// ConnectTimeout bounds connect and handshake per hop (default: the
+	// ssh config's ConnectTimeout for the target, else
+	// DefaultConnectTimeout).
 	ConnectTimeout time.Duration
 	// KeepaliveInterval and KeepaliveMax: the link is closed after
 	// KeepaliveMax unanswered probes sent KeepaliveInterval apart
-	// (defaults DefaultKeepaliveInterval, DefaultKeepaliveMax; a negative
-	// interval turns keepalives off).
+	// (defaults: the ssh config's ServerAliveInterval and
+	// ServerAliveCountMax for the target, else DefaultKeepaliveInterval and
+	// DefaultKeepaliveMax; a negative interval turns keepalives off).
 	KeepaliveInterval time.Duration
 	KeepaliveMax      int
 	// ReconnectAttempts and ReconnectBackoff: see the defaults of the same
@@ -136,6 +138,10 @@ func DialSSH(ctx context.Context, o SSHOptions) (*SSH, error) {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
+	// Settings left zero come from the ssh config's ConnectTimeout,
+	// ServerAliveInterval and ServerAliveCountMax for the target, else the
+	// defaults; these remember which were left zero.
+	connectGiven, aliveGiven, maxGiven := o.ConnectTimeout > 0, o.KeepaliveInterval != 0, o.KeepaliveMax > 0
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
 	}
@@ -176,6 +182,18 @@ func DialSSH(ctx context.Context, o SSHOptions) (*SSH, error) {
 		return nil, fmt.Errorf("%s: %w", o.Target, err)
 	}
 	s.notes = cfg.notes
+	target := s.hops[len(s.hops)-1]
+	if !connectGiven && target.ConnectTimeout > 0 {
+		s.opt.ConnectTimeout = target.ConnectTimeout
+	}
+	if !aliveGiven && target.AliveInterval > 0 {
+		// ServerAliveInterval 0 (OpenSSH's "off") keeps the default: a
+		// link that dies silently must not hang a campaign.
+		s.opt.KeepaliveInterval = target.AliveInterval
+	}
+	if !maxGiven && target.AliveCountMax > 0 {
+		s.opt.KeepaliveMax = target.AliveCountMax
+	}
 	l, err := s.connect(ctx)
 	if err != nil {
 		if len(cfg.notes) > 0 {

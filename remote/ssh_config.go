@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kevinburke/ssh_config"
 )
@@ -38,6 +39,12 @@ type hop struct {
 	// ProxyCommand, tokens expanded, is run to reach this hop instead of a
 	// TCP connection; only the first hop of a chain can have one.
 	ProxyCommand string
+	// ConnectTimeout, AliveInterval and AliveCountMax are the config's
+	// ConnectTimeout, ServerAliveInterval and ServerAliveCountMax (zero when
+	// not set, or not a positive number).
+	ConnectTimeout time.Duration
+	AliveInterval  time.Duration
+	AliveCountMax  int
 }
 
 // Addr is "host:port" as dialed.
@@ -212,7 +219,19 @@ func (c *sshConfig) resolve(target string) (hop, error) {
 			h.KnownHosts = append(h.KnownHosts, c.expand(w, h))
 		}
 	}
+	h.ConnectTimeout = time.Duration(positive(v.get("ConnectTimeout"))) * time.Second
+	h.AliveInterval = time.Duration(positive(v.get("ServerAliveInterval"))) * time.Second
+	h.AliveCountMax = positive(v.get("ServerAliveCountMax"))
 	return h, nil
+}
+
+// positive is a config value that must be a positive integer; 0 otherwise.
+func positive(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 // chain returns the hops to reach target, first the ProxyJump hosts (each

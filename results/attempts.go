@@ -13,17 +13,26 @@ import (
 // Complete returns the scenario's newest attempt that completed (status
 // ok): r itself, or the newest such attempt of its history; nil when none
 // did. A rerun that fails or is interrupted leaves the earlier complete
-// attempt on disk, and its figures still stand.
+// attempt on disk, and its figures still stand, unless it ran on another
+// host of a fleet (sameHost).
 func (r *ScenarioResult) Complete() *ScenarioResult {
 	if r.Status == StatusOK {
 		return r
 	}
 	for i := len(r.History) - 1; i >= 0; i-- {
-		if r.History[i].Status == StatusOK {
-			return &r.History[i]
+		if h := &r.History[i]; h.Status == StatusOK && sameHost(r, h) {
+			return h
 		}
 	}
 	return nil
+}
+
+// sameHost reports whether two attempts ran on one host, as far as they
+// say. A fleet reruns a round whole on another host when its host is lost,
+// and within a round every counted launch must share a host: an attempt on
+// the lost host no longer stands in for the launch.
+func sameHost(a, b *ScenarioResult) bool {
+	return a.HostName == "" || b.HostName == "" || a.HostName == b.HostName
 }
 
 // AttemptDir is where this attempt's files are, relative to the run
