@@ -77,7 +77,7 @@ func comparePaired(ps []levelPair, conf float64) map[int]*Comparison {
 		if n == 0 {
 			continue
 		}
-		v, df, noisy := levelVar(table[i], lv)
+		v, df, noisy := levelVar(table, i, lv)
 		e := logDiff{D: mean, SE: math.Sqrt(v / float64(n)), DF: df}
 		c := newComparison(e, MethodLaunches, n, math.Sqrt(v), conf)
 		c.WithinShare = withinShare(p, v)
@@ -94,24 +94,32 @@ const noisyLevelP = 0.01
 
 // levelVar is the variance and df a level's comparison uses: the pooled
 // launch variance, unless the level's own variance between rounds exceeds
-// it beyond chance (an F test at noisyLevelP), as when a disturbance hit
-// one level of one launch. Pooling assumes every level is equally noisy;
-// a level that is not gets its own variance, with its own R−1 df, so that
-// the pool does not lend it a confidence it has not earned.
-func levelVar(row []float64, lv launchVar) (v, df float64, noisy bool) {
+// that of the other levels beyond chance (an F test at noisyLevelP against
+// the pool without it), as when a disturbance hit one level of one launch.
+// Pooling assumes every level is equally noisy; a level that is not gets its
+// own variance, with its own R−1 df, so that the pool does not lend it a
+// confidence it has not earned. The level is left out of the pool it is
+// tested against: a level far noisier than the rest dominates any pool that
+// holds it, and its df.
+func levelVar(x [][]float64, c int, lv launchVar) (v, df float64, noisy bool) {
+	row := x[c]
 	mean, n := rowMean(row)
-	if n < 2 || lv.Var <= 0 {
+	if n < 2 || lv.Var <= 0 || len(x) < 2 {
 		return lv.Var, lv.DF, false
 	}
 	var ss float64
-	for _, x := range row {
-		if !math.IsNaN(x) {
-			ss += (x - mean) * (x - mean)
+	for _, y := range row {
+		if !math.IsNaN(y) {
+			ss += (y - mean) * (y - mean)
 		}
 	}
 	own := ss / float64(n-1)
-	f := distuv.F{D1: float64(n - 1), D2: lv.DF}
-	if own/lv.Var > f.Quantile(1-noisyLevelP) {
+	others := estimateLaunchVar(slices.Delete(slices.Clone(x), c, c+1))
+	if others.DF <= 0 || others.Var <= 0 {
+		return lv.Var, lv.DF, false
+	}
+	f := distuv.F{D1: float64(n - 1), D2: others.DF}
+	if own/others.Var > f.Quantile(1-noisyLevelP) {
 		return own, float64(n - 1), true
 	}
 	return lv.Var, lv.DF, false

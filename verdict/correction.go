@@ -9,7 +9,7 @@ import (
 // Corrections for testing many levels and variants at once: the family is
 // every comparison a verdict (or a diff) makes, and a difference is called
 // significant only when its adjusted p-value is below alpha.
-// docs/METHOD.md says why Benjamini–Hochberg is the default.
+// docs/METHOD.md says why Holm's is the default.
 const (
 	// CorrectionBH is the Benjamini–Hochberg step-up procedure: controls the
 	// expected share of false discoveries among the levels called different,
