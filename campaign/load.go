@@ -225,6 +225,7 @@ func (d *doc) host(v *yaml.Node, h *Host, fleet bool) {
 	}
 	hasSSH := false
 	d.mapping(v, "host", map[string]field{
+		"slurm": func(_, v *yaml.Node) { h.Slurm = d.slurm(v) },
 		"ssh": func(_, v *yaml.Node) {
 			s, ok := d.word(v, "host.ssh")
 			if !ok {
@@ -264,7 +265,13 @@ func (d *doc) host(v *yaml.Node, h *Host, fleet bool) {
 			}
 		},
 	})
-	if v.Kind == yaml.MappingNode && !fleet && !hasSSH && !hasKey(v, "ssh") {
+	switch {
+	case v.Kind != yaml.MappingNode:
+	case hasKey(v, "slurm") && hasKey(v, "ssh"):
+		d.errorf(keyValue(v, "ssh"), "host.ssh: give either host.ssh (one machine) or host.slurm (a cluster's allocation), not both")
+	case hasKey(v, "slurm") && fleet:
+		d.errorf(keyValue(v, "slurm"), "host.slurm: cannot be combined with hosts: (the allocation's nodes are the campaign's hosts)")
+	case !fleet && !hasSSH && !hasKey(v, "ssh") && !hasKey(v, "slurm"):
 		d.errorf(v, "host: ssh: missing (an alias from ~/.ssh/config or user@host:port; or write host: local)")
 	}
 }

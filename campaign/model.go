@@ -76,6 +76,9 @@ type Host struct {
 	// launch gives up on it (and, in a fleet, the host is given up on and
 	// its round moves to another host).
 	LinkPatience time.Duration
+	// Slurm, when set (host.slurm), says the servers run on the nodes of a
+	// Slurm allocation instead of on SSH; nil otherwise.
+	Slurm *SlurmSpec
 }
 
 // EngineOpts are server settings shared by every scenario of a campaign.

@@ -56,6 +56,7 @@ type Host struct {
 type options struct {
 	nvidiaSMI  string
 	passphrase string
+	env        []string
 }
 
 // Option changes how New builds a host.
@@ -65,6 +66,13 @@ type Option func(*options)
 // binary, first on the host's PATH: bakeoff answers as the sim's fake
 // nvidia-smi when called by that name.
 func WithNvidiaSMI(bakeoff string) Option { return func(o *options) { o.nvidiaSMI = bakeoff } }
+
+// WithEnv adds NAME=VALUE to the environment of every SSH session, as a
+// host's profile would (e.g. SLURM_CONF on a cluster's login node). Values
+// must not contain white space or quotes.
+func WithEnv(name, value string) Option {
+	return func(o *options) { o.env = append(o.env, name+"="+value) }
+}
 
 // WithKeyPassphrase encrypts the client's private key with passphrase.
 func WithKeyPassphrase(passphrase string) Option {
@@ -162,7 +170,7 @@ func (h *Host) prepare(ctx context.Context, o options) error {
 	if err := h.AddToHome(h.Home); err != nil {
 		return err
 	}
-	return h.writeSSHDConfig()
+	return h.writeSSHDConfig(o.env)
 }
 
 // destroy tears the host down: every process in the namespace, the link,

@@ -42,7 +42,7 @@ PidFile none
 MaxStartups 100
 MaxSessions 100
 Subsystem sftp internal-sftp
-SetEnv PATH=%[4]s BAKEOFF_SIM_STATE=%[5]s
+SetEnv PATH=%[4]s BAKEOFF_SIM_STATE=%[5]s%[6]s
 LogLevel VERBOSE
 `
 
@@ -52,9 +52,13 @@ type sshd struct {
 	done chan struct{} // closed when cmd.Wait returns
 }
 
-func (h *Host) writeSSHDConfig() error {
+func (h *Host) writeSSHDConfig(env []string) error {
 	path := h.BinDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-	cfg := fmt.Sprintf(sshdConfig, h.IP, h.hostKeyPath, h.authorizedKeys, path, h.SimState)
+	extra := ""
+	for _, e := range env {
+		extra += " " + e
+	}
+	cfg := fmt.Sprintf(sshdConfig, h.IP, h.hostKeyPath, h.authorizedKeys, path, h.SimState, extra)
 	if err := os.WriteFile(h.sshdConfig, []byte(cfg), 0o600); err != nil {
 		return fmt.Errorf("writing sshd config: %w", err)
 	}
