@@ -77,6 +77,17 @@ type SSHOptions struct {
 	ReconnectBackoff  time.Duration
 	// Getenv reads HOME and SSH_AUTH_SOCK (nil = os.Getenv).
 	Getenv func(string) string
+	// Via, when set, is a connected host the target is reached through as
+	// a jump host (a Slurm cluster's login node, for its compute nodes): the
+	// target is dialed over Via's connection, and the target's own
+	// ProxyJump and ProxyCommand are not used. Its host key is checked as
+	// any hop's. Via's link dropping drops the target's too; the target's
+	// reconnect reconnects Via. Closing the target leaves Via open.
+	Via *SSH
+	// HostName is the address to connect to when the ssh config gives no
+	// HostName for Target (a Slurm node's NodeAddr). As with a configured
+	// HostName, the host key is checked under that address.
+	HostName string
 }
 
 // SSH is a host reached over SSH. Calls share one connection; when it drops,
@@ -178,8 +189,21 @@ func DialSSH(ctx context.Context, o SSHOptions) (*SSH, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.Target, err)
 	}
-	if s.hops, err = cfg.chain(o.Target, 0); err != nil {
+	if o.Via != nil {
+		// The way to the target is Via's; only the target's own block
+		// applies.
+		h, err := cfg.resolve(o.Target)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.Target, err)
+		}
+		s.hops = []hop{h}
+	} else if s.hops, err = cfg.chain(o.Target, 0); err != nil {
 		return nil, fmt.Errorf("%s: %w", o.Target, err)
+	}
+	if last := &s.hops[len(s.hops)-1]; o.HostName != "" {
+		if _, alias, _, _ := splitTarget(o.Target); last.Host == alias {
+			last.Host = o.HostName
+		}
 	}
 	s.notes = cfg.notes
 	target := s.hops[len(s.hops)-1]

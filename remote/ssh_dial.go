@@ -28,6 +28,8 @@ func (s *SSH) dialChain(ctx context.Context) (*ssh.Client, []*ssh.Client, error)
 		var err error
 		dctx, cancel := context.WithTimeout(ctx, s.opt.ConnectTimeout)
 		switch {
+		case prev == nil && s.opt.Via != nil:
+			conn, err = s.opt.Via.dialHop(dctx, h.Addr())
 		case prev == nil && h.ProxyCommand != "":
 			conn, err = startProxyCommand(h)
 		case prev == nil:
@@ -41,6 +43,9 @@ func (s *SSH) dialChain(ctx context.Context) (*ssh.Client, []*ssh.Client, error)
 			what := "connecting to " + h.Addr()
 			if prev == nil && h.ProxyCommand != "" {
 				what = "connecting to " + h.Addr() + " through ProxyCommand"
+			}
+			if prev == nil && s.opt.Via != nil {
+				what = "connecting to " + h.Addr() + " through " + s.opt.Via.Name()
 			}
 			return fail(s.hopErr(i, what, err))
 		}
@@ -145,4 +150,19 @@ func (s *SSH) handshake(ctx context.Context, conn net.Conn, h hop) (*ssh.Client,
 // x/crypto says so only in its message.
 func isAuthFailure(err error) bool {
 	return strings.Contains(err.Error(), "unable to authenticate")
+}
+
+// dialHop opens a TCP stream to addr from this host, for a host that uses
+// this one as its jump host (SSHOptions.Via); it reconnects this host's link
+// first if it dropped.
+func (s *SSH) dialHop(ctx context.Context, addr string) (net.Conn, error) {
+	l, err := s.link(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := l.client.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name(), err)
+	}
+	return c, nil
 }
