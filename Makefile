@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build test demo vet fmt bench bench-cpu fuzz faults soak scale clean
+.PHONY: all build test demo vet fmt bench bench-cpu fuzz faults soak scale slurm clean
 
 all: build
 
@@ -61,6 +61,14 @@ SIZES ?= 10x4,10x16,30x16,100x16
 scale: build
 	rm -rf $(SCALE_OUT)
 	BAKEOFF_SCALE=1 BAKEOFF_SOAK_OUT=$(SCALE_OUT) BAKEOFF_SCALE_SIZES=$(SIZES) $(GO) test -count=1 -v -timeout 180m -run '^TestScale$$' ./internal/soak
+
+# Whole campaigns on a real single-node Slurm cluster (docs/SLURM.md):
+# allocation, rounds on the node, release, interruptions, a reattaching
+# resume. make test runs the slurm package's own tests against the same
+# cluster; BAKEOFF_SLURM=1 switches on the campaigns. Needs root and
+# Debian's slurmctld, slurmd, slurm-client and munge.
+slurm: build
+	BAKEOFF_SLURM=1 $(GO) test -count=1 -v -timeout 15m ./internal/slurmtest ./slurm/...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./loadgen/...

@@ -54,7 +54,14 @@ type JournalEntry struct {
 	// Host is the Name() of the fleet's host the line is about; empty for a
 	// single host (host:) and for lines about the whole campaign.
 	Host string `json:"host,omitempty"`
+	// Allocation names the cluster allocation the run's hosts came from, on
+	// the PhaseAllocation entry ("slurm job 42 on gpu01,gpu02").
+	Allocation string `json:"allocation,omitempty"`
 }
+
+// PhaseAllocation is the campaign-level journal entry that records the
+// allocation (a Slurm job) a run, or a resumed part of it, ran in.
+const PhaseAllocation = "allocation"
 
 // Journal is an append-only, fsynced log of phases. Each line is written
 // whole and synced before the phase it records goes on, so a process killed

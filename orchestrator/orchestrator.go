@@ -90,6 +90,10 @@ type Options struct {
 	// PIDAlive reports whether a process on this machine is alive; it
 	// decides whether a lock left by an earlier orchestrator is stale.
 	PIDAlive func(pid int) bool
+	// Allocation, when set, is written to the manifest
+	// (results.Manifest.Allocation) and journaled (campaign-level entry,
+	// phase "allocation"), so --resume can reattach to it.
+	Allocation *results.Allocation
 }
 
 // Outcome is what a campaign run produced.

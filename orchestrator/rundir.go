@@ -61,7 +61,7 @@ func (o *orch) openRun() error {
 		ConfigFile: o.c.File, Fingerprint: fp, Baseline: o.c.Baseline, Sweep: sweepInfo(o.c.Sweep, o.c.PromptHash),
 		BakeoffVersion: o.opt.Version, Host: results.HostFacts{Name: o.workers[0].h.Name()}, Resolved: o.c,
 		Rounds: max(o.c.Rounds, 1), MinEffectPct: o.c.MinEffectPct, EquivalenceMarginPct: o.c.EquivalenceMarginPct,
-		Order: o.c.Order(), SLO: o.c.SLO}
+		Order: o.c.Order(), SLO: o.c.SLO, Allocation: o.opt.Allocation}
 	for _, s := range o.c.Scenarios {
 		o.man.Scenarios = append(o.man.Scenarios, s.Name)
 	}
@@ -130,6 +130,13 @@ func (o *orch) openRun() error {
 		return err
 	}
 	o.jr = jr
+	if a := o.opt.Allocation; a != nil {
+		// The journal keeps every allocation a run used, the manifest the
+		// newest.
+		now := o.now()
+		o.journal(JournalEntry{Time: now, Phase: PhaseAllocation, Event: "start",
+			Allocation: a.System + " job " + a.JobID + " on " + strings.Join(a.Nodes, ",")})
+	}
 	return nil
 }
 

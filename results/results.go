@@ -75,6 +75,19 @@ type Manifest struct {
 	// SLO is the campaign's service-level objective (key slo); nil when it
 	// has none.
 	SLO *slo.SLO `json:"slo,omitempty"`
+	// Allocation is the cluster allocation the run's hosts belong to (a
+	// Slurm job), so that --resume can reattach to it while it lives; nil
+	// for SSH and local hosts.
+	Allocation *Allocation `json:"allocation,omitempty"`
+}
+
+// Allocation is a batch system's allocation a run's hosts came from.
+type Allocation struct {
+	System string    `json:"system"` // "slurm"
+	JobID  string    `json:"job_id"`
+	Login  string    `json:"login"`         // the login host as configured
+	Nodes  []string  `json:"nodes"`         // node names, in order
+	End    time.Time `json:"end,omitempty"` // when the allocation's time limit ends
 }
 
 // SweepInfo is the part of the sweep the verdict's fairness checks need.

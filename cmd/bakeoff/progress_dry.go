@@ -18,7 +18,10 @@ type dryPrinter struct {
 
 func newDryPrinter(w io.Writer, c *campaign.Campaign) *dryPrinter {
 	host := "local"
-	if !c.Host.Local {
+	switch {
+	case c.Host.Slurm != nil:
+		host = "the nodes of a Slurm allocation through " + c.Host.Slurm.Login
+	case !c.Host.Local:
 		host = "ssh " + c.Host.SSH
 	}
 	fmt.Fprintf(w, "# dry run of campaign %s on %s (workdir %s): nothing is executed\n", c.Name, host, c.Host.Workdir)

@@ -174,7 +174,19 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return exitOK
 	}
 
-	if len(c.Hosts) > 0 {
+	if c.Host.Slurm != nil {
+		// The allocation is released however the run ends; a SIGKILL
+		// leaves it to its time limit, and --resume reattaches to it.
+		s, err := startSlurm(ctx, e, c, f.resume)
+		if err != nil {
+			fmt.Fprintln(e.Stderr, "bakeoff run:", err)
+			return exitFailed
+		}
+		defer s.close(ctx)
+		opt.Hosts = s.hosts()
+		opt.Deadline = s.deadline()
+		opt.Allocation = s.allocation()
+	} else if len(c.Hosts) > 0 {
 		hosts, err := connectFleet(ctx, e, c)
 		if err != nil {
 			fmt.Fprintln(e.Stderr, "bakeoff run:", err)

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/remote"
+	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/slurm"
+)
+
+// slurmReleaseTimeout bounds the release of an allocation at the end, after
+// a failure or an interruption: scancel and the wait for the job to end.
+const slurmReleaseTimeout = time.Minute
+
+// slurmRun is a Slurm campaign's allocation and its connections: the login
+// node, and each allocated node reached through it.
+type slurmRun struct {
+	e     *env
+	spec  *campaign.SlurmSpec
+	login *remote.SSH
+	cl    *slurm.Cluster
+	job   *slurm.Job
+	nodes []*remote.SSH
+	// reattached says the job is the one a resumed run had, not a new one.
+	reattached bool
+}
+
+// slurmJobName names a campaign's job in squeue: bakeoff's, and which
+// campaign.
+func slurmJobName(c *campaign.Campaign) string { return "bakeoff-" + c.Name }
+
+// startSlurm connects to the login node, reattaches to the resumed run's
+// allocation while it still runs (else asks for a new one and says so),
+// waits in the queue showing the job's state, and connects to the nodes.
+// On any failure the allocation it made is released before it returns.
+func startSlurm(ctx context.Context, e *env, c *campaign.Campaign, resumeDir string) (*slurmRun, error) {
+	spec := c.Host.Slurm
+	login, err := remote.DialSSH(ctx, remote.SSHOptions{Target: spec.Login, AcceptNew: c.Host.AcceptNew, Getenv: e.Getenv})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the Slurm login node: %w", err)
+	}
+	for _, note := range login.ConfigNotes() {
+		fmt.Fprintln(e.Stderr, "warning: ssh config:", note)
+	}
+	s := &slurmRun{e: e, spec: spec, login: login, cl: slurm.New(login)}
+	s.cl.Now = e.Now
+	if resumeDir != "" {
+		s.job = s.reattach(ctx, resumeDir)
+	}
+	if s.job == nil {
+		if err := s.allocate(ctx, c); err != nil {
+			login.Close()
+			return nil, err
+		}
+	}
+	if err := s.connectNodes(ctx, c); err != nil {
+		s.close(ctx)
+		return nil, err
+	}
+	return s, nil
+}
+
+// reattach returns the resumed run's job if the manifest names one on this
+// login node and squeue says it still runs; otherwise it says why not and
+// returns nil.
+func (s *slurmRun) reattach(ctx context.Context, runDir string) *slurm.Job {
+	var m results.Manifest
+	data, err := os.ReadFile(filepath.Join(runDir, results.ManifestFile))
+	if err != nil || json.Unmarshal(data, &m) != nil || m.Allocation == nil || m.Allocation.System != "slurm" {
+		return nil
+	}
+	a := m.Allocation
+	if a.Login != s.spec.Login {
+		fmt.Fprintf(s.e.Stderr, "slurm: the run's job %s was on login node %s, not %s; asking for a new allocation\n", a.JobID, a.Login, s.spec.Login)
+		return nil
+	}
+	job, err := s.cl.Job(ctx, a.JobID)
+	switch {
+	case errors.Is(err, slurm.ErrGone):
+		fmt.Fprintf(s.e.Stderr, "slurm: the run's job %s has ended; asking for a new allocation\n", a.JobID)
+		return nil
+	case err != nil:
+		fmt.Fprintf(s.e.Stderr, "slurm: cannot read the run's job %s (%v); asking for a new allocation\n", a.JobID, err)
+		return nil
+	case !job.Running():
+		fmt.Fprintf(s.e.Stderr, "slurm: the run's job %s is %s, not running; asking for a new allocation\n", a.JobID, job.State)
+		if job.Live() {
+			// A job of this run that pends or is suspended would only hold
+			// the queue; the new one replaces it.
+			s.release(ctx, job.ID)
+		}
+		return nil
+	}
+	s.reattached = true
+	fmt.Fprintf(s.e.Stderr, "slurm: reattached to job %s on %s (%s left)\n", job.ID, strings.Join(job.Nodes, ","), leftText(job, s.e.Now()))
+	return job
+}
+
+// allocate asks for the campaign's allocation and waits for it, a line per
+// change of the job's state.
+func (s *slurmRun) allocate(ctx context.Context, c *campaign.Campaign) error {
+	req := slurm.Request{Name: slurmJobName(c), Partition: s.spec.Partition, Account: s.spec.Account, Gres: s.spec.Gres,
+		Nodes: s.spec.Nodes, Time: s.spec.Time}
+	what := fmt.Sprintf("%d node(s)", req.Nodes)
+	if req.Gres != "" {
+		what += " with " + req.Gres
+	}
+	if req.Partition != "" {
+		what += " in partition " + req.Partition
+	}
+	fmt.Fprintf(s.e.Stderr, "slurm: asking %s for %s for %s (job %s)\n", s.spec.Login, what, s.spec.TimeText, req.Name)
+	job, err := s.cl.Allocate(ctx, req, func(j slurm.Job) {
+		line := fmt.Sprintf("job %s %s", j.ID, j.State)
+		if j.State == slurm.StatePending && j.Reason != "" && j.Reason != "None" {
+			line += " (" + j.Reason + ")"
+		}
+		if j.Running() {
+			line += " on " + strings.Join(j.Nodes, ",")
+		}
+		fmt.Fprintf(s.e.Stderr, "%s slurm: %s\n", s.e.Now().UTC().Format("15:04:05"), line)
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted while waiting in the queue; the queued job was cancelled: %w", err)
+		}
+		return err
+	}
+	s.job = job
+	fmt.Fprintf(s.e.Stderr, "slurm: job %s runs on %s until %s (%s left)\n", job.ID, strings.Join(job.Nodes, ","),
+		job.End.Local().Format("15:04:05"), leftText(job, s.e.Now()))
+	return nil
+}
+
+// connectNodes opens an SSH connection to each node through the login node,
+// at the node's NodeAddr unless the ssh config names a HostName for it.
+func (s *slurmRun) connectNodes(ctx context.Context, c *campaign.Campaign) error {
+	addrs, err := s.cl.NodeAddrs(ctx, s.job.Nodes)
+	if err != nil {
+		return err
+	}
+	for _, n := range s.job.Nodes {
+		h, err := remote.DialSSH(ctx, remote.SSHOptions{Target: n, HostName: addrs[n], Via: s.login,
+			AcceptNew: c.Host.AcceptNew, Getenv: s.e.Getenv})
+		if err != nil {
+			return fmt.Errorf("connecting to node %s of Slurm job %s through %s: %w", n, s.job.ID, s.spec.Login, err)
+		}
+		s.nodes = append(s.nodes, h)
+	}
+	return nil
+}
+
+// hosts are the nodes as the orchestrator's hosts, in Slurm's order.
+func (s *slurmRun) hosts() []remote.Host {
+	out := make([]remote.Host, len(s.nodes))
+	for i, n := range s.nodes {
+		out[i] = n
+	}
+	return out
+}
+
+// allocation is the job as the manifest records it.
+func (s *slurmRun) allocation() *results.Allocation {
+	return &results.Allocation{System: "slurm", JobID: s.job.ID, Login: s.spec.Login, Nodes: s.job.Nodes, End: s.job.End.UTC()}
+}
+
+// deadline is when no round may still be running: the allocation's end
+// minus the margin kept for teardown; zero for a job without a limit.
+func (s *slurmRun) deadline() time.Time {
+	if s.job.End.IsZero() {
+		return time.Time{}
+	}
+	return s.job.End.Add(-s.spec.Margin)
+}
+
+// close releases the allocation and closes the connections. It runs at the
+// end, after a failure and after Ctrl-C or SIGTERM, so it works on a context
+// of its own that survives their cancellation, bounded by
+// slurmReleaseTimeout.
+func (s *slurmRun) close(ctx context.Context) {
+	for _, n := range s.nodes {
+		n.Close()
+	}
+	if s.job != nil {
+		s.release(ctx, s.job.ID)
+	}
+	s.login.Close()
+}
+
+func (s *slurmRun) release(ctx context.Context, id string) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), slurmReleaseTimeout)
+	defer cancel()
+	if err := s.cl.Release(rctx, id); err != nil {
+		fmt.Fprintf(s.e.Stderr, "bakeoff run: releasing Slurm job %s: %v\n  cancel it by hand: ssh %s scancel %s\n", id, err, s.spec.Login, id)
+		return
+	}
+	fmt.Fprintf(s.e.Stderr, "slurm: released job %s\n", id)
+}
+
+// leftText is the time a job has left, to the second.
+func leftText(j *slurm.Job, now time.Time) string {
+	if j.End.IsZero() {
+		return "no time limit"
+	}
+	return max(j.TimeLeft(now), 0).Round(time.Second).String()
+}

@@ -1,0 +1,343 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/bakeoff-dev/bakeoff/internal/slurmtest"
+	"github.com/bakeoff-dev/bakeoff/internal/testhost"
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// slurmEnv switches the campaigns on (make slurm; .ci/run).
+const slurmEnv = "BAKEOFF_SLURM"
+
+const (
+	// runTimeout bounds one `bakeoff run`; the campaigns take seconds, so
+	// reaching it means something hung, which is itself the failure.
+	runTimeout = 10 * time.Minute
+	// waitTimeout bounds a wait for something a running campaign does.
+	waitTimeout = 2 * time.Minute
+	// settleTimeout bounds the wait for the host's processes to be gone.
+	settleTimeout = 30 * time.Second
+	gpus          = 4
+)
+
+// rig is a Slurm cluster and a campaign for it, run by the real binary
+// with HOME holding the login node's alias and known_hosts entry.
+type rig struct {
+	t   *testing.T
+	c   *slurmtest.Cluster
+	dir string
+	env []string
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	if os.Getenv(slurmEnv) == "" {
+		t.Skipf("Slurm campaigns run with %s=1 (make slurm; .ci/run does)", slurmEnv)
+	}
+	c := slurmtest.New(t, slurmtest.Options{GPUs: gpus, HostOptions: []testhost.Option{testhost.WithNvidiaSMI(bakeoffBin)}})
+	dir := t.TempDir()
+	for _, d := range []string{"configs", "scenarios"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"HOME=" + c.Host.Home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + t.TempDir(), "LANG=C"}
+	r := &rig{t: t, c: c, dir: dir, env: env}
+	t.Cleanup(r.checkNothingLeft)
+	return r
+}
+
+// spec is a test campaign.
+type spec struct {
+	rounds int
+	// time is host.slurm.time; margin host.slurm.margin.
+	time, margin string
+	// simLoadTime is how long the sim takes to load, in simulated time.
+	simLoadTime string
+}
+
+// write renders the campaign (two scenarios of the sim) and returns the
+// config path.
+func (r *rig) write(s spec) string {
+	r.t.Helper()
+	if s.time == "" {
+		s.time = "10"
+	}
+	if s.margin == "" {
+		s.margin = "30s"
+	}
+	if s.simLoadTime == "" {
+		s.simLoadTime = "50s"
+	}
+	for _, name := range []string{"a", "b"} {
+		r.writeYAML(filepath.Join("scenarios", name+".yaml"), map[string]any{"name": name, "engine": "sglang",
+			"model": "/models/sim", "args": map[string]any{"tp": 1}})
+	}
+	doc := map[string]any{
+		"campaign": "slurm-e2e",
+		"host": map[string]any{
+			"slurm": map[string]any{"login": r.c.Host.Alias, "partition": slurmtest.Partition, "gres": fmt.Sprintf("gpu:%d", gpus),
+				"nodes": 1, "time": s.time, "margin": s.margin},
+			"workdir": r.c.Host.Workdir,
+		},
+		"engine": map[string]any{
+			"command":        []string{"{bakeoff}", "sim", "--sim-speed", "50", "--sim-load-time", s.simLoadTime},
+			"port":           30000,
+			"health_timeout": "2m",
+			"poll_interval":  "100ms",
+			"stop_grace":     "3s",
+		},
+		"gpu":       map[string]any{"max_used_mib": 1024, "wait_timeout": "20s"},
+		"power":     map[string]any{"source": "off"},
+		"sweep":     map[string]any{"concurrency": []int{2}, "requests": 4, "max_tokens": 16, "warmup": 1, "prompts": "builtin", "temperature": 0, "ignore_eos": true},
+		"baseline":  "a",
+		"scenarios": []string{"a", "b"},
+		"rounds":    max(s.rounds, 1),
+	}
+	return r.writeYAML(filepath.Join("configs", "slurm-e2e.yaml"), doc)
+}
+
+func (r *rig) writeYAML(rel string, doc any) string {
+	r.t.Helper()
+	b, err := yaml.Marshal(doc)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	p := filepath.Join(r.dir, rel)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		r.t.Fatal(err)
+	}
+	return p
+}
+
+// syncBuffer is a buffer a test reads while bakeoff writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// proc is one `bakeoff` process.
+type proc struct {
+	cmd            *exec.Cmd
+	stdout, stderr *syncBuffer
+	done           chan struct{}
+	err            error
+}
+
+// start starts `bakeoff ARGS` in its own process group.
+func (r *rig) start(args ...string) *proc {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	cmd := exec.CommandContext(ctx, bakeoffBin, args...)
+	cmd.Env, cmd.Dir = r.env, r.dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &proc{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
+	// A hung run is killed with its whole group.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	if err := cmd.Start(); err != nil {
+		cancel()
+		r.t.Fatal(err)
+	}
+	go func() { p.err = cmd.Wait(); cancel(); close(p.done) }()
+	r.t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-p.done
+		}
+	})
+	return p
+}
+
+// wait waits for the process to end and returns its exit code.
+func (p *proc) wait(t *testing.T) int {
+	t.Helper()
+	<-p.done
+	var ee *exec.ExitError
+	switch {
+	case p.err == nil:
+		return 0
+	case errors.As(p.err, &ee) && ee.Exited():
+		return ee.ExitCode()
+	default:
+		t.Fatalf("bakeoff: %v\n%s", p.err, p)
+		return -1
+	}
+}
+
+func (p *proc) String() string {
+	return fmt.Sprintf("stdout:\n%s\nstderr:\n%s", p.stdout, p.stderr)
+}
+
+// run runs `bakeoff ARGS` to the end.
+func (r *rig) run(args ...string) (int, *proc) {
+	r.t.Helper()
+	p := r.start(args...)
+	return p.wait(r.t), p
+}
+
+// waitOutput waits until stderr holds text.
+func (r *rig) waitOutput(p *proc, text string) {
+	r.t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for !strings.Contains(p.stderr.String(), text) {
+		select {
+		case <-p.done:
+			r.t.Fatalf("bakeoff ended before printing %q\n%s", text, p)
+		default:
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("bakeoff did not print %q within %s\n%s", text, waitTimeout, p)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitJournal waits until the run's journal holds an entry pred accepts.
+func (r *rig) waitJournal(p *proc, runDir string, pred func(orchestrator.JournalEntry) bool) {
+	r.t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		es, _ := orchestrator.ReadJournal(filepath.Join(runDir, results.JournalFile))
+		for _, e := range es {
+			if pred(e) {
+				return
+			}
+		}
+		select {
+		case <-p.done:
+			r.t.Fatalf("bakeoff ended before the journal showed what the test waits for\n%s", p)
+		default:
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("the journal did not show what the test waits for within %s\n%s", waitTimeout, p)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// manifest reads a run's manifest.
+func manifest(t *testing.T, runDir string) results.Manifest {
+	t.Helper()
+	var m results.Manifest
+	b, err := os.ReadFile(filepath.Join(runDir, results.ManifestFile))
+	if err == nil {
+		err = json.Unmarshal(b, &m)
+	}
+	if err != nil {
+		t.Fatalf("reading the manifest: %v", err)
+	}
+	return m
+}
+
+// checkNoJobs fails unless the cluster holds no pending or running job.
+func (r *rig) checkNoJobs() {
+	r.t.Helper()
+	jobs, err := r.c.Jobs(context.Background())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if len(jobs) > 0 {
+		r.t.Errorf("jobs left on the cluster: %q", jobs)
+	}
+}
+
+// jobState is a job's state, failing the test when it cannot be read.
+func (r *rig) jobState(id string) string {
+	r.t.Helper()
+	st, err := r.c.JobState(context.Background(), id)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return st
+}
+
+// checkNothingLeft waits for the host to hold nothing but sshd and the
+// cluster's daemons: servers and sweeps are stopped before a campaign ends.
+func (r *rig) checkNothingLeft() {
+	r.t.Helper()
+	daemons := r.c.Pids()
+	deadline := time.Now().Add(settleTimeout)
+	for {
+		ps, err := r.c.Host.Processes(context.Background())
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		var left []testhost.Process
+		for _, p := range ps {
+			if _, ok := daemons[p.Pid]; !ok && p.Comm != "slurmscriptd" {
+				left = append(left, p)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			r.t.Errorf("processes left on the node after the campaign: %+v", left)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// runDirOf finds the one run directory under results/.
+func (r *rig) runDirOf() string {
+	r.t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(r.dir, "results", "slurm-e2e", "*"))
+	if len(dirs) != 1 {
+		r.t.Fatalf("run directories %q, want one", dirs)
+	}
+	return dirs[0]
+}
+
+// waitRunDir waits for the run directory to appear.
+func (r *rig) waitRunDir(p *proc) string {
+	r.t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		dirs, _ := filepath.Glob(filepath.Join(r.dir, "results", "slurm-e2e", "*", results.JournalFile))
+		if len(dirs) == 1 {
+			return filepath.Dir(dirs[0])
+		}
+		select {
+		case <-p.done:
+			r.t.Fatalf("bakeoff ended before making its run directory\n%s", p)
+		default:
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("no run directory within %s\n%s", waitTimeout, p)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
