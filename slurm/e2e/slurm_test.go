@@ -115,7 +115,7 @@ func TestKillResume(t *testing.T) {
 	if err := syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	p.wait(t)
+	<-p.done
 	if st := r.jobState(id); st != slurm.StateRunning {
 		t.Fatalf("job %s is %q after bakeoff was killed, want RUNNING until its limit", id, st)
 	}
