@@ -339,6 +339,9 @@ func printEnd(e *env, c *campaign.Campaign, f *runFlags, out *orchestrator.Outco
 			fmt.Fprintf(w, "Stopped: %s.\nOnce that is fixed, resume with: %s\n", out.Stopped, resume)
 		case out.Canceled:
 			fmt.Fprintf(w, "Interrupted. Resume with: %s\n", resume)
+		case c.Host.Slurm != nil:
+			fmt.Fprintf(w, "Out of time: %s not started (not enough time left in the Slurm allocation, less host.slurm.margin %s).\nResume with: %s\n(it asks for a new allocation)\n",
+				roundList(out.OutOfTime), c.Host.Slurm.Margin, resume)
 		default:
 			fmt.Fprintf(w, "Out of time: %s not started (not enough time left on the hosts).\nResume with: %s\n",
 				roundList(out.OutOfTime), resume)

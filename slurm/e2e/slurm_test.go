@@ -180,3 +180,36 @@ func TestInterruptInQueue(t *testing.T) {
 		r.c.Exec(ctx, "scancel", strings.Fields(j)[0])
 	}
 }
+
+// TestOutOfTime gives the campaign an allocation shorter than a round's
+// estimate: no round is started, the resume command says why, and the job
+// is released.
+func TestOutOfTime(t *testing.T) {
+	r := newRig(t)
+	// One minute, less a 10 s margin, against two launches estimated at
+	// the campaign's bound on loading and GPU waits (minutes each).
+	cfg := r.write(spec{rounds: 2, time: "1", margin: "10s"})
+	code, p := r.run("run", cfg)
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (rounds left out)\n%s", code, p)
+	}
+	out := p.stdout.String()
+	for _, want := range []string{"Out of time: rounds 1, 2 not started (not enough time left in the Slurm allocation",
+		"Resume with: bakeoff run", "it asks for a new allocation"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q\n%s", want, p)
+		}
+	}
+	id := jobOf(t, p)
+	run, err := results.ReadRun(r.runDirOf())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(run.Summary.Scenarios); n != 0 {
+		t.Errorf("%d launches ran, want none", n)
+	}
+	if st := r.jobState(id); st != slurm.StateCancelled {
+		t.Errorf("job %s is %q after the campaign, want CANCELLED", id, st)
+	}
+	r.checkNoJobs()
+}
