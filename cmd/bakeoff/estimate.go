@@ -25,9 +25,18 @@ func launchCount(c *campaign.Campaign) int { return len(c.Scenarios) * max(c.Rou
 // scenario of each round it takes, the rounds shared out over the fleet's
 // hosts (all of them, with a single host).
 func serialLaunches(c *campaign.Campaign) int {
-	hosts := max(len(c.Hosts), 1)
+	hosts := hostCount(c)
 	rounds := max(c.Rounds, 1)
 	return len(c.Scenarios) * ((rounds + hosts - 1) / hosts)
+}
+
+// hostCount is how many hosts run rounds at once: the fleet's, a Slurm
+// allocation's nodes, else one.
+func hostCount(c *campaign.Campaign) int {
+	if c.Host.Slurm != nil {
+		return c.Host.Slurm.Nodes
+	}
+	return max(len(c.Hosts), 1)
 }
 
 // orderPeriod is how many rounds the launch order takes to repeat.
@@ -108,9 +117,9 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string) {
 	// Time runs on every host at once: the time figures count the
 	// launches one host runs in a row; the token figures count them all.
 	serial := serialLaunches(c)
-	if len(c.Hosts) > 1 {
+	if n := hostCount(c); n > 1 {
 		fmt.Fprintf(w, "duration  over %d hosts, a round at a time on each: at most %s per host, %d launches in a row\n",
-			len(c.Hosts), plural((max(c.Rounds, 1)+len(c.Hosts)-1)/len(c.Hosts), "round"), serial)
+			n, plural((max(c.Rounds, 1)+n-1)/n, "round"), serial)
 		fmt.Fprintf(w, "          waits at most %s: per launch ready ≤ %s, GPU memory ≤ 2 × %s, stop ≤ %s\n",
 			fmtDur(time.Duration(serial)*waitBound(c)), fmtDur(c.Engine.HealthTimeout), fmtDur(c.GPU.WaitTimeout),
 			fmtDur(c.Engine.StopGrace))

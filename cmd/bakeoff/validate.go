@@ -90,7 +90,18 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string) erro
 		if h.AcceptNew {
 			accept = ", accepts a new host key"
 		}
-		if len(c.Hosts) > 0 {
+		if sl := h.Slurm; sl != nil {
+			req := fmt.Sprintf("%d node(s)", sl.Nodes)
+			for _, kv := range [][2]string{{"gres", sl.Gres}, {"partition", sl.Partition}, {"account", sl.Account}} {
+				if kv[1] != "" {
+					req += ", " + kv[0] + " " + kv[1]
+				}
+			}
+			fmt.Fprintf(w, "host      a Slurm allocation through login node %s: %s for %s, rounds kept %s from its end\n",
+				sl.Login, req, sl.TimeText, fmtDur(sl.Margin))
+			fmt.Fprintf(w, "          on each node: workdir %s, python %s, load runs %s%s\n",
+				h.Workdir, h.Python, sweepWhere(h.SweepMode), accept)
+		} else if len(c.Hosts) > 0 {
 			names := make([]string, len(c.Hosts))
 			for i, fh := range c.Hosts {
 				names[i] = fh.SSH
