@@ -238,7 +238,11 @@ func compareAll(v *Verdict) {
 			if a.Failed() || b.Failed() {
 				continue
 			}
-			cs := compareLevels(a.Levels, b.Levels, true, v.Confidence)
+			la, lb, mixed, left := sameHostRounds(a.Levels, b.Levels)
+			if len(mixed) > 0 {
+				v.MixedHosts = append(v.MixedHosts, MixedHostRounds{A: a.Name, B: b.Name, Rounds: mixed, Left: left})
+			}
+			cs := compareLevels(la, lb, true, v.Confidence)
 			for _, c := range v.Levels {
 				if cmp, ok := cs[c]; ok {
 					pairs[key{i, j, c}] = cmp

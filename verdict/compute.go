@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -28,6 +29,9 @@ type Launch struct {
 	// Round is 1-based; Order is the launch's 0-based position in the whole
 	// campaign's launch sequence.
 	Round, Order int
+	// Host is the host the launch ran on (results.ScenarioResult.HostName);
+	// empty when the results do not say.
+	Host string
 	// Dir is the folder, relative to the run directory, of the attempt the
 	// records come from.
 	Dir string
@@ -67,7 +71,7 @@ func Compute(run *results.Run, o Options) (*Verdict, error) {
 			if err != nil {
 				return nil, fmt.Errorf("verdict of %s: scenario %s round %d: %w", run.Dir, name, l.Round, err)
 			}
-			launch := Launch{Round: l.Round, Order: l.Order, Dir: l.Dir, Result: l.Result, Records: recs}
+			launch := Launch{Round: l.Round, Order: l.Order, Host: l.Result.HostName, Dir: l.Dir, Result: l.Result, Records: recs}
 			if p, err := run.LaunchPower(l); err == nil {
 				launch.Power = &p
 			} else if !errors.Is(err, os.ErrNotExist) {
@@ -138,6 +142,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 		v.Levels = append(v.Levels, c)
 	}
 	slices.Sort(v.Levels)
+	v.Hosts = hostSpeeds(v)
 	v.Capacity = measureSLO(v, in, o.maxSlices())
 	compareAll(v)
 	v.Capacity.finish(v)
@@ -164,9 +169,10 @@ func newScenario(name string, in Input) Scenario {
 			from = c
 		}
 		li := LaunchInfo{Round: newest.RoundOf(), Attempt: from.Attempt, Status: from.Status,
-			FailedPhase: from.FailedPhase, Reason: from.Reason, Dir: from.AttemptDir()}
+			FailedPhase: from.FailedPhase, Reason: from.Reason, Dir: from.AttemptDir(), Host: from.HostName}
 		if l, ok := withRecords[li.Round]; ok {
 			li.Order, li.Dir = l.Order, l.Dir
+			li.Host = cmp.Or(l.Host, li.Host)
 		}
 		if from != newest {
 			li.Newest = &Attempt{Attempt: newest.Attempt, Status: newest.Status,
@@ -185,7 +191,7 @@ func newScenario(name string, in Input) Scenario {
 	for _, l := range in.Launches[name] {
 		if !slices.ContainsFunc(s.Launches, func(li LaunchInfo) bool { return li.Round == l.Round }) {
 			s.Launches = append(s.Launches, LaunchInfo{Round: l.Round, Order: l.Order, Attempt: 1,
-				Status: results.StatusOK, Dir: l.Dir})
+				Status: results.StatusOK, Dir: l.Dir, Host: l.Host})
 		}
 	}
 	slices.SortStableFunc(s.Launches, func(a, b LaunchInfo) int { return a.Round - b.Round })

@@ -36,6 +36,7 @@ func fairness(v *Verdict, in Input) []Note {
 	notes = append(notes, checkSamples(v)...)
 	notes = append(notes, checkCache(v, in)...)
 	notes = append(notes, checkRounds(v)...)
+	notes = append(notes, checkHosts(v)...)
 	notes = append(notes, checkInconclusive(v)...)
 	notes = append(notes, checkEnergy(v, in)...)
 	rank := map[string]int{SeverityRed: 0, SeverityWarn: 1, SeverityInfo: 2}

@@ -60,7 +60,7 @@ func campaignInput(names []string, s verdicttest.Sweep, rounds int, launches []v
 	}
 	for _, l := range launches {
 		name := names[l.Scenario]
-		in.Launches[name] = append(in.Launches[name], Launch{Round: l.Round, Order: l.Order, Records: l.Records})
+		in.Launches[name] = append(in.Launches[name], Launch{Round: l.Round, Order: l.Order, Host: l.Host, Records: l.Records})
 	}
 	return in
 }
@@ -115,8 +115,10 @@ func (tl *tally) add(v *Verdict, truth map[int]float64) {
 			tl.covered++
 		}
 	}
-	for _, seg := range v.Crossovers[0].Segments {
-		named = named || seg.Sign != 0
+	for _, x := range v.Crossovers {
+		for _, seg := range x.Segments {
+			named = named || seg.Sign != 0
+		}
 	}
 	if named {
 		tl.sentences++

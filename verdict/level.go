@@ -75,7 +75,7 @@ type levelAcc struct {
 
 // add measures one launch's repeats of level c into l.
 func (a *levelAcc) add(l *Level, launch Launch, c int, reps map[int][]measure.Record, maxSlices int) {
-	ll := LaunchLevel{Round: launch.Round, Order: launch.Order}
+	ll := LaunchLevel{Round: launch.Round, Order: launch.Order, Host: launch.Host}
 	var tok, sec float64
 	for _, id := range sortedKeys(reps) {
 		recs := reps[id]

@@ -123,6 +123,13 @@ type Verdict struct {
 	// Capacity is the goodput and capacity under the campaign's
 	// service-level objective (capacity.go); nil when it has none.
 	Capacity *CapacityVerdict `json:"capacity,omitempty"`
+	// Hosts is each host's speed when the run's launches ran on more than
+	// one host (a fleet); nil otherwise.
+	Hosts []HostSpeed `json:"hosts,omitempty"`
+	// MixedHosts lists the pairs of scenarios that have rounds whose two
+	// launches ran on different hosts: those rounds are left out of the
+	// pair's comparison.
+	MixedHosts []MixedHostRounds `json:"mixed_hosts,omitempty"`
 
 	energyProblems []energyProblem // why levels have no energy, for the notes
 }
@@ -154,8 +161,10 @@ type Scenario struct {
 // LaunchInfo is one launch (round) of a scenario: where its figures come
 // from and how it ended.
 type LaunchInfo struct {
-	Round       int      `json:"round"`
-	Order       int      `json:"order"`
+	Round int `json:"round"`
+	Order int `json:"order"`
+	// Host is the host the launch ran on; empty when the results do not say.
+	Host        string   `json:"host,omitempty"`
 	Attempt     int      `json:"attempt,omitempty"`
 	Status      string   `json:"status"`
 	FailedPhase string   `json:"failed_phase,omitempty"`
@@ -302,6 +311,8 @@ type Level struct {
 type LaunchLevel struct {
 	Round int `json:"round"`
 	Order int `json:"order"`
+	// Host is the host the launch ran on; empty when the results do not say.
+	Host string `json:"host,omitempty"`
 	// Throughput is the steady-state throughput, tok/s: tokens produced in
 	// the steady-state windows of the launch's repeats over their length.
 	Throughput float64 `json:"throughput"`

@@ -21,6 +21,9 @@ type Scenario struct {
 	// then ignored): written as SCENARIO/round-K/, as a run with rounds is.
 	// A nil round is a launch that failed.
 	Rounds [][]measure.Record
+	// Hosts, when set, name the host of each round's launch
+	// (results.ScenarioResult.HostName), in round order.
+	Hosts []string
 	// AcceptLength is reported for speculative scenarios.
 	AcceptLength *float64
 }
@@ -61,8 +64,12 @@ func WriteRun(dir string, m results.Manifest, scenarios []Scenario) (*results.Ru
 					rst = results.StatusFailed
 				}
 				rel := results.LaunchDir(s.Name, round)
+				var host string
+				if k < len(s.Hosts) {
+					host = s.Hosts[k]
+				}
 				sum.Scenarios = append(sum.Scenarios, results.ScenarioResult{Name: s.Name, Status: rst, Attempt: 1,
-					Fingerprint: m.Fingerprint, Reason: s.Reason, AcceptLength: s.AcceptLength,
+					HostName: host, Fingerprint: m.Fingerprint, Reason: s.Reason, AcceptLength: s.AcceptLength,
 					Started: m.Started, Ended: m.Started, Round: round, Dir: rel})
 				if rst == results.StatusFailed {
 					continue
