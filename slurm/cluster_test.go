@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/internal/slurmtest"
+	"github.com/bakeoff-dev/bakeoff/internal/testhost"
 	"github.com/bakeoff-dev/bakeoff/remote"
 	"github.com/bakeoff-dev/bakeoff/slurm"
 )
@@ -108,7 +109,8 @@ func checkNoJobs(t *testing.T, c *slurmtest.Cluster) {
 
 func TestCluster(t *testing.T) {
 	c := slurmtest.New(t, slurmtest.Options{GPUs: 4})
-	cl := slurm.New(login(t, c))
+	lh := login(t, c)
+	cl := slurm.New(lh)
 	cl.Poll = 200 * time.Millisecond
 	req := slurm.Request{Name: "bakeoff-test", Partition: slurmtest.Partition, Gres: "gpu:4", Nodes: 1, Time: 10 * time.Minute}
 
@@ -189,6 +191,42 @@ func TestCluster(t *testing.T) {
 		checkNoJobs(t, c)
 	})
 
+	t.Run("link dropped in the queue", func(t *testing.T) {
+		holder := hold(t, c, "4")
+		ctx, cancelCtx := context.WithTimeout(context.Background(), waitLimit)
+		defer cancelCtx()
+		st := newStates()
+		type result struct {
+			job *slurm.Job
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			j, err := cl.Allocate(ctx, req, st.on)
+			done <- result{j, err}
+		}()
+		p := st.waitFor(t, slurm.StatePending)
+		// The link drops: salloc dies with its session on the login node,
+		// its job stays queued, and Allocate follows it on a new link.
+		lh.Drop()
+		waitNoSalloc(t, c)
+		if state, _ := c.JobState(ctx, p.ID); state != slurm.StatePending {
+			t.Fatalf("job %s is %q after the link dropped, want still PENDING", p.ID, state)
+		}
+		cancel(t, c, holder)
+		r := <-done
+		if r.err != nil {
+			t.Fatalf("Allocate across a dropped link: %v", r.err)
+		}
+		if r.job.ID != p.ID || !r.job.Running() {
+			t.Errorf("allocated %+v, want job %s running", r.job, p.ID)
+		}
+		if err := cl.Release(context.Background(), r.job.ID); err != nil {
+			t.Fatal(err)
+		}
+		checkNoJobs(t, c)
+	})
+
 	t.Run("interrupted in the queue", func(t *testing.T) {
 		holder := hold(t, c, "4")
 		defer cancel(t, c, holder)
@@ -230,4 +268,23 @@ func TestCluster(t *testing.T) {
 			t.Errorf("Job(999999) = %v, want ErrGone", err)
 		}
 	})
+}
+
+// waitNoSalloc waits until no salloc runs on the login node.
+func waitNoSalloc(t *testing.T, c *slurmtest.Cluster) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for {
+		ps, err := c.Host.Processes(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(ps, func(p testhost.Process) bool { return p.Comm == "salloc" }) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("salloc still runs %s after its link dropped", waitLimit)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
