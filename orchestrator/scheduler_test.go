@@ -1,8 +1,14 @@
 package orchestrator
 
 import (
+	"context"
 	"reflect"
 	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/remote"
 	"testing"
 )
 
@@ -121,3 +127,51 @@ func TestHostWorkdir(t *testing.T) {
 		}
 	}
 }
+
+// TestHostFailure: which failures of a launch are its host's. The host is a
+// real one (this machine) that answers.
+func TestHostFailure(t *testing.T) {
+	newRun := func(o *orch, w *worker, name string) *scenarioRun {
+		return &scenarioRun{o: o, w: w, sc: &campaign.Scenario{Name: name}}
+	}
+	fail := func(phase string) error {
+		return &ScenarioError{Scenario: "x", Phase: phase, Reason: "server exited while loading\nTraceback"}
+	}
+	o := &orch{now: time.Now, linkPatience: time.Second}
+	here := &worker{o: o, h: remote.NewLocal()}
+	if why := o.hostFailure(context.Background(), newRun(o, here, "a"), fail("gpu-free")); !strings.Contains(why, "gpu-free failed before a could launch") {
+		t.Errorf("gpu-free: %q, want the host's failure", why)
+	}
+	if why := o.hostFailure(context.Background(), newRun(o, here, "a"), fail("sweep")); why != "" {
+		t.Errorf("sweep: %q, want the scenario's failure", why)
+	}
+	// Loading fails here: the scenario's own failure until it has loaded
+	// on another host; then the second such failure in a row is the host's.
+	for i := range 3 {
+		if why := o.hostFailure(context.Background(), newRun(o, here, "a"), fail("ready")); why != "" {
+			t.Errorf("ready, never loaded elsewhere (%d): %q", i, why)
+		}
+	}
+	other := &worker{o: o, h: goneHost{}}
+	o.loadedOn(newRun(o, other, "a"))
+	o.loadedOn(newRun(o, other, "b"))
+	if why := o.hostFailure(context.Background(), newRun(o, here, "a"), fail("ready")); why != "" {
+		t.Errorf("first strike: %q, want none yet", why)
+	}
+	o.loadedOn(newRun(o, here, "b")) // a load here clears the strikes
+	if why := o.hostFailure(context.Background(), newRun(o, here, "a"), fail("launch")); why != "" {
+		t.Errorf("first strike after a load: %q, want none yet", why)
+	}
+	why := o.hostFailure(context.Background(), newRun(o, here, "b"), fail("ready"))
+	if !strings.Contains(why, "2 servers in a row failed to load here that load on other hosts") {
+		t.Errorf("second strike: %q, want the host's failure", why)
+	}
+	if here.unreachable {
+		t.Errorf("a host that answers was marked unreachable")
+	}
+}
+
+// goneHost is a host whose name is all there is to it.
+type goneHost struct{ remote.Host }
+
+func (goneHost) Name() string { return "gpu-other" }
