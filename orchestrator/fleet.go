@@ -314,7 +314,7 @@ func (o *orch) planRounds() []*roundJob {
 			counted = counted || o.finished[pl.key] != ""
 		}
 		switch {
-		case usable:
+		case usable && len(j.run) > 0:
 			j.home = home
 		case home != "" && counted && len(j.run) > 0:
 			j.whole = true
@@ -439,7 +439,9 @@ func (o *orch) work(ctx context.Context, w *worker, sched *scheduler) {
 			sched.done(j)
 			continue
 		}
-		o.place(j, w)
+		if o.toRun(j) > 0 {
+			o.place(j, w)
+		}
 		lost, stop := o.runRound(ctx, w, j)
 		if lost != "" {
 			w.lose(j.round, lost)
@@ -530,6 +532,17 @@ func (o *orch) place(j *roundJob, w *worker) {
 	o.outcome.Placements = append(o.outcome.Placements, RoundPlacement{Round: j.round, Host: w.h.Name(), From: slices.Clone(j.from)})
 }
 
+// toRun is how many launches j runs.
+func (o *orch) toRun(j *roundJob) int {
+	n := 0
+	for _, pl := range j.launches {
+		if o.runs(j, pl.key) {
+			n++
+		}
+	}
+	return n
+}
+
 // fits reports whether j can end before Options.Deadline, by its estimate;
 // a round that cannot is reported (EventRoundOutOfTime, Outcome.OutOfTime)
 // and not started.
@@ -537,12 +550,7 @@ func (o *orch) fits(j *roundJob) bool {
 	if o.opt.Deadline.IsZero() {
 		return true
 	}
-	n := 0
-	for _, pl := range j.launches {
-		if o.runs(j, pl.key) {
-			n++
-		}
-	}
+	n := o.toRun(j)
 	if n == 0 {
 		return true
 	}

@@ -77,6 +77,7 @@ func TestValidateGolden(t *testing.T) {
 		{"synthetic workload", "testdata/validate/workload/configs/campaign.yaml", "validate/workload.golden", exitOK, true},
 		{"rates", "testdata/validate/rates/configs/campaign.yaml", "validate/rates.golden", exitOK, true},
 		{"slurm", "testdata/validate/slurm/configs/campaign.yaml", "validate/slurm.golden", exitOK, true},
+		{"fleet", "testdata/validate/fleet/configs/campaign.yaml", "validate/fleet.golden", exitOK, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
