@@ -236,6 +236,9 @@ func newOrch(opt Options) (*orch, error) {
 		h := newDryHost(hosts[0], func(phase, cmd string) {
 			o.emit(Event{Time: o.now(), Kind: EventDryCommand, Phase: phase, Message: cmd})
 		})
+		if hosts[0] == nil && len(o.c.Hosts) > 0 {
+			h.name = o.c.Hosts[0].SSH // what {host} in the workdir becomes there
+		}
 		hosts = []remote.Host{h}
 	}
 	seen := map[string]bool{}
