@@ -34,7 +34,11 @@ Runs the campaign's rounds on its host; each round launches every scenario
 once, in a counterbalanced order (docs/CONFIG.md). With hosts: (a fleet),
 each host runs a round at a time, taking the next one when free; a host
 that fails (unreachable, GPUs held, servers that cannot load there) is left
-out and its round runs again whole on another host. Each launch: stop what
+out and its round runs again whole on another host. With host.slurm, it
+first asks the cluster for an allocation through the login node (showing
+the job's state in the queue), runs the rounds on its nodes, and releases
+it at the end, on failure and on Ctrl-C or SIGTERM; --resume reattaches to
+the run's job while it runs (docs/SLURM.md). Each launch: stop what
 runs, wait for free GPU memory, launch the server detached, wait until
 healthy, send one smoke request, run the sweep, collect metrics and the log,
 stop. A launch that fails is recorded with its phase and log excerpt and the
