@@ -179,7 +179,7 @@ func (f *fleetRig) checkCounted(run *results.Run, s spec) map[int]string {
 func TestFleetHostCutMidRound(t *testing.T) {
 	t.Parallel()
 	f := newFleetRig(t, 3)
-	s := spec{name: "fleet-cut", scenarios: []scen{{name: "a"}, {name: "b"}}, levels: []int{1, 3}, requests: 8,
+	s := spec{name: "fleet-cut", scenarios: []scen{{name: "a"}, {name: "b"}}, levels: []int{1, 3}, requests: 6,
 		rounds: 3, healthTimeout: "1m"}
 	cfg := f.write(s)
 	out := filepath.Join(f.dir, "run")
@@ -292,7 +292,7 @@ func TestFleetHostCutMidRound(t *testing.T) {
 func TestFleetInterrupt(t *testing.T) {
 	t.Parallel()
 	f := newFleetRig(t, 3)
-	s := spec{name: "fleet-int", scenarios: []scen{{name: "a"}, {name: "b"}}, levels: []int{1, 3}, requests: 8, rounds: 3}
+	s := spec{name: "fleet-int", scenarios: []scen{{name: "a"}, {name: "b"}}, levels: []int{1}, requests: 6, rounds: 3}
 	cfg := f.write(s)
 	out := filepath.Join(f.dir, "run")
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
