@@ -30,13 +30,15 @@ type fleet struct {
 	dir   string // configs/, scenarios/
 	out   string // kept after the test: the run, samples, output
 	env   []string
+	// workdir is the fleet's host.workdir.
+	workdir string
 }
 
 // newFleet makes n hosts, each with the fake nvidia-smi first on its PATH.
 // out is where the run's files are kept (made if missing).
 func newFleet(t *testing.T, n int, out string) *fleet {
 	t.Helper()
-	f := &fleet{t: t, home: t.TempDir(), dir: t.TempDir(), out: out}
+	f := &fleet{t: t, home: t.TempDir(), dir: t.TempDir(), out: out, workdir: t.TempDir()}
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -127,11 +129,23 @@ func (f *fleet) write(p plan) string {
 	return f.writeYAML(filepath.Join("configs", p.name+".yaml"), doc)
 }
 
-// hostKeys is the campaign's host section: `host:` for one host, `hosts:`
-// for a fleet.
+// linkPatience is how long a host may stay unreachable before it is given
+// up on: longer than the soak's link cuts, short enough that a host lost
+// for good hands its round on within minutes of a short campaign.
+const linkPatience = "90s"
+
+// hostKeys is the campaign's host section: `host:` for one host; for a
+// fleet, `hosts:` with the settings they share in `host:`.
 func (f *fleet) hostKeys() map[string]any {
-	h := f.hosts[0]
-	return map[string]any{"host": map[string]any{"ssh": h.Alias, "workdir": h.Workdir}}
+	if len(f.hosts) == 1 {
+		h := f.hosts[0]
+		return map[string]any{"host": map[string]any{"ssh": h.Alias, "workdir": h.Workdir, "link_patience": linkPatience}}
+	}
+	var aliases []string
+	for _, h := range f.hosts {
+		aliases = append(aliases, h.Alias)
+	}
+	return map[string]any{"hosts": aliases, "host": map[string]any{"workdir": filepath.Join(f.workdir, "{host}"), "link_patience": linkPatience}}
 }
 
 func (f *fleet) writeYAML(rel string, doc any) string {
