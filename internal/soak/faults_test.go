@@ -120,8 +120,9 @@ func linkCut(phase string, d time.Duration) func(context.Context, *injector, *te
 	}
 }
 
-// crashServer SIGKILLs the server of the next launch on h that is still
-// sweeping `after` into its sweep: the engine dies with requests in flight.
+// crashServer SIGKILLs the server of the next launch on h whose load
+// generator is still running `after` it started: the engine dies with
+// requests in flight.
 func crashServer(after time.Duration) func(context.Context, *injector, *testhost.Host) (string, error) {
 	return func(ctx context.Context, in *injector, h *testhost.Host) (string, error) {
 		for tries := 0; tries < 20; tries++ {
@@ -129,26 +130,40 @@ func crashServer(after time.Duration) func(context.Context, *injector, *testhost
 			if !ok {
 				return "", fmt.Errorf("no sweep started before the campaign ended")
 			}
-			in.sleep(ctx, after)
+			// The phase prepares the sweep's folder and files first; the
+			// load generator starts a few round trips later.
 			var server, sweep int
-			for _, p := range processes(in.t, h) {
-				switch {
-				case isServer(p):
-					server = p.Pid
-				case isSweep(p):
-					sweep = p.Pid
+			for deadline := time.Now().Add(time.Minute); sweep == 0 && time.Now().Before(deadline); {
+				server, sweep = serverAndSweep(in.t, h)
+				if sweep == 0 && !in.sleep(ctx, 50*time.Millisecond) {
+					return "", fmt.Errorf("the campaign ended before a sweep ran")
 				}
 			}
-			if server == 0 || sweep == 0 {
+			in.sleep(ctx, after)
+			if server, sweep = serverAndSweep(in.t, h); server == 0 || sweep == 0 {
 				continue // that sweep was over already; take the next
 			}
 			if err := syscall.Kill(server, syscall.SIGKILL); err != nil {
 				return "", fmt.Errorf("killing the server, pid %d: %w", server, err)
 			}
-			return fmt.Sprintf("SIGKILLed server pid %d %s into the sweep of %s round %d", server, after, e.Scenario, e.Round), nil
+			return fmt.Sprintf("SIGKILLed server pid %d %s after the load generator of %s round %d started", server, after, e.Scenario, e.Round), nil
 		}
 		return "", fmt.Errorf("every sweep was over within %s", after)
 	}
+}
+
+// serverAndSweep returns the pids of the server and the load generator
+// running on h, 0 for one not running.
+func serverAndSweep(t *testing.T, h *testhost.Host) (server, sweep int) {
+	for _, p := range processes(t, h) {
+		switch {
+		case isServer(p):
+			server = p.Pid
+		case isSweep(p):
+			sweep = p.Pid
+		}
+	}
+	return server, sweep
 }
 
 // powerOff loses h for good as its next sweep starts: its link goes down
