@@ -23,14 +23,15 @@ const (
 
 // The soak's campaign. Each launch loads for soakLoadTime and sweeps four
 // levels of soakRequests requests of soakTokens tokens (a few simulated
-// minutes), and the sims run at soakSpeed: a launch takes 10–15 s of real
-// time on a 2-core machine, and soakRounds rounds of three scenarios over
-// three hosts fill a little over 12 simulated hours (the campaign's
-// makespan times the speed).
+// minutes), with the sims at soakSpeed. A launch takes 25–70 s of real time
+// on a shared 2-core machine, most of it the orchestrator's round trips and
+// polls, which count soakSpeed times over in simulated time too; soakRounds
+// rounds of three scenarios over three hosts, one of them lost halfway,
+// then span 13–30 simulated hours in 8–20 minutes.
 const (
 	soakHosts     = 3
-	soakSpeed     = 48
-	soakRounds    = 24
+	soakSpeed     = 96
+	soakRounds    = 12
 	soakLoadTime  = 8 * time.Minute
 	soakRequests  = 16
 	soakTokens    = 256
