@@ -57,7 +57,7 @@ soak: build
 # memory as scenarios and hosts grow (docs/PERFORMANCE.md). SIZES is a list
 # of SCENARIOSxHOSTS, each of 3 rounds; the table is kept in SCALE_OUT.
 SCALE_OUT ?= /tmp/bakeoff-scale
-SIZES ?= 10x4,10x16,30x16,100x16
+SIZES ?= 100x16,30x16,10x16,10x4
 scale: build
 	rm -rf $(SCALE_OUT)
 	BAKEOFF_SCALE=1 BAKEOFF_SOAK_OUT=$(SCALE_OUT) BAKEOFF_SCALE_SIZES=$(SIZES) $(GO) test -count=1 -v -timeout 180m -run '^TestScale$$' ./internal/soak

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,8 +23,9 @@ const (
 	scaleLoadTime = 30 * time.Second
 	scaleRounds   = 3
 	scaleInterval = time.Second
-	// scaleSizes is the default list of SCENARIOSxHOSTS campaigns.
-	scaleSizes = "10x4,10x16,30x16,100x16"
+	// scaleSizes is the default list of SCENARIOSxHOSTS campaigns, the
+	// largest first: it is the one the figures are about.
+	scaleSizes = "100x16,30x16,10x16,10x4"
 )
 
 // size is one scale campaign: scenarios × rounds over hosts.
@@ -58,16 +60,32 @@ func TestScale(t *testing.T) {
 	}
 	rounds := envInt(t, "BAKEOFF_SCALE_ROUNDS", scaleRounds)
 	out := outDir(t, "scale")
-	var table strings.Builder
-	fmt.Fprintf(&table, "| scenarios × rounds | hosts | launches | launch time, total (s) | ideal = total / hosts (s) | best by whole rounds (s) | makespan (s) | makespan / ideal | orchestrator CPU (s) | CPU per launch (ms) | peak RSS (MiB) | FDs max |\n")
-	fmt.Fprintf(&table, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	type row struct {
+		sz   size
+		text string
+	}
+	var rows []row
 	for _, sz := range parseSizes(t, sizes) {
 		name := fmt.Sprintf("%dx%d-%dhosts", sz.scenarios, rounds, sz.hosts)
 		t.Run(name, func(t *testing.T) {
-			row := scaleOnce(t, filepath.Join(out, name), sz, rounds)
-			table.WriteString(row)
-			t.Log(row)
+			r := scaleOnce(t, filepath.Join(out, name), sz, rounds)
+			rows = append(rows, row{sz, r})
+			t.Log(r)
 		})
+	}
+	// The table in order of hosts, then scenarios, whatever order they ran.
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i].sz, rows[j].sz
+		if a.hosts != b.hosts {
+			return a.hosts < b.hosts
+		}
+		return a.scenarios < b.scenarios
+	})
+	var table strings.Builder
+	fmt.Fprintf(&table, "| scenarios × rounds | hosts | launches | launch time, total (s) | ideal = total / hosts (s) | best by whole rounds (s) | makespan (s) | makespan / ideal | orchestrator CPU (s) | CPU per launch (ms) | peak RSS (MiB) | live heap after GC, last / max (MiB) | FDs max |\n")
+	fmt.Fprintf(&table, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, r := range rows {
+		table.WriteString(r.text)
 	}
 	t.Log("\n" + table.String())
 	if err := os.WriteFile(filepath.Join(out, "table.md"), []byte(table.String()), 0o600); err != nil {
@@ -122,8 +140,9 @@ func scaleOnce(t *testing.T, out string, sz size, rounds int) string {
 	makespan := res.wall.Seconds()
 	cpu := (res.user + res.system).Seconds()
 	fds := Summarize(res.samples, func(s Sample) float64 { return float64(s.FDs) })
+	heap := Summarize(LiveHeap(res.stderr), func(s Sample) float64 { return float64(s.RSSKiB) / 1024 })
 	t.Logf("journal span %.1fs, process wall %.1fs", last.Sub(first).Seconds(), makespan)
-	return fmt.Sprintf("| %d × %d | %d | %d | %.0f | %.1f | %.1f | %.1f | %.2f | %.1f | %.0f | %.1f | %.0f |\n",
+	return fmt.Sprintf("| %d × %d | %d | %d | %.0f | %.1f | %.1f | %.1f | %.2f | %.1f | %.0f | %.1f | %.0f / %.0f | %.0f |\n",
 		sz.scenarios, rounds, sz.hosts, p.launches(), total, ideal, best, makespan, makespan/ideal,
-		cpu, 1000*cpu/float64(p.launches()), float64(res.maxRSSKiB)/1024, fds.Max)
+		cpu, 1000*cpu/float64(p.launches()), float64(res.maxRSSKiB)/1024, heap.End, heap.Max, fds.Max)
 }

@@ -2,6 +2,9 @@ package soak
 
 import (
 	"math"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -65,4 +68,29 @@ func Slope(xs, ys []float64) float64 {
 		return 0
 	}
 	return sxy / sxx
+}
+
+// gcLine matches a line of the Go runtime's GODEBUG=gctrace=1 output: the
+// time since the program started and the heap before, at the end of and
+// live after the collection ("gc 12 @3.456s 1%: … 4->5->2 MB, …").
+var gcLine = regexp.MustCompile(`^gc \d+ @([0-9.]+)s .* (\d+)->(\d+)->(\d+) MB`)
+
+// LiveHeap reads the heap left live after each garbage collection from a
+// gctrace log, as samples whose RSSKiB holds it (in KiB, to the runtime's
+// MB precision).
+func LiveHeap(log string) []Sample {
+	var out []Sample
+	for _, line := range strings.Split(log, "\n") {
+		m := gcLine.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		at, err1 := strconv.ParseFloat(m[1], 64)
+		live, err2 := strconv.ParseInt(m[4], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		out = append(out, Sample{At: time.Duration(at * float64(time.Second)), RSSKiB: live * 1024})
+	}
+	return out
 }
