@@ -117,3 +117,22 @@ func TestSummarize(t *testing.T) {
 		})
 	}
 }
+
+func TestLiveHeap(t *testing.T) {
+	log := strings.Join([]string{
+		"gc 1 @84.144s 0%: 0.24+4.0+0.013 ms clock, 0.49+0.051/3.3/4.2+0.027 ms cpu, 30->30->3 MB, 32 MB goal, 0 MB stacks, 0 MB globals, 2 P",
+		"06:18:14 [201/300 s001 round 3 on th-90e62b] collect ok in 0.0s",
+		"gc 2 @170.5s 0%: 0.1+2+0.01 ms clock, 0.2+0/1/2+0.02 ms cpu, 31->32->4 MB, 33 MB goal, 0 MB stacks, 0 MB globals, 2 P (forced)",
+		"gc 3 @x 0%: garbage",
+	}, "\n")
+	got := LiveHeap(log)
+	want := []Sample{{At: 84144 * time.Millisecond, RSSKiB: 3 * 1024}, {At: 170500 * time.Millisecond, RSSKiB: 4 * 1024}}
+	if len(got) != len(want) {
+		t.Fatalf("LiveHeap = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].RSSKiB != want[i].RSSKiB || (got[i].At-want[i].At).Abs() > time.Millisecond {
+			t.Errorf("LiveHeap[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
