@@ -23,24 +23,36 @@ const (
 	scaleLoadTime = 30 * time.Second
 	scaleRounds   = 3
 	scaleInterval = time.Second
-	// scaleSizes is the default list of SCENARIOSxHOSTS campaigns, the
+	// scaleSizes is the default list of SCENARIOSxROUNDSxHOSTS campaigns, the
 	// largest first: it is the one the figures are about.
-	scaleSizes = "100x16,30x16,10x16,10x4"
+	scaleSizes = "100x3x16,30x3x16,10x3x16,10x3x4,3x16x16"
 )
 
 // size is one scale campaign: scenarios × rounds over hosts.
-type size struct{ scenarios, hosts int }
+type size struct{ scenarios, rounds, hosts int }
 
-func parseSizes(t *testing.T, s string) []size {
+// parseSizes reads a list of SCENARIOSxHOSTS (rounds from
+// BAKEOFF_SCALE_ROUNDS) or SCENARIOSxROUNDSxHOSTS.
+func parseSizes(t *testing.T, s string, rounds int) []size {
 	var out []size
 	for _, f := range strings.Split(s, ",") {
-		a, b, ok := strings.Cut(strings.TrimSpace(f), "x")
-		n, err1 := strconv.Atoi(a)
-		h, err2 := strconv.Atoi(b)
-		if !ok || err1 != nil || err2 != nil || n < 1 || h < 1 {
-			t.Fatalf("BAKEOFF_SCALE_SIZES: bad size %q (want SCENARIOSxHOSTS)", f)
+		var n []int
+		for _, x := range strings.Split(strings.TrimSpace(f), "x") {
+			v, err := strconv.Atoi(x)
+			if err != nil || v < 1 {
+				n = nil
+				break
+			}
+			n = append(n, v)
 		}
-		out = append(out, size{n, h})
+		switch len(n) {
+		case 2:
+			out = append(out, size{n[0], rounds, n[1]})
+		case 3:
+			out = append(out, size{n[0], n[1], n[2]})
+		default:
+			t.Fatalf("BAKEOFF_SCALE_SIZES: bad size %q (want SCENARIOSxHOSTS or SCENARIOSxROUNDSxHOSTS)", f)
+		}
 	}
 	return out
 }
@@ -65,10 +77,10 @@ func TestScale(t *testing.T) {
 		text string
 	}
 	var rows []row
-	for _, sz := range parseSizes(t, sizes) {
-		name := fmt.Sprintf("%dx%d-%dhosts", sz.scenarios, rounds, sz.hosts)
+	for _, sz := range parseSizes(t, sizes, rounds) {
+		name := fmt.Sprintf("%dx%d-%dhosts", sz.scenarios, sz.rounds, sz.hosts)
 		t.Run(name, func(t *testing.T) {
-			r := scaleOnce(t, filepath.Join(out, name), sz, rounds)
+			r := scaleOnce(t, filepath.Join(out, name), sz)
 			rows = append(rows, row{sz, r})
 			t.Log(r)
 		})
@@ -78,6 +90,9 @@ func TestScale(t *testing.T) {
 		a, b := rows[i].sz, rows[j].sz
 		if a.hosts != b.hosts {
 			return a.hosts < b.hosts
+		}
+		if a.rounds != b.rounds {
+			return a.rounds < b.rounds
 		}
 		return a.scenarios < b.scenarios
 	})
@@ -94,7 +109,8 @@ func TestScale(t *testing.T) {
 }
 
 // scaleOnce runs one campaign and returns its table row.
-func scaleOnce(t *testing.T, out string, sz size, rounds int) string {
+func scaleOnce(t *testing.T, out string, sz size) string {
+	rounds := sz.rounds
 	f := newFleet(t, sz.hosts, out)
 	p := plan{name: "scale", scenarios: sz.scenarios, rounds: rounds, levels: []int{1, 4},
 		requests: 8, maxTokens: 32, warmup: 1, speed: scaleSpeed, loadTime: scaleLoadTime}
