@@ -78,7 +78,9 @@ type spec struct {
 func (r *rig) write(s spec) string {
 	r.t.Helper()
 	if s.time == "" {
-		s.time = "10"
+		// An hour: released at the end anyway, and long enough that no
+		// round is left out for time on a loaded machine.
+		s.time = "60"
 	}
 	if s.margin == "" {
 		s.margin = "30s"
