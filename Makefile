@@ -69,7 +69,7 @@ scale: build
 # cluster; BAKEOFF_SLURM=1 switches on the campaigns. Needs root and
 # Debian's slurmctld, slurmd, slurm-client and munge.
 slurm: build
-	BAKEOFF_SLURM=1 $(GO) test -count=1 -v -timeout 15m ./slurm/e2e
+	BAKEOFF_SLURM=1 $(GO) test -count=1 -v -timeout 20m ./slurm/e2e
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./loadgen/...
