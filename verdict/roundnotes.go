@@ -43,6 +43,7 @@ func checkRounds(v *Verdict) []Note {
 		var sd float64
 		var df float64
 		rounds := 0
+		pooled := false
 		for _, c := range v.Levels {
 			cell := v.Cell(c, s.Name)
 			if cell == nil || !cell.Compared {
@@ -53,10 +54,15 @@ func checkRounds(v *Verdict) []Note {
 				within = append(within, measure.LevelName(c))
 			case MethodLaunches:
 				launches = append(launches, measure.LevelName(c))
+				rounds = max(rounds, cell.Rounds)
 				if cell.NoisyLevel {
 					noisy = append(noisy, measure.LevelName(c))
+					if !pooled { // the pool's figures, unless every level is judged alone
+						sd, df = cell.RoundSDPct, cell.DF
+					}
+					continue
 				}
-				sd, df, rounds = cell.RoundSDPct, cell.DF, max(rounds, cell.Rounds)
+				sd, df, pooled = cell.RoundSDPct, cell.DF, true
 			}
 		}
 		if len(noisy) > 0 {
