@@ -58,7 +58,9 @@ const BoundBoth slo.Bound = "both"
 
 // LaunchCapacity is one launch's capacity.
 type LaunchCapacity struct {
-	Round    int       `json:"round"`
+	Round int `json:"round"`
+	// Host is the host the launch ran on; empty when the results do not say.
+	Host     string    `json:"host,omitempty"`
 	Capacity float64   `json:"capacity"`
 	Bound    slo.Bound `json:"bound,omitempty"`
 	// Binding is the metric that limits the capacity (slo.Capacity); empty
@@ -168,7 +170,7 @@ func measureSLO(v *Verdict, in Input, maxSlices int) *CapacityVerdict {
 			if !ok {
 				continue
 			}
-			lc := LaunchCapacity{Round: l.Round, Capacity: load, Bound: b, Binding: binding}
+			lc := LaunchCapacity{Round: l.Round, Host: l.Host, Capacity: load, Bound: b, Binding: binding}
 			sc.Launches = append(sc.Launches, lc)
 		}
 		for j := range s.Levels {
@@ -257,7 +259,9 @@ func meanLogs(xs []float64) logDiff {
 }
 
 // compare fills each variant's comparison with the baseline, paired by
-// round: its outcome comes later, from decide over the whole family.
+// round (a round whose two launches ran on different hosts is left out, as
+// for the throughput): its outcome comes later, from decide over the whole
+// family.
 func (cv *CapacityVerdict) compare(baseline string, conf float64) {
 	base := cv.scenario(baseline)
 	for i := range cv.Comparisons {
@@ -269,7 +273,7 @@ func (cv *CapacityVerdict) compare(baseline string, conf float64) {
 		var d []float64
 		for _, lv := range s.Launches {
 			for _, lb := range base.Launches {
-				if lv.Round == lb.Round {
+				if lv.Round == lb.Round && (lv.Host == "" || lb.Host == "" || lv.Host == lb.Host) {
 					d = append(d, math.Log(lv.Capacity)-math.Log(lb.Capacity))
 				}
 			}

@@ -237,3 +237,30 @@ func TestHostsThroughRunDir(t *testing.T) {
 		}
 	}
 }
+
+// TestHostsMixedRoundCapacity: the capacities under an objective are paired
+// by round as the throughputs are, and a round on two hosts is left out of
+// their comparison too.
+func TestHostsMixedRoundCapacity(t *testing.T) {
+	s := sloSweep()
+	place := func(r, i int) int {
+		if r == 2 {
+			return 1 - i
+		}
+		return 0
+	}
+	in := campaignInput([]string{"baseline", "variant"}, s, 4,
+		verdicttest.FleetCampaign([]verdicttest.Engine{realBaseline, realBaseline}, s, 4, fleet, place, 5))
+	o := sloTestObjective
+	in.Manifest.SLO = &o
+	v, err := FromRecords(in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Capacity == nil || len(v.Capacity.Comparisons) != 1 {
+		t.Fatalf("capacity %+v", v.Capacity)
+	}
+	if c := v.Capacity.Comparisons[0]; c.Rounds != 3 {
+		t.Errorf("capacity compared on %d rounds, want 3 (round 2 ran on two hosts)", c.Rounds)
+	}
+}
