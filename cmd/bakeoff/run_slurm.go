@@ -47,9 +47,7 @@ func startSlurm(ctx context.Context, e *env, c *campaign.Campaign, resumeDir str
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the Slurm login node: %w", err)
 	}
-	for _, note := range login.ConfigNotes() {
-		fmt.Fprintln(e.Stderr, "warning: ssh config:", note)
-	}
+	printConfigNotes(e, login)
 	s := &slurmRun{e: e, spec: spec, login: login, cl: slurm.New(login)}
 	s.cl.Now = e.Now
 	if resumeDir != "" {
