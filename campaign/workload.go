@@ -25,6 +25,21 @@ func (s Sweep) PromptSet() (*prompts.Set, error) {
 	return prompts.Make(s.PromptSpec(), s.Seed, nil)
 }
 
+// OutputTokens is how many tokens a request of the sweep asks for, on
+// average, and whether the prompts ask for their own lengths (recorded
+// output lengths, a synthetic set) rather than each for max_tokens. A
+// prompt set that cannot be read counts as max_tokens each.
+func (s Sweep) OutputTokens() (mean float64, own bool) {
+	if s.Synthetic == nil && s.OutputLengths != prompts.OutputRecorded {
+		return float64(s.MaxTokens), false
+	}
+	set, err := s.PromptSet()
+	if err != nil {
+		return float64(s.MaxTokens), false
+	}
+	return set.MeanMaxTokens(s.MaxTokens), true
+}
+
 // promptsKey decodes sweep.prompts: `builtin` or a path, or a mapping
 // {file, output_lengths} or {synthetic: {count, input_tokens, output_tokens}}.
 func (d *doc) promptsKey(v *yaml.Node, s *Sweep) {

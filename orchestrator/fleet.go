@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/remote"
 	"github.com/bakeoff-dev/bakeoff/results"
@@ -104,6 +105,12 @@ func (o *orch) startHosts(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	// A host that could not even be connected is lost before its first
+	// round, as one that cannot be locked is: the journal, the manifest and
+	// the end report say so, not only this morning's scrolled-away stderr.
+	for _, u := range o.opt.Unreachable {
+		o.hostLost(u.Host, 0, u.Reason)
+	}
 	var errs []error
 	var first *worker
 	for _, w := range o.workers {
@@ -113,18 +120,62 @@ func (o *orch) startHosts(ctx context.Context) error {
 			first = w
 		}
 	}
-	if first == nil {
-		return fmt.Errorf("no host of the fleet can be used:\n%w", errors.Join(errs...))
+	for _, u := range o.opt.Unreachable {
+		errs = append(errs, fmt.Errorf("%s: %s", u.Host, u.Reason))
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.man.Host = first.facts
-	for _, w := range o.workers {
-		if !slices.Contains(o.man.Hosts, w.h.Name()) {
-			o.man.Hosts = append(o.man.Hosts, w.h.Name())
-		}
+	if first != nil {
+		o.man.Host = first.facts
 	}
-	return o.writeManifest()
+	o.recordFleet()
+	if err := o.writeManifest(); err != nil {
+		return err
+	}
+	if first == nil {
+		return fmt.Errorf("no host of the fleet can be used:\n%w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// recordFleet puts into the manifest, in the order of hosts:, every host
+// of this invocation's fleet: its facts, or why it was left out. Entries of
+// hosts this invocation did not try (a resumed run's earlier fleet) stay.
+// o.mu must be held.
+func (o *orch) recordFleet() {
+	var now []results.FleetHost
+	for _, w := range o.workers {
+		fh := results.FleetHost{Host: w.h.Name(), LeftOut: w.lost}
+		if w.facts.OS != "" { // its platform, the first fact prepare reads, was read
+			facts := w.facts
+			fh.Facts = &facts
+		}
+		now = append(now, fh)
+	}
+	for _, u := range o.opt.Unreachable {
+		now = append(now, results.FleetHost{Host: u.Host, LeftOut: u.Reason})
+	}
+	pos := func(name string) int {
+		if i := slices.IndexFunc(o.c.Hosts, func(h campaign.Host) bool { return h.SSH == name }); i >= 0 {
+			return i
+		}
+		return len(o.c.Hosts)
+	}
+	slices.SortStableFunc(now, func(a, b results.FleetHost) int { return pos(a.Host) - pos(b.Host) })
+	for _, fh := range now {
+		if !slices.Contains(o.man.Hosts, fh.Host) {
+			o.man.Hosts = append(o.man.Hosts, fh.Host)
+		}
+		i := slices.IndexFunc(o.man.Fleet, func(old results.FleetHost) bool { return old.Host == fh.Host })
+		if i < 0 {
+			o.man.Fleet = append(o.man.Fleet, fh)
+			continue
+		}
+		if fh.Facts == nil {
+			fh.Facts = o.man.Fleet[i].Facts // what it measured earlier ran on these
+		}
+		o.man.Fleet[i] = fh
+	}
 }
 
 // acquire takes the host lock in the host's workdir.
@@ -170,14 +221,19 @@ func (o *orch) releaseLocks(ctx context.Context) {
 // lose gives the host up: journaled (a PhaseHost line), reported, and
 // listed in the outcome.
 func (w *worker) lose(round int, reason string) {
-	o := w.o
 	w.lost = reason
+	w.o.hostLost(w.h.Name(), round, reason)
+}
+
+// hostLost records that the fleet gave host up during round (0: before
+// its first): a PhaseHost line, an EventHostLost, an entry of Outcome.Lost.
+func (o *orch) hostLost(host string, round int, reason string) {
 	now := o.now()
-	o.journal(JournalEntry{Time: now, Phase: PhaseHost, Event: HostLost, Outcome: OutcomeFailed, Host: w.h.Name(),
+	o.journal(JournalEntry{Time: now, Phase: PhaseHost, Event: HostLost, Outcome: OutcomeFailed, Host: host,
 		Round: round, Error: reason})
-	o.emit(Event{Time: now, Kind: EventHostLost, Host: w.h.Name(), Round: round, Rounds: len(o.man.Order), Message: reason})
+	o.emit(Event{Time: now, Kind: EventHostLost, Host: host, Round: round, Rounds: len(o.man.Order), Message: reason})
 	o.mu.Lock()
-	o.outcome.Lost = append(o.outcome.Lost, HostLoss{Host: w.h.Name(), Round: round, Reason: reason})
+	o.outcome.Lost = append(o.outcome.Lost, HostLoss{Host: host, Round: round, Reason: reason})
 	o.mu.Unlock()
 }
 
@@ -570,10 +626,21 @@ func (o *orch) fits(j *roundJob) bool {
 	return false
 }
 
+// AssumedStreamTokS is the decode speed of one request stream the deadline
+// estimate assumes before any launch of the run has been measured: the slow
+// end of what serving engines reach per stream under load (a large model at
+// high concurrency decodes some 20–40 tokens/s per request). Assuming slow
+// errs on the side that costs little: a round left out for time is named
+// with the resume command, while one started that cannot end loses its
+// launches to the allocation's end.
+const AssumedStreamTokS = 20.0
+
 // launchEstimate is how long one launch is expected to take: the mean of
 // the run's finished launches, or, before any has finished, the campaign's
 // bound on a launch's waits (what `bakeoff validate` calls "waits at most")
-// plus an open loop's arrival schedule.
+// plus its sweep's expected length (sweepEstimate). The sweep must count:
+// with minutes of load per level, a first round estimated from the waits
+// alone starts in an allocation that ends long before its sweeps do.
 func (o *orch) launchEstimate() (time.Duration, string) {
 	o.mu.Lock()
 	secs := slices.Clone(o.launchSecs)
@@ -586,13 +653,31 @@ func (o *orch) launchEstimate() (time.Duration, string) {
 		return time.Duration(sum / float64(len(secs)) * float64(time.Second)), fmt.Sprintf("the mean of %d finished launches", len(secs))
 	}
 	c := o.c
-	d := c.Engine.HealthTimeout + 2*c.GPU.WaitTimeout + c.Engine.StopGrace
-	for _, lv := range c.Sweep.Levels() {
+	d := c.Engine.HealthTimeout + 2*c.GPU.WaitTimeout + c.Engine.StopGrace + sweepEstimate(c.Sweep)
+	return d, fmt.Sprintf("no launch finished yet: the campaign's bound on loading and GPU waits, and its sweep at %g tokens/s per request",
+		AssumedStreamTokS)
+}
+
+// sweepEstimate is how long a sweep is expected to take before any has
+// been measured: each request's tokens at AssumedStreamTokS, the warm-up's
+// one after another; a closed-loop level sends its requests in waves of its
+// concurrency, an open-loop level over its arrival schedule plus its last
+// request's own length. Every level counts as many times as it is repeated.
+func sweepEstimate(s campaign.Sweep) time.Duration {
+	tokens, _ := s.OutputTokens()
+	request := tokens / AssumedStreamTokS // seconds
+	secs := float64(s.Warmup) * request
+	for _, lv := range s.Levels() {
+		n := s.RequestsAt(lv)
+		level := 0.0
 		if measure.IsRate(lv) {
-			d += time.Duration(float64(c.Sweep.RequestsAt(lv)-1) / measure.LevelRate(lv) * float64(max(c.Sweep.Repeats, 1)) * float64(time.Second))
+			level = float64(n-1)/measure.LevelRate(lv) + request
+		} else {
+			level = float64((n+lv-1)/max(lv, 1)) * request
 		}
+		secs += level * float64(max(s.Repeats, 1))
 	}
-	return d, "no launch finished yet: the campaign's bound on loading and GPU waits"
+	return time.Duration(secs * float64(time.Second))
 }
 
 // finishOutcome puts the outcome's lists in launch and round order.

@@ -45,6 +45,14 @@ type Options struct {
 	// host that fails loses its round to another host (docs/ARCHITECTURE.md,
 	// The fleet).
 	Hosts []remote.Host
+	// Unreachable are the hosts of the fleet that could not be connected
+	// when the campaign started (Host: the name, Reason: why; Round 0).
+	// They run nothing and are recorded as lost before their first round,
+	// like a host that cannot be locked: a journal line each, their reason
+	// in the manifest's Fleet, and Outcome.Lost. A campaign with Unreachable
+	// is a fleet, even when Hosts is empty (then it fails, after recording
+	// them).
+	Unreachable []HostLoss
 	// Deadline, when not zero, is when the hosts stop being usable (a Slurm
 	// allocation's end). A round is not started on a host unless its
 	// estimated duration ends before Deadline; rounds left out are reported
@@ -225,8 +233,8 @@ func newOrch(opt Options) (*orch, error) {
 		o.linkPatience = DefaultLinkPatience
 	}
 	hosts := opt.Hosts
-	o.fleet = len(hosts) > 0
-	if !o.fleet {
+	o.fleet = len(hosts) > 0 || len(opt.Unreachable) > 0
+	if !o.fleet || opt.DryRun && len(hosts) == 0 {
 		hosts = []remote.Host{opt.Host}
 	}
 	if opt.DryRun {
@@ -242,6 +250,9 @@ func newOrch(opt Options) (*orch, error) {
 		hosts = []remote.Host{h}
 	}
 	seen := map[string]bool{}
+	for _, u := range o.opt.Unreachable {
+		seen[u.Host] = true
+	}
 	for _, h := range hosts {
 		if h == nil {
 			return nil, errors.New("orchestrator: no host")
@@ -301,6 +312,15 @@ func (o *orch) run(ctx context.Context) (*Outcome, error) {
 	}
 	o.emit(Event{Time: o.now(), Kind: EventCampaignEnd, RunDir: o.runDir})
 	return &o.outcome, nil
+}
+
+// firstHostName names the manifest's host until its facts are read: the
+// first connected host, or the first of a fleet none of which could be.
+func (o *orch) firstHostName() string {
+	if len(o.workers) > 0 {
+		return o.workers[0].h.Name()
+	}
+	return o.opt.Unreachable[0].Host
 }
 
 // hostNames names the campaign's hosts for the start event.

@@ -59,7 +59,7 @@ func (o *orch) openRun() error {
 	start := o.now().UTC()
 	o.man = results.Manifest{Campaign: o.c.Name, Run: start.Format(RunIDFormat), Started: start,
 		ConfigFile: o.c.File, Fingerprint: fp, Baseline: o.c.Baseline, Sweep: sweepInfo(o.c.Sweep, o.c.PromptHash),
-		BakeoffVersion: o.opt.Version, Host: results.HostFacts{Name: o.workers[0].h.Name()}, Resolved: o.c,
+		BakeoffVersion: o.opt.Version, Host: results.HostFacts{Name: o.firstHostName()}, Resolved: o.c,
 		Rounds: max(o.c.Rounds, 1), MinEffectPct: o.c.MinEffectPct, EquivalenceMarginPct: o.c.EquivalenceMarginPct,
 		Order: o.c.Order(), SLO: o.c.SLO, Allocation: o.opt.Allocation}
 	for _, s := range o.c.Scenarios {
@@ -97,7 +97,7 @@ func (o *orch) openRun() error {
 		// The run keeps its identity; the resolved config is refreshed so the
 		// manifest describes the scenarios as they run from now on.
 		o.man.Run, o.man.Started, o.man.Host = old.Manifest.Run, old.Manifest.Started, old.Manifest.Host
-		o.man.Hosts = old.Manifest.Hosts
+		o.man.Hosts, o.man.Fleet = old.Manifest.Hosts, old.Manifest.Fleet
 		o.sum = old.Summary
 		entries, err := ReadJournal(filepath.Join(o.runDir, results.JournalFile))
 		if err != nil {

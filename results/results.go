@@ -57,8 +57,15 @@ type Manifest struct {
 	Host        HostFacts `json:"host"`
 	// Hosts names a fleet's hosts (hosts:), as their Name() gives them,
 	// those of the run's earlier invocations first; empty for a single host.
-	Hosts          []string `json:"hosts,omitempty"`
-	BakeoffVersion string   `json:"bakeoff_version"`
+	Hosts []string `json:"hosts,omitempty"`
+	// Fleet is, for a fleet, what the campaign found of each host of Hosts
+	// when it started: the host's facts (GPUs, driver, kernel), or why it
+	// was left out (it could not be reached, locked or prepared), so that a
+	// run read the next morning says which machines measured it and which
+	// sat out. Each invocation of the run updates the hosts it tried; empty
+	// for a single host, whose facts are Host.
+	Fleet          []FleetHost `json:"fleet,omitempty"`
+	BakeoffVersion string      `json:"bakeoff_version"`
 	// Resolved is the campaign as resolved (extends applied), for the record.
 	Resolved any `json:"resolved,omitempty"`
 
@@ -105,6 +112,17 @@ type SweepInfo struct {
 	Endpoint    string    `json:"endpoint"`
 	Repeats     int       `json:"repeats"`
 	PromptSet   string    `json:"prompt_set"` // hash of the prompt set's content
+}
+
+// FleetHost is one host of a fleet in the manifest.
+type FleetHost struct {
+	Host string `json:"host"` // its name, as in Manifest.Hosts
+	// Facts are as the newest invocation that prepared the host read them;
+	// nil if none could.
+	Facts *HostFacts `json:"facts,omitempty"`
+	// LeftOut says why the newest invocation that tried the host ran
+	// nothing on it; "" when it was used.
+	LeftOut string `json:"left_out,omitempty"`
 }
 
 // HostFacts are read from the host once per run.

@@ -13,7 +13,6 @@ import (
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
-	"github.com/bakeoff-dev/bakeoff/prompts"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
@@ -140,10 +139,9 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string) {
 	}
 	perLaunch := (reqs + s.Warmup) * s.MaxTokens
 	each := fmt.Sprintf("%d tokens", s.MaxTokens)
-	if set, err := s.PromptSet(); err == nil && (s.Synthetic != nil || s.OutputLengths == prompts.OutputRecorded) {
+	if mean, own := s.OutputTokens(); own {
 		// Each prompt asks for its own length: the set's mean stands for
 		// them all (requests cycle through the set).
-		mean := set.MeanMaxTokens(s.MaxTokens)
 		perLaunch = int(math.Round(float64(reqs+s.Warmup) * mean))
 		each = fmt.Sprintf("about %.0f tokens (the prompts' own max_tokens, on average)", mean)
 	}

@@ -75,15 +75,17 @@ func TestPrintFleet(t *testing.T) {
 		Placements: []orchestrator.RoundPlacement{{Round: 1, Host: "gpu-b"}, {Round: 2, Host: "gpu-a"},
 			{Round: 3, Host: "gpu-b", From: []string{"gpu-c"}}},
 		Lost: []orchestrator.HostLoss{{Host: "gpu-d", Reason: "locking: host gpu-d is busy"},
-			{Host: "gpu-c", Round: 3, Reason: "unreachable for 15m0s during a (…)\nmore"}},
+			{Host: "gpu-c", Round: 3, Reason: "unreachable for 15m0s during a (…)\nmore"},
+			{Host: "gpu-e", Reason: "cannot be reached: dial tcp 10.0.0.5:22: connect: no route to host"}},
 	})
 	want := `
 Rounds by host:
   gpu-a: round 2
   gpu-b: rounds 1, 3 (moved from gpu-c)
+  gpu-d: not used: locking: host gpu-d is busy
+  gpu-e: not used: cannot be reached: dial tcp 10.0.0.5:22: connect: no route to host
 
 Hosts lost:
-  gpu-d before its first round: locking: host gpu-d is busy
   gpu-c during round 3: unreachable for 15m0s during a (…) …
 `
 	if buf.String() != want {

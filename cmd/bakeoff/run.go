@@ -191,15 +191,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		opt.Deadline = s.deadline()
 		opt.Allocation = s.allocation()
 	} else if len(c.Hosts) > 0 {
-		hosts, err := connectFleet(ctx, e, c)
-		if err != nil {
-			fmt.Fprintln(e.Stderr, "bakeoff run:", err)
-			return exitFailed
-		}
+		hosts, unreachable := connectFleet(ctx, e, c)
 		for _, h := range hosts {
 			defer h.Close()
 		}
-		opt.Hosts = hosts
+		opt.Hosts, opt.Unreachable = hosts, unreachable
 	} else {
 		h, err := connectHost(ctx, e, c)
 		if err != nil {
@@ -253,9 +249,10 @@ func connectHost(ctx context.Context, e *env, c *campaign.Campaign) (remote.Host
 }
 
 // connectFleet connects every host of hosts: at once. A host that cannot be
-// reached is reported and left out; the campaign runs on the others, and
-// fails only when none can be reached.
-func connectFleet(ctx context.Context, e *env, c *campaign.Campaign) ([]remote.Host, error) {
+// reached is left out; the orchestrator records it as lost before its first
+// round (journal, manifest, end report), and the campaign runs on the
+// others, failing only when none can be used.
+func connectFleet(ctx context.Context, e *env, c *campaign.Campaign) ([]remote.Host, []orchestrator.HostLoss) {
 	hosts := make([]remote.Host, len(c.Hosts))
 	errs := make([]error, len(c.Hosts))
 	var wg sync.WaitGroup
@@ -268,18 +265,17 @@ func connectFleet(ctx context.Context, e *env, c *campaign.Campaign) ([]remote.H
 	}
 	wg.Wait()
 	var up []remote.Host
+	var unreachable []orchestrator.HostLoss
 	for i, h := range hosts {
 		if errs[i] != nil {
-			fmt.Fprintf(e.Stderr, "bakeoff run: %s cannot be reached, left out of the fleet: %v\n", c.Hosts[i].SSH, errs[i])
+			unreachable = append(unreachable, orchestrator.HostLoss{Host: c.Hosts[i].SSH,
+				Reason: "cannot be reached: " + errs[i].Error()})
 			continue
 		}
 		printConfigNotes(e, h)
 		up = append(up, h)
 	}
-	if len(up) == 0 {
-		return nil, fmt.Errorf("no host of the fleet can be reached: %w", errors.Join(errs...))
-	}
-	return up, nil
+	return up, unreachable
 }
 
 // printConfigNotes warns of the ssh config's Match blocks a host skipped.
@@ -353,12 +349,19 @@ func printEnd(e *env, c *campaign.Campaign, f *runFlags, out *orchestrator.Outco
 	}
 }
 
-// printFleet says which rounds ran where and which hosts were lost, why.
+// printFleet says which rounds ran where, which hosts were not used (left
+// out before their first round) and why, and which were lost during a
+// round.
 func printFleet(w io.Writer, out *orchestrator.Outcome) {
-	if len(out.Placements) == 0 && len(out.Lost) == 0 {
-		return
+	var unused, during []orchestrator.HostLoss
+	for _, l := range out.Lost {
+		if l.Round == 0 {
+			unused = append(unused, l)
+		} else {
+			during = append(during, l)
+		}
 	}
-	if len(out.Placements) > 0 {
+	if len(out.Placements) > 0 || len(unused) > 0 {
 		fmt.Fprintln(w, "\nRounds by host:")
 		var hosts []string
 		by := map[string][]string{}
@@ -380,15 +383,14 @@ func printFleet(w io.Writer, out *orchestrator.Outcome) {
 			}
 			fmt.Fprintf(w, "  %s: %s %s\n", h, word, strings.Join(by[h], ", "))
 		}
+		for _, l := range unused {
+			fmt.Fprintf(w, "  %s: not used: %s\n", l.Host, firstLine(l.Reason))
+		}
 	}
-	if len(out.Lost) > 0 {
+	if len(during) > 0 {
 		fmt.Fprintln(w, "\nHosts lost:")
-		for _, l := range out.Lost {
-			during := "before its first round"
-			if l.Round > 0 {
-				during = fmt.Sprintf("during round %d", l.Round)
-			}
-			fmt.Fprintf(w, "  %s %s: %s\n", l.Host, during, firstLine(l.Reason))
+		for _, l := range during {
+			fmt.Fprintf(w, "  %s during round %d: %s\n", l.Host, l.Round, firstLine(l.Reason))
 		}
 	}
 }
