@@ -159,73 +159,59 @@ func TestCluster(t *testing.T) {
 		checkNoJobs(t, c)
 	})
 
-	t.Run("pending then running", func(t *testing.T) {
-		holder := hold(t, c, "4")
-		ctx, cancelCtx := context.WithTimeout(context.Background(), waitLimit)
-		defer cancelCtx()
-		st := newStates()
-		type result struct {
-			job *slurm.Job
-			err error
-		}
-		done := make(chan result, 1)
-		go func() {
-			j, err := cl.Allocate(ctx, req, st.on)
-			done <- result{j, err}
-		}()
-		p := st.waitFor(t, slurm.StatePending)
-		if p.Reason != "Resources" || len(p.Nodes) != 0 {
-			t.Errorf("pending job %+v, want reason Resources and no nodes", p)
-		}
-		cancel(t, c, holder)
-		r := <-done
-		if r.err != nil {
-			t.Fatalf("Allocate: %v", r.err)
-		}
-		if r.job.ID != p.ID || !r.job.Running() {
-			t.Errorf("allocated %+v, want job %s running", r.job, p.ID)
-		}
-		if err := cl.Release(context.Background(), r.job.ID); err != nil {
-			t.Fatal(err)
-		}
-		checkNoJobs(t, c)
-	})
-
-	t.Run("link dropped in the queue", func(t *testing.T) {
-		holder := hold(t, c, "4")
-		ctx, cancelCtx := context.WithTimeout(context.Background(), waitLimit)
-		defer cancelCtx()
-		st := newStates()
-		type result struct {
-			job *slurm.Job
-			err error
-		}
-		done := make(chan result, 1)
-		go func() {
-			j, err := cl.Allocate(ctx, req, st.on)
-			done <- result{j, err}
-		}()
-		p := st.waitFor(t, slurm.StatePending)
-		// The link drops: salloc dies with its session on the login node,
-		// its job stays queued, and Allocate follows it on a new link.
-		lh.Drop()
-		waitNoSalloc(t, c)
-		if state, _ := c.JobState(ctx, p.ID); state != slurm.StatePending {
-			t.Fatalf("job %s is %q after the link dropped, want still PENDING", p.ID, state)
-		}
-		cancel(t, c, holder)
-		r := <-done
-		if r.err != nil {
-			t.Fatalf("Allocate across a dropped link: %v", r.err)
-		}
-		if r.job.ID != p.ID || !r.job.Running() {
-			t.Errorf("allocated %+v, want job %s running", r.job, p.ID)
-		}
-		if err := cl.Release(context.Background(), r.job.ID); err != nil {
-			t.Fatal(err)
-		}
-		checkNoJobs(t, c)
-	})
+	// A job waits behind another that holds the GPUs, and runs once that
+	// one ends; queued does what the case is about while it waits.
+	queuedCases := []struct {
+		name   string
+		queued func(t *testing.T, ctx context.Context, p slurm.Job)
+	}{
+		{"pending then running", func(t *testing.T, ctx context.Context, p slurm.Job) {
+			if p.Reason != "Resources" || len(p.Nodes) != 0 {
+				t.Errorf("pending job %+v, want reason Resources and no nodes", p)
+			}
+		}},
+		{"link dropped in the queue", func(t *testing.T, ctx context.Context, p slurm.Job) {
+			// The link drops: salloc dies with its session on the login
+			// node, its job stays queued, and Allocate follows it on a new
+			// link.
+			lh.Drop()
+			waitNoSalloc(t, c)
+			if state, _ := c.JobState(ctx, p.ID); state != slurm.StatePending {
+				t.Fatalf("job %s is %q after the link dropped, want still PENDING", p.ID, state)
+			}
+		}},
+	}
+	for _, tc := range queuedCases {
+		t.Run(tc.name, func(t *testing.T) {
+			holder := hold(t, c, "4")
+			ctx, cancelCtx := context.WithTimeout(context.Background(), waitLimit)
+			defer cancelCtx()
+			st := newStates()
+			type result struct {
+				job *slurm.Job
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				j, err := cl.Allocate(ctx, req, st.on)
+				done <- result{j, err}
+			}()
+			p := st.waitFor(t, slurm.StatePending)
+			tc.queued(t, ctx, p)
+			cancel(t, c, holder)
+			r := <-done
+			if r.err != nil {
+				t.Fatalf("Allocate: %v", r.err)
+			}
+			if r.job.ID != p.ID || !r.job.Running() {
+				t.Errorf("allocated %+v, want job %s running", r.job, p.ID)
+			}
+			if err := cl.Release(context.Background(), r.job.ID); err != nil {
+				t.Fatal(err)
+			}
+			checkNoJobs(t, c)
+		})
+	}
 
 	t.Run("interrupted in the queue", func(t *testing.T) {
 		holder := hold(t, c, "4")

@@ -79,18 +79,41 @@ func TestCampaign(t *testing.T) {
 	r.checkNoJobs()
 }
 
-// TestInterrupt sends SIGINT to a campaign in the middle of its first sweep:
-// the server is stopped, the resume command printed and the job cancelled.
-func TestInterrupt(t *testing.T) {
-	r := newRig(t)
-	cfg := r.write(spec{rounds: 2})
-	p := r.start("run", cfg)
-	runDir := r.waitRunDir(p)
-	r.waitJournal(p, runDir, func(e orchestrator.JournalEntry) bool { return e.Phase == "sweep" && e.Event == "start" })
-	id := jobOf(t, p)
-	if err := syscall.Kill(p.cmd.Process.Pid, syscall.SIGINT); err != nil {
-		t.Fatal(err)
+// TestMidSweep stops a campaign in the middle of its first sweep with a
+// signal, then checks what that signal must leave: SIGINT stops the server,
+// prints the resume command and cancels the job; after SIGKILL the job
+// lives on, and --resume reattaches to the same job, finishes the run and
+// releases it.
+func TestMidSweep(t *testing.T) {
+	cases := []struct {
+		name  string
+		sig   syscall.Signal
+		check func(t *testing.T, r *rig, p *proc, cfg, runDir, id string)
+	}{
+		{"interrupt", syscall.SIGINT, checkInterrupted},
+		{"kill and resume", syscall.SIGKILL, checkResumed},
 	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t)
+			cfg := r.write(spec{rounds: 2})
+			p := r.start("run", cfg)
+			runDir := r.waitRunDir(p)
+			r.waitJournal(p, runDir, func(e orchestrator.JournalEntry) bool { return e.Phase == "sweep" && e.Event == "start" })
+			id := jobOf(t, p)
+			if err := syscall.Kill(p.cmd.Process.Pid, tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, r, p, cfg, runDir, id)
+			r.checkNoJobs()
+		})
+	}
+}
+
+// checkInterrupted: the campaign ends failed with the resume command, and
+// its job is cancelled.
+func checkInterrupted(t *testing.T, r *rig, p *proc, _, _, id string) {
+	t.Helper()
 	if code := p.wait(t); code != 1 {
 		t.Errorf("exit %d after SIGINT, want 1\n%s", code, p)
 	}
@@ -100,21 +123,12 @@ func TestInterrupt(t *testing.T) {
 	if st := r.jobState(id); st != slurm.StateCancelled {
 		t.Errorf("job %s is %q after the interruption, want CANCELLED\n%s", id, st, p)
 	}
-	r.checkNoJobs()
 }
 
-// TestKillResume SIGKILLs a campaign mid-sweep: the job lives on, and
-// --resume reattaches to the same job, finishes the run and releases it.
-func TestKillResume(t *testing.T) {
-	r := newRig(t)
-	cfg := r.write(spec{rounds: 2})
-	p := r.start("run", cfg)
-	runDir := r.waitRunDir(p)
-	r.waitJournal(p, runDir, func(e orchestrator.JournalEntry) bool { return e.Phase == "sweep" && e.Event == "start" })
-	id := jobOf(t, p)
-	if err := syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+// checkResumed: the killed campaign's job runs on, and --resume reattaches
+// to it, finishes every launch and releases it.
+func checkResumed(t *testing.T, r *rig, p *proc, cfg, runDir, id string) {
+	t.Helper()
 	<-p.done
 	if st := r.jobState(id); st != slurm.StateRunning {
 		t.Fatalf("job %s is %q after bakeoff was killed, want RUNNING until its limit", id, st)
@@ -144,7 +158,6 @@ func TestKillResume(t *testing.T) {
 	if st := r.jobState(id); st != slurm.StateCancelled {
 		t.Errorf("job %s is %q after the resumed campaign, want CANCELLED", id, st)
 	}
-	r.checkNoJobs()
 }
 
 // TestInterruptInQueue interrupts a campaign whose job waits for GPUs
