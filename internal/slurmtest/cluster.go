@@ -1,25 +1,32 @@
-// Package slurmtest starts a real single-node Slurm cluster for end-to-end
-// tests: munged with its own key and socket, slurmctld and slurmd from the
-// machine's Slurm packages, all inside one namespace host made by
-// internal/testhost. That host's sshd is the cluster's login address, and
-// the one compute node is the same namespace, reached through the login
-// connection as a jump host, as a campaign reaches a cluster's nodes.
+// Package slurmtest starts a real Slurm cluster for end-to-end tests:
+// munged with its own key and socket, slurmctld and slurmd from the
+// machine's Slurm packages, in namespace hosts made by internal/testhost.
+// The first host's sshd is the cluster's login address; it also runs the
+// controller and the first compute node. Each further node (Options.Nodes)
+// is a namespace host of its own, with its own host name, address, sshd
+// and slurmd, joined to the first by a link of its own so that the
+// controller reaches its slurmd and the login node reaches its sshd. A
+// campaign reaches every node through the login connection as a jump host,
+// as it reaches a cluster's nodes.
 //
-// The configuration files are written into a temporary directory; the node
-// has a fake GPU count (gres gpu:N backed by character devices with
+// The configuration files are written into a temporary directory; each
+// node has a fake GPU count (gres gpu:N backed by character devices with
 // /dev/null's numbers) so that `gres: gpu:N` allocations work. The daemons
 // run under `unshare --uts --mount` with the controller's and node's host
 // name set, since Slurm checks them against gethostname and `ip netns exec`
 // does not change it, and with a private, empty /sys/fs/cgroup, so slurmd
-// never touches this machine's cgroups.
+// never touches this machine's cgroups. The nodes share munged's socket
+// (a path, which network namespaces do not separate) and keep their spool,
+// pid and log files apart by node name.
 //
 // Everything started is stopped in t.Cleanup, by pid, before the namespace
-// host goes. Without root or without the Slurm binaries, New skips the test
+// hosts go. Without root or without the Slurm binaries, New skips the test
 // and says why; .ci/run installs them.
 package slurmtest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -27,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -49,33 +57,55 @@ const startTimeout = 60 * time.Second
 // stopTimeout is how long a daemon has to exit after SIGTERM before SIGKILL.
 const stopTimeout = 15 * time.Second
 
-// Cluster is a running single-node Slurm cluster. Its fields are read-only.
+// Cluster is a running Slurm cluster. Its fields are read-only.
 type Cluster struct {
-	// Host is the namespace host: its Alias is the login node's ssh alias
-	// (Home holds the config and known_hosts), and it is also the compute
-	// node.
+	// Host is the login host: its Alias is the login node's ssh alias
+	// (Home holds the config and known_hosts for every node), and it runs
+	// the controller and the first node.
 	Host *testhost.Host
-	// Node is the compute node's Slurm name; NodeAddr its address (the
-	// namespace host's IP).
+	// Node is the first node's Slurm name; NodeAddr its address (the login
+	// host's IP).
 	Node     string
 	NodeAddr string
-	// GPUs is the node's gres gpu count.
+	// Nodes are every compute node, the first one first.
+	Nodes []*Node
+	// GPUs is each node's gres gpu count.
 	GPUs int
 	// Dir holds slurm.conf, gres.conf, cgroup.conf, munge's key and socket,
-	// the daemons' state, spool and logs.
+	// the daemons' state, spools and logs.
 	Dir string
-	// Conf is slurm.conf: SLURM_CONF in every SSH session on the host.
+	// Conf is slurm.conf: SLURM_CONF in every SSH session on the hosts.
 	Conf string
 
 	t       testing.TB
+	opt     Options
 	daemons []*daemon
+}
+
+// Node is one compute node.
+type Node struct {
+	// Name is its Slurm name and host name; Addr its NodeAddr.
+	Name string
+	Addr string
+	// Host is the namespace host it runs in: the login host for the first
+	// node, one of its own for each other.
+	Host *testhost.Host
+	// link names the ends of the link from the login host into Host, none
+	// for the first node.
+	link struct{ login, node string }
 }
 
 // Options change how New builds a cluster.
 type Options struct {
-	// GPUs is the node's gres gpu count (default 8).
+	// Nodes is how many compute nodes (default 1).
+	Nodes int
+	// GPUs is each node's gres gpu count (default 8).
 	GPUs int
-	// HostOptions are passed on to testhost.New (e.g. WithNvidiaSMI).
+	// SlurmdTimeout is how long the controller waits for a silent node
+	// before it sets it DOWN (Slurm's default, 300 s, when zero).
+	SlurmdTimeout time.Duration
+	// HostOptions are passed on to testhost.New for every host (e.g.
+	// WithNvidiaSMI).
 	HostOptions []testhost.Option
 }
 
@@ -94,21 +124,26 @@ func New(t testing.TB, o Options) *Cluster {
 	if reason := unsupported(); reason != "" {
 		t.Skipf("slurmtest: %s", reason)
 	}
-	if o.GPUs == 0 {
-		o.GPUs = 8
-	}
+	o.GPUs = cmp.Or(o.GPUs, 8)
+	o.Nodes = max(o.Nodes, 1)
 	dir := t.TempDir()
-	// The munge socket's directory must be reachable by every user's
-	// session; the temporary directory's parents are root's only, which is
-	// who the sessions run as.
-	c := &Cluster{GPUs: o.GPUs, Dir: dir, Conf: filepath.Join(dir, "slurm.conf"), t: t}
-	hopts := append([]testhost.Option{testhost.WithEnv("SLURM_CONF", c.Conf)}, o.HostOptions...)
+	c := &Cluster{GPUs: o.GPUs, Dir: dir, Conf: filepath.Join(dir, "slurm.conf"), t: t, opt: o}
+	hopts := append([]testhost.Option{testhost.WithEnv("SLURM_CONF", c.Conf), noStartupFiles}, o.HostOptions...)
 	c.Host = testhost.New(t, hopts...)
-	c.NodeAddr = c.Host.IP
-	// The namespace's random suffix keeps node names apart in messages.
-	c.Node = "node-" + c.Host.Name[len(c.Host.Name)-6:]
-	// Registered after testhost.New, so it runs before the host's own
-	// teardown: the daemons are stopped by pid, then the namespace goes.
+	c.Nodes = append(c.Nodes, &Node{Name: nodeName(c.Host), Addr: c.Host.IP, Host: c.Host})
+	ctx := context.Background()
+	for range o.Nodes - 1 {
+		h := testhost.New(t, hopts...)
+		n := &Node{Name: nodeName(h), Addr: h.IP, Host: h}
+		if err := c.join(ctx, n); err != nil {
+			t.Fatalf("slurmtest: %v", err)
+		}
+		c.Nodes = append(c.Nodes, n)
+	}
+	c.Node, c.NodeAddr = c.Nodes[0].Name, c.Nodes[0].Addr
+	// Registered after every testhost.New, so it runs before the hosts'
+	// own teardowns: the daemons are stopped by pid, then the namespaces
+	// go.
 	t.Cleanup(func() {
 		if err := c.stop(); err != nil {
 			t.Errorf("slurmtest: %v", err)
@@ -119,6 +154,87 @@ func New(t testing.TB, o Options) *Cluster {
 	}
 	return c
 }
+
+// nodeName is the Slurm name of the node on h: the namespace's random
+// suffix keeps node names apart in messages.
+func nodeName(h *testhost.Host) string { return "node-" + h.Name[len(h.Name)-6:] }
+
+// join links node n's host to the login host, a point-to-point link that
+// carries each host's own address (so the controller reaches the node's
+// slurmd, the node the controller, and the login node the node's sshd),
+// and lets the login host's SSH client config reach n by its name, as a
+// user's ~/.ssh/config would name a cluster's nodes: its key, and its host
+// key in known_hosts.
+func (c *Cluster) join(ctx context.Context, n *Node) error {
+	id := n.Host.Name[len(n.Host.Name)-6:]
+	n.link.login, n.link.node = "bs"+id+"l", "bs"+id+"n"
+	steps := [][]string{
+		{"link", "add", n.link.login, "netns", c.Host.Name, "type", "veth", "peer", "name", n.link.node, "netns", n.Host.Name},
+		{"-n", c.Host.Name, "link", "set", n.link.login, "up"},
+		{"-n", n.Host.Name, "link", "set", n.link.node, "up"},
+		{"-n", c.Host.Name, "route", "add", n.Addr + "/32", "dev", n.link.login, "src", c.Host.IP},
+		{"-n", n.Host.Name, "route", "add", c.Host.IP + "/32", "dev", n.link.node, "src", n.Addr},
+	}
+	for _, s := range steps {
+		if out, err := exec.CommandContext(ctx, "ip", s...).CombinedOutput(); err != nil {
+			return fmt.Errorf("linking node %s to the login host: ip %s: %w: %s", n.Name, strings.Join(s, " "), err, bytes.TrimSpace(out))
+		}
+	}
+	// The node's alias and host key, then its name with the node's own
+	// client key: sshd on each host knows only that host's key.
+	if err := n.Host.AddToHome(c.Host.Home); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(c.Host.SSHConfig, os.O_WRONLY|os.O_APPEND, 0)
+	if err == nil {
+		_, err = fmt.Fprintf(f, "\nHost %s\n  IdentityFile %s\n  IdentitiesOnly yes\n", n.Name, n.Host.KeyFile)
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil {
+		return fmt.Errorf("naming node %s in the login host's ssh config: %w", n.Name, err)
+	}
+	return nil
+}
+
+// CutNode cuts node name off, as a node that dies: its link to the login
+// host and its own link go down, so the controller, the login node and
+// this machine all lose it without being told. The first node shares the
+// login host and cannot be cut.
+func (c *Cluster) CutNode(name string) {
+	c.t.Helper()
+	i := slices.IndexFunc(c.Nodes, func(n *Node) bool { return n.Name == name })
+	if i < 1 {
+		c.t.Fatalf("slurmtest: %s is not a node that can be cut (nodes: %v)", name, c.nodeNames())
+	}
+	n := c.Nodes[i]
+	if out, err := exec.Command("ip", "-n", n.Host.Name, "link", "set", n.link.node, "down").CombinedOutput(); err != nil {
+		c.t.Fatalf("slurmtest: cutting node %s: %v: %s", name, err, bytes.TrimSpace(out))
+	}
+	n.Host.LinkDown()
+}
+
+// NodeState is the node's state as sinfo shows it ("idle", "allocated",
+// "down*"...).
+func (c *Cluster) NodeState(ctx context.Context, name string) (string, error) {
+	out, err := c.Exec(ctx, "sinfo", "-h", "-N", "-n", name, "-o", "%T")
+	return strings.TrimSpace(string(out)), err
+}
+
+func (c *Cluster) nodeNames() []string {
+	var names []string
+	for _, n := range c.Nodes {
+		names = append(names, n.Name)
+	}
+	return names
+}
+
+// noStartupFiles keeps the sessions' bash from reading this machine's
+// ~/.bashrc: bash reads it for sshd only as a top-level shell (SHLVL below
+// 2). A developer's startup file (a pyenv init, whose rehash takes a lock
+// file that a session killed at a test's teardown leaves behind, so that
+// every later session waits a minute for it) must not decide how long a
+// Slurm command takes on the login node.
+var noStartupFiles = testhost.WithEnv("SHLVL", "1")
 
 // unsupported says why this machine cannot run a cluster, "" when it can.
 func unsupported() string {
@@ -145,7 +261,7 @@ func (c *Cluster) start() error {
 	}
 	ctx := context.Background()
 	sock := filepath.Join(c.Dir, "munge", "munge.sock")
-	if err := c.spawn("munged", nil, "munged", "--foreground", "--force",
+	if err := c.spawn(c.Host, "munged", nil, "munged", "--foreground", "--force",
 		"--socket="+sock, "--key-file="+filepath.Join(c.Dir, "munge", "munge.key"),
 		"--pid-file="+filepath.Join(c.Dir, "munge", "munged.pid"),
 		"--seed-file="+filepath.Join(c.Dir, "munge", "munged.seed"),
@@ -158,7 +274,7 @@ func (c *Cluster) start() error {
 	}); err != nil {
 		return err
 	}
-	if err := c.spawn("slurmctld", []string{"hostname " + c.Node}, "slurmctld", "-D", "-f", c.Conf); err != nil {
+	if err := c.spawn(c.Host, "slurmctld", []string{"hostname " + c.Node}, "slurmctld", "-D", "-f", c.Conf); err != nil {
 		return err
 	}
 	if err := c.waitFor(ctx, "slurmctld to answer", func() error {
@@ -170,31 +286,31 @@ func (c *Cluster) start() error {
 	}); err != nil {
 		return err
 	}
-	// The node's cgroup directory is an empty tmpfs in its own mount
+	// Each node's cgroup directory is an empty tmpfs in its own mount
 	// namespace: Slurm's cgroup/v1 plugin loads, and nothing touches the
 	// machine's real cgroups.
-	if err := c.spawn("slurmd", []string{"hostname " + c.Node, "mount -t tmpfs bakeoff-slurmtest /sys/fs/cgroup"},
-		"slurmd", "-D", "-f", c.Conf, "-N", c.Node); err != nil {
-		return err
-	}
-	return c.waitFor(ctx, "the node to be idle", func() error {
-		out, err := c.Exec(ctx, "sinfo", "-h", "-N", "-n", c.Node, "-o", "%T")
-		if err != nil {
+	for _, n := range c.Nodes {
+		if err := c.spawn(n.Host, "slurmd-"+n.Name, []string{"hostname " + n.Name, "mount -t tmpfs bakeoff-slurmtest /sys/fs/cgroup"},
+			"slurmd", "-D", "-f", c.Conf, "-N", n.Name); err != nil {
 			return err
 		}
-		if s := strings.TrimSpace(string(out)); s != "idle" {
-			return fmt.Errorf("node %s is %q", c.Node, s)
+	}
+	return c.waitFor(ctx, "the nodes to be idle", func() error {
+		for _, n := range c.Nodes {
+			if s, err := c.NodeState(ctx, n.Name); err != nil || s != "idle" {
+				return fmt.Errorf("node %s is %q (%v)", n.Name, s, err)
+			}
 		}
 		return nil
 	})
 }
 
-// spawn starts one daemon in the host's namespace, in its own UTS and mount
+// spawn starts one daemon in h's namespace, in its own UTS and mount
 // namespaces, after the setup commands (run by sh). Every step execs the
 // next, so the pid held is the daemon's own.
-func (c *Cluster) spawn(name string, setup []string, argv ...string) error {
+func (c *Cluster) spawn(h *testhost.Host, name string, setup []string, argv ...string) error {
 	script := strings.Join(append(setup, `exec "$@"`), " && ")
-	args := append([]string{"netns", "exec", c.Host.Name, "unshare", "--uts", "--mount", "sh", "-c", script, "sh"}, argv...)
+	args := append([]string{"netns", "exec", h.Name, "unshare", "--uts", "--mount", "sh", "-c", script, "sh"}, argv...)
 	logPath := filepath.Join(c.Dir, name+".out")
 	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -298,8 +414,12 @@ func (c *Cluster) Pids() map[int]string {
 
 // Logs returns the end of each daemon's log, for a failing test to show.
 func (c *Cluster) Logs() string {
+	files := []string{"munged.out", "slurmctld.log", "slurmctld.out"}
+	for _, n := range c.Nodes {
+		files = append(files, "slurmd-"+n.Name+".log", "slurmd-"+n.Name+".out")
+	}
 	var b strings.Builder
-	for _, f := range []string{"munged.out", "slurmctld.log", "slurmd.log", "slurmctld.out", "slurmd.out"} {
+	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(c.Dir, f))
 		if err != nil {
 			continue
@@ -343,7 +463,11 @@ func (c *Cluster) stop() error {
 
 // writeFiles writes munge's key, the fake GPU devices and Slurm's configs.
 func (c *Cluster) writeFiles() error {
-	for _, d := range []string{"munge", "state", "spool", "dev"} {
+	dirs := []string{"munge", "state", "dev"}
+	for _, n := range c.Nodes {
+		dirs = append(dirs, "spool-"+n.Name)
+	}
+	for _, d := range dirs {
 		if err := os.MkdirAll(filepath.Join(c.Dir, d), 0o700); err != nil {
 			return err
 		}
@@ -370,10 +494,18 @@ func (c *Cluster) writeFiles() error {
 			break
 		}
 	}
-	conf := fmt.Sprintf(slurmConf, c.Node, c.NodeAddr, c.Dir, c.GPUs, Partition, plugins)
+	var nodes, gres strings.Builder
+	for _, n := range c.Nodes {
+		fmt.Fprintf(&nodes, "NodeName=%s NodeAddr=%s CPUs=2 RealMemory=1000 Gres=gpu:%d State=UNKNOWN\n", n.Name, n.Addr, c.GPUs)
+		fmt.Fprintf(&gres, "NodeName=%s Name=gpu File=%s/dev/gpu[0-%d]\n", n.Name, c.Dir, c.GPUs-1)
+	}
+	if c.opt.SlurmdTimeout > 0 {
+		plugins += fmt.Sprintf("SlurmdTimeout=%d\n", int(c.opt.SlurmdTimeout.Seconds()))
+	}
+	conf := fmt.Sprintf(slurmConf, c.Node, c.NodeAddr, c.Dir, strings.Join(c.nodeNames(), ","), Partition, plugins, nodes.String())
 	files := map[string]string{
 		"slurm.conf":  conf,
-		"gres.conf":   fmt.Sprintf("NodeName=%s Name=gpu File=%s/dev/gpu[0-%d]\n", c.Node, c.Dir, c.GPUs-1),
+		"gres.conf":   gres.String(),
 		"cgroup.conf": "CgroupPlugin=cgroup/v1\nCgroupAutomount=no\n",
 	}
 	for name, body := range files {
@@ -384,8 +516,10 @@ func (c *Cluster) writeFiles() error {
 	return nil
 }
 
-// slurmConf is the whole cluster: one controller, one node, one partition,
-// no accounting, root as the Slurm user (the tests run as root).
+// slurmConf is the whole cluster: one controller, its nodes, one
+// partition, no accounting, root as the Slurm user (the tests run as root).
+// A node's spool, pid and log files carry its name (%%n), since every node
+// reads this one file.
 const slurmConf = `# written by internal/slurmtest
 ClusterName=bakeoff-test
 SlurmctldHost=%[1]s(%[2]s)
@@ -397,11 +531,11 @@ AuthType=auth/munge
 AuthInfo=socket=%[3]s/munge/munge.sock
 CredType=cred/munge
 StateSaveLocation=%[3]s/state
-SlurmdSpoolDir=%[3]s/spool
+SlurmdSpoolDir=%[3]s/spool-%%n
 SlurmctldPidFile=%[3]s/slurmctld.pid
-SlurmdPidFile=%[3]s/slurmd.pid
+SlurmdPidFile=%[3]s/slurmd-%%n.pid
 SlurmctldLogFile=%[3]s/slurmctld.log
-SlurmdLogFile=%[3]s/slurmd.log
+SlurmdLogFile=%[3]s/slurmd-%%n.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SwitchType=switch/none
@@ -416,8 +550,7 @@ GresTypes=gpu
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
 MinJobAge=300
-%[6]sNodeName=%[1]s NodeAddr=%[2]s CPUs=2 RealMemory=1000 Gres=gpu:%[4]d State=UNKNOWN
-PartitionName=%[5]s Nodes=%[1]s Default=YES MaxTime=INFINITE State=UP
+%[6]s%[7]sPartitionName=%[5]s Nodes=%[4]s Default=YES MaxTime=INFINITE State=UP
 `
 
 // procAlive reports whether pid is a live process (not a zombie).

@@ -2,6 +2,7 @@ package slurmtest
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,20 +31,7 @@ func TestCluster(t *testing.T) {
 		if _, err := c.Exec(ctx, "scancel", id); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			st, err := c.JobState(ctx, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st == "CANCELLED" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("job %s is %s after scancel", id, st)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		waitCancelled(t, c, id)
 	})
 	if c == nil {
 		return
@@ -53,5 +41,82 @@ func TestCluster(t *testing.T) {
 		if procAlive(pid) {
 			t.Errorf("%s (pid %d) still running after the cluster's teardown", name, pid)
 		}
+	}
+}
+
+// TestTwoNodes starts a two-node cluster, allocates both nodes with
+// --no-kill, cuts the second one off, and checks what Slurm does: the
+// controller sets the node DOWN once it stops answering, and the job runs
+// on with the node it has left.
+func TestTwoNodes(t *testing.T) {
+	c := New(t, Options{Nodes: 2, GPUs: 2, SlurmdTimeout: 10 * time.Second})
+	ctx := context.Background()
+	if len(c.Nodes) != 2 || c.Nodes[0].Name != c.Node || c.Nodes[1].Host == c.Host {
+		t.Fatalf("nodes %+v, want two, the first on the login host", c.Nodes)
+	}
+	if _, err := c.Exec(ctx, "salloc", "--no-shell", "--no-kill", "--job-name=slurmtest", "--nodes=2", "--gres=gpu:2", "--time=5"); err != nil {
+		t.Fatalf("salloc: %v\n%s", err, c.Logs())
+	}
+	jobs, err := c.Jobs(ctx)
+	if err != nil || len(jobs) != 1 || !strings.HasSuffix(jobs[0], " slurmtest RUNNING") {
+		t.Fatalf("jobs %q (%v), want one running slurmtest", jobs, err)
+	}
+	id := strings.Fields(jobs[0])[0]
+	out, err := c.Exec(ctx, "squeue", "-h", "-j", id, "-o", "%N")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts, err := c.Exec(ctx, "scontrol", "show", "hostnames", strings.TrimSpace(string(out)))
+	got, want := strings.Fields(string(hosts)), []string{c.Nodes[0].Name, c.Nodes[1].Name}
+	slices.Sort(got)
+	slices.Sort(want)
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("job %s runs on %q (%v), want both nodes", id, hosts, err)
+	}
+
+	lost := c.Nodes[1].Name
+	c.CutNode(lost)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		st, err := c.NodeState(ctx, lost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(st, "down") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node %s is %q two minutes after it was cut off, want down\n%s", lost, st, c.Logs())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	st, err := c.JobState(ctx, id)
+	if err != nil || st != "RUNNING" {
+		t.Fatalf("job %s is %q (%v) after node %s went down, want RUNNING (--no-kill)\n%s", id, st, err, lost, c.Logs())
+	}
+	out, _ = c.Exec(ctx, "squeue", "-h", "-j", id, "-o", "%N")
+	t.Logf("job %s runs on %s after node %s went down", id, strings.TrimSpace(string(out)), lost)
+	if _, err := c.Exec(ctx, "scancel", id); err != nil {
+		t.Fatal(err)
+	}
+	waitCancelled(t, c, id)
+}
+
+// waitCancelled waits, up to a minute, for job id to be CANCELLED.
+func waitCancelled(t *testing.T, c *Cluster, id string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st, err := c.JobState(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st == "CANCELLED" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s is %s a minute after scancel", id, st)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
