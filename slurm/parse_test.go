@@ -100,8 +100,8 @@ func TestJobStates(t *testing.T) {
 }
 
 func TestRequestArgs(t *testing.T) {
-	r := Request{Name: "bakeoff-x", Partition: "gpu", Account: "lab", Gres: "gpu:8", Nodes: 2, Time: 12 * time.Hour}
-	want := []string{"--job-name=bakeoff-x", "--nodes=2", "--time=12:00:00", "--partition=gpu", "--account=lab", "--gres=gpu:8"}
+	r := Request{Name: "bakeoff-x", Partition: "gpu", Account: "lab", Gres: "gpu:8", Nodes: 2, Time: 12 * time.Hour, NoKill: true}
+	want := []string{"--job-name=bakeoff-x", "--nodes=2", "--time=12:00:00", "--partition=gpu", "--account=lab", "--gres=gpu:8", "--no-kill"}
 	if got := r.args(); !reflect.DeepEqual(got, want) {
 		t.Errorf("args = %q, want %q", got, want)
 	}

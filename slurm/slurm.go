@@ -65,6 +65,11 @@ type Request struct {
 	Nodes int
 	// Time is the time limit (--time); Slurm counts whole minutes.
 	Time time.Duration
+	// NoKill keeps the allocation when one of its nodes fails (--no-kill):
+	// Slurm takes the failed node out of the job and the job runs on with
+	// the others. Without it, Slurm ends the whole job (NODE_FAIL) once it
+	// sets a node of it DOWN.
+	NoKill bool
 }
 
 // Job is an allocation as squeue last showed it.
@@ -284,6 +289,9 @@ func (r Request) args() []string {
 	}
 	if r.Gres != "" {
 		a = append(a, "--gres="+r.Gres)
+	}
+	if r.NoKill {
+		a = append(a, "--no-kill")
 	}
 	return a
 }

@@ -105,8 +105,11 @@ func (s *slurmRun) reattach(ctx context.Context, runDir string) *slurm.Job {
 // allocate asks for the campaign's allocation and waits for it, a line per
 // change of the job's state.
 func (s *slurmRun) allocate(ctx context.Context, c *campaign.Campaign) error {
+	// --no-kill: a node that fails loses its round to the other nodes, as
+	// a fleet's host does; without it Slurm would end the whole job, and
+	// the rounds running on the nodes that still work with it.
 	req := slurm.Request{Name: slurmJobName(c), Partition: s.spec.Partition, Account: s.spec.Account, Gres: s.spec.Gres,
-		Nodes: s.spec.Nodes, Time: s.spec.Time}
+		Nodes: s.spec.Nodes, Time: s.spec.Time, NoKill: true}
 	what := fmt.Sprintf("%d node(s)", req.Nodes)
 	if req.Gres != "" {
 		what += " with " + req.Gres
@@ -195,7 +198,28 @@ func (s *slurmRun) close(ctx context.Context) {
 func (s *slurmRun) release(ctx context.Context, id string) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), slurmReleaseTimeout)
 	defer cancel()
+	// A job Slurm ended on its own (its time limit, an administrator's
+	// scancel, every node failed) is said to have ended, not released:
+	// its end is why the campaign's nodes went away.
+	if j, err := s.cl.Job(rctx, id); errors.Is(err, slurm.ErrGone) || (err == nil && !j.Live() && j.State != slurm.StateCompleting) {
+		state := "and been purged"
+		if err == nil {
+			state = j.State
+			if j.Reason != "" && j.Reason != "None" {
+				state += " (" + j.Reason + ")"
+			}
+		}
+		fmt.Fprintf(s.e.Stderr, "slurm: job %s had already ended %s; nothing to release\n", id, state)
+		return
+	}
 	if err := s.cl.Release(rctx, id); err != nil {
+		// Cancelled, but a node that stopped answering before Slurm set it
+		// DOWN holds the job in COMPLETING until Slurm does: there is
+		// nothing left to cancel by hand.
+		if j, jerr := s.cl.Job(rctx, id); jerr == nil && j.State == slurm.StateCompleting {
+			fmt.Fprintf(s.e.Stderr, "slurm: cancelled job %s; it stays COMPLETING until Slurm has ended it on every node (a node that no longer answers, until Slurm sets it DOWN)\n", id)
+			return
+		}
 		fmt.Fprintf(s.e.Stderr, "bakeoff run: releasing Slurm job %s: %v\n  cancel it by hand: ssh %s scancel %s\n", id, err, s.spec.Login, id)
 		return
 	}
