@@ -49,7 +49,10 @@ func TestCluster(t *testing.T) {
 // controller sets the node DOWN once it stops answering, and the job runs
 // on with the node it has left.
 func TestTwoNodes(t *testing.T) {
-	c := New(t, Options{Nodes: 2, GPUs: 2, SlurmdTimeout: 10 * time.Second})
+	// The controller pings every third of SlurmdTimeout, and a ping to a
+	// node gone silent can take MessageTimeout (10 s) to fail: a shorter
+	// one risks pings that never finish in time to set the node DOWN.
+	c := New(t, Options{Nodes: 2, GPUs: 2, SlurmdTimeout: 30 * time.Second})
 	ctx := context.Background()
 	if len(c.Nodes) != 2 || c.Nodes[0].Name != c.Node || c.Nodes[1].Host == c.Host {
 		t.Fatalf("nodes %+v, want two, the first on the login host", c.Nodes)
