@@ -279,38 +279,54 @@ func (d *doc) host(v *yaml.Node, h *Host, fleet bool) {
 // hosts decodes hosts:, a fleet's SSH hosts: each one what host.ssh takes
 // (an alias or user@host:port), none repeated, `local` refused.
 func (d *doc) hosts(v *yaml.Node) []string {
-	v = deref(v)
+	return distinctList(d, deref(v), "hosts", "SSH hosts (aliases or user@host:port)", "SSH host",
+		func(n *yaml.Node, what string) (string, string, string, bool) {
+			s, ok := d.word(n, what)
+			if !ok {
+				return "", "", "", false
+			}
+			msg := checkSSHTarget(s)
+			if s == "local" {
+				msg = "local cannot be part of a fleet (its servers would share this machine with the campaign); use host: local alone"
+			}
+			if msg != "" {
+				d.errorf(n, "%s: %s", what, msg)
+				return "", "", "", false
+			}
+			return s, s, strconv.Quote(s), true
+		})
+}
+
+// distinctList decodes the list v at field (sweep.rates): not empty, each
+// item read by item, no two items alike. item reports an item's own errors
+// and returns its value, the key two alike items share, how an error names
+// it ("rate 0.5"), and whether to keep it. items and one name what the
+// list holds in its errors: "want a list of ITEMS", "at least one ONE".
+func distinctList[T any, K comparable](d *doc, v *yaml.Node, field, items, one string,
+	item func(n *yaml.Node, what string) (value T, key K, name string, ok bool)) []T {
 	if v.Kind != yaml.SequenceNode {
-		d.errorf(v, "hosts: want a list of SSH hosts (aliases or user@host:port), got %s", kindName(v))
+		d.errorf(v, "%s: want a list of %s, got %s", field, items, kindName(v))
 		return nil
 	}
 	if len(v.Content) == 0 {
-		d.errorf(v, "hosts: empty list (at least one SSH host)")
+		d.errorf(v, "%s: empty list (at least one %s)", field, one)
 		return nil
 	}
-	var out []string
-	seen := map[string]*yaml.Node{}
+	var out []T
+	seen := map[K]*yaml.Node{}
 	for i, n := range v.Content {
 		n = deref(n)
-		what := fmt.Sprintf("hosts[%d]", i)
-		s, ok := d.word(n, what)
+		what := fmt.Sprintf("%s[%d]", field, i)
+		x, key, name, ok := item(n, what)
 		if !ok {
 			continue
 		}
-		if s == "local" {
-			d.errorf(n, "%s: local cannot be part of a fleet (its servers would share this machine with the campaign); use host: local alone", what)
+		if first, dup := seen[key]; dup {
+			d.errorf(n, "%s: %s repeated (first at line %d)", what, name, first.Line)
 			continue
 		}
-		if msg := checkSSHTarget(s); msg != "" {
-			d.errorf(n, "%s: %s", what, msg)
-			continue
-		}
-		if first, dup := seen[s]; dup {
-			d.errorf(n, "%s: %q repeated (first at line %d)", what, s, first.Line)
-			continue
-		}
-		seen[s] = n
-		out = append(out, s)
+		seen[key] = n
+		out = append(out, x)
 	}
 	return out
 }
@@ -579,80 +595,43 @@ func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) []string {
 // rates decodes sweep.rates: distinct arrival rates in requests per second,
 // positive, in thousandths at most.
 func (d *doc) rates(v *yaml.Node) []float64 {
-	if v.Kind != yaml.SequenceNode {
-		d.errorf(v, "sweep.rates: want a list of rates in requests per second, got %s", kindName(v))
-		return nil
-	}
-	if len(v.Content) == 0 {
-		d.errorf(v, "sweep.rates: empty list (at least one rate)")
-		return nil
-	}
-	var out []float64
-	seen := map[int]*yaml.Node{}
-	for i, r := range v.Content {
-		r = deref(r)
-		what := fmt.Sprintf("sweep.rates[%d]", i)
-		f, ok := d.number(r, what)
-		if !ok {
-			continue
-		}
-		key := measure.RateLevel(f)
-		switch {
-		case !(f > 0):
-			d.errorf(r, "%s: rate %g: must be more than 0 requests per second", what, f)
-			continue
-		case f > MaxRate:
-			d.errorf(r, "%s: rate %g: more than %d requests per second", what, f, MaxRate)
-			continue
-		case math.Abs(measure.LevelRate(key)-f) > 1e-9*f:
-			d.errorf(r, "%s: rate %g: at most three decimals (steps of %g requests per second)", what, f, measure.RateResolution)
-			continue
-		}
-		if first, dup := seen[key]; dup {
-			d.errorf(r, "%s: rate %g repeated (first at line %d)", what, f, first.Line)
-			continue
-		}
-		seen[key] = r
-		out = append(out, f)
-	}
-	return out
+	return distinctList(d, v, "sweep.rates", "rates in requests per second", "rate",
+		func(r *yaml.Node, what string) (float64, int, string, bool) {
+			f, ok := d.number(r, what)
+			if !ok {
+				return 0, 0, "", false
+			}
+			key := measure.RateLevel(f)
+			switch {
+			case !(f > 0):
+				d.errorf(r, "%s: rate %g: must be more than 0 requests per second", what, f)
+			case f > MaxRate:
+				d.errorf(r, "%s: rate %g: more than %d requests per second", what, f, MaxRate)
+			case math.Abs(measure.LevelRate(key)-f) > 1e-9*f:
+				d.errorf(r, "%s: rate %g: at most three decimals (steps of %g requests per second)", what, f, measure.RateResolution)
+			default:
+				return f, key, fmt.Sprintf("rate %g", f), true
+			}
+			return 0, 0, "", false
+		})
 }
 
 // levels decodes sweep.concurrency: positive, distinct integers.
 func (d *doc) levels(v *yaml.Node) []int {
-	if v.Kind != yaml.SequenceNode {
-		d.errorf(v, "sweep.concurrency: want a list of levels, got %s", kindName(v))
-		return nil
-	}
-	if len(v.Content) == 0 {
-		d.errorf(v, "sweep.concurrency: empty list (at least one level)")
-		return nil
-	}
-	var out []int
-	seen := map[int]*yaml.Node{}
-	for i, c := range v.Content {
-		c = deref(c)
-		what := fmt.Sprintf("sweep.concurrency[%d]", i)
-		n, ok := d.integer(c, what)
-		if !ok {
-			continue
-		}
-		switch {
-		case n <= 0:
-			d.errorf(c, "%s: level %d: must be at least 1", what, n)
-			continue
-		case n > MaxConcurrency:
-			d.errorf(c, "%s: level %d: more than %d", what, n, MaxConcurrency)
-			continue
-		}
-		if first, dup := seen[n]; dup {
-			d.errorf(c, "%s: level %d repeated (first at line %d)", what, n, first.Line)
-			continue
-		}
-		seen[n] = c
-		out = append(out, n)
-	}
-	return out
+	return distinctList(d, v, "sweep.concurrency", "levels", "level",
+		func(c *yaml.Node, what string) (int, int, string, bool) {
+			n, ok := d.integer(c, what)
+			switch {
+			case !ok:
+			case n <= 0:
+				d.errorf(c, "%s: level %d: must be at least 1", what, n)
+			case n > MaxConcurrency:
+				d.errorf(c, "%s: level %d: more than %d", what, n, MaxConcurrency)
+			default:
+				return n, n, fmt.Sprintf("level %d", n), true
+			}
+			return 0, 0, "", false
+		})
 }
 
 // scenarios loads the listed scenarios and runs the checks across them.
