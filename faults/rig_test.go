@@ -3,19 +3,16 @@ package faults
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/bakeoff-dev/bakeoff/internal/campaigntest"
 	"github.com/bakeoff-dev/bakeoff/internal/testhost"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
@@ -45,9 +42,7 @@ const campaignFaultsEnv = "BAKEOFF_FAULTS"
 
 func needCampaignFaults(t *testing.T) {
 	t.Helper()
-	if os.Getenv(campaignFaultsEnv) == "" {
-		t.Skipf("campaign faults run with %s=1 (make faults; .ci/run does)", campaignFaultsEnv)
-	}
+	campaigntest.Need(t, campaignFaultsEnv, "campaign faults", "make faults; .ci/run does")
 }
 
 // scen is one scenario file of a test campaign.
@@ -97,14 +92,7 @@ func newRig(t *testing.T, opts ...testhost.Option) *rig {
 	t.Helper()
 	needCampaignFaults(t)
 	h := testhost.New(t, append([]testhost.Option{testhost.WithNvidiaSMI(bakeoffBin)}, opts...)...)
-	dir := t.TempDir()
-	for _, d := range []string{"configs", "scenarios"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := []string{"HOME=" + h.Home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + t.TempDir(), "LANG=C"}
-	return &rig{t: t, host: h, dir: dir, env: env}
+	return &rig{t: t, host: h, dir: campaigntest.NewDir(t), env: campaigntest.Env(t, h.Home)}
 }
 
 // write renders s as configs/NAME.yaml and its scenario files; it returns
@@ -189,15 +177,7 @@ func (r *rig) write(s spec) string {
 
 func (r *rig) writeYAML(rel string, doc any) string {
 	r.t.Helper()
-	b, err := yaml.Marshal(doc)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	p := filepath.Join(r.dir, rel)
-	if err := os.WriteFile(p, b, 0o600); err != nil {
-		r.t.Fatal(err)
-	}
-	return p
+	return campaigntest.WriteYAML(r.t, r.dir, rel, doc)
 }
 
 // result is one finished bakeoff command.
@@ -221,13 +201,9 @@ func (r *rig) command(ctx context.Context, args ...string) (*exec.Cmd, *bytes.Bu
 			"BAKEOFF_SIM_STATE="+r.host.SimState)
 	}
 	cmd.Dir = r.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// A hung run is killed with its whole group, so nothing it started here
-	// outlives the test.
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	return cmd, &stdout, &stderr
+	return campaigntest.InGroup(cmd), &stdout, &stderr
 }
 
 // bakeoff runs `bakeoff ARGS` to the end.
@@ -238,11 +214,10 @@ func (r *rig) bakeoff(args ...string) result {
 	cmd, stdout, stderr := r.command(ctx, args...)
 	err := cmd.Run()
 	res := result{stdout: stdout.String(), stderr: stderr.String()}
-	var ee *exec.ExitError
+	code, exited := campaigntest.ExitCode(err)
 	switch {
-	case err == nil:
-	case errors.As(err, &ee) && ee.Exited():
-		res.code = ee.ExitCode()
+	case exited:
+		res.code = code
 	case ctx.Err() != nil:
 		r.t.Fatalf("bakeoff %s did not finish within %s\n%s", strings.Join(args, " "), runTimeout, res)
 	default:
@@ -268,21 +243,7 @@ func journal(t *testing.T, runDir string) []orchestrator.JournalEntry {
 
 // waitJournal polls a run's journal until pred holds for an entry, or the
 // process ends first. It returns whether pred held.
-func waitJournal(ctx context.Context, runDir string, done <-chan struct{}, pred func(orchestrator.JournalEntry) bool) bool {
-	for {
-		es, _ := orchestrator.ReadJournal(filepath.Join(runDir, results.JournalFile))
-		if slices.ContainsFunc(es, pred) {
-			return true
-		}
-		select {
-		case <-done:
-			return false
-		case <-ctx.Done():
-			return false
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
+var waitJournal = campaigntest.WaitJournal
 
 // phaseStarted matches the start of a scenario's phase.
 func phaseStarted(scenario, phase string) func(orchestrator.JournalEntry) bool {
@@ -387,22 +348,7 @@ func (r *rig) checkEndState(runDir string, s spec, want map[string]outcome) {
 // settleTimeout was left behind.
 func (r *rig) checkNothingLeft() {
 	r.t.Helper()
-	ctx := context.Background()
-	deadline := time.Now().Add(settleTimeout)
-	for {
-		ps, err := r.host.Processes(ctx)
-		if err != nil {
-			r.t.Fatal(err)
-		}
-		if len(ps) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			r.t.Errorf("processes left on the host after the campaign: %+v", ps)
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	campaigntest.CheckNothingLeft(r.t, r.host, settleTimeout, "host", nil)
 }
 
 // countMeasured counts the successful requests that count in the figures.

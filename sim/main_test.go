@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 )
 
 var sigterm = syscall.SIGTERM
@@ -23,15 +24,7 @@ var sigterm = syscall.SIGTERM
 var simBinary string
 
 func TestMain(m *testing.M) {
-	bin, cleanup, err := testbin.Build()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	simBinary = bin
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
+	os.Exit(testbin.Main(m, "sim", &simBinary, true))
 }
 
 // simProc is a running `bakeoff sim`.

@@ -1,7 +1,6 @@
 package soak
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -14,19 +13,6 @@ import (
 var bakeoffBin string
 
 func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
-}
-
-func runMain(m *testing.M) int {
-	if os.Getenv(soakEnv) == "" && os.Getenv(scaleEnv) == "" {
-		return m.Run()
-	}
-	bin, cleanup, err := testbin.Build()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "soak:", err)
-		return 1
-	}
-	defer cleanup()
-	bakeoffBin = bin
-	return m.Run()
+	gated := os.Getenv(soakEnv) != "" || os.Getenv(scaleEnv) != ""
+	os.Exit(testbin.Main(m, "soak", &bakeoffBin, gated))
 }

@@ -15,8 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/bakeoff-dev/bakeoff/internal/campaigntest"
 	"github.com/bakeoff-dev/bakeoff/internal/testhost"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
@@ -38,7 +37,7 @@ type fleet struct {
 // out is where the run's files are kept (made if missing).
 func newFleet(t *testing.T, n int, out string) *fleet {
 	t.Helper()
-	f := &fleet{t: t, home: t.TempDir(), dir: t.TempDir(), out: out, workdir: t.TempDir()}
+	f := &fleet{t: t, home: t.TempDir(), dir: campaigntest.NewDir(t), out: out, workdir: t.TempDir()}
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -49,14 +48,9 @@ func newFleet(t *testing.T, n int, out string) *fleet {
 		}
 		f.hosts = append(f.hosts, h)
 	}
-	for _, d := range []string{"configs", "scenarios"} {
-		if err := os.MkdirAll(filepath.Join(f.dir, d), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// gctrace: the runtime prints the heap live after each collection on
 	// stderr, which tells a leak from memory the runtime has yet to return.
-	f.env = []string{"HOME=" + f.home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + t.TempDir(), "LANG=C", "GODEBUG=gctrace=1"}
+	f.env = campaigntest.Env(t, f.home, "GODEBUG=gctrace=1")
 	return f
 }
 
@@ -152,15 +146,7 @@ func (f *fleet) hostKeys() map[string]any {
 
 func (f *fleet) writeYAML(rel string, doc any) string {
 	f.t.Helper()
-	b, err := yaml.Marshal(doc)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	p := filepath.Join(f.dir, rel)
-	if err := os.WriteFile(p, b, 0o600); err != nil {
-		f.t.Fatal(err)
-	}
-	return p
+	return campaigntest.WriteYAML(f.t, f.dir, rel, doc)
 }
 
 // running is a `bakeoff run` in progress, sampled.
@@ -187,10 +173,8 @@ type finished struct {
 func (f *fleet) start(ctx context.Context, cfg string, interval time.Duration) *running {
 	f.t.Helper()
 	r := &running{runDir: filepath.Join(f.out, "run"), done: make(chan struct{})}
-	cmd := exec.CommandContext(ctx, bakeoffBin, "run", cfg, "--out", r.runDir)
+	cmd := campaigntest.InGroup(exec.CommandContext(ctx, bakeoffBin, "run", cfg, "--out", r.runDir))
 	cmd.Env, cmd.Dir = f.env, f.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	stdout, err := os.Create(filepath.Join(f.out, "stdout.txt"))
 	if err != nil {
 		f.t.Fatal(err)

@@ -45,6 +45,25 @@ func Build() (path string, cleanup func(), err error) {
 	return path, cleanup, nil
 }
 
+// Main runs a test binary's tests for TestMain and returns the exit code
+// for os.Exit. When build is true it first builds bakeoff (see Build),
+// stores the binary's path in *bin, and removes the binary after the
+// tests; a suite whose tests are all switched off passes false and skips
+// the build. what names the suite in a build failure.
+func Main(m *testing.M, what string, bin *string, build bool) int {
+	if !build {
+		return m.Run()
+	}
+	path, cleanup, err := Build()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", what, err)
+		return 1
+	}
+	defer cleanup()
+	*bin = path
+	return m.Run()
+}
+
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -10,23 +9,9 @@ import (
 
 // bakeoffBin is the binary under test, built once as `make build` builds it
 // (static, so it also runs on the namespace host as the sim and the sweep).
+// Without the campaigns switched on nothing runs, so nothing is built.
 var bakeoffBin string
 
 func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
-}
-
-func runMain(m *testing.M) int {
-	if os.Getenv(slurmEnv) == "" {
-		// Nothing runs: skip the build too.
-		return m.Run()
-	}
-	bin, cleanup, err := testbin.Build()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "slurm e2e:", err)
-		return 1
-	}
-	defer cleanup()
-	bakeoffBin = bin
-	return m.Run()
+	os.Exit(testbin.Main(m, "slurm e2e", &bakeoffBin, os.Getenv(slurmEnv) != ""))
 }

@@ -1,23 +1,20 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/bakeoff-dev/bakeoff/internal/campaigntest"
 	"github.com/bakeoff-dev/bakeoff/internal/slurmtest"
+	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 	"github.com/bakeoff-dev/bakeoff/internal/testhost"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
@@ -48,18 +45,9 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	if os.Getenv(slurmEnv) == "" {
-		t.Skipf("Slurm campaigns run with %s=1 (make slurm; .ci/run does)", slurmEnv)
-	}
+	campaigntest.Need(t, slurmEnv, "Slurm campaigns", "make slurm; .ci/run does")
 	c := slurmtest.New(t, slurmtest.Options{GPUs: gpus, HostOptions: []testhost.Option{testhost.WithNvidiaSMI(bakeoffBin)}})
-	dir := t.TempDir()
-	for _, d := range []string{"configs", "scenarios"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := []string{"HOME=" + c.Host.Home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + t.TempDir(), "LANG=C"}
-	r := &rig{t: t, c: c, dir: dir, env: env}
+	r := &rig{t: t, c: c, dir: campaigntest.NewDir(t), env: campaigntest.Env(t, c.Host.Home)}
 	t.Cleanup(r.checkNothingLeft)
 	return r
 }
@@ -118,39 +106,13 @@ func (r *rig) write(s spec) string {
 
 func (r *rig) writeYAML(rel string, doc any) string {
 	r.t.Helper()
-	b, err := yaml.Marshal(doc)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	p := filepath.Join(r.dir, rel)
-	if err := os.WriteFile(p, b, 0o600); err != nil {
-		r.t.Fatal(err)
-	}
-	return p
+	return campaigntest.WriteYAML(r.t, r.dir, rel, doc)
 }
 
-// syncBuffer is a buffer a test reads while bakeoff writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// proc is one `bakeoff` process.
+// proc is one `bakeoff` process; the test reads its output while it runs.
 type proc struct {
 	cmd            *exec.Cmd
-	stdout, stderr *syncBuffer
+	stdout, stderr *testbin.SyncBuffer
 	done           chan struct{}
 	err            error
 }
@@ -159,13 +121,10 @@ type proc struct {
 func (r *rig) start(args ...string) *proc {
 	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	cmd := exec.CommandContext(ctx, bakeoffBin, args...)
+	cmd := campaigntest.InGroup(exec.CommandContext(ctx, bakeoffBin, args...))
 	cmd.Env, cmd.Dir = r.env, r.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &proc{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{cmd: cmd, stdout: &testbin.SyncBuffer{}, stderr: &testbin.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
-	// A hung run is killed with its whole group.
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	if err := cmd.Start(); err != nil {
 		cancel()
 		r.t.Fatal(err)
@@ -186,16 +145,11 @@ func (r *rig) start(args ...string) *proc {
 func (p *proc) wait(t *testing.T) int {
 	t.Helper()
 	<-p.done
-	var ee *exec.ExitError
-	switch {
-	case p.err == nil:
-		return 0
-	case errors.As(p.err, &ee) && ee.Exited():
-		return ee.ExitCode()
-	default:
+	code, exited := campaigntest.ExitCode(p.err)
+	if !exited {
 		t.Fatalf("bakeoff: %v\n%s", p.err, p)
-		return -1
 	}
+	return code
 }
 
 func (p *proc) String() string {
@@ -209,44 +163,34 @@ func (r *rig) run(args ...string) (int, *proc) {
 	return p.wait(r.t), p
 }
 
+// waitFor waits until cond holds while p runs, failing the test when p
+// ends first or waitTimeout passes; what says what is waited for, as in
+// "bakeoff ended before printing ...".
+func (r *rig) waitFor(p *proc, what string, cond func() bool) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if campaigntest.Until(ctx, p.done, 50*time.Millisecond, cond) {
+		return
+	}
+	select {
+	case <-p.done:
+		r.t.Fatalf("bakeoff ended before %s\n%s", what, p)
+	default:
+		r.t.Fatalf("bakeoff went %s without %s\n%s", waitTimeout, what, p)
+	}
+}
+
 // waitOutput waits until stderr holds text.
 func (r *rig) waitOutput(p *proc, text string) {
 	r.t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !strings.Contains(p.stderr.String(), text) {
-		select {
-		case <-p.done:
-			r.t.Fatalf("bakeoff ended before printing %q\n%s", text, p)
-		default:
-		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("bakeoff did not print %q within %s\n%s", text, waitTimeout, p)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	r.waitFor(p, fmt.Sprintf("printing %q", text), func() bool { return strings.Contains(p.stderr.String(), text) })
 }
 
 // waitJournal waits until the run's journal holds an entry pred accepts.
 func (r *rig) waitJournal(p *proc, runDir string, pred func(orchestrator.JournalEntry) bool) {
 	r.t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		es, _ := orchestrator.ReadJournal(filepath.Join(runDir, results.JournalFile))
-		for _, e := range es {
-			if pred(e) {
-				return
-			}
-		}
-		select {
-		case <-p.done:
-			r.t.Fatalf("bakeoff ended before the journal showed what the test waits for\n%s", p)
-		default:
-		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("the journal did not show what the test waits for within %s\n%s", waitTimeout, p)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	r.waitFor(p, "its journal showing what the test waits for", func() bool { return campaigntest.JournalHas(runDir, pred) })
 }
 
 // manifest reads a run's manifest.
@@ -290,27 +234,10 @@ func (r *rig) jobState(id string) string {
 func (r *rig) checkNothingLeft() {
 	r.t.Helper()
 	daemons := r.c.Pids()
-	deadline := time.Now().Add(settleTimeout)
-	for {
-		ps, err := r.c.Host.Processes(context.Background())
-		if err != nil {
-			r.t.Fatal(err)
-		}
-		var left []testhost.Process
-		for _, p := range ps {
-			if _, ok := daemons[p.Pid]; !ok && p.Comm != "slurmscriptd" {
-				left = append(left, p)
-			}
-		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			r.t.Errorf("processes left on the node after the campaign: %+v", left)
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	campaigntest.CheckNothingLeft(r.t, r.c.Host, settleTimeout, "node", func(p testhost.Process) bool {
+		_, ok := daemons[p.Pid]
+		return ok || p.Comm == "slurmscriptd"
+	})
 }
 
 // runDirOf finds the one run directory under results/.
@@ -326,20 +253,10 @@ func (r *rig) runDirOf() string {
 // waitRunDir waits for the run directory to appear.
 func (r *rig) waitRunDir(p *proc) string {
 	r.t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		dirs, _ := filepath.Glob(filepath.Join(r.dir, "results", "slurm-e2e", "*", results.JournalFile))
-		if len(dirs) == 1 {
-			return filepath.Dir(dirs[0])
-		}
-		select {
-		case <-p.done:
-			r.t.Fatalf("bakeoff ended before making its run directory\n%s", p)
-		default:
-		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("no run directory within %s\n%s", waitTimeout, p)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var dirs []string
+	r.waitFor(p, "making its run directory", func() bool {
+		dirs, _ = filepath.Glob(filepath.Join(r.dir, "results", "slurm-e2e", "*", results.JournalFile))
+		return len(dirs) == 1
+	})
+	return filepath.Dir(dirs[0])
 }
