@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,6 +32,50 @@ type script struct {
 	status         int  // non-200: answer with this and a body
 	inFlight       *atomic.Int64
 	maxInFlight    *atomic.Int64
+	// times, when set, gets what the server saw of its own timing.
+	times *serverTimes
+}
+
+// serverTimes is what the server saw of its own timing, on the records'
+// clock (nowNs): what a test compares the records with where the script
+// alone would not do, because a loaded machine runs it late.
+type serverTimes struct {
+	mu sync.Mutex
+	// done is taken just before each answer's [DONE] is written, so before
+	// the client can read it; closed when the handler returns after holding
+	// the response open, so before the client can read the response's end.
+	// Both in the order the requests arrived.
+	done, closed []int64
+	// late is the most any scripted wait ended after its time: how late
+	// this process wakes a goroutine whose wait is over, as the client's
+	// own reads and sends are woken.
+	late time.Duration
+}
+
+func (st *serverTimes) woke(late time.Duration) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.late = max(st.late, late)
+}
+
+func (st *serverTimes) ended(done, closed int64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.done, st.closed = append(st.done, done), append(st.closed, closed)
+}
+
+// ends returns the answers' done and closed times.
+func (st *serverTimes) ends() (done, closed []int64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return slices.Clone(st.done), slices.Clone(st.closed)
+}
+
+// lag returns the latest wake-up seen.
+func (st *serverTimes) lag() time.Duration {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.late
 }
 
 // serve writes one streamed answer following the script. Chunk times are
@@ -77,6 +123,9 @@ func (sc script) serve(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return // the client gave up
 		}
+		if sc.times != nil {
+			sc.times.woke(time.Since(start.Add(at)))
+		}
 		if sc.keepAlive {
 			fmt.Fprintf(w, ":%s%s", eol, eol)
 		}
@@ -114,6 +163,7 @@ func (sc script) serve(w http.ResponseWriter, r *http.Request) {
 		send(fmt.Sprintf(`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":%d,"total_tokens":%d}}`,
 			sc.chunks*tpc, 12+sc.chunks*tpc))
 	}
+	done := nowNs()
 	if !sc.noDone {
 		send("[DONE]")
 	}
@@ -122,6 +172,9 @@ func (sc script) serve(w http.ResponseWriter, r *http.Request) {
 		case <-time.After(sc.holdAfterDone):
 		case <-r.Context().Done():
 		}
+	}
+	if sc.times != nil {
+		sc.times.ended(done, nowNs())
 	}
 }
 
