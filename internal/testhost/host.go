@@ -2,13 +2,16 @@ package testhost
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -195,12 +198,44 @@ func (h *Host) LinkDown() {
 	}
 }
 
-// LinkUp restores the link cut by LinkDown.
+// LinkUp restores the link cut by LinkDown and returns once it carries
+// packets again. The veth's carrier comes back a moment after the command,
+// and an address resolution that failed while the link was down stays
+// failed until it is tried again, so a connection made at once can still
+// find no route to the host: what a test wants to see of a link coming
+// back is the host reachable.
 func (h *Host) LinkUp() {
 	h.t.Helper()
-	if err := h.link.setInner(context.Background(), true); err != nil {
+	ctx := context.Background()
+	if err := h.link.setInner(ctx, true); err != nil {
 		h.t.Fatalf("testhost: %v", err)
 	}
+	if err := h.waitReachable(ctx); err != nil {
+		h.t.Fatalf("testhost: %v", err)
+	}
+}
+
+// waitReachable dials sshd until a packet gets to the host and back: a
+// connection, or a refusal where sshd is down.
+func (h *Host) waitReachable(ctx context.Context) error {
+	deadline := time.Now().Add(sshdStartTimeout)
+	var last error
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", h.Addr, time.Second)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		last = err
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("the link of %s was up but did not reach %s within %s: %v", h.Name, h.Addr, sshdStartTimeout, last)
 }
 
 // Exec runs a command inside the host's namespace (not through SSH) and
