@@ -167,7 +167,7 @@ func TestChangedHostKeyStopsCampaign(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("first run: %s", res)
 	}
-	if !strings.Contains(res.stderr, "warning: ssh config ("+r.host.Name+"): "+r.host.SSHConfig+":") || !strings.Contains(res.stderr, "Match exec is not evaluated") {
+	if !strings.Contains(res.stderr, "warning: ssh config ("+r.host.Alias+"): "+r.host.SSHConfig+":") || !strings.Contains(res.stderr, "Match exec is not evaluated") {
 		t.Errorf("no warning about the Match exec block: %s", res)
 	}
 	logins := r.acceptedLogins()

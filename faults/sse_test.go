@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,9 +24,13 @@ import (
 const (
 	sseLevels   = "1,2"
 	sseRequests = 3
-	// sseRequestTimeout ends the hanging cases; sseRunTimeout bounds a
-	// whole sweep, which must never hang.
-	sseRequestTimeout = "1s"
+	// sseHangTimeout ends the requests of the case that hangs on purpose.
+	// The others end on their own and get sseRequestTimeout, long enough
+	// for a loaded machine to read an 8 MiB line, so that they end in the
+	// class they test rather than in a timeout. sseRunTimeout bounds a whole
+	// sweep, which must never hang.
+	sseHangTimeout    = "1s"
+	sseRequestTimeout = "20s"
 	sseRunTimeout     = 90 * time.Second
 )
 
@@ -128,7 +133,11 @@ func TestBrokenStreams(t *testing.T) {
 			mux.HandleFunc("/v1/chat/completions", tc.handler)
 			srv := httptest.NewServer(mux)
 			defer srv.Close()
-			res, recs := runSweep(t, srv.URL)
+			timeout := sseRequestTimeout
+			if slices.Equal(tc.want, []string{measure.ErrTimeout}) {
+				timeout = sseHangTimeout
+			}
+			res, recs := runSweep(t, srv.URL, timeout)
 			if res.code != 1 {
 				t.Errorf("want exit 1 (every request failed), got %s", res)
 			}
@@ -143,21 +152,21 @@ func TestSweepServerGone(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	res, recs := runSweep(t, url)
+	res, recs := runSweep(t, url, sseRequestTimeout)
 	if res.code != 1 {
 		t.Errorf("want exit 1, got %s", res)
 	}
 	checkSweepRecords(t, recs, []string{measure.ErrConnect}, res)
 }
 
-func runSweep(t *testing.T, url string) (result, []measure.Record) {
+func runSweep(t *testing.T, url, requestTimeout string) (result, []measure.Record) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "requests.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), sseRunTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bakeoffBin, "sweep", "--url", url, "--model", "m",
 		"--concurrency", sseLevels, "--requests", fmt.Sprint(sseRequests), "--warmup", "0",
-		"--max-tokens", "8", "--request-timeout", sseRequestTimeout, "--out", out)
+		"--max-tokens", "8", "--request-timeout", requestTimeout, "--out", out)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
