@@ -213,11 +213,20 @@ func (c *Cluster) CutNode(name string) {
 	n.Host.LinkDown()
 }
 
-// NodeState is the node's state as sinfo shows it ("idle", "allocated",
-// "down*"...).
-func (c *Cluster) NodeState(ctx context.Context, name string) (string, error) {
-	out, err := c.Exec(ctx, "sinfo", "-h", "-N", "-n", name, "-o", "%T")
-	return strings.TrimSpace(string(out)), err
+// JobNodes are the nodes job id holds, as squeue lists them: a node that
+// Slurm set DOWN leaves a --no-kill job's list (and no other job's, which
+// ends).
+func (c *Cluster) JobNodes(ctx context.Context, id string) ([]string, error) {
+	out, err := c.Exec(ctx, "squeue", "-h", "-t", "all", "-j", id, "-o", "%N")
+	if err != nil {
+		return nil, err
+	}
+	list := strings.TrimSpace(string(out))
+	if list == "" {
+		return nil, nil
+	}
+	out, err = c.Exec(ctx, "scontrol", "show", "hostnames", list)
+	return strings.Fields(string(out)), err
 }
 
 func (c *Cluster) nodeNames() []string {
@@ -297,7 +306,8 @@ func (c *Cluster) start() error {
 	}
 	return c.waitFor(ctx, "the nodes to be idle", func() error {
 		for _, n := range c.Nodes {
-			if s, err := c.NodeState(ctx, n.Name); err != nil || s != "idle" {
+			out, err := c.Exec(ctx, "sinfo", "-h", "-N", "-n", n.Name, "-o", "%T")
+			if s := strings.TrimSpace(string(out)); err != nil || s != "idle" {
 				return fmt.Errorf("node %s is %q (%v)", n.Name, s, err)
 			}
 		}
