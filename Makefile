@@ -63,13 +63,15 @@ scale: build
 	rm -rf $(SCALE_OUT)
 	BAKEOFF_SCALE=1 BAKEOFF_SOAK_OUT=$(SCALE_OUT) BAKEOFF_SCALE_SIZES=$(SIZES) $(GO) test -count=1 -v -timeout 180m -run '^TestScale$$' ./internal/soak
 
-# Whole campaigns on a real single-node Slurm cluster (docs/SLURM.md):
-# allocation, rounds on the node, release, interruptions, a reattaching
-# resume. make test runs the slurm package's own tests against the same
-# cluster; BAKEOFF_SLURM=1 switches on the campaigns. Needs root and
+# Whole campaigns on real Slurm clusters of one and two nodes
+# (docs/SLURM.md): allocation, rounds on the nodes, release, interruptions,
+# a reattaching resume, a node lost mid-round. make test runs the slurm
+# package's own tests against the same clusters; BAKEOFF_SLURM=1 switches
+# on the campaigns. Each test has its own cluster and mostly waits (servers
+# loading, a cut node's timeouts), so they all run at once. Needs root and
 # Debian's slurmctld, slurmd, slurm-client and munge.
 slurm: build
-	BAKEOFF_SLURM=1 $(GO) test -count=1 -v -timeout 20m ./slurm/e2e
+	BAKEOFF_SLURM=1 $(GO) test -count=1 -v -timeout 20m -parallel 8 ./slurm/e2e
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./loadgen/...

@@ -41,13 +41,38 @@ type rig struct {
 	c   *slurmtest.Cluster
 	dir string
 	env []string
+	// cut are the nodes the test cut off: nothing on them can be stopped.
+	cut map[string]bool
 }
 
+// newRig starts a one-node cluster and a rig for t's campaigns on it.
 func newRig(t *testing.T) *rig {
 	t.Helper()
+	return rigOn(t, newCluster(t, 1))
+}
+
+// newCluster starts a cluster of nodes nodes, for t's campaigns or those
+// of its subtests, which then share it.
+func newCluster(t *testing.T, nodes int) *slurmtest.Cluster {
+	t.Helper()
 	campaigntest.Need(t, slurmEnv, "Slurm campaigns", "make slurm; .ci/run does")
-	c := slurmtest.New(t, slurmtest.Options{GPUs: gpus, HostOptions: []testhost.Option{testhost.WithNvidiaSMI(bakeoffBin)}})
-	r := &rig{t: t, c: c, dir: campaigntest.NewDir(t), env: campaigntest.Env(t, c.Host.Home)}
+	o := slurmtest.Options{Nodes: nodes, GPUs: gpus, HostOptions: []testhost.Option{testhost.WithNvidiaSMI(bakeoffBin)}}
+	if nodes > 1 {
+		// A node cut off is set DOWN while the campaign that lost it still
+		// runs, as a cluster's controller would set it DOWN within minutes
+		// while a night's campaign runs. Not less: the controller pings
+		// every third of it, and a ping to a node gone silent can take
+		// MessageTimeout (10 s) to fail.
+		o.SlurmdTimeout = 30 * time.Second
+	}
+	return slurmtest.New(t, o)
+}
+
+// rigOn is a rig for t's campaigns on cluster c: a directory of its own,
+// and, when t ends, the check that nothing is left on c's nodes.
+func rigOn(t *testing.T, c *slurmtest.Cluster) *rig {
+	t.Helper()
+	r := &rig{t: t, c: c, dir: campaigntest.NewDir(t), env: campaigntest.Env(t, c.Host.Home), cut: map[string]bool{}}
 	t.Cleanup(r.checkNothingLeft)
 	return r
 }
@@ -59,6 +84,9 @@ type spec struct {
 	time, margin string
 	// simLoadTime is how long the sim takes to load, in simulated time.
 	simLoadTime string
+	// nodes is host.slurm.nodes (1 when 0); linkPatience host.link_patience.
+	nodes        int
+	linkPatience string
 }
 
 // write renders the campaign (two scenarios of the sim) and returns the
@@ -80,13 +108,22 @@ func (r *rig) write(s spec) string {
 		r.writeYAML(filepath.Join("scenarios", name+".yaml"), map[string]any{"name": name, "engine": "sglang",
 			"model": "/models/sim", "args": map[string]any{"tp": 1}})
 	}
+	host := map[string]any{
+		"slurm": map[string]any{"login": r.c.Host.Alias, "partition": slurmtest.Partition, "gres": fmt.Sprintf("gpu:%d", gpus),
+			"nodes": max(s.nodes, 1), "time": s.time, "margin": s.margin},
+		"workdir": r.c.Host.Workdir,
+	}
+	if s.nodes > 1 {
+		// The nodes share this machine's file system, as a cluster's
+		// nodes share a network one.
+		host["workdir"] = filepath.Join(r.c.Host.Dir, "work-{host}")
+	}
+	if s.linkPatience != "" {
+		host["link_patience"] = s.linkPatience
+	}
 	doc := map[string]any{
 		"campaign": "slurm-e2e",
-		"host": map[string]any{
-			"slurm": map[string]any{"login": r.c.Host.Alias, "partition": slurmtest.Partition, "gres": fmt.Sprintf("gpu:%d", gpus),
-				"nodes": 1, "time": s.time, "margin": s.margin},
-			"workdir": r.c.Host.Workdir,
-		},
+		"host":     host,
 		"engine": map[string]any{
 			"command":        []string{"{bakeoff}", "sim", "--sim-speed", "50", "--sim-load-time", s.simLoadTime},
 			"port":           30000,
@@ -229,15 +266,21 @@ func (r *rig) jobState(id string) string {
 	return st
 }
 
-// checkNothingLeft waits for the host to hold nothing but sshd and the
-// cluster's daemons: servers and sweeps are stopped before a campaign ends.
+// checkNothingLeft waits for every node that was not cut off to hold
+// nothing but sshd and the cluster's daemons: servers and sweeps are
+// stopped before a campaign ends.
 func (r *rig) checkNothingLeft() {
 	r.t.Helper()
 	daemons := r.c.Pids()
-	campaigntest.CheckNothingLeft(r.t, r.c.Host, settleTimeout, "node", func(p testhost.Process) bool {
-		_, ok := daemons[p.Pid]
-		return ok || p.Comm == "slurmscriptd"
-	})
+	for _, n := range r.c.Nodes {
+		if r.cut[n.Name] {
+			continue
+		}
+		campaigntest.CheckNothingLeft(r.t, n.Host, settleTimeout, "node "+n.Name, func(p testhost.Process) bool {
+			_, ok := daemons[p.Pid]
+			return ok || p.Comm == "slurmscriptd"
+		})
+	}
 }
 
 // runDirOf finds the one run directory under results/.

@@ -30,6 +30,7 @@ func jobOf(t *testing.T, p *proc) string {
 // for, runs on the node, is recorded in the manifest and the journal, and
 // is released at the end.
 func TestCampaign(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	cfg := r.write(spec{rounds: 2})
 	code, p := r.run("run", cfg)
@@ -85,6 +86,7 @@ func TestCampaign(t *testing.T) {
 // lives on, and --resume reattaches to the same job, finishes the run and
 // releases it.
 func TestMidSweep(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		sig   syscall.Signal
@@ -95,6 +97,7 @@ func TestMidSweep(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := newRig(t)
 			cfg := r.write(spec{rounds: 2})
 			p := r.start("run", cfg)
@@ -164,6 +167,7 @@ func checkResumed(t *testing.T, r *rig, p *proc, cfg, runDir, id string) {
 // another job holds: the waiting is shown with its reason, and the queued
 // job is cancelled.
 func TestInterruptInQueue(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	ctx := context.Background()
 	if _, err := r.c.Exec(ctx, "salloc", "--no-shell", "--job-name=holder", "--gres=gpu:4", "--time=5"); err != nil {
@@ -198,6 +202,7 @@ func TestInterruptInQueue(t *testing.T) {
 // estimate: no round is started, the resume command says why, and the job
 // is released.
 func TestOutOfTime(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	// One minute, less a 10 s margin, against two launches estimated at
 	// the campaign's bound on loading and GPU waits (minutes each).
