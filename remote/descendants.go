@@ -1,24 +1,5 @@
 package remote
 
-import (
-	"context"
-	"fmt"
-	"strconv"
-	"strings"
-)
-
-// procTableScript prints "pid ppid starttime" for every live process on a
-// Linux host, from /proc alone. starttime (clock ticks after boot, field 22
-// of stat) tells a process from a later one that reused its pid.
-const procTableScript = `for d in /proc/[0-9]*; do
-  s=
-  read -r s 2>/dev/null < "$d/stat" || continue
-  r=${s##*) }
-  set -- $r
-  case "$1" in Z|X|x) continue ;; esac
-  echo "${d#/proc/} $2 ${20}"
-done`
-
 // procID names one process across pid reuse.
 type procID struct {
 	pid   int
@@ -28,28 +9,6 @@ type procID struct {
 type procRow struct {
 	ppid  int
 	start string
-}
-
-// procTable lists the live processes on h by pid.
-func procTable(ctx context.Context, h Host) (map[int]procRow, error) {
-	out, _, err := h.Run(ctx, procTableScript)
-	if err != nil {
-		return nil, fmt.Errorf("%s: listing processes: %w", h.Name(), err)
-	}
-	t := map[int]procRow{}
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Fields(line)
-		if len(f) != 3 {
-			continue
-		}
-		pid, err1 := strconv.Atoi(f[0])
-		ppid, err2 := strconv.Atoi(f[1])
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		t[pid] = procRow{ppid: ppid, start: f[2]}
-	}
-	return t, nil
 }
 
 // descendants returns every process below root in t, root excluded.

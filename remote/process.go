@@ -14,8 +14,8 @@ import (
 
 // Defaults for detached processes.
 const (
-	// DefaultStopPoll is how often Stop and StopMatching look whether the
-	// signalled processes are gone.
+	// DefaultStopPoll is how often StopMatching looks whether the signalled
+	// processes are gone (Stop looks on the host, every stopPollTenths).
 	DefaultStopPoll = 200 * time.Millisecond
 	// DefaultKillWait is how long Stop waits after SIGKILL for the processes
 	// to disappear before it reports them as unkillable.
@@ -187,8 +187,14 @@ func Alive(ctx context.Context, h Host, pidFile string) (bool, error) {
 // the group leader was still alive to name them. A
 // missing pid file or a group already gone is not an error. The pid file is
 // removed once the group is gone.
+//
+// It takes two commands on the host whatever the grace: one to read the pid
+// file and the process table, one that signals and waits there, looking
+// every stopPollTenths. Each command is an SSH session and a login shell on
+// the host, often a second or more under load or with a heavy shell
+// profile; a stop that polled from here paid that on every look.
 func Stop(ctx context.Context, h Host, pidFile string, grace time.Duration) error {
-	pid, ok, err := readPID(ctx, h, pidFile)
+	pid, t, ok, err := readStopSnapshot(ctx, h, pidFile)
 	if err != nil {
 		return err
 	}
@@ -198,48 +204,161 @@ func Stop(ctx context.Context, h Host, pidFile string, grace time.Duration) erro
 		// memory: SGLang's schedulers can outlive their parent on some --dp
 		// paths. Its ancestry is known only while the server lives, so the
 		// tree is taken now and its members are stopped with the group.
-		var tree []procID
-		if t, err := procTable(ctx, h); err == nil {
-			tree = descendants(t, pid)
-		}
-		escaped := func(ctx context.Context) ([]int, error) {
-			if len(tree) == 0 {
-				return nil, nil
-			}
-			t, err := procTable(ctx, h)
+		tree := descendants(t.rows(), pid)
+		if len(t.members(pid)) > 0 || len(stillRunning(t.rows(), tree)) > 0 {
+			left, err := stopOnHost(ctx, h, pid, tree, pidFile, grace)
 			if err != nil {
-				return nil, err
+				return fmt.Errorf("%s: stopping process group %d (%s): %w", h.Name(), pid, pidFile, err)
 			}
-			return stillRunning(t, tree), nil
-		}
-		sig := fmt.Sprintf("kill -s %%s -- -%d 2>/dev/null; %sg=%d; for p in $(members); do kill -s %%s \"$p\" 2>/dev/null; done; true", pid, groupMembersFn, pid)
-		members := func(ctx context.Context) ([]int, error) {
-			m, err := groupMembers(ctx, h, pid)
-			if err != nil {
-				return nil, err
+			if len(left) > 0 {
+				return fmt.Errorf("%s: stopping process group %d (%s): processes %v still running %s after SIGKILL",
+					h.Name(), pid, pidFile, left, DefaultKillWait)
 			}
-			e, err := escaped(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return unionPIDs(m, e), nil
-		}
-		signal := func(ctx context.Context, s string) error {
-			cmd := fmt.Sprintf(sig, s, s)
-			if e, err := escaped(ctx); err == nil && len(e) > 0 {
-				cmd += fmt.Sprintf("; for p in %s; do kill -s %s \"$p\" 2>/dev/null; done; true", joinPIDs(e), s)
-			}
-			_, _, err := h.Run(ctx, cmd)
-			return err
-		}
-		if err := termThenKill(ctx, members, signal, grace); err != nil {
-			return fmt.Errorf("%s: stopping process group %d (%s): %w", h.Name(), pid, pidFile, err)
+			return nil // stopOnHost removed the pid file
 		}
 	}
 	if _, _, err := h.Run(ctx, "rm -f "+QuotePath(pidFile)); err != nil {
 		return fmt.Errorf("%s: removing pid file %s: %w", h.Name(), pidFile, err)
 	}
 	return nil
+}
+
+// stopPollTenths is how often, in tenths of a second, Stop's command on the
+// host looks whether the signalled processes are gone.
+const stopPollTenths = 1
+
+// statTable is the live processes of a host by pid, with their group and
+// session.
+type statTable map[int]statRow
+
+type statRow struct {
+	ppid, pgrp, sid int
+	start           string
+}
+
+func (t statTable) rows() map[int]procRow {
+	out := make(map[int]procRow, len(t))
+	for pid, r := range t {
+		out[pid] = procRow{ppid: r.ppid, start: r.start}
+	}
+	return out
+}
+
+// members returns the processes of group or session g, and g itself.
+func (t statTable) members(g int) []int {
+	var out []int
+	for pid, r := range t {
+		if pid == g || r.pgrp == g || r.sid == g {
+			out = append(out, pid)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// statScript prints "stat pid ppid pgrp sid starttime" for every live (not
+// zombie) process, from /proc alone, as groupMembersFn reads it; starttime
+// (clock ticks after boot, field 22 of stat) tells a process from a later
+// one that reused its pid.
+const statScript = `for d in /proc/[0-9]*; do
+  s=
+  read -r s 2>/dev/null < "$d/stat" || continue
+  r=${s##*) }
+  set -- $r
+  case "$1" in Z|X|x) continue ;; esac
+  echo "stat ${d#/proc/} $2 $3 $4 ${20}"
+done`
+
+// readStopSnapshot reads pidFile and the process table in one command; ok
+// is false when the pid file is missing or empty.
+func readStopSnapshot(ctx context.Context, h Host, pidFile string) (pid int, t statTable, ok bool, err error) {
+	cmd := fmt.Sprintf("if [ -s %[1]s ]; then echo \"pidfile $(cat %[1]s)\"; %[2]s; fi", QuotePath(pidFile), statScript)
+	out, _, err := h.Run(ctx, cmd)
+	if err != nil {
+		return 0, nil, false, fmt.Errorf("%s: reading pid file %s: %w", h.Name(), pidFile, err)
+	}
+	t = statTable{}
+	var pidText string
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 1 && f[0] == "pidfile":
+			// Anything a chatty login script printed comes before.
+			pidText = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "pidfile"))
+		case len(f) == 6 && f[0] == "stat":
+			n := make([]int, 4)
+			bad := false
+			for i := range n {
+				n[i], err = strconv.Atoi(f[i+1])
+				bad = bad || err != nil
+			}
+			if !bad {
+				t[n[0]] = statRow{ppid: n[1], pgrp: n[2], sid: n[3], start: f[5]}
+			}
+		}
+	}
+	if pidText == "" {
+		return 0, nil, false, nil
+	}
+	pid, err = strconv.Atoi(pidText)
+	if err != nil || pid <= 1 {
+		return 0, nil, false, fmt.Errorf("%s: pid file %s holds %q, not a pid", h.Name(), pidFile, shorten(pidText, 40))
+	}
+	return pid, t, true, nil
+}
+
+// stopOnHost signals group g and the processes of tree still running as
+// themselves (same start time: not a newcomer that reused a pid) with
+// SIGTERM, waits on the host up to grace for them to be gone, then sends
+// SIGKILL and waits up to DefaultKillWait; the pid file goes once they are
+// gone. It returns the pids still running, if any. The wait counts its
+// sleeps, so it lasts at least its length, and the clock, so that slow looks
+// on a loaded host cannot stretch it much beyond.
+func stopOnHost(ctx context.Context, h Host, g int, tree []procID, pidFile string, grace time.Duration) ([]int, error) {
+	var ids []string
+	for _, id := range tree {
+		ids = append(ids, fmt.Sprintf("%d:%s", id.pid, id.start))
+	}
+	tenths := func(d time.Duration) int { return int((d + 100*time.Millisecond - 1) / (100 * time.Millisecond)) }
+	script := fmt.Sprintf(`g=%d; tree=%s
+alive() {
+  for d in /proc/[0-9]*; do
+    s=
+    read -r s 2>/dev/null < "$d/stat" || continue
+    r=${s##*) }
+    set -- $r
+    case "$1" in Z|X|x) continue ;; esac
+    p=${d#/proc/}
+    if [ "$3" = "$g" ] || [ "$4" = "$g" ] || [ "$p" = "$g" ]; then echo "$p"; continue; fi
+    for e in $tree; do if [ "$e" = "$p:${20}" ]; then echo "$p"; fi; done
+  done
+}
+signal() {
+  kill -s "$1" -- "-$g" 2>/dev/null
+  for p in $(alive); do kill -s "$1" "$p" 2>/dev/null; done
+}
+waitgone() {
+  i=0; end=$(( $(date +%%s) + ($1 + 9) / 10 + 1 ))
+  while [ -n "$(alive)" ] && [ "$i" -lt "$1" ] && [ "$(date +%%s)" -le "$end" ]; do
+    sleep %s; i=$((i + %d))
+  done
+}
+signal TERM
+waitgone %d
+if [ -n "$(alive)" ]; then signal KILL; waitgone %d; fi
+left=$(alive)
+if [ -z "$left" ]; then rm -f %s; fi
+echo "left" $left`, g, Quote(strings.Join(ids, " ")), fmt.Sprintf("0.%d", stopPollTenths), stopPollTenths,
+		tenths(grace), tenths(DefaultKillWait), QuotePath(pidFile))
+	out, _, err := h.Run(ctx, script)
+	if err != nil {
+		return nil, err
+	}
+	line := lastLine(out)
+	if !strings.HasPrefix(line, "left") {
+		return nil, fmt.Errorf("unexpected output %q", shorten(line, 80))
+	}
+	return parsePIDs([]byte(strings.TrimPrefix(line, "left"))), nil
 }
 
 // termThenKill sends TERM, waits up to grace for members to come back empty,
@@ -376,26 +495,4 @@ func intersect(a, b []int) []int {
 		}
 	}
 	return out
-}
-
-// unionPIDs merges two pid lists without duplicates, in order.
-func unionPIDs(a, b []int) []int {
-	seen := map[int]bool{}
-	var out []int
-	for _, p := range append(append([]int{}, a...), b...) {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// joinPIDs renders pids as shell words.
-func joinPIDs(pids []int) string {
-	w := make([]string, len(pids))
-	for i, p := range pids {
-		w[i] = strconv.Itoa(p)
-	}
-	return strings.Join(w, " ")
 }
