@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -126,6 +127,16 @@ func (f *fleetRig) nothingLeftOn(h *testhost.Host) {
 	}
 }
 
+// logPhases logs where a run's time went, phase by phase, as checkEndState
+// does: the fleet tests run close to runTimeout on a loaded machine, and
+// this says which phase grew.
+func (f *fleetRig) logPhases(runDir string) {
+	f.t.Helper()
+	for _, p := range orchestrator.PhaseTimes(journal(f.t, runDir)) {
+		f.t.Logf("phase %-15s %6.1fs (%d×, %.1fs each)", p.Phase, p.Seconds, p.Count, p.Seconds/float64(max(p.Count, 1)))
+	}
+}
+
 // checkCounted checks every launch the verdict counts: complete, with all
 // its measured requests on disk, and, within a round, on one host. It
 // returns the host of each round.
@@ -230,6 +241,7 @@ func TestFleetHostCutMidRound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.logPhases(out)
 	roundHost := f.checkCounted(run, s)
 	if h := roundHost[cut.Round]; h == "" || h == victim.Alias {
 		t.Errorf("round %d counts launches of %q, want another host's", cut.Round, h)
@@ -328,6 +340,7 @@ func TestFleetInterrupt(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("resume: %s", res)
 	}
+	f.logPhases(out)
 	run, err := results.ReadRun(out)
 	if err != nil {
 		t.Fatal(err)
@@ -380,6 +393,7 @@ func TestFleetGPUsHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.logPhases(filepath.Join(f.dir, "run"))
 	for round, h := range f.checkCounted(run, s) {
 		if h != f.hosts[1].Alias {
 			t.Errorf("round %d counts launches of %s, want %s", round, h, f.hosts[1].Alias)
@@ -401,4 +415,124 @@ func TestFleetGPUsHeld(t *testing.T) {
 		t.Errorf("%d host-lost lines, want 1", lost)
 	}
 	f.nothingLeftOn(f.hosts[1])
+}
+
+// TestFleetOnly runs a campaign over a fleet one scenario at a time with
+// --only, one host down from the start: the rounds run across the two hosts
+// that answer, the second scenario's launches (--only b --into) go to each
+// round's host, a rerun of the first (--only a --into) too, its earlier
+// attempt kept in history, and the run reads as a single host's would: every
+// launch counted, complete, each round on one host. The host that is down is
+// recorded each time (a host line, the manifest, "not used" at the end),
+// beside the facts of the hosts that ran.
+func TestFleetOnly(t *testing.T) {
+	t.Parallel()
+	f := newFleetRig(t, 3)
+	down := f.hosts[2]
+	down.LinkDown()
+	s := spec{name: "fleet-only", scenarios: []scen{{name: "a"}, {name: "b"}}, levels: []int{1}, requests: 4, rounds: 2}
+	cfg := f.write(s)
+	out := filepath.Join(f.dir, "run")
+
+	// where gives each round's host from the results of scenario name.
+	where := func(name string) map[int]string {
+		t.Helper()
+		run, err := results.ReadRun(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[int]string{}
+		for _, l := range run.Launches(name) {
+			m[l.Round] = l.Result.HostName
+		}
+		return m
+	}
+	checkDown := func(res result) {
+		t.Helper()
+		if want := down.Alias + ": not used: cannot be reached"; !strings.Contains(res.stdout, want) {
+			t.Errorf("the end report lacks %q:\n%s", want, res.stdout)
+		}
+	}
+
+	res := f.bakeoff("run", cfg, "--only", "a", "--out", out)
+	if res.code != 0 {
+		t.Fatalf("--only a: %s", res)
+	}
+	checkDown(res)
+	homes := where("a")
+	if len(homes) != 2 || homes[1] == homes[2] || homes[1] == down.Alias || homes[2] == down.Alias {
+		t.Fatalf("rounds of a ran on %v, want one on each host that answers", homes)
+	}
+	for round, h := range homes {
+		if want := fmt.Sprintf("%s: round %d", h, round); !strings.Contains(res.stdout, want) {
+			t.Errorf("the end report lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	if got := where("b"); len(got) != 0 {
+		t.Errorf("--only a ran b in rounds %v", got)
+	}
+
+	res = f.bakeoff("run", cfg, "--only", "b", "--into", out)
+	if res.code != 0 {
+		t.Fatalf("--only b --into: %s", res)
+	}
+	checkDown(res)
+	if got := where("b"); !reflect.DeepEqual(got, homes) {
+		t.Errorf("b ran on %v, want each round's host %v", got, homes)
+	}
+
+	res = f.bakeoff("run", cfg, "--only", "a", "--into", out)
+	if res.code != 0 {
+		t.Fatalf("rerun of a: %s", res)
+	}
+	run, err := results.ReadRun(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.logPhases(out)
+	if got := f.checkCounted(run, s); !reflect.DeepEqual(got, homes) {
+		t.Errorf("rounds counted on %v, want %v", got, homes)
+	}
+	for _, l := range run.Launches("a") {
+		if l.Result.Attempt != 2 || len(l.Result.History) != 1 || l.Result.History[0].HostName != homes[l.Round] {
+			t.Errorf("a round %d: attempt %d, history %+v; want attempt 2 after one on %s",
+				l.Round, l.Result.Attempt, l.Result.History, homes[l.Round])
+		}
+	}
+	if rep := f.bakeoff("report", out); rep.code != 0 || !strings.Contains(rep.stdout, "2 rounds") {
+		t.Errorf("bakeoff report: %s", rep)
+	}
+
+	// The host that was down: a host line each invocation, in the
+	// manifest as left out, beside the others' facts.
+	lines := 0
+	for _, e := range journal(t, out) {
+		if e.Phase == orchestrator.PhaseHost {
+			lines++
+			if e.Host != down.Alias || e.Round != 0 || !strings.Contains(e.Error, "cannot be reached") {
+				t.Errorf("host line %+v, want %s not reached before any round", e, down.Alias)
+			}
+		}
+	}
+	if lines != 3 {
+		t.Errorf("%d host lines, want one per invocation, 3", lines)
+	}
+	if len(run.Manifest.Fleet) != 3 {
+		t.Fatalf("manifest fleet %+v, want the 3 hosts", run.Manifest.Fleet)
+	}
+	for _, fh := range run.Manifest.Fleet {
+		if fh.Host == down.Alias {
+			if !strings.Contains(fh.LeftOut, "cannot be reached") || fh.Facts != nil {
+				t.Errorf("manifest fleet entry of %s %+v, want left out, no facts", fh.Host, fh)
+			}
+			continue
+		}
+		if fh.LeftOut != "" || fh.Facts == nil || fh.Facts.Driver == "" || len(fh.Facts.GPUs) == 0 ||
+			!strings.Contains(fh.Facts.Name, fh.Host) {
+			t.Errorf("manifest fleet entry of %s %+v, want its own facts (driver, GPUs)", fh.Host, fh)
+		}
+	}
+	for _, h := range f.hosts[:2] {
+		f.nothingLeftOn(h)
+	}
 }

@@ -107,7 +107,7 @@ func (o *orch) startHosts(ctx context.Context) error {
 	wg.Wait()
 	// A host that could not even be connected is lost before its first
 	// round, as one that cannot be locked is: the journal, the manifest and
-	// the end report say so, not only this morning's scrolled-away stderr.
+	// the end report say so, where a night's run is read the next morning.
 	for _, u := range o.opt.Unreachable {
 		o.hostLost(u.Host, 0, u.Reason)
 	}
