@@ -323,11 +323,17 @@ func (o *orch) firstHostName() string {
 	return o.opt.Unreachable[0].Host
 }
 
-// hostNames names the campaign's hosts for the start event.
+// hostNames names the campaign's hosts for the start event: those it
+// connected, or, when it could connect none, those it could not.
 func (o *orch) hostNames() string {
-	names := make([]string, len(o.workers))
-	for i, w := range o.workers {
-		names[i] = w.h.Name()
+	var names []string
+	for _, w := range o.workers {
+		names = append(names, w.h.Name())
+	}
+	if len(names) == 0 {
+		for _, u := range o.opt.Unreachable {
+			names = append(names, u.Host)
+		}
 	}
 	return strings.Join(names, ", ")
 }
