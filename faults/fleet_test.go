@@ -48,13 +48,7 @@ func newFleetRig(t *testing.T, n int) *fleetRig {
 	needCampaignFaults(t)
 	f := &fleetRig{}
 	for range n {
-		// SHLVL=1 keeps bash, the sessions' shell, from reading this
-		// machine's root ~/.bashrc: bash reads it for sshd only as a
-		// top-level shell. A profile that takes seconds (pyenv's init
-		// rehashes under a lock shared by every session of every test) costs
-		// that on each of the hundreds of commands a fleet campaign runs,
-		// and an 8 s link patience then reads a slow shell as a lost host.
-		f.hosts = append(f.hosts, testhost.New(t, testhost.WithNvidiaSMI(bakeoffBin), testhost.WithEnv("SHLVL", "1")))
+		f.hosts = append(f.hosts, testhost.New(t, testhost.WithNvidiaSMI(bakeoffBin)))
 	}
 	home, dir := t.TempDir(), t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {

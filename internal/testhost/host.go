@@ -89,7 +89,14 @@ func New(t testing.TB, opts ...Option) *Host {
 	if reason := unsupported(); reason != "" {
 		t.Skipf("testhost: %s", reason)
 	}
-	var o options
+	// SHLVL=1 keeps bash, the sessions' shell, from reading the test
+	// machine's root ~/.bashrc: bash reads it for sshd only as a top-level
+	// shell. The hosts stand for GPU hosts, not for whatever profile the
+	// machine running the tests has (one that takes seconds, such as
+	// pyenv's init rehashing under a lock every session shares, costs that
+	// on each of a campaign's hundreds of commands and reads as a lost
+	// link).
+	o := options{env: []string{"SHLVL=1"}}
 	for _, f := range opts {
 		f(&o)
 	}
