@@ -128,7 +128,7 @@ func New(t testing.TB, o Options) *Cluster {
 	o.Nodes = max(o.Nodes, 1)
 	dir := t.TempDir()
 	c := &Cluster{GPUs: o.GPUs, Dir: dir, Conf: filepath.Join(dir, "slurm.conf"), t: t, opt: o}
-	hopts := append([]testhost.Option{testhost.WithEnv("SLURM_CONF", c.Conf), noStartupFiles}, o.HostOptions...)
+	hopts := append([]testhost.Option{testhost.WithEnv("SLURM_CONF", c.Conf)}, o.HostOptions...)
 	c.Host = testhost.New(t, hopts...)
 	c.Nodes = append(c.Nodes, &Node{Name: nodeName(c.Host), Addr: c.Host.IP, Host: c.Host})
 	ctx := context.Background()
@@ -236,14 +236,6 @@ func (c *Cluster) nodeNames() []string {
 	}
 	return names
 }
-
-// noStartupFiles keeps the sessions' bash from reading this machine's
-// ~/.bashrc: bash reads it for sshd only as a top-level shell (SHLVL below
-// 2). A developer's startup file (a pyenv init, whose rehash takes a lock
-// file that a session killed at a test's teardown leaves behind, so that
-// every later session waits a minute for it) must not decide how long a
-// Slurm command takes on the login node.
-var noStartupFiles = testhost.WithEnv("SHLVL", "1")
 
 // unsupported says why this machine cannot run a cluster, "" when it can.
 func unsupported() string {
