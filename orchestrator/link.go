@@ -37,16 +37,19 @@ func (w *worker) overLink(ctx context.Context, scenario, what string, fn func(co
 
 // startOverLink starts a detached process, surviving a link that drops
 // during the start: the process may have started anyway, so after the drop
-// its pid file is asked first, and it is started again only if it is not
-// running.
+// its pid file is asked first, and it is started again only if no process
+// was started. A process that started and already ended counts as started:
+// starting a finished sweep again would append a second sweep's records to
+// its files, and starting a server that crashed at once would hide the
+// crash.
 func (w *worker) startOverLink(ctx context.Context, scenario string, spec remote.ProcessSpec) error {
 	_, err := remote.Start(ctx, w.h, spec)
 	if !errors.Is(err, remote.ErrDisconnected) {
 		return err
 	}
 	return w.overLink(ctx, scenario, "starting "+spec.PIDFile, func(ctx context.Context) error {
-		alive, err := remote.Alive(ctx, w.h, spec.PIDFile)
-		if err != nil || alive {
+		started, err := remote.Started(ctx, w.h, spec.PIDFile)
+		if err != nil || started {
 			return err
 		}
 		_, err = remote.Start(ctx, w.h, spec)

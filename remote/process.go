@@ -170,6 +170,18 @@ func parsePIDs(out []byte) []int {
 	return pids
 }
 
+// Started reports whether a process was started with pidFile since the
+// file was last cleared, whether or not it still runs: Start removes the
+// pid file before the launch, the launched shell writes it before anything
+// else, and only Stop removes it afterwards. After a link that dropped
+// during Start, this, not Alive, says whether to start again: a process
+// that started and already ended (a short sweep, a server that crashed at
+// once) must not be started a second time beside its own records.
+func Started(ctx context.Context, h Host, pidFile string) (bool, error) {
+	_, ok, err := readPID(ctx, h, pidFile)
+	return ok, err
+}
+
 // Alive reports whether the process group named by pidFile on h still has a
 // live process. A missing pid file is not alive.
 func Alive(ctx context.Context, h Host, pidFile string) (bool, error) {
