@@ -46,7 +46,7 @@ faults: build
 
 # A night of simulated time over a fleet of namespace hosts, with links cut,
 # a host lost and a server killed along the way; the orchestrator's memory
-# and open files sampled throughout (docs/RELIABILITY.md). About 13–25
+# and open files sampled throughout (docs/RELIABILITY.md). About 9–40
 # minutes; the run, samples.csv and summary.txt are kept in SOAK_OUT.
 SOAK_OUT ?= /tmp/bakeoff-soak
 soak: build
