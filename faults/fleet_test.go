@@ -15,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/bakeoff-dev/bakeoff/internal/campaigntest"
 	"github.com/bakeoff-dev/bakeoff/internal/testhost"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
@@ -50,7 +51,7 @@ func newFleetRig(t *testing.T, n int) *fleetRig {
 	for range n {
 		f.hosts = append(f.hosts, testhost.New(t, testhost.WithNvidiaSMI(bakeoffBin)))
 	}
-	home, dir := t.TempDir(), t.TempDir()
+	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -62,14 +63,8 @@ func newFleetRig(t *testing.T, n int) *fleetRig {
 			t.Fatal(err)
 		}
 	}
-	for _, d := range []string{"configs", "scenarios"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
 	f.workdir = filepath.Join(t.TempDir(), "{host}")
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + t.TempDir(), "LANG=C"}
-	f.rig = &rig{t: t, host: f.hosts[0], dir: dir, env: env}
+	f.rig = &rig{t: t, host: f.hosts[0], dir: campaigntest.NewDir(t), env: campaigntest.Env(t, home)}
 	return f
 }
 
