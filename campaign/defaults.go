@@ -24,7 +24,8 @@ const (
 	DefaultMaxUsedMiB     = 1024
 	DefaultGPUWaitTimeout = 5 * time.Minute
 	// DefaultPowerSource samples GPU power with nvidia-smi, which every
-	// host the GPU wait works on already has.
+	// host the GPU wait works on already has; with gpu: none there is no
+	// GPU to sample, and the source is off.
 	DefaultPowerSource = PowerNvidiaSMI
 	// DefaultPowerInterval is 2 Hz: nvidia-smi's power.draw is itself a
 	// one-second average on Ampere and newer boards (NVML's

@@ -51,6 +51,7 @@ type campaignNodes struct {
 	rates, burstiness  *yaml.Node
 	envAt              map[string]position
 	host, hosts        *yaml.Node
+	gpu, power         *yaml.Node
 }
 
 func (l *loader) campaign(path string) *Campaign {
@@ -112,8 +113,8 @@ func (l *loader) campaign(path string) *Campaign {
 		"engine": func(_, v *yaml.Node) {
 			d.engine(v, &c.Engine, nodes.envAt)
 		},
-		"gpu":   func(_, v *yaml.Node) { d.gpu(v, &c.GPU) },
-		"power": func(_, v *yaml.Node) { d.power(v, &c.Power) },
+		"gpu":   func(_, v *yaml.Node) { nodes.gpu = v; d.gpu(v, &c.GPU) },
+		"power": func(_, v *yaml.Node) { nodes.power = v; d.power(v, &c.Power) },
 		"sweep": func(_, v *yaml.Node) {
 			hasSweep, nodes.sweep = true, v
 			levelKeys = d.sweep(v, &c.Sweep, &nodes)
@@ -188,6 +189,9 @@ func (l *loader) campaign(path string) *Campaign {
 	}
 	if fleetGiven {
 		d.fleet(c, fleet, nodes.host)
+	}
+	if c.GPU.None {
+		d.noGPUPower(&c.Power, nodes)
 	}
 	l.prompts(c, d.pos(nodes.prompts))
 	l.scenarios(c, d, nodes)
@@ -466,7 +470,19 @@ func (d *doc) command(v *yaml.Node) []string {
 	return w
 }
 
+// gpu decodes gpu: the scalar `none` (a host without a GPU), or the
+// mapping of the wait for free GPU memory. `none` takes the mapping's
+// place, so none of the wait's keys can be written beside it; with none
+// they would mean nothing, and their defaults are cleared too.
 func (d *doc) gpu(v *yaml.Node, g *GPUOpts) {
+	if v.Kind == yaml.ScalarNode && !isNull(v) {
+		if v.Value != GPUNone {
+			d.errorf(v, "gpu: want %s (the host has no GPU) or a mapping (gpu: {max_used_mib: 1024}), got %s", GPUNone, kindName(v))
+			return
+		}
+		*g = GPUOpts{None: true}
+		return
+	}
 	d.mapping(v, "gpu", map[string]field{
 		"max_used_mib": func(_, v *yaml.Node) {
 			if n, ok := d.intAtLeast(v, "gpu.max_used_mib", 0); ok {
@@ -502,6 +518,24 @@ func (d *doc) power(v *yaml.Node, p *PowerOpts) {
 			}
 		},
 	})
+}
+
+// noGPUPower switches the power sampler off on a host without a GPU: it
+// reads GPU power, so its keys there are errors rather than left to fail
+// on the host (or, worse, to sample some other machine's nvidia-smi).
+func (d *doc) noGPUPower(p *PowerOpts, nodes campaignNodes) {
+	p.Source = PowerOff
+	pv := deref(nodes.power)
+	if pv == nil || pv.Kind != yaml.MappingNode {
+		return
+	}
+	if s := deref(keyValue(pv, "source")); s != nil && s.Kind == yaml.ScalarNode && (s.Value == PowerNvidiaSMI || s.Value == PowerDCGM) {
+		d.errorf(s, "power.source: %s reads GPU power, and gpu: %s (line %d) says the host has no GPU; leave power out or write source: %s",
+			s.Value, GPUNone, nodes.gpu.Line, PowerOff)
+	}
+	if iv := deref(keyValue(pv, "interval")); iv != nil {
+		d.errorf(iv, "power.interval: no power sampler runs on a host without a GPU (gpu: %s, line %d)", GPUNone, nodes.gpu.Line)
+	}
 }
 
 // sweep decodes the sweep; it returns which of concurrency and rates were

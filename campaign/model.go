@@ -33,7 +33,7 @@ type Campaign struct {
 	// settings); nil with a single host:.
 	Hosts     []Host
 	Engine    EngineOpts  // defaults for every scenario's server
-	GPU       GPUOpts     // the GPU-memory wait between scenarios
+	GPU       GPUOpts     // the GPU-memory wait between scenarios, or none (no GPU)
 	Power     PowerOpts   // the GPU power sampler beside each sweep
 	Sweep     Sweep       // the identical load every scenario gets
 	Baseline  string      // name of the scenario the others are compared to
@@ -98,8 +98,15 @@ type EngineOpts struct {
 	Env map[string]string
 }
 
+// GPUNone is the value of `gpu:` for a host without a GPU.
+const GPUNone = "none"
+
 // GPUOpts controls the wait for free GPU memory before and after a server.
 type GPUOpts struct {
+	// None says the host has no GPU (gpu: none): no wait for free GPU
+	// memory, no GPU facts read and no power sampler; the fields below are
+	// then zero.
+	None        bool
 	MaxUsedMiB  int           // every GPU must be at or under this to count as free
 	WaitTimeout time.Duration // how long to wait before failing the scenario
 	KillStrays  bool          // kill compute processes still holding memory after the wait
