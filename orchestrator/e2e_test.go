@@ -114,6 +114,7 @@ type campaignOpts struct {
 	nvidiaSMI     string
 	engineEnv     string // YAML mapping body under engine.env
 	rounds        int    // 1 when 0: most tests are about one launch
+	noGPU         bool   // gpu: none in place of the gpu block
 }
 
 func (w *world) writeConfig(o campaignOpts) string {
@@ -142,10 +143,14 @@ func (w *world) writeConfig(o campaignOpts) string {
 	if o.rounds == 0 {
 		o.rounds = 1
 	}
-	extraGPU, extraEngine := "", ""
+	gpu := fmt.Sprintf("gpu:\n  max_used_mib: 1024\n  wait_timeout: %s\n  kill_strays: %v\n", o.gpuWait, o.killStrays)
 	if o.nvidiaSMI != "" {
-		extraGPU = fmt.Sprintf("  nvidia_smi: %q\n", o.nvidiaSMI)
+		gpu += fmt.Sprintf("  nvidia_smi: %q\n", o.nvidiaSMI)
 	}
+	if o.noGPU {
+		gpu = "gpu: none\n"
+	}
+	extraEngine := ""
 	if o.engineEnv != "" {
 		extraEngine = "  env:\n" + o.engineEnv
 	}
@@ -157,11 +162,7 @@ engine:
   health_timeout: %s
   poll_interval: 100ms
   stop_grace: 5s
-%sgpu:
-  max_used_mib: 1024
-  wait_timeout: %s
-  kill_strays: %v
-%ssweep:
+%s%ssweep:
   concurrency: %s
   requests: %d
   max_tokens: %d
@@ -169,7 +170,7 @@ engine:
 baseline: %s
 scenarios: [%s]
 rounds: %d
-`, o.host, "{bakeoff}", o.speed, w.port, o.healthTimeout, extraEngine, o.gpuWait, o.killStrays, extraGPU, o.concurrency, o.requests, o.maxTokens,
+`, o.host, "{bakeoff}", o.speed, w.port, o.healthTimeout, extraEngine, gpu, o.concurrency, o.requests, o.maxTokens,
 		o.scenarios[0], strings.Join(o.scenarios, ", "), o.rounds)
 	w.config = filepath.Join(w.root, "configs", "e2e.yaml")
 	if err := os.WriteFile(w.config, []byte(cfg), 0o644); err != nil {

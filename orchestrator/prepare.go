@@ -27,7 +27,7 @@ func (w *worker) prepare(ctx context.Context) error {
 	// A dry run contacts nothing: it shows the run a host of this
 	// machine's platform would get.
 	goos, goarch := runtime.GOOS, runtime.GOARCH
-	w.facts = results.HostFacts{Name: w.h.Name()}
+	w.facts = results.HostFacts{Name: w.h.Name(), NoGPU: o.c.GPU.None}
 	if !o.opt.DryRun {
 		var err error
 		goos, goarch, err = remote.Platform(ctx, w.h)
@@ -66,7 +66,8 @@ func (w *worker) prepare(ctx context.Context) error {
 }
 
 // hostFacts records the host's name, kernel, driver and GPUs; a fact that
-// cannot be read is a warning, not a failure.
+// cannot be read is a warning, not a failure. A host without a GPU (gpu:
+// none) is not asked for GPU facts: NoGPU says why there are none.
 func (w *worker) hostFacts(ctx context.Context, goos, goarch string) {
 	o := w.o
 	w.facts.OS, w.facts.Arch = goos, goarch
@@ -76,6 +77,9 @@ func (w *worker) hostFacts(ctx context.Context, goos, goarch string) {
 			w.facts.Name = f[0] + " (" + w.h.Name() + ")"
 			w.facts.Kernel = f[1]
 		}
+	}
+	if o.c.GPU.None {
+		return
 	}
 	driver, gpus, err := remote.GPUFacts(ctx, w.h, o.c.GPU.NvidiaSMI)
 	if err != nil {

@@ -15,10 +15,13 @@ import (
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
-// step is one named phase of a scenario's lifecycle.
+// step is one named phase of a scenario's lifecycle. A gpu step is about
+// the host's GPUs and is left out, with no journal line, on a host that has
+// none (gpu: none).
 type step struct {
 	name string
 	run  func(ctx context.Context, s *scenarioRun) error
+	gpu  bool
 }
 
 func (s step) String() string { return s.name }
@@ -29,35 +32,35 @@ func (s step) String() string { return s.name }
 var lifecycle = []step{
 	// A server left by an earlier scenario, campaign or killed orchestrator
 	// holds the port and the GPUs; nothing measured next to it is honest.
-	{"stop-old", stopOld},
+	{name: "stop-old", run: stopOld},
 	// Launching while memory is still held ends in CUDA out of memory, often
 	// minutes into loading.
-	{"gpu-free", waitGPUFree},
+	{name: "gpu-free", run: waitGPUFree, gpu: true},
 	// Detached (setsid, log file, pid file) so a dropped link leaves it running.
-	{"launch", launch},
+	{name: "launch", run: launch},
 	// Health 503 means loading; a dead process or a fatal log line fails fast.
-	{"ready", waitReady},
+	{name: "ready", run: waitReady},
 	// Healthy servers can still crash on the first real request.
-	{"smoke", smoke},
+	{name: "smoke", run: smoke},
 	// GPU power beside the sweep, for energy per token; never fails.
-	{"power", startPower},
+	{name: "power", run: startPower},
 	// The identical load every scenario gets.
-	{"sweep", sweep},
+	{name: "sweep", run: sweep},
 	// Engine version (its profile's info call), accept length and raw
 	// metrics, while the server is up.
-	{"collect", collect},
+	{name: "collect", run: collect},
 }
 
 // teardown leaves the host clean for the next scenario, whatever happened.
 var teardown = []step{
 	// The server goes before anything else, so a failure never leaves it up.
-	{"stop", stopServer},
+	{name: "stop", run: stopServer},
 	// The power sampler goes with the server; its readings become energy.
-	{"power-stop", stopPower},
+	{name: "power-stop", run: stopPower},
 	// The complete log, shutdown lines included, for the record.
-	{"save-log", saveLog},
+	{name: "save-log", run: saveLog},
 	// The next scenario must start on free GPUs; a holder is named here.
-	{"gpu-free-after", waitGPUFree},
+	{name: "gpu-free-after", run: waitGPUFree, gpu: true},
 }
 
 // ScenarioError is a failed scenario: which phase, why, and the server log's
@@ -192,6 +195,9 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 
 	var failed error
 	for _, st := range lifecycle {
+		if o.skips(st) {
+			continue
+		}
 		if err := s.phase(ctx, st); err != nil {
 			failed = err
 			break
@@ -216,8 +222,11 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 			s.keptServer = true
 			continue
 		}
-		if st.name == "gpu-free-after" && s.keptServer {
+		if st.gpu && s.keptServer {
 			continue // the kept server holds the GPUs on purpose
+		}
+		if o.skips(st) {
+			continue
 		}
 		if err := s.phase(tctx, st); err != nil {
 			// The measurement stands; the next scenario's own gpu-free
@@ -300,6 +309,11 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	s.event(Event{Kind: EventScenarioEnd, Outcome: outcome, Result: &res, Err: failed})
 	return s.result
 }
+
+// skips says whether st is left out of this campaign: a GPU step on a host
+// without a GPU. The stop still waits for the server's processes to exit,
+// and the launch still refuses a port something else holds.
+func (o *orch) skips(st step) bool { return st.gpu && o.c.GPU.None }
 
 // phase runs one step with its journal lines and events. A plain error from
 // a step becomes a ScenarioError for that phase.

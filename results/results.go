@@ -133,6 +133,10 @@ type HostFacts struct {
 	Driver string   `json:"driver,omitempty"`
 	GPUs   []string `json:"gpus,omitempty"` // one name per GPU
 	Kernel string   `json:"kernel,omitempty"`
+	// NoGPU is set when the campaign says the host has no GPU (gpu:
+	// none): Driver and GPUs were not read, rather than read and found
+	// empty.
+	NoGPU bool `json:"no_gpu,omitempty"`
 }
 
 // Scenario outcome statuses.
