@@ -72,6 +72,7 @@ func TestDryRunOtherEngines(t *testing.T) {
 	tests := []struct {
 		config string
 		want   []string
+		never  []string // what the dry run must not show
 	}{
 		{"llamacpp.yaml", []string{
 			"# the server: env -- BAKEOFF_LAUNCH=0 BAKEOFF_ROUND=1 llama-server --model /models/Qwen3-8B-Q4_K_M.gguf --host 127.0.0.1 --port 8080",
@@ -79,13 +80,19 @@ func TestDryRunOtherEngines(t *testing.T) {
 			"http://127.0.0.1:8080/health until 200",
 			" sweep --url http://127.0.0.1:8080 --engine llamacpp ",
 			"GET http://127.0.0.1:8080/props",
-		}},
+		}, nil},
 		{"trtllm-h200.yaml", []string{
 			"# the server: env -- BAKEOFF_LAUNCH=0 BAKEOFF_ROUND=1 trtllm-serve meta-llama/Llama-3.1-8B-Instruct --host 127.0.0.1 --port 8000 --backend pytorch",
 			"--extra_llm_api_options /data/trtllm/eagle3.yaml",
 			" sweep --url http://127.0.0.1:8000 --engine trtllm ", " --unique-prompts ",
 			"GET http://127.0.0.1:8000/version",
-		}},
+		}, nil},
+		// A host without a GPU: no GPU wait, facts or power sampler.
+		{"llamacpp-cpu.yaml", []string{
+			"# the host has no GPU (gpu: none)",
+			"# the server: env -- BAKEOFF_LAUNCH=0 BAKEOFF_ROUND=1 llama-server --model /models/Qwen3-0.6B-Q8_0.gguf --host 127.0.0.1 --port 8080",
+			"--n-gpu-layers 0", "--threads 2",
+		}, []string{"nvidia-smi", "### gpu-free", "# the power sampler"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.config, func(t *testing.T) {
@@ -105,6 +112,11 @@ func TestDryRunOtherEngines(t *testing.T) {
 			for _, want := range tt.want {
 				if !strings.Contains(text, want) {
 					t.Errorf("dry run does not show %q:\n%s", want, text)
+				}
+			}
+			for _, never := range tt.never {
+				if strings.Contains(text, never) {
+					t.Errorf("dry run shows %q:\n%s", never, text)
 				}
 			}
 		})

@@ -47,12 +47,23 @@ func orderPeriod(n int) int {
 }
 
 // waitBound is the longest one launch can spend outside its sweep: the GPU
-// memory waits before and after the server, loading until healthy, and the
+// memory waits before and after the server (none with gpu: none), loading until healthy, and the
 // stop's grace period. The sweep is bounded only by request_timeout per
 // request, far beyond any real sweep, so it is given in requests and tokens
 // instead.
 func waitBound(c *campaign.Campaign) time.Duration {
 	return 2*c.GPU.WaitTimeout + c.Engine.HealthTimeout + c.Engine.StopGrace
+}
+
+// waitsShown bounds the waits of serial launches in a row and names their
+// parts; a host without a GPU has no GPU memory wait to name.
+func waitsShown(c *campaign.Campaign, serial int) string {
+	gpu := ""
+	if !c.GPU.None {
+		gpu = fmt.Sprintf(", GPU memory ≤ 2 × %s", fmtDur(c.GPU.WaitTimeout))
+	}
+	return fmt.Sprintf("waits at most %s: per launch ready ≤ %s%s, stop ≤ %s",
+		fmtDur(time.Duration(serial)*waitBound(c)), fmtDur(c.Engine.HealthTimeout), gpu, fmtDur(c.Engine.StopGrace))
 }
 
 // typicalLaunch is the median wall time of the launches that completed in
@@ -119,13 +130,9 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string) {
 	if n := hostCount(c); n > 1 {
 		fmt.Fprintf(w, "duration  over %d hosts, a round at a time on each: at most %s per host, %d launches in a row\n",
 			n, plural((max(c.Rounds, 1)+n-1)/n, "round"), serial)
-		fmt.Fprintf(w, "          waits at most %s: per launch ready ≤ %s, GPU memory ≤ 2 × %s, stop ≤ %s\n",
-			fmtDur(time.Duration(serial)*waitBound(c)), fmtDur(c.Engine.HealthTimeout), fmtDur(c.GPU.WaitTimeout),
-			fmtDur(c.Engine.StopGrace))
+		fmt.Fprintf(w, "          %s\n", waitsShown(c, serial))
 	} else {
-		fmt.Fprintf(w, "duration  waits at most %s: per launch ready ≤ %s, GPU memory ≤ 2 × %s, stop ≤ %s\n",
-			fmtDur(time.Duration(serial)*waitBound(c)), fmtDur(c.Engine.HealthTimeout), fmtDur(c.GPU.WaitTimeout),
-			fmtDur(c.Engine.StopGrace))
+		fmt.Fprintf(w, "duration  %s\n", waitsShown(c, serial))
 	}
 	s := c.Sweep
 	reqs := 0

@@ -25,6 +25,10 @@ func newDryPrinter(w io.Writer, c *campaign.Campaign) *dryPrinter {
 		host = "ssh " + c.Host.SSH
 	}
 	fmt.Fprintf(w, "# dry run of campaign %s on %s (workdir %s): nothing is executed\n", c.Name, host, c.Host.Workdir)
+	if c.GPU.None {
+		// Said once here, since the GPU phases it leaves out show nowhere below.
+		fmt.Fprintln(w, "# the host has no GPU (gpu: none): no wait for free GPU memory, no GPU facts, no power sampler")
+	}
 	return &dryPrinter{w: w, c: c}
 }
 

@@ -120,17 +120,7 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string) erro
 	if en.ReadyLine != "" {
 		fmt.Fprintf(w, "          ready line %q\n", en.ReadyLine)
 	}
-	g := c.GPU
-	strays := "left alone (the scenario fails)"
-	if g.KillStrays {
-		strays = "killed"
-	}
-	smi := ""
-	if g.NvidiaSMI != "" {
-		smi = fmt.Sprintf(", via %s", g.NvidiaSMI)
-	}
-	fmt.Fprintf(w, "gpu       free at <= %d MiB used per GPU, wait up to %s%s; strays are %s\n",
-		g.MaxUsedMiB, fmtDur(g.WaitTimeout), smi, strays)
+	printGPU(w, c.GPU)
 	s := c.Sweep
 	requests := "auto (" + measure.AutoRule + ")"
 	if s.Requests > 0 {
@@ -172,6 +162,25 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string) erro
 	}
 	fmt.Fprintf(w, "\nok: %s, %s\n", plural(len(c.Scenarios), "scenario"), plural(len(c.Warnings), "warning"))
 	return nil
+}
+
+// printGPU writes the GPU line: the wait for free GPU memory, or that the
+// host has none and nothing asks for one.
+func printGPU(w io.Writer, g campaign.GPUOpts) {
+	if g.None {
+		fmt.Fprintln(w, "gpu       none: no wait for free GPU memory, no GPU facts, no power sampler")
+		return
+	}
+	strays := "left alone (the scenario fails)"
+	if g.KillStrays {
+		strays = "killed"
+	}
+	smi := ""
+	if g.NvidiaSMI != "" {
+		smi = fmt.Sprintf(", via %s", g.NvidiaSMI)
+	}
+	fmt.Fprintf(w, "gpu       free at <= %d MiB used per GPU, wait up to %s%s; strays are %s\n",
+		g.MaxUsedMiB, fmtDur(g.WaitTimeout), smi, strays)
 }
 
 // promptsShown names the prompt file relative to the config, as the user
