@@ -76,6 +76,10 @@ type Config struct {
 	MemFractionStatic  float64
 	ContextLength      int
 	ChunkedPrefillSize int
+	// StreamInterval is SGLang's --stream-interval: a streaming request's
+	// tokens go out every this many decode steps (and the first token and
+	// the last at once), so a chunk carries several tokens when it is above 1.
+	StreamInterval int
 	LogLevel           string
 
 	// Given holds every flag as written (canonical name → value, "true" for a

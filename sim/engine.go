@@ -27,6 +27,11 @@ type delivery struct {
 	tokens int
 	done   bool
 	at     time.Time // wall time the step ended
+	// send is false for a decode step between two stream intervals: its
+	// tokens wait for the next step that sends (SGLang streams a request's
+	// output when decode steps % stream_interval == 0, on its first token
+	// and when it finishes).
+	send bool
 }
 
 // ticket is a request's registration with the engine.
@@ -51,6 +56,10 @@ type Engine struct {
 	tickets map[*Job]*ticket
 	nextID  uint64
 	wake    chan struct{}
+	// streamInterval and decodes (decode steps so far) decide which
+	// deliveries are sent (delivery.send).
+	streamInterval int
+	decodes        int
 
 	// busy is the wall time, ns, the engine has spent stepping (not idle):
 	// what the fake nvidia-smi's utilisation and power are made of.
@@ -77,6 +86,8 @@ func NewEngine(cfg *Config, log *Logger, stats *Stats, seed uint64, launch *Laun
 		sched:   NewScheduler(perf, maxRun, cfg.ChunkedPrefillSize, rand.New(rand.NewPCG(seed, seed^0xe1e1))),
 		tickets: map[*Job]*ticket{},
 		wake:    make(chan struct{}, 1),
+
+		streamInterval: max(1, cfg.StreamInterval),
 	}
 }
 
@@ -193,12 +204,17 @@ func pyBool(b bool) string {
 func (e *Engine) deliver(r StepResult, at time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	send := true
+	if r.Kind == StepDecode {
+		e.decodes++
+		send = e.decodes%e.streamInterval == 0
+	}
 	for _, em := range r.Emits {
 		t, ok := e.tickets[em.Job]
 		if !ok {
 			continue // canceled meanwhile
 		}
-		t.ch <- delivery{tokens: em.Tokens, done: em.Done, at: at}
+		t.ch <- delivery{tokens: em.Tokens, done: em.Done, at: at, send: send}
 		if em.Done {
 			delete(e.tickets, em.Job)
 		}

@@ -54,6 +54,18 @@ func intFlag(dst func(*Config) *int) func(*Config, string) error {
 	}
 }
 
+// posIntFlag is intFlag for a count that must be at least 1 (a modulus).
+func posIntFlag(dst func(*Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("invalid positive int value: '%s'", v)
+		}
+		*dst(c) = n
+		return nil
+	}
+}
+
 func floatFlag(dst func(*Config) *float64) func(*Config, string) error {
 	return func(c *Config, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
@@ -137,7 +149,7 @@ var sglangFlags = []flagSpec{
 	{names: []string{"node-rank"}},
 	{names: []string{"dist-init-addr"}},
 	{names: []string{"random-seed"}},
-	{names: []string{"stream-interval"}},
+	{names: []string{"stream-interval"}, set: posIntFlag(func(c *Config) *int { return &c.StreamInterval })},
 	{names: []string{"schedule-policy"}},
 	{names: []string{"max-total-tokens"}},
 	{names: []string{"max-prefill-tokens"}},
@@ -244,6 +256,7 @@ func ParseArgs(args []string, getenv func(string) string) (*Config, error) {
 		MemFractionStatic:  DefaultMemFractionStatic,
 		ContextLength:      DefaultContextLength,
 		ChunkedPrefillSize: DefaultChunkedPrefillSize,
+		StreamInterval:     1,
 		LogLevel:           "info",
 		Given:              map[string]string{},
 		Sim: SimOptions{

@@ -110,6 +110,7 @@ func TestParseArgsErrors(t *testing.T) {
 		{"--port 1 --foo bar --tp 2", "unrecognized arguments: --foo bar"},
 		{"--port", "argument --port: expected one argument"},
 		{"--port abc", "argument --port: invalid int value: 'abc'"},
+		{"--stream-interval 0", "argument --stream-interval: invalid positive int value: '0'"},
 		{"--enable-metrics=yes", "argument --enable-metrics: ignored explicit argument 'yes'"},
 		{"--speculative-algorithm MEDUSA", "argument --speculative-algorithm: invalid choice: 'MEDUSA'"},
 		{"--sim-fault explode", `unknown fault "explode"`},

@@ -287,6 +287,36 @@ func getJSON(t *testing.T, url string, v any) {
 
 // TestSpecCapLogged: a speculative server without --max-running-requests
 // warns and reports the cap of 48.
+// TestStreamInterval: with --stream-interval 4 the same greedy text arrives
+// in about a quarter of the chunks (the first token at once, then every
+// fourth decode step, and the last), and usage still counts every token.
+func TestStreamInterval(t *testing.T) {
+	one := startSim(t, nil, strings.Fields(baselineArgs)...)
+	four := startSim(t, nil, append(strings.Fields(baselineArgs), "--stream-interval", "4")...)
+	one.waitHealthy()
+	four.waitHealthy()
+	const n = 61
+	var texts [2]string
+	for i, p := range []*simProc{one, four} {
+		code, evs := post(t, p.url("/v1/chat/completions"), chatBody("Explain hash maps.", n))
+		if code != 200 {
+			t.Fatalf("status %d", code)
+		}
+		text, chunks, usage, done := streamText(evs)
+		if !done || usage == nil || usage["completion_tokens"] != float64(n) {
+			t.Fatalf("stream %d: done %v, usage %v, want completion_tokens %d", i, done, usage, n)
+		}
+		want := [2][2]int{{n, n}, {(n-1)/4 + 1, (n-1)/4 + 2}}[i]
+		if chunks < want[0] || chunks > want[1] {
+			t.Errorf("stream interval %d: %d content chunks for %d tokens, want %d to %d", []int{1, 4}[i], chunks, n, want[0], want[1])
+		}
+		texts[i] = text
+	}
+	if texts[0] != texts[1] {
+		t.Errorf("the stream interval changed the text:\n%q\n%q", texts[0], texts[1])
+	}
+}
+
 func TestSpecCapLogged(t *testing.T) {
 	p := startSim(t, nil, "--tp", "1", "--speculative-algorithm", "EAGLE3")
 	p.waitHealthy()

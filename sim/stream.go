@@ -9,7 +9,8 @@ import (
 
 // stream is one completion in flight: it submits the request to the engine
 // and turns each delivery (one scheduler step) into one SSE chunk, so the
-// accepted tokens of a verify step arrive together.
+// accepted tokens of a verify step arrive together; with --stream-interval
+// above 1, the tokens of the steps between two intervals go out together.
 type stream struct {
 	s            *Server
 	chat         bool
@@ -36,13 +37,17 @@ func (st *stream) run(r *http.Request, emit func(text string, done bool) error) 
 	job, ch, cancel := st.s.engine.Submit(st.g.promptTokens, target)
 	defer cancel()
 	st.id = fmt.Sprintf("%032x", job.ID)
-	produced := 0
+	produced, sent := 0, 0
 	for {
 		select {
 		case d := <-ch:
-			text := st.g.key.Tokens(produced, produced+d.tokens, st.g.wrong)
 			produced += d.tokens
-			st.obs.chunk(d.at, d.tokens)
+			if !d.send && !d.done && sent > 0 {
+				continue
+			}
+			text := st.g.key.Tokens(sent, produced, st.g.wrong)
+			st.obs.chunk(d.at, produced-sent)
+			sent = produced
 			if err := emit(text, d.done); err != nil {
 				return job, reason, false
 			}
