@@ -424,26 +424,35 @@ func TestLoadScenario(t *testing.T) {
 	}
 }
 
-// TestShippedFiles loads the repository's own configs: they must load
-// without errors or warnings.
+// TestShippedFiles loads the repository's own SGLang configs: they must load
+// without errors or warnings, with the seeds' scenarios (the demo adds the
+// baseline with one flag flipped). cmd/bakeoff's validate test covers every
+// config in configs/.
 func TestShippedFiles(t *testing.T) {
-	for _, cfg := range []string{"../configs/rtx6000-kimi.yaml", "../configs/demo.yaml"} {
-		c, err := Load(cfg)
+	seeds := []string{"baseline", "eagle3-topk4", "eagle3-topk1-specv2"}
+	for _, tt := range []struct {
+		cfg  string
+		want []string
+	}{
+		{"../configs/rtx6000-kimi.yaml", seeds},
+		{"../configs/demo.yaml", []string{"baseline", "baseline-nofusion", "eagle3-topk4", "eagle3-topk1-specv2"}},
+	} {
+		c, err := Load(tt.cfg)
 		if err != nil {
-			t.Fatalf("%s: %v", cfg, err)
+			t.Fatalf("%s: %v", tt.cfg, err)
 		}
 		if len(c.Warnings) > 0 {
-			t.Errorf("%s: warnings: %q", cfg, c.Warnings)
+			t.Errorf("%s: warnings: %q", tt.cfg, c.Warnings)
 		}
 		var names []string
 		for _, s := range c.Scenarios {
 			names = append(names, s.Name)
 			if _, err := Render(c, s, "/opt/bakeoff"); err != nil {
-				t.Errorf("%s: %v", cfg, err)
+				t.Errorf("%s: %v", tt.cfg, err)
 			}
 		}
-		if want := []string{"baseline", "eagle3-topk4", "eagle3-topk1-specv2"}; !reflect.DeepEqual(names, want) || c.Baseline != "baseline" {
-			t.Errorf("%s: scenarios %v, baseline %q", cfg, names, c.Baseline)
+		if !reflect.DeepEqual(names, tt.want) || c.Baseline != "baseline" {
+			t.Errorf("%s: scenarios %v, baseline %q; want %v, baseline", tt.cfg, names, c.Baseline, tt.want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make demo: a whole campaign (three SGLang variants: baseline, EAGLE-3
-# topk 4, EAGLE-3 topk 1 on spec v2) against `bakeoff sim` on this machine,
+# make demo: a whole campaign (the SGLang baseline, the baseline without
+# allreduce fusion, EAGLE-3 topk 4, EAGLE-3 topk 1 on spec v2) against
+# `bakeoff sim` on this machine,
 # ending with the verdict. A symlink named nvidia-smi to bakeoff, first on
 # PATH, answers from the simulated servers' "GPU memory".
 # Extra arguments go to `bakeoff run` (e.g. --out DIR, --dry-run).
