@@ -54,6 +54,11 @@ type Options struct {
 	// HostCA, if set, signs a host certificate for the host key (principal
 	// 127.0.0.1) that sshd presents.
 	HostCA ssh.Signer
+	// ShellRC, if set, is a ~/.bashrc that the login shell reads before
+	// every command, as bash does over SSH on a host with a shell profile
+	// (conda or pyenv init, a module system): sessions get a HOME of their
+	// own, Dir/host-home, holding it. Otherwise sessions skip ~/.bashrc.
+	ShellRC string
 }
 
 // Server is a running sshd. Its files live in Dir.
@@ -152,6 +157,17 @@ Subsystem sftp internal-sftp
 	// developer's pyenv or conda init there costs most of a second per
 	// command and would make the tests measure the machine, not the code.
 	env := "SetEnv SHLVL=2"
+	if o.ShellRC != "" {
+		// SHLVL=0 makes bash a top-level shell again, one that reads
+		// $HOME/.bashrc: a HOME in the test's directory, never the
+		// machine's own.
+		home := filepath.Join(s.Dir, "host-home")
+		if err := os.MkdirAll(home, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(home, ".bashrc"), o.ShellRC, 0o644)
+		env = "SetEnv SHLVL=0 HOME=" + home
+	}
 	if o.Path != "" {
 		env += " PATH=" + o.Path
 	}
