@@ -27,11 +27,7 @@ func keepalive(l *link, interval time.Duration, max int) {
 			missed++ // the last probe is still unanswered
 		} else {
 			pending = make(chan error, 1)
-			go func(ch chan error) {
-				// Any reply, even a refusal, proves the link is alive.
-				_, _, err := l.client.SendRequest("keepalive@openssh.com", true, nil)
-				ch <- err
-			}(pending)
+			go func(ch chan error) { ch <- l.probe() }(pending)
 			continue
 		}
 		if missed >= max {
@@ -39,4 +35,12 @@ func keepalive(l *link, interval time.Duration, max int) {
 			return
 		}
 	}
+}
+
+// probe sends one keepalive@openssh.com request and waits for the reply.
+// Any reply, even a refusal, proves the link is alive; sshd answers it
+// itself, with no session and no shell.
+func (l *link) probe() error {
+	_, _, err := l.client.SendRequest("keepalive@openssh.com", true, nil)
+	return err
 }
