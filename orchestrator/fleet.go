@@ -697,17 +697,24 @@ func (o *orch) finishOutcome() {
 	slices.Sort(out.OutOfTime)
 }
 
-// reachable reports whether the host still answers a trivial command,
-// trying for up to the link patience; the error is the last try's.
+// pinger is a host that can say whether it answers without running a
+// command: remote.SSH asks its sshd, which a login shell slow to start
+// (conda or pyenv init in ~/.bashrc, a hung NFS home) cannot delay.
+type pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// reachable reports whether the host still answers, trying for up to the
+// link patience; the error is the last try's. A host that can be pinged is
+// pinged; any other is asked to run a trivial command.
 func (w *worker) reachable(ctx context.Context) (bool, error) {
 	o := w.o
 	start := o.now()
 	for {
 		pctx, cancel := context.WithTimeout(ctx, o.linkPatience)
-		_, _, err := w.h.Run(pctx, "true")
+		err := w.answer(pctx)
 		cancel()
-		var exit *remote.ExitError
-		if err == nil || errors.As(err, &exit) || ctx.Err() != nil {
+		if err == nil || ctx.Err() != nil {
 			return true, nil
 		}
 		if o.now().Sub(start) >= o.linkPatience {
@@ -717,6 +724,19 @@ func (w *worker) reachable(ctx context.Context) (bool, error) {
 			return true, nil
 		}
 	}
+}
+
+// answer asks the host once whether it is there.
+func (w *worker) answer(ctx context.Context) error {
+	if p, ok := w.h.(pinger); ok {
+		return p.Ping(ctx)
+	}
+	_, _, err := w.h.Run(ctx, "true")
+	var exit *remote.ExitError
+	if errors.As(err, &exit) {
+		return nil // it ran: the host is there
+	}
+	return err
 }
 
 // hostFailure decides whether a failed launch is its host's failure rather

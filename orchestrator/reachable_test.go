@@ -1,0 +1,72 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/internal/sshdtest"
+	"github.com/bakeoff-dev/bakeoff/remote"
+)
+
+// runOnly is a host that can only be asked to run commands, as every host
+// was before hosts could be pinged.
+type runOnly struct{ remote.Host }
+
+// TestReachable: a host is there when its sshd answers, however long its
+// login shell takes to start. The hosts are real sshds on 127.0.0.1 whose
+// login shell is stuck in ~/.bashrc for the whole test, as a pyenv init on
+// a stale lock or a hung NFS home leaves it.
+func TestReachable(t *testing.T) {
+	dir := t.TempDir()
+	released := filepath.Join(dir, "released")
+	rc := fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done\n", remote.Quote(released))
+	stuck := sshdtest.StartWith(t, sshdtest.Options{ShellRC: rc})
+	gone := sshdtest.Start(t)
+	// Before the sshds stop: the stuck shells end on their own.
+	t.Cleanup(func() { os.WriteFile(released, nil, 0o644) })
+	dial := func(s *sshdtest.Server) *remote.SSH {
+		h, err := remote.DialSSH(context.Background(), remote.SSHOptions{Target: s.Alias, ConfigFile: s.ConfigFile,
+			Getenv: s.Getenv, ConnectTimeout: 5 * time.Second})
+		if err != nil {
+			t.Fatalf("connecting to %s: %v", s.Alias, err)
+		}
+		t.Cleanup(func() { h.Close() })
+		return h
+	}
+	slowShell, goneHost := dial(stuck), dial(gone)
+	gone.Kill()
+
+	// A host that is there answers at once; the patience only bounds how
+	// long one that is not is waited for, so it is short there.
+	const there, notThere = time.Minute, time.Second
+	for _, tc := range []struct {
+		name     string
+		h        remote.Host
+		patience time.Duration
+		want     bool
+		wantErr  string // in the error of a host that is not there
+	}{
+		{"sshd answers, login shell stuck", slowShell, there, true, ""},
+		// What the same host looked like when only a command could tell.
+		{"login shell stuck, commands only", runOnly{slowShell}, notThere, false, "deadline exceeded"},
+		{"sshd gone", goneHost, notThere, false, gone.Alias},
+		{"this machine", remote.NewLocal(), there, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &orch{now: time.Now, linkPatience: tc.patience}
+			w := &worker{o: o, h: tc.h}
+			ok, err := w.reachable(context.Background())
+			if ok != tc.want {
+				t.Fatalf("reachable = %v (%v), want %v", ok, err, tc.want)
+			}
+			if !ok && !strings.Contains(fmt.Sprint(err), tc.wantErr) {
+				t.Errorf("error %v, want it to say %q", err, tc.wantErr)
+			}
+		})
+	}
+}
