@@ -192,7 +192,7 @@ func (o *orch) recordResult(r results.ScenarioResult) error {
 	}
 	sortByOrder(o.sum.Scenarios, order)
 	o.sum.Updated = o.now().UTC()
-	return results.WriteJSONAtomic(filepath.Join(o.runDir, results.SummaryFile), o.sum)
+	return results.WriteSummaryAtomic(filepath.Join(o.runDir, results.SummaryFile), &o.sum)
 }
 
 // sortByOrder sorts results by campaign order, then round; stable, so

@@ -1,8 +1,10 @@
 package results
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -17,6 +19,15 @@ const (
 // instant) sees either the old content or the new, never a torn file: a
 // temporary file in the same directory, fsync, rename, fsync of the directory.
 func WriteFileAtomic(path string, data []byte) error {
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteAtomic is WriteFileAtomic for content that write streams out, so
+// that a large file needs no buffer of its size.
+func WriteAtomic(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, DirMode); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
@@ -34,7 +45,11 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err := f.Chmod(FileMode); err != nil {
 		return fail(err)
 	}
-	if _, err := f.Write(data); err != nil {
+	bw := bufio.NewWriter(f)
+	if err := write(bw); err != nil {
+		return fail(err)
+	}
+	if err := bw.Flush(); err != nil {
 		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
