@@ -192,6 +192,7 @@ func (l *loader) campaign(path string) *Campaign {
 	}
 	if c.GPU.None {
 		d.noGPUPower(&c.Power, nodes)
+		d.noGPUGres(c.Host.Slurm, nodes)
 	}
 	l.prompts(c, d.pos(nodes.prompts))
 	l.scenarios(c, d, nodes)
@@ -535,6 +536,24 @@ func (d *doc) noGPUPower(p *PowerOpts, nodes campaignNodes) {
 	}
 	if iv := deref(keyValue(pv, "interval")); iv != nil {
 		d.errorf(iv, "power.interval: no power sampler runs on a host without a GPU (gpu: %s, line %d)", GPUNone, nodes.gpu.Line)
+	}
+}
+
+// noGPUGres warns when a campaign that uses no GPU still asks Slurm for
+// GPUs on every node: they would sit idle, held from others, for the whole
+// allocation. A warning, not an error: a site may only schedule its CPU
+// jobs through a GPU partition's gres.
+func (d *doc) noGPUGres(s *SlurmSpec, nodes campaignNodes) {
+	if s == nil {
+		return
+	}
+	for _, r := range strings.Split(s.Gres, ",") {
+		if name, _, _ := strings.Cut(strings.TrimSpace(r), ":"); name == "gpu" {
+			at := deref(keyValue(deref(keyValue(deref(nodes.host), "slurm")), "gres"))
+			d.p.warnf(d.pos(at), "host.slurm.gres: %q asks every node for GPUs, and gpu: %s (line %d) says the campaign uses none: they would sit idle for the whole allocation",
+				s.Gres, GPUNone, nodes.gpu.Line)
+			return
+		}
 	}
 }
 

@@ -83,3 +83,33 @@ func TestLoadSlurmErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestSlurmGresWithoutGPU: a campaign that uses no GPU but asks Slurm for
+// GPUs on every node is warned, at the gres, naming gpu: none's line; other
+// resources, or no gres, are not.
+func TestSlurmGresWithoutGPU(t *testing.T) {
+	for _, tt := range []struct {
+		name, host string
+		want       []string
+	}{
+		{"gpus asked for", "host:\n  slurm: {login: l, time: 60, gres: \"gpu:8\"}\ngpu: none\n", []string{
+			`c/configs/camp.yaml:3:37: host.slurm.gres: "gpu:8" asks every node for GPUs, and gpu: none (line 4) says the campaign uses none: they would sit idle for the whole allocation`,
+		}},
+		{"a typed gpu among others", "host:\n  slurm: {login: l, time: 60, gres: \"tmpdisk:100,gpu:a100:2\"}\ngpu: none\n", []string{
+			`c/configs/camp.yaml:3:37: host.slurm.gres: "tmpdisk:100,gpu:a100:2" asks every node for GPUs, and gpu: none (line 4) says the campaign uses none: they would sit idle for the whole allocation`,
+		}},
+		{"no gpu in the gres", "host:\n  slurm: {login: l, time: 60, gres: \"tmpdisk:100\"}\ngpu: none\n", nil},
+		{"no gres", "host:\n  slurm: {login: l, time: 60}\ngpu: none\n", nil},
+		{"gpus used", "host:\n  slurm: {login: l, time: 60, gres: \"gpu:8\"}\n", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, errs := loadMem(t, slurmCampaign(tt.host))
+			if errs != nil {
+				t.Fatal(errs)
+			}
+			if !reflect.DeepEqual(c.Warnings, tt.want) {
+				t.Errorf("warnings:\n got: %q\nwant: %q", c.Warnings, tt.want)
+			}
+		})
+	}
+}
