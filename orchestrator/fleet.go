@@ -711,7 +711,10 @@ func (w *worker) reachable(ctx context.Context) (bool, error) {
 	o := w.o
 	start := o.now()
 	for {
-		pctx, cancel := context.WithTimeout(ctx, o.linkPatience)
+		// Each try gets what is left of the patience (at least one retry
+		// interval), so a try that hangs cannot stretch the wait to twice it.
+		left := max(o.linkPatience-o.now().Sub(start), DefaultLinkRetry)
+		pctx, cancel := context.WithTimeout(ctx, left)
 		err := w.answer(pctx)
 		cancel()
 		if err == nil || ctx.Err() != nil {

@@ -70,3 +70,35 @@ func TestReachable(t *testing.T) {
 		})
 	}
 }
+
+// clockedPinger fails every ping, moving a fake clock on by the next of
+// its steps, and records how long each ping was given.
+type clockedPinger struct {
+	remote.Host
+	now   time.Time
+	steps []time.Duration
+	given []time.Duration
+}
+
+func (p *clockedPinger) Ping(ctx context.Context) error {
+	d, _ := ctx.Deadline()
+	p.given = append(p.given, time.Until(d))
+	p.now = p.now.Add(p.steps[0])
+	p.steps = p.steps[1:]
+	return fmt.Errorf("no answer")
+}
+
+// TestReachableKeepsToThePatience: a try that used most of the patience
+// leaves the next only the rest of it, so a host that never answers is
+// given up on after about link_patience, not twice it.
+func TestReachableKeepsToThePatience(t *testing.T) {
+	p := &clockedPinger{Host: remote.NewLocal(), now: time.Unix(1e9, 0), steps: []time.Duration{9 * time.Minute, 2 * time.Minute}}
+	o := &orch{now: func() time.Time { return p.now }, linkPatience: 10 * time.Minute}
+	ok, err := (&worker{o: o, h: p}).reachable(context.Background())
+	if ok || err == nil {
+		t.Fatalf("reachable = %v (%v), want false", ok, err)
+	}
+	if len(p.given) != 2 || p.given[0] > 10*time.Minute || p.given[0] < 9*time.Minute || p.given[1] > time.Minute {
+		t.Errorf("the tries were given %v, want about 10m and then at most the 1m left", p.given)
+	}
+}
