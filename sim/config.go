@@ -80,7 +80,7 @@ type Config struct {
 	// tokens go out every this many decode steps (and the first token and
 	// the last at once), so a chunk carries several tokens when it is above 1.
 	StreamInterval int
-	LogLevel           string
+	LogLevel       string
 
 	// Given holds every flag as written (canonical name → value, "true" for a
 	// bare flag), for /get_server_info and the server_args log line.
