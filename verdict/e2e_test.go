@@ -27,9 +27,10 @@ import (
 
 // End-to-end honesty: real `bakeoff sim` processes on 127.0.0.1, swept one
 // after the other by the real load generator, written as a run directory
-// and read back by Compute. The default test is one A/A and one power
-// campaign on a short sweep; BAKEOFF_HONESTY_SEEDS=N runs N campaigns of
-// each on the seeds' full sweep and prints the rates docs/METHOD.md quotes.
+// and read back by Compute. The default test is twenty A/A campaigns and
+// one power campaign on a short sweep; BAKEOFF_HONESTY_SEEDS=N runs N
+// campaigns of each on the seeds' full sweep and prints the rates
+// docs/METHOD.md quotes.
 
 // e2eBaselineArgs are the seeds' baseline server flags, as
 // scenarios/baseline.yaml renders them.
