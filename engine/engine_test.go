@@ -201,6 +201,8 @@ func TestInfo(t *testing.T) {
 		{engine.SGLang, "sglang-server-info.json", "0.5.9", 2.64},
 		{engine.VLLM, "vllm-version.json", "0.11.0", 0},
 		{engine.LlamaCpp, "llamacpp-props.json", "b6500-1f2e3d4c", 0},
+		// A build made outside a git checkout (cmake's build-info without git).
+		{engine.LlamaCpp, "llamacpp-props-unversioned.json", `unknown (build_info "b0-unknown")`, 0},
 		{engine.TRTLLM, "trtllm-version.json", "1.1.0", 0},
 	}
 	for _, tt := range tests {

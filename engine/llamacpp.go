@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // llama.cpp's llama-server (github ggml-org/llama.cpp, tools/server).
@@ -45,7 +46,11 @@ var llamacpp = &Profile{
 
 func init() { register(llamacpp) }
 
-// parseLlamaCppProps reads /props's build_info ("b1234-abcdef01").
+// parseLlamaCppProps reads /props's build_info ("b1234-abcdef01": the build
+// number and the commit). A build made outside a git checkout reports
+// "b0-unknown" (build number 0, commit unknown): that is no version, and is
+// recorded as "unknown" with the server's own words beside it, so nobody
+// reads "b0" as a release.
 func parseLlamaCppProps(body []byte) Info {
 	var p struct {
 		BuildInfo string `json:"build_info"`
@@ -53,7 +58,17 @@ func parseLlamaCppProps(body []byte) Info {
 	if json.Unmarshal(body, &p) != nil {
 		return Info{}
 	}
+	if llamaCppUnversioned(p.BuildInfo) {
+		return Info{Version: fmt.Sprintf("unknown (build_info %q)", p.BuildInfo)}
+	}
 	return Info{Version: p.BuildInfo}
+}
+
+// llamaCppUnversioned reports a build_info that names no build: build
+// number 0 or an unknown commit.
+func llamaCppUnversioned(b string) bool {
+	num, commit, _ := strings.Cut(b, "-")
+	return num == "b0" || commit == "unknown"
 }
 
 // AcceptFromTimings is the mean accept length of speculative decoding from

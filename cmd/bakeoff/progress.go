@@ -127,6 +127,9 @@ func sweepLine(ev *loadgen.Event) string {
 	case loadgen.EventStart:
 		return "sweep: model " + ev.Message
 	case loadgen.EventWarmup:
+		if ev.Done > 0 {
+			return "" // the warm-up's progress, which the live display draws
+		}
 		return fmt.Sprintf("sweep: warm-up %d requests", ev.Total)
 	case loadgen.EventLevelStart:
 		return fmt.Sprintf("sweep: %s, %d requests", measure.LevelName(ev.Level), ev.Total)

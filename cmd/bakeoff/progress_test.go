@@ -30,6 +30,11 @@ func campaignEvents() []orchestrator.Event {
 		sc(orchestrator.Event{Kind: orchestrator.EventServerLog, Message: "Load weight begin"})
 		sc(orchestrator.Event{Kind: orchestrator.EventPhaseEnd, Phase: "ready", Outcome: "ok", Duration: time.Second})
 		sc(orchestrator.Event{Kind: orchestrator.EventPhaseStart, Phase: "sweep"})
+		// The warm-up reports its start, then each request it finishes.
+		sc(orchestrator.Event{Kind: orchestrator.EventSweep, Sweep: &loadgen.Event{Kind: loadgen.EventWarmup, Level: 2, Total: 2}})
+		for d := 1; d <= 2; d++ {
+			sc(orchestrator.Event{Kind: orchestrator.EventSweep, Sweep: &loadgen.Event{Kind: loadgen.EventWarmup, Done: d, Total: 2}})
+		}
 		for d := 0; d <= 4; d++ {
 			sc(orchestrator.Event{Kind: orchestrator.EventSweep, Sweep: &loadgen.Event{Kind: loadgen.EventProgress, Level: 1, Done: d, Total: 4, TokPerSec: 88}})
 		}
@@ -65,6 +70,9 @@ func TestPlainProgress(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}
+	}
+	if n := strings.Count(out, "sweep: warm-up 2 requests"); n != 2 {
+		t.Errorf("the warm-up is said %d times for two launches, want once each:\n%s", n, out)
 	}
 	if strings.Contains(out, "88.0 tok/s") {
 		t.Errorf("progress ticks belong to the live display, not the log:\n%s", out)
