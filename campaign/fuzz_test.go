@@ -26,7 +26,7 @@ func FuzzLoad(f *testing.F) {
 			return
 		}
 		for _, s := range c.Scenarios {
-			if _, err := Render(c, s, "/bin/bakeoff"); err != nil {
+			if _, err := Render(c, s, On{Bakeoff: "/bin/bakeoff"}); err != nil {
 				t.Fatalf("a loaded scenario does not render: %v", err)
 			}
 		}

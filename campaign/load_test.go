@@ -447,7 +447,7 @@ func TestShippedFiles(t *testing.T) {
 		var names []string
 		for _, s := range c.Scenarios {
 			names = append(names, s.Name)
-			if _, err := Render(c, s, "/opt/bakeoff"); err != nil {
+			if _, err := Render(c, s, On{Bakeoff: "/opt/bakeoff"}); err != nil {
 				t.Errorf("%s: %v", tt.cfg, err)
 			}
 		}

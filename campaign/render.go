@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,21 +24,39 @@ type Launch struct {
 	// every word quoted so that `sh -c Command` hands each byte to the engine
 	// unchanged and the shell interprets nothing.
 	Command string
+	// Dirs are the directories the engine needs to exist before it starts
+	// (the values of its profile's DirArgs, e.g. llama.cpp's
+	// --slot-save-path), absolute: a relative one is taken from the workdir,
+	// where the server starts. The launch creates them.
+	Dirs []string
+}
+
+// On is where a launch is rendered for: the paths on its host.
+type On struct {
+	// Bakeoff is the bakeoff binary on the host, substituted for {bakeoff};
+	// empty leaves the token as written (a display before the path is known).
+	Bakeoff string
+	// Workdir is the host's workdir as it really is (the local default
+	// resolved, {host} expanded), substituted for {workdir}; empty leaves
+	// the token as written.
+	Workdir string
 }
 
 // Tokens expanded in command words. {bakeoff} works in engine.command and in
 // a scenario's launch; {model} and {port} only in launch, where the fixed
-// flags are the user's to write.
+// flags are the user's to write. {workdir} works everywhere, arg and env
+// values too: a directory the engine writes to (llama.cpp's slot save path)
+// belongs under the workdir, whose real path differs between hosts and,
+// for `host: local`, between users.
 const (
 	TokenBakeoff = "{bakeoff}"
 	TokenModel   = "{model}"
 	TokenPort    = "{port}"
+	TokenWorkdir = "{workdir}"
 )
 
-// Render builds the launch of scenario s under campaign c. bakeoff is the
-// path of the bakeoff binary on the host, substituted for {bakeoff}; when it
-// is empty the token is left as written (for a display before the path is
-// known).
+// Render builds the launch of scenario s under campaign c, on the host
+// whose paths on gives.
 //
 // The default launchers are the engine profiles' (package engine), e.g.:
 //
@@ -49,7 +68,7 @@ const (
 // engine.command replaces the launcher prefix (`python3 -m
 // sglang.launch_server`, `vllm serve`) and keeps the rest; a scenario's
 // launch replaces the whole command, and ARGS are appended to it.
-func Render(c *Campaign, s *Scenario, bakeoff string) (*Launch, error) {
+func Render(c *Campaign, s *Scenario, on On) (*Launch, error) {
 	if c == nil || s == nil {
 		return nil, errors.New("render: no campaign or scenario")
 	}
@@ -57,10 +76,17 @@ func Render(c *Campaign, s *Scenario, bakeoff string) (*Launch, error) {
 	if port == 0 {
 		port = DefaultPort
 	}
-	expand := func(w string, launch bool) string {
-		if bakeoff != "" {
-			w = strings.ReplaceAll(w, TokenBakeoff, bakeoff)
+	workdir := func(w string) string {
+		if on.Workdir != "" {
+			w = strings.ReplaceAll(w, TokenWorkdir, on.Workdir)
 		}
+		return w
+	}
+	expand := func(w string, launch bool) string {
+		if on.Bakeoff != "" {
+			w = strings.ReplaceAll(w, TokenBakeoff, on.Bakeoff)
+		}
+		w = workdir(w)
 		if launch {
 			w = strings.ReplaceAll(w, TokenModel, s.Model)
 			w = strings.ReplaceAll(w, TokenPort, strconv.Itoa(port))
@@ -97,6 +123,11 @@ func Render(c *Campaign, s *Scenario, bakeoff string) (*Launch, error) {
 			return nil, fmt.Errorf("render scenario %s: %w", s.Name, err)
 		}
 	}
+	var dirArgs []string
+	if p := s.Profile(); p != nil {
+		dirArgs = p.DirArgs
+	}
+	var dirs []string
 	for _, a := range s.Args {
 		flag := "--" + a.Key
 		if a.Bare || len(a.Values) == 0 {
@@ -104,7 +135,11 @@ func Render(c *Campaign, s *Scenario, bakeoff string) (*Launch, error) {
 			continue
 		}
 		for _, v := range a.Values {
+			v = workdir(v)
 			argv = append(argv, flag, v)
+			if slices.Contains(dirArgs, a.Key) && v != "" {
+				dirs = append(dirs, absUnder(on.Workdir, v))
+			}
 		}
 	}
 	env := maps.Clone(c.Engine.Env)
@@ -112,6 +147,9 @@ func Render(c *Campaign, s *Scenario, bakeoff string) (*Launch, error) {
 		env = map[string]string{}
 	}
 	maps.Copy(env, s.Env)
+	for k, v := range env {
+		env[k] = workdir(v)
+	}
 	if err := checkLaunch(argv, env); err != nil {
 		return nil, fmt.Errorf("render scenario %s: %w", s.Name, err)
 	}
@@ -123,7 +161,16 @@ func Render(c *Campaign, s *Scenario, bakeoff string) (*Launch, error) {
 		b.WriteString(" " + k + "=" + ShellQuote(env[k]))
 	}
 	b.WriteString(" " + ShellJoin(argv))
-	return &Launch{Argv: argv, Env: env, Command: b.String()}, nil
+	return &Launch{Argv: argv, Env: env, Command: b.String(), Dirs: dirs}, nil
+}
+
+// absUnder is p, or p under workdir when p is relative: the server starts in
+// the workdir, so that is where a relative path of its points.
+func absUnder(workdir, p string) string {
+	if path.IsAbs(p) || workdir == "" {
+		return p
+	}
+	return path.Join(workdir, p)
 }
 
 // checkLaunch refuses what cannot travel through `sh -c` intact: NUL (no

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"os"
@@ -79,7 +80,7 @@ func TestRender(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := Render(&tt.c, &tt.s, tt.bakeoff)
+			l, err := Render(&tt.c, &tt.s, On{Bakeoff: tt.bakeoff})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +120,7 @@ func TestRenderRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Render(&tt.c, &tt.s, "")
+			_, err := Render(&tt.c, &tt.s, On{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want an error containing %q", err, tt.want)
 			}
@@ -149,7 +150,7 @@ func TestRenderThroughShell(t *testing.T) {
 	env[echoVars] = "HOSTILE,EMPTY,CAMPAIGN_ONLY"
 	c := &Campaign{Engine: EngineOpts{Port: 30000, Env: map[string]string{"CAMPAIGN_ONLY": "c v", "HOSTILE": "loses"}}}
 	s := &Scenario{Name: "x", Engine: EngineGeneric, Model: "/m o'del", Launch: []string{"{bakeoff}", "{model}", "{port}"}, Args: args, Env: env}
-	l, err := Render(c, s, self)
+	l, err := Render(c, s, On{Bakeoff: self})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,5 +174,49 @@ func TestRenderThroughShell(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 		t.Errorf("the shell ran something: %v", entries)
+	}
+}
+
+// TestRenderWorkdir: {workdir} becomes the host's workdir in arg and env
+// values, and a directory the engine needs (llama.cpp's slot save path) is
+// named for the launch to create, a relative one under the workdir.
+func TestRenderWorkdir(t *testing.T) {
+	c := &Campaign{Engine: EngineOpts{Port: 8080}}
+	tests := []struct {
+		name     string
+		slots    string
+		workdir  string
+		wantArg  string
+		wantDirs []string
+	}{
+		{"token", "{workdir}/llama-slots", "/tmp/bakeoff-local-0", "/tmp/bakeoff-local-0/llama-slots", []string{"/tmp/bakeoff-local-0/llama-slots"}},
+		{"absolute", "/data/slots", "/w", "/data/slots", []string{"/data/slots"}},
+		{"relative to the workdir", "slots", "/w", "slots", []string{"/w/slots"}},
+		{"workdir unknown: shown as written", "{workdir}/s", "", "{workdir}/s", []string{"{workdir}/s"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Scenario{Name: "l", Engine: EngineLlamaCpp, Model: "/m.gguf",
+				Args: []Arg{{Key: "slot-save-path", Values: []string{tt.slots}}},
+				Env:  map[string]string{"CACHE": "{workdir}/c"}}
+			l, err := Render(c, s, On{Workdir: tt.workdir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i := slices.Index(l.Argv, "--slot-save-path"); i < 0 || l.Argv[i+1] != tt.wantArg {
+				t.Errorf("argv %q, want --slot-save-path %s", l.Argv, tt.wantArg)
+			}
+			if !reflect.DeepEqual(l.Dirs, tt.wantDirs) {
+				t.Errorf("dirs %q, want %q", l.Dirs, tt.wantDirs)
+			}
+			if want := strings.ReplaceAll("{workdir}/c", "{workdir}", cmp.Or(tt.workdir, "{workdir}")); l.Env["CACHE"] != want {
+				t.Errorf("env CACHE=%q, want %q", l.Env["CACHE"], want)
+			}
+		})
+	}
+	// An engine with no directory args creates nothing.
+	l, err := Render(c, &Scenario{Name: "s", Model: "/m", Args: []Arg{{Key: "slot-save-path", Values: []string{"/x"}}}}, On{Workdir: "/w"})
+	if err != nil || len(l.Dirs) != 0 {
+		t.Errorf("sglang: dirs %q, err %v", l.Dirs, err)
 	}
 }

@@ -46,6 +46,11 @@ type Profile struct {
 	// value comes from, so a scenario that sets it too is refused.
 	Reserved map[string]string
 
+	// DirArgs are the arg keys whose value is a directory the engine refuses
+	// to start without (llama.cpp's slot-save-path: "not a directory"). The
+	// launch creates each one first.
+	DirArgs []string
+
 	// HealthPath is polled until it answers 200; 503 means loading.
 	HealthPath string
 	// ReadyLine is a log line the engine writes once it serves; with it seen,

@@ -27,6 +27,10 @@ var llamacpp = &Profile{
 		return []string{"--model", model, "--host", host, "--port", strconv.Itoa(port)}
 	},
 	Reserved: map[string]string{"model": "model", "m": "model", "host": "the launcher (127.0.0.1)", "port": "engine.port"},
+	// common/arg.cpp refuses a --slot-save-path that is not an existing
+	// directory: `error while handling argument "--slot-save-path": not a
+	// directory: PATH`.
+	DirArgs: []string{"slot-save-path"},
 	// Connection refused while starting, then 503 {"error":{"message":"Loading model"}}, then 200 {"status":"ok"}.
 	HealthPath: "/health",
 	Fatal: []string{

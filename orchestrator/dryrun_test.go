@@ -92,6 +92,8 @@ func TestDryRunOtherEngines(t *testing.T) {
 			"# the host has no GPU (gpu: none)",
 			"# the server: env -- BAKEOFF_LAUNCH=0 BAKEOFF_ROUND=1 llama-server --model /models/Qwen3-0.6B-Q8_0.gguf --host 127.0.0.1 --port 8080",
 			"--n-gpu-layers 0", "--threads 2",
+			// The slot directory, under the host's workdir, made before the launch.
+			"--slot-save-path /tmp/bakeoff/llama-slots", "&& mkdir -p /tmp/bakeoff/llama-slots",
 		}, []string{"nvidia-smi", "### gpu-free", "# the power sampler"}},
 	}
 	for _, tt := range tests {

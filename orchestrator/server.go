@@ -45,7 +45,7 @@ func launch(ctx context.Context, s *scenarioRun) error {
 	}
 	sc.Env[EnvRound] = strconv.Itoa(s.round)
 	sc.Env[EnvLaunch] = strconv.Itoa(s.pos)
-	l, err := campaign.Render(o.c, &sc, s.w.hostBakeoff)
+	l, err := campaign.Render(o.c, &sc, campaign.On{Bakeoff: s.w.hostBakeoff, Workdir: s.w.paths.workdir})
 	if err != nil {
 		return err
 	}
@@ -65,6 +65,11 @@ func launch(ctx context.Context, s *scenarioRun) error {
 	// A fresh log, so the ready phase scans only this server's lines; the
 	// user's only (umask 077), as logs name paths and hosts.
 	fresh := fmt.Sprintf("umask 077 && mkdir -p %s && : > %s", campaign.ShellQuote(s.w.paths.logs), campaign.ShellQuote(s.serverLog))
+	// The directories the engine refuses to start without (llama.cpp's slot
+	// save path): a fresh host has none of them.
+	for _, d := range l.Dirs {
+		fresh += " && mkdir -p " + campaign.ShellQuote(d)
+	}
 	err = s.w.overLink(ctx, s.sc.Name, "creating the server log", func(ctx context.Context) error {
 		_, _, err := s.w.h.Run(ctx, fresh)
 		return err

@@ -139,7 +139,8 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string) erro
 	fmt.Fprintf(w, "baseline  %s\n", c.Baseline)
 	printRounds(w, c, root)
 	for _, sc := range c.Scenarios {
-		l, err := campaign.Render(c, sc, bakeoff)
+		// The workdir as written: on a fleet it may still hold {host}.
+		l, err := campaign.Render(c, sc, campaign.On{Bakeoff: bakeoff, Workdir: c.Host.Workdir})
 		if err != nil {
 			return err
 		}
@@ -153,6 +154,9 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string) erro
 		}
 		fmt.Fprintf(w, "          engine %s, model %s%s\n", sc.Engine, sc.Model, ext)
 		fmt.Fprintf(w, "          %s\n", l.Command)
+		for _, d := range l.Dirs {
+			fmt.Fprintf(w, "          creates %s before the launch\n", d)
+		}
 	}
 	if len(c.Warnings) > 0 {
 		fmt.Fprintln(w)

@@ -72,7 +72,12 @@ func ParseArgs(args []string) (Config, string, error) {
 			}
 			c.Slots = n
 		case "slot-save-path":
-			c.SlotSavePath = val() != ""
+			// As common/arg.cpp: the path must be an existing directory.
+			v := val()
+			if fi, err := os.Stat(v); err != nil || !fi.IsDir() {
+				return c, "", fmt.Errorf("error while handling argument \"--slot-save-path\": not a directory: %s", v)
+			}
+			c.SlotSavePath = v != ""
 		case "spec-type":
 			c.Speculative = val() != "none"
 		case "model-draft", "md":
