@@ -2,9 +2,11 @@ package faults
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
@@ -72,4 +74,28 @@ func TestServerFaultsStop(t *testing.T) {
 		t.Fatalf("want exit 0, got %s", res)
 	}
 	r.checkEndState(out, s, nil)
+	// The server that outlasts the grace is killed, journaled and warned
+	// about; the ones that exit on SIGTERM get it once.
+	entries, err := orchestrator.ReadJournal(filepath.Join(out, results.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"ignore-term": {"TERM", "KILL"}, "last": {"TERM"}}
+	for _, e := range entries {
+		if e.Event != orchestrator.EventStopped || e.Phase != "stop" || e.Stop == nil || e.Stop.PIDFile != "server.pid" {
+			continue
+		}
+		if sig, ok := want[e.Scenario]; ok {
+			if !slices.Equal(e.Stop.Signals, sig) {
+				t.Errorf("%s's server stopped with %v, want %v", e.Scenario, e.Stop.Signals, sig)
+			}
+			delete(want, e.Scenario)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no stop journaled for %v", want)
+	}
+	if !strings.Contains(res.stdout+res.stderr, "did not exit within stop_grace 3s of SIGTERM and was killed (SIGKILL)") {
+		t.Errorf("no warning that ignore-term needed SIGKILL:\n%s", res)
+	}
 }

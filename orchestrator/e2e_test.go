@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -356,10 +357,29 @@ func TestDemoCampaignLocal(t *testing.T) {
 	if len(run.Manifest.Host.GPUs) == 0 {
 		t.Errorf("manifest has no GPU facts: %+v", run.Manifest.Host)
 	}
-	ends := scenarioEnds(journal(t, out.RunDir))
+	entries := journal(t, out.RunDir)
+	ends := scenarioEnds(entries)
 	for _, n := range []string{"baseline", "eagle3-topk4", "eagle3-topk1-specv2"} {
 		if ends[n+":ok"] != 1 {
 			t.Errorf("journal: %s ended ok %d times", n, ends[n+":ok"])
+		}
+	}
+	// Each server's stop is journaled in its step: one SIGTERM, and the sim
+	// exits on it, well within the grace.
+	stops := map[string]*orchestrator.StopRecord{}
+	for _, e := range entries {
+		if e.Event == orchestrator.EventStopped && e.Phase == "stop" && e.Stop != nil && e.Stop.PIDFile == "server.pid" {
+			stops[e.Scenario] = e.Stop
+		}
+	}
+	for _, n := range []string{"baseline", "eagle3-topk4", "eagle3-topk1-specv2"} {
+		st := stops[n]
+		if st == nil {
+			t.Errorf("journal: no stop of %s's server", n)
+			continue
+		}
+		if !slices.Equal(st.Signals, []string{"TERM"}) || len(st.WaitsS) != 1 || st.PID <= 1 || st.TookS <= 0 {
+			t.Errorf("journal: %s's server stopped as %+v, want one SIGTERM and its wait", n, st)
 		}
 	}
 	var sawLevel, sawLog bool

@@ -57,6 +57,26 @@ type JournalEntry struct {
 	// Allocation names the cluster allocation the run's hosts came from, on
 	// the PhaseAllocation entry ("slurm job 42 on gpu01,gpu02").
 	Allocation string `json:"allocation,omitempty"`
+	// Stop is what a stop of a process group did, on an EventStopped line
+	// within the step that stopped it.
+	Stop *StopRecord `json:"stop,omitempty"`
+}
+
+// EventStopped is the Event of a journal line that records one stop of a
+// process group (the server, the sweep, the power sampler) that was
+// running: a line beside its step's start and end, which readers of
+// phases pass over.
+const EventStopped = "stopped"
+
+// StopRecord is one stop: which process group, the signals in the order
+// sent, how long it took to go after each (as timed on the host) and the
+// whole stop's wall time here, host commands included.
+type StopRecord struct {
+	PIDFile string    `json:"pid_file"`
+	PID     int       `json:"pid"`
+	Signals []string  `json:"signals"`
+	WaitsS  []float64 `json:"waits_s"`
+	TookS   float64   `json:"took_s"`
 }
 
 // PhaseAllocation is the campaign-level journal entry that records the

@@ -35,7 +35,7 @@ func startPower(ctx context.Context, s *scenarioRun) error {
 	}
 	// A sampler left by a killed orchestrator would write into another
 	// launch's file.
-	if err := s.w.stopOverLink(ctx, s.sc.Name, s.w.powerPID()); err != nil {
+	if err := s.stopOverLink(ctx, s.w.powerPID()); err != nil {
 		o.warn(s.sc.Name, fmt.Sprintf("stopping an old power sampler on %s: %v", s.w.h.Name(), err))
 		return nil
 	}
@@ -80,7 +80,7 @@ func stopPower(ctx context.Context, s *scenarioRun) error {
 	if s.power == nil || o.opt.DryRun {
 		return nil
 	}
-	if err := s.w.stopOverLink(ctx, s.sc.Name, s.w.powerPID()); err != nil {
+	if err := s.stopOverLink(ctx, s.w.powerPID()); err != nil {
 		return fmt.Errorf("stopping the power sampler on %s: %w", s.w.h.Name(), err)
 	}
 	if err := os.MkdirAll(s.dir, results.DirMode); err != nil {

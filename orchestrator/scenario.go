@@ -128,6 +128,9 @@ type scenarioRun struct {
 	// hostLost says why the fleet gives up the host during this attempt
 	// ("" when it does not): the attempt is then not the scenario's.
 	hostLost string
+	// step is the step running now, for the journal lines a step writes
+	// beside its start and end (a stop's signals).
+	step string
 }
 
 func (o *orch) newScenarioRun(pl plannedLaunch, w *worker) *scenarioRun {
@@ -323,6 +326,7 @@ func (s *scenarioRun) phase(ctx context.Context, st step) error {
 	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: st.name,
 		Event: "start", Host: s.w.tag})
 	s.event(Event{Kind: EventPhaseStart, Phase: st.name})
+	s.step = st.name
 	err := st.run(ctx, s)
 	var se *ScenarioError
 	if err != nil && !errors.As(err, &se) {

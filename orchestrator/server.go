@@ -20,7 +20,7 @@ import (
 // launch fails fast with "Address already in use" and says so.
 func stopOld(ctx context.Context, s *scenarioRun) error {
 	for _, pidFile := range []string{s.w.paths.sweepPID, s.w.paths.serverPID} {
-		if err := s.w.stopOverLink(ctx, s.sc.Name, pidFile); err != nil {
+		if err := s.stopOverLink(ctx, pidFile); err != nil {
 			return fmt.Errorf("stopping the process of %s on %s: %w", pidFile, s.w.h.Name(), err)
 		}
 	}
@@ -93,10 +93,10 @@ func launch(ctx context.Context, s *scenarioRun) error {
 // stopServer stops the server's process group: SIGTERM, the grace period,
 // then SIGKILL. The sweep goes first, so the server drains no new load.
 func stopServer(ctx context.Context, s *scenarioRun) error {
-	if err := s.w.stopOverLink(ctx, s.sc.Name, s.w.paths.sweepPID); err != nil {
+	if err := s.stopOverLink(ctx, s.w.paths.sweepPID); err != nil {
 		return fmt.Errorf("stopping the sweep of %s on %s: %w", s.sc.Name, s.w.h.Name(), err)
 	}
-	if err := s.w.stopOverLink(ctx, s.sc.Name, s.w.paths.serverPID); err != nil {
+	if err := s.stopOverLink(ctx, s.w.paths.serverPID); err != nil {
 		return fmt.Errorf("stopping the server of %s on %s: %w", s.sc.Name, s.w.h.Name(), err)
 	}
 	return nil
@@ -135,9 +135,31 @@ func (s *scenarioRun) logTail(ctx context.Context) string {
 const DefaultLogTailLines = 40
 
 // stopOverLink stops the process group of pidFile; Stop is idempotent, so a
-// drop in the middle is simply retried.
-func (w *worker) stopOverLink(ctx context.Context, scenario, pidFile string) error {
-	return w.overLink(ctx, scenario, "stopping "+pidFile, func(ctx context.Context) error {
-		return remote.Stop(ctx, w.h, pidFile, w.o.c.Engine.StopGrace)
+// drop in the middle is simply retried. What was signalled, and how long
+// it took, goes into the journal; a process that needed SIGKILL is warned
+// about, since a server that ignores SIGTERM holds every stop to the grace
+// and may leave GPU memory in a state the next launch pays for.
+func (s *scenarioRun) stopOverLink(ctx context.Context, pidFile string) error {
+	w, o := s.w, s.o
+	var st remote.Stopped
+	start := o.now()
+	err := w.overLink(ctx, s.sc.Name, "stopping "+pidFile, func(ctx context.Context) error {
+		var err error
+		st, err = remote.StopReport(ctx, w.h, pidFile, o.c.Engine.StopGrace)
+		return err
 	})
+	if st.PID == 0 {
+		return err
+	}
+	rec := &StopRecord{PIDFile: path.Base(pidFile), PID: st.PID, Signals: st.Signals, TookS: o.now().Sub(start).Seconds()}
+	for _, d := range st.Waits {
+		rec.WaitsS = append(rec.WaitsS, d.Seconds())
+	}
+	o.journal(JournalEntry{Time: o.now(), Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: s.step,
+		Event: EventStopped, Host: w.tag, Stop: rec})
+	if st.Killed() {
+		o.warn(s.sc.Name, fmt.Sprintf("%s on %s: process group %d did not exit within stop_grace %s of SIGTERM and was killed (SIGKILL)",
+			path.Base(pidFile), w.h.Name(), st.PID, o.c.Engine.StopGrace))
+	}
+	return err
 }

@@ -270,7 +270,7 @@ func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []measure.Le
 	o := s.o
 	if partial {
 		// Stopping the sweep first lets it write what it measured.
-		if err := s.w.stopOverLink(ctx, s.sc.Name, s.w.paths.sweepPID); err != nil {
+		if err := s.stopOverLink(ctx, s.w.paths.sweepPID); err != nil {
 			o.warn(s.sc.Name, err.Error())
 		}
 	}

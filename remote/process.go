@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -206,9 +207,33 @@ func Alive(ctx context.Context, h Host, pidFile string) (bool, error) {
 // the host, often a second or more under load or with a heavy shell
 // profile; a stop that polled from here paid that on every look.
 func Stop(ctx context.Context, h Host, pidFile string, grace time.Duration) error {
+	_, err := StopReport(ctx, h, pidFile, grace)
+	return err
+}
+
+// Stopped is what a stop did: the group it signalled, the signals in the
+// order sent, and how long the processes took to go after each, as timed
+// on the host.
+type Stopped struct {
+	// PID is the group leader the pid file named; 0 when nothing was
+	// running (no pid file, or its group already gone).
+	PID int
+	// Signals are "TERM", then "KILL" when the grace ran out.
+	Signals []string
+	// Waits[i] is how long the processes were waited for after Signals[i],
+	// in the host's polls (a tenth of a second each).
+	Waits []time.Duration
+}
+
+// Killed reports whether the stop needed SIGKILL: the server did not exit
+// within the grace after SIGTERM.
+func (s Stopped) Killed() bool { return slices.Contains(s.Signals, "KILL") }
+
+// StopReport is Stop, and says what it did.
+func StopReport(ctx context.Context, h Host, pidFile string, grace time.Duration) (Stopped, error) {
 	pid, t, ok, err := readStopSnapshot(ctx, h, pidFile)
 	if err != nil {
-		return err
+		return Stopped{}, err
 	}
 	if ok {
 		// A child that left the group and session (setsid, or a daemonising
@@ -218,21 +243,22 @@ func Stop(ctx context.Context, h Host, pidFile string, grace time.Duration) erro
 		// tree is taken now and its members are stopped with the group.
 		tree := descendants(t.rows(), pid)
 		if len(t.members(pid)) > 0 || len(stillRunning(t.rows(), tree)) > 0 {
-			left, err := stopOnHost(ctx, h, pid, tree, pidFile, grace)
+			st, left, err := stopOnHost(ctx, h, pid, tree, pidFile, grace)
+			st.PID = pid
 			if err != nil {
-				return fmt.Errorf("%s: stopping process group %d (%s): %w", h.Name(), pid, pidFile, err)
+				return st, fmt.Errorf("%s: stopping process group %d (%s): %w", h.Name(), pid, pidFile, err)
 			}
 			if len(left) > 0 {
-				return fmt.Errorf("%s: stopping process group %d (%s): processes %v still running %s after SIGKILL",
+				return st, fmt.Errorf("%s: stopping process group %d (%s): processes %v still running %s after SIGKILL",
 					h.Name(), pid, pidFile, left, DefaultKillWait)
 			}
-			return nil // stopOnHost removed the pid file
+			return st, nil // stopOnHost removed the pid file
 		}
 	}
 	if _, _, err := h.Run(ctx, "rm -f "+QuotePath(pidFile)); err != nil {
-		return fmt.Errorf("%s: removing pid file %s: %w", h.Name(), pidFile, err)
+		return Stopped{}, fmt.Errorf("%s: removing pid file %s: %w", h.Name(), pidFile, err)
 	}
-	return nil
+	return Stopped{}, nil
 }
 
 // stopPollTenths is how often, in tenths of a second, Stop's command on the
@@ -323,10 +349,18 @@ func readStopSnapshot(ctx context.Context, h Host, pidFile string) (pid int, t s
 // themselves (same start time: not a newcomer that reused a pid) with
 // SIGTERM, waits on the host up to grace for them to be gone, then sends
 // SIGKILL and waits up to DefaultKillWait; the pid file goes once they are
-// gone. It returns the pids still running, if any. The wait counts its
-// sleeps, so it lasts at least its length, and the clock, so that slow looks
-// on a loaded host cannot stretch it much beyond.
-func stopOnHost(ctx context.Context, h Host, g int, tree []procID, pidFile string, grace time.Duration) ([]int, error) {
+// gone. It returns what it sent and the pids still running, if any. The
+// wait counts its sleeps, so it lasts at least its length, and the clock,
+// so that slow looks on a loaded host cannot stretch it much beyond.
+//
+// Each process gets each signal once: the group kill reaches every member
+// of the group, and only the processes outside it (a tree member that left
+// it, a session member in a group of its own) are signalled by pid. A
+// second SIGTERM is not harmless: llama-server's handler takes it for a
+// second Ctrl-C and calls exit() from inside the handler while the first
+// shutdown is under way, which can hang until SIGKILL (seen as stops that
+// took the whole grace, or returned at once, by chance).
+func stopOnHost(ctx context.Context, h Host, g int, tree []procID, pidFile string, grace time.Duration) (Stopped, []int, error) {
 	var ids []string
 	for _, id := range tree {
 		ids = append(ids, fmt.Sprintf("%d:%s", id.pid, id.start))
@@ -334,6 +368,7 @@ func stopOnHost(ctx context.Context, h Host, g int, tree []procID, pidFile strin
 	tenths := func(d time.Duration) int { return int((d + 100*time.Millisecond - 1) / (100 * time.Millisecond)) }
 	script := fmt.Sprintf(`g=%d; tree=%s
 alive() {
+  only=$1
   for d in /proc/[0-9]*; do
     s=
     read -r s 2>/dev/null < "$d/stat" || continue
@@ -341,19 +376,26 @@ alive() {
     set -- $r
     case "$1" in Z|X|x) continue ;; esac
     p=${d#/proc/}
-    if [ "$3" = "$g" ] || [ "$4" = "$g" ] || [ "$p" = "$g" ]; then echo "$p"; continue; fi
-    for e in $tree; do if [ "$e" = "$p:${20}" ]; then echo "$p"; fi; done
+    m=
+    if [ "$3" = "$g" ] || [ "$4" = "$g" ] || [ "$p" = "$g" ]; then m=1
+    else for e in $tree; do if [ "$e" = "$p:${20}" ]; then m=1; fi; done
+    fi
+    [ -n "$m" ] || continue
+    if [ "$only" = outside ] && [ "$3" = "$g" ]; then continue; fi
+    echo "$p"
   done
 }
 signal() {
   kill -s "$1" -- "-$g" 2>/dev/null
-  for p in $(alive); do kill -s "$1" "$p" 2>/dev/null; done
+  for p in $(alive outside); do kill -s "$1" "$p" 2>/dev/null; done
+  echo "sent $1"
 }
 waitgone() {
   i=0; end=$(( $(date +%%s) + ($1 + 9) / 10 + 1 ))
   while [ -n "$(alive)" ] && [ "$i" -lt "$1" ] && [ "$(date +%%s)" -le "$end" ]; do
     sleep %s; i=$((i + %d))
   done
+  echo "waited $i"
 }
 signal TERM
 waitgone %d
@@ -364,13 +406,25 @@ echo "left" $left`, g, Quote(strings.Join(ids, " ")), fmt.Sprintf("0.%d", stopPo
 		tenths(grace), tenths(DefaultKillWait), QuotePath(pidFile))
 	out, _, err := h.Run(ctx, script)
 	if err != nil {
-		return nil, err
+		return Stopped{}, nil, err
+	}
+	var st Stopped
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 2 && f[0] == "sent":
+			st.Signals = append(st.Signals, f[1])
+		case len(f) == 2 && f[0] == "waited":
+			if n, err := strconv.Atoi(f[1]); err == nil {
+				st.Waits = append(st.Waits, time.Duration(n)*100*time.Millisecond)
+			}
+		}
 	}
 	line := lastLine(out)
 	if !strings.HasPrefix(line, "left") {
-		return nil, fmt.Errorf("unexpected output %q", shorten(line, 80))
+		return st, nil, fmt.Errorf("unexpected output %q", shorten(line, 80))
 	}
-	return parsePIDs([]byte(strings.TrimPrefix(line, "left"))), nil
+	return st, parsePIDs([]byte(strings.TrimPrefix(line, "left"))), nil
 }
 
 // termThenKill sends TERM, waits up to grace for members to come back empty,
