@@ -241,12 +241,12 @@ func (s *streamState) add(c *chunk, now int64, rec *measure.Record) {
 	}
 	if t := c.Timings; t != nil {
 		// llama.cpp's final chunk; earlier chunks may carry partial timings,
-		// so the last value wins.
+		// so the last value wins. A 0 is kept: none accepted is an answer.
 		if t.DraftN != nil {
-			rec.DraftTokens = *t.DraftN
+			rec.DraftTokens = new(*t.DraftN)
 		}
 		if t.DraftNAccepted != nil {
-			rec.DraftAccepted = *t.DraftNAccepted
+			rec.DraftAccepted = new(*t.DraftNAccepted)
 		}
 	}
 	if content == 0 {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +111,53 @@ func TestUsageAndHash(t *testing.T) {
 	sum := sha256.Sum256([]byte(strings.Repeat("tok ", 6)))
 	if want := "sha256:" + hex.EncodeToString(sum[:]); rec.OutputHash != want {
 		t.Errorf("hash %s, want %s", rec.OutputHash, want)
+	}
+}
+
+// TestDraftCountsKept: the draft counts of llama.cpp's final chunk reach
+// the record as sent, a 0 included (a random draft gets none accepted), and
+// are absent when the server sent none; the level's accept length follows.
+func TestDraftCountsKept(t *testing.T) {
+	for _, tt := range []struct {
+		name, timings string
+		want          map[string]any // the record's draft fields as written
+		accept        float64        // 0: none
+	}{
+		{"none accepted", `{"predicted_n":16,"draft_n":12,"draft_n_accepted":0}`,
+			map[string]any{"draft_n": 12.0, "draft_n_accepted": 0.0}, 1},
+		{"half accepted", `{"predicted_n":16,"draft_n":16,"draft_n_accepted":8}`,
+			map[string]any{"draft_n": 16.0, "draft_n_accepted": 8.0}, 2},
+		{"no speculation", `{"predicted_n":16}`, map[string]any{}, 0},
+		{"no timings", ``, map[string]any{}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t, script{chunks: 4, tokensPerChunk: 4, timings: tt.timings})
+			rec := doOnce(t, srv.URL+"/v1/chat/completions", 10*time.Second)
+			if !rec.OK() || rec.Tokens != 16 {
+				t.Fatalf("request: %s, %d tokens", rec.Error, rec.Tokens)
+			}
+			b, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var line map[string]any
+			if err := json.Unmarshal(b, &line); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]any{}
+			for _, k := range []string{"draft_n", "draft_n_accepted"} {
+				if v, ok := line[k]; ok {
+					got[k] = v
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("draft fields %v, want %v (record %s)", got, tt.want, b)
+			}
+			al, ok := timingsAccept([]measure.Record{rec})
+			if ok != (tt.accept != 0) || al != tt.accept {
+				t.Errorf("accept length %v (%v), want %v", al, ok, tt.accept)
+			}
+		})
 	}
 }
 

@@ -66,9 +66,9 @@ func TestLlamaCppSweep(t *testing.T) {
 				if !r.OK() {
 					t.Fatalf("request failed: %s", r.Error)
 				}
-				if r.CachedTokens == nil || r.DraftTokens != 16 || r.DraftAccepted != 8 {
-					t.Fatalf("record cached %v draft %d/%d, want cached reported and 8 of 16 drafts accepted",
-						r.CachedTokens, r.DraftAccepted, r.DraftTokens)
+				if d, a, ok := r.Draft(); r.CachedTokens == nil || !ok || d != 16 || a != 8 {
+					t.Fatalf("record cached %v draft %d/%d (%v), want cached reported and 8 of 16 drafts accepted",
+						r.CachedTokens, a, d, ok)
 				}
 				if r.Level == 2 {
 					cachedLevel2 += *r.CachedTokens

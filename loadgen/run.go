@@ -491,8 +491,9 @@ func timingsAccept(recs []measure.Record) (float64, bool) {
 			continue
 		}
 		tokens += r.Tokens
-		drafted += r.DraftTokens
-		accepted += r.DraftAccepted
+		if d, a, ok := r.Draft(); ok {
+			drafted, accepted = drafted+d, accepted+a
+		}
 	}
 	return engine.AcceptFromTimings(tokens, drafted, accepted)
 }

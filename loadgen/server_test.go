@@ -30,8 +30,10 @@ type script struct {
 	finish         string
 	completions    bool // /v1/completions chunk shape
 	status         int  // non-200: answer with this and a body
-	inFlight       *atomic.Int64
-	maxInFlight    *atomic.Int64
+	// timings, when set, is a llama.cpp timings object sent with the usage.
+	timings     string
+	inFlight    *atomic.Int64
+	maxInFlight *atomic.Int64
 	// times, when set, gets what the server saw of its own timing.
 	times *serverTimes
 }
@@ -160,8 +162,12 @@ func (sc script) serve(w http.ResponseWriter, r *http.Request) {
 		send(string(b))
 	}
 	if !sc.noUsage {
-		send(fmt.Sprintf(`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":%d,"total_tokens":%d}}`,
-			sc.chunks*tpc, 12+sc.chunks*tpc))
+		timings := ""
+		if sc.timings != "" {
+			timings = `,"timings":` + sc.timings
+		}
+		send(fmt.Sprintf(`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":%d,"total_tokens":%d}%s}`,
+			sc.chunks*tpc, 12+sc.chunks*tpc, timings))
 	}
 	done := nowNs()
 	if !sc.noDone {

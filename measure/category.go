@@ -25,12 +25,12 @@ type CategorySummary struct {
 	PerRequestTokS float64 `json:"per_request_tok_s"`
 	TPOTP50        float64 `json:"tpot_p50_s"`
 	// DraftTokens and DraftAccepted sum the per-response draft counts of
-	// the successful requests (Record.DraftTokens, DraftAccepted);
-	// AcceptLength is made from them by the AcceptFunc given, nil when
-	// nothing was drafted (an engine that reports acceptance per level only,
-	// or none).
-	DraftTokens   int      `json:"draft_n,omitempty"`
-	DraftAccepted int      `json:"draft_n_accepted,omitempty"`
+	// the successful requests (Record.Draft); both nil when no response
+	// reported drafting (an engine that reports acceptance per level only,
+	// or none), both set when one did, so that none accepted reads as 0.
+	// AcceptLength is made from them by the AcceptFunc given.
+	DraftTokens   *int     `json:"draft_n,omitempty"`
+	DraftAccepted *int     `json:"draft_n_accepted,omitempty"`
 	AcceptLength  *float64 `json:"accept_length,omitempty"`
 }
 
@@ -48,6 +48,8 @@ func Categories(c int, accept AcceptFunc, repeats ...[]Record) []CategorySummary
 		CategorySummary
 		perReq, windowTok float64
 		tpot              []float64
+		drafted, accepted int
+		reported          bool // some response reported its draft counts
 	}
 	byCat := map[string]*acc{}
 	var seconds float64
@@ -68,8 +70,9 @@ func Categories(c int, accept AcceptFunc, repeats ...[]Record) []CategorySummary
 			}
 			a.OK++
 			a.Tokens += r.Tokens
-			a.DraftTokens += r.DraftTokens
-			a.DraftAccepted += r.DraftAccepted
+			if d, acc, ok := r.Draft(); ok {
+				a.drafted, a.accepted, a.reported = a.drafted+d, a.accepted+acc, true
+			}
 			if w.End > w.Start {
 				a.windowTok += tokensIn(r, w)
 			}
@@ -94,9 +97,12 @@ func Categories(c int, accept AcceptFunc, repeats ...[]Record) []CategorySummary
 			s.PerRequestTokS = a.perReq / float64(s.OK)
 		}
 		s.TPOTP50 = Percentile(a.tpot, 50)
-		if accept != nil {
-			if al, ok := accept(s.Tokens, s.DraftTokens, s.DraftAccepted); ok {
-				s.AcceptLength = &al
+		if a.reported {
+			s.DraftTokens, s.DraftAccepted = new(a.drafted), new(a.accepted)
+			if accept != nil {
+				if al, ok := accept(s.Tokens, a.drafted, a.accepted); ok {
+					s.AcceptLength = &al
+				}
 			}
 		}
 		out = append(out, s)

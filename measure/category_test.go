@@ -77,7 +77,10 @@ func TestCategoriesAcceptLength(t *testing.T) {
 	const ms = int64(1e6)
 	r := func(cat string, send, end int64, tokens, drafted, accepted int, fail bool) measure.Record {
 		x := measure.Record{Level: 1, Category: cat, SendNs: send * ms, FirstNs: (send + 10) * ms, EndNs: end * ms,
-			Tokens: tokens, DraftTokens: drafted, DraftAccepted: accepted}
+			Tokens: tokens}
+		if drafted > 0 {
+			x.DraftTokens, x.DraftAccepted = new(drafted), new(accepted)
+		}
 		if fail {
 			x.ErrClass = measure.ErrCut
 		}
@@ -95,7 +98,7 @@ func TestCategoriesAcceptLength(t *testing.T) {
 		t.Fatalf("categories %+v", cats)
 	}
 	code := cats[2]
-	if code.Requests != 3 || code.OK != 2 || code.Tokens != 150 || code.DraftTokens != 120 || code.DraftAccepted != 90 {
+	if code.Requests != 3 || code.OK != 2 || code.Tokens != 150 || code.DraftTokens == nil || *code.DraftTokens != 120 || *code.DraftAccepted != 90 {
 		t.Errorf("code %+v", code)
 	}
 	if code.AcceptLength == nil || math.Abs(*code.AcceptLength-150.0/60) > 1e-12 {

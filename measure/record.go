@@ -17,6 +17,13 @@ const (
 
 // Record is one request, written as one JSON line. Times are Unix nanoseconds
 // so records from different machines sort and subtract without parsing.
+//
+// A field left out when zero (omitempty) is one of the client's own, where
+// absent and zero mean the same. A count the server sends, where 0 is an
+// answer of its own, is a pointer so that a 0 it sent is written and one it
+// did not send is absent (CachedTokens, DraftTokens, DraftAccepted).
+// PromptTokens and Tokens are always written; TokensEstimated says when the
+// server sent no usage.
 type Record struct {
 	// Level is the level key: the target concurrency, or for an open-loop
 	// level RateLevel(Rate) (see level.go).
@@ -78,9 +85,26 @@ type Record struct {
 	// DraftTokens and DraftAccepted are llama.cpp's timings.draft_n and
 	// timings.draft_n_accepted from the final chunk: tokens a draft model
 	// proposed for speculative decoding, and those the target accepted.
-	// Zero when the server does not speculate or does not say.
-	DraftTokens   int `json:"draft_n,omitempty"`
-	DraftAccepted int `json:"draft_n_accepted,omitempty"`
+	// Pointers, because 0 is an answer: a random draft gets none accepted,
+	// and "accepted none" (accept length 1.00) must not read as "not
+	// reported". nil when the server did not send the field; Draft reads
+	// them.
+	DraftTokens   *int `json:"draft_n,omitempty"`
+	DraftAccepted *int `json:"draft_n_accepted,omitempty"`
+}
+
+// Draft returns the request's draft counts; ok is false when the server
+// reported no drafting (no draft_n). A draft_n without draft_n_accepted
+// counts as none accepted: records written before zeros were kept left
+// out an accepted count of 0, and llama.cpp sends the two together.
+func (r Record) Draft() (drafted, accepted int, ok bool) {
+	if r.DraftTokens == nil {
+		return 0, 0, false
+	}
+	if r.DraftAccepted != nil {
+		accepted = *r.DraftAccepted
+	}
+	return *r.DraftTokens, accepted, true
 }
 
 // OK reports whether the request succeeded.

@@ -23,7 +23,7 @@ func TestCategoriesReported(t *testing.T) {
 		for i, r := range l.Records {
 			r.Category = []string{"chat", "code"}[r.Prompt%2]
 			if l.Scenario == 1 && r.Category == "code" {
-				r.DraftTokens, r.DraftAccepted = r.Tokens, r.Tokens/2 // accept length 2
+				r.DraftTokens, r.DraftAccepted = new(r.Tokens), new(r.Tokens/2) // accept length 2
 			}
 			recs[i] = r
 		}

@@ -192,6 +192,27 @@ func checkTokens(v *Verdict, in Input) []Note {
 	return notes
 }
 
+// Defaults of the greedy-output check (docs/METHOD.md, Fairness checks).
+const (
+	// DefaultGreedyAlpha is the one-sided level below which a variant's
+	// share of prompts with changed outputs is called higher than the
+	// baseline's share with outputs of its own that differ. Stricter than
+	// DefaultAlpha: the claim is a bug, in red, which fails the report.
+	DefaultGreedyAlpha = 0.01
+	// DefaultGreedyMargin is how far above the baseline's own share (a
+	// fraction of the prompts) the variant's must be as well: correct
+	// speculative decoding verifies with other kernels than plain decoding
+	// and may flip a near-tie of the top two tokens a little more often
+	// than the baseline does between its launches (on a real llama.cpp,
+	// correct configurations differed on 8–18% of prompts), where a broken
+	// one changes most outputs.
+	DefaultGreedyMargin = 0.25
+	// DefaultGreedyMarginOneLaunch replaces DefaultGreedyMargin when the
+	// baseline has one launch: how much its outputs vary between launches
+	// is then not measured, so only a large difference is called a bug.
+	DefaultGreedyMarginOneLaunch = 0.5
+)
+
 // outputsByPrompt maps a prompt index to the output hashes seen for it.
 func outputsByPrompt(recs []measure.Record) map[int]map[string]bool {
 	out := map[int]map[string]bool{}
@@ -207,8 +228,47 @@ func outputsByPrompt(recs []measure.Record) map[int]map[string]bool {
 	return out
 }
 
-// checkGreedy compares outputs with the baseline's under temperature 0: a
-// speculative decoding that changes greedy output is a correctness bug.
+// greedyCounts is one variant's outputs against the baseline's, over the
+// prompts both answered.
+type greedyCounts struct {
+	Common int // prompts both answered
+	// Differ is how many of them the variant gave an output for that is
+	// none of the baseline's outputs for the prompt.
+	Differ int
+	// SelfDiffer is how many of them the baseline itself did not always
+	// answer the same (more than one output, within a launch or between).
+	SelfDiffer int
+	// BaseLaunches is how many launches the baseline's outputs come from.
+	BaseLaunches int
+}
+
+// judge reports whether the variant changes greedy outputs clearly more
+// often than the baseline differs from itself: the one-sided Fisher exact
+// p of Differ of Common against SelfDiffer of Common under
+// DefaultGreedyAlpha, and the difference of the two shares at least the
+// margin. Fisher's test takes the two counts as independent; they are over
+// the same prompts, and the prompts near a tie are the ones that flip on
+// both sides, so the test is conservative here, as a claim of a bug should
+// be.
+func (g greedyCounts) judge() (bug bool, p, margin float64) {
+	margin = DefaultGreedyMargin
+	if g.BaseLaunches < 2 {
+		margin = DefaultGreedyMarginOneLaunch
+	}
+	if g.Common == 0 {
+		return false, 1, margin
+	}
+	p = fisherGreater(g.Differ, g.Common, g.SelfDiffer, g.Common)
+	excess := float64(g.Differ-g.SelfDiffer) / float64(g.Common)
+	return p < DefaultGreedyAlpha && excess >= margin, p, margin
+}
+
+// checkGreedy compares outputs with the baseline's under temperature 0. A
+// speculative decoding that changes greedy output is a correctness bug, but
+// greedy decoding is not deterministic on every server (batch-dependent
+// numerics flip near-ties of the top two tokens), so a variant is called
+// likely broken only when its outputs differ clearly more often than the
+// baseline's differ from each other (greedyCounts.judge).
 func checkGreedy(v *Verdict, in Input) []Note {
 	if v.Temperature != 0 {
 		return []Note{{Severity: SeverityInfo, Check: CheckGreedy,
@@ -219,6 +279,12 @@ func checkGreedy(v *Verdict, in Input) []Note {
 		return []Note{{Severity: SeverityWarn, Check: CheckGreedy,
 			Text: "no output hashes in the baseline's records: greedy outputs could not be compared"}}
 	}
+	launches := 0
+	for _, l := range in.Launches[v.Baseline] {
+		if len(outputsByPrompt(l.Records)) > 0 {
+			launches++
+		}
+	}
 	var notes []Note
 	unstable := 0
 	for _, hs := range base {
@@ -228,7 +294,7 @@ func checkGreedy(v *Verdict, in Input) []Note {
 	}
 	if unstable > 0 {
 		notes = append(notes, Note{Severity: SeverityWarn, Check: CheckGreedy, Scenario: v.Baseline,
-			Text: fmt.Sprintf("%s gave different outputs for the same prompt at temperature 0 (%d of %d prompts): greedy decoding is not deterministic there (batch-dependent numerics), so output equality is a weak check",
+			Text: fmt.Sprintf("%s gave different outputs for the same prompt at temperature 0 (%d of %d prompts): greedy decoding is not deterministic there (batch-dependent numerics), so a variant's differing outputs are weighed against this",
 				v.Baseline, unstable, len(base))})
 	}
 	compared := 0
@@ -236,36 +302,66 @@ func checkGreedy(v *Verdict, in Input) []Note {
 		if s.Name == v.Baseline || s.Failed() {
 			continue
 		}
-		outs := outputsByPrompt(in.records(s.Name))
-		differ, common := 0, 0
+		g := greedyCounts{BaseLaunches: launches}
 		var example []int
-		for p, hs := range outs {
+		for p, hs := range outputsByPrompt(in.records(s.Name)) {
 			bh, ok := base[p]
 			if !ok {
 				continue
 			}
-			common++
+			g.Common++
+			if len(bh) > 1 {
+				g.SelfDiffer++
+			}
 			for h := range hs {
 				if !bh[h] {
-					differ++
+					g.Differ++
 					example = append(example, p)
 					break
 				}
 			}
 		}
-		if differ > 0 {
-			slices.Sort(example)
-			notes = append(notes, Note{Severity: SeverityRed, Check: CheckGreedy, Scenario: s.Name,
-				Text: fmt.Sprintf("%s: greedy output differs from the baseline's for %d of %d prompts (first: prompt %d); at temperature 0 a variant must not change the text (a speculative decoding bug)",
-					s.Name, differ, common, example[0])})
+		compared += g.Common
+		if g.Differ == 0 {
+			continue
 		}
-		compared += common
+		slices.Sort(example)
+		notes = append(notes, greedyNote(s.Name, g, example[0]))
 	}
 	if len(notes) == 0 && compared > 0 {
 		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckGreedy,
 			Text: "greedy outputs of every variant equal the baseline's for every common prompt"})
 	}
 	return notes
+}
+
+// greedyNote says how a variant's outputs differ from the baseline's, and
+// calls it a likely bug only when greedyCounts.judge does.
+func greedyNote(name string, g greedyCounts, first int) Note {
+	bug, p, margin := g.judge()
+	text := fmt.Sprintf("%s: outputs differ on %d of %d prompts (first: prompt %d); ", name, g.Differ, g.Common, first)
+	if g.BaseLaunches >= 2 {
+		text += fmt.Sprintf("the baseline differs from itself on %d of %d over its %d launches", g.SelfDiffer, g.Common, g.BaseLaunches)
+	} else {
+		text += fmt.Sprintf("the baseline ran once, so how often its outputs differ between launches is not measured (within its launch: %d of %d)", g.SelfDiffer, g.Common)
+	}
+	test := fmt.Sprintf("one-sided Fisher %s", PClause(p))
+	switch {
+	case bug:
+		return Note{Severity: SeverityRed, Check: CheckGreedy, Scenario: name,
+			Text: text + fmt.Sprintf("; clearly more (%s, at least %.0f points above): likely a speculative decoding bug, since at temperature 0 a variant must not change the text",
+				test, 100*margin)}
+	case g.SelfDiffer > 0:
+		text += fmt.Sprintf("; greedy decoding is not deterministic here, and the difference is not clearly larger (%s; a bug is called at p<%v and %.0f points above)",
+			test, DefaultGreedyAlpha, 100*margin)
+	case g.BaseLaunches < 2:
+		text += fmt.Sprintf("; not a large enough difference to call a bug (%s; with one launch a bug is called at p<%v and %.0f points above); more rounds would measure the baseline against itself",
+			test, DefaultGreedyAlpha, 100*margin)
+	default:
+		text += fmt.Sprintf("; not clearly more than the baseline's own (%s; a bug is called at p<%v and %.0f points above), so greedy decoding may not be deterministic here",
+			test, DefaultGreedyAlpha, 100*margin)
+	}
+	return Note{Severity: SeverityWarn, Check: CheckGreedy, Scenario: name, Text: text}
 }
 
 func checkConcurrency(v *Verdict) []Note {

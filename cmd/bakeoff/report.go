@@ -28,7 +28,8 @@ plots as PNG and SVG).
   --baseline  compare against this scenario instead of the run's baseline
 
 Exit 0 on success, 1 when the verdict carries a red fairness note (a failed
-scenario, unlike fingerprints, greedy outputs that differ), 2 on bad input.`
+scenario, unlike fingerprints, greedy outputs that differ clearly more often
+than the baseline's own), 2 on bad input.`
 
 // reportFormats are the renderers --format selects.
 var reportFormats = map[string]func(io.Writer, *verdict.Verdict) error{
