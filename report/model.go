@@ -131,6 +131,15 @@ func legend(v *verdict.Verdict) string {
 // roundsLine says how many launches stand behind the figures and, with one
 // per scenario, that launch-to-launch variation was not measured.
 func roundsLine(v *verdict.Verdict) string {
+	if v.RoundsCompleted < v.RoundsPlanned {
+		// Cut short: say what happened, not what the design would have been.
+		done := fmt.Sprintf("%d of %d planned rounds completed", v.RoundsCompleted, v.RoundsPlanned)
+		if v.RoundsCompleted <= 1 {
+			return fmt.Sprintf("%s: launch-to-launch variation not yet measured, so the intervals see only the noise within one launch, and a winner needs a difference of at least %s (min_effect); resume the run to complete it",
+				done, trimPct(v.MinEffectPct))
+		}
+		return fmt.Sprintf("%s: each variant compared with the baseline launched in the same round, intervals from the launch-to-launch variation of those; resume the run to complete it", done)
+	}
 	if v.Rounds <= 1 {
 		return fmt.Sprintf("launch-to-launch variation not measured: each scenario was launched once (rounds: 1), so the intervals see only the noise within one launch, and a winner needs a difference of at least %s (min_effect)",
 			trimPct(v.MinEffectPct))
@@ -230,4 +239,25 @@ func detailLevel(level int) string {
 		return measure.LevelLabel(level)
 	}
 	return fmt.Sprintf("C=%3d", level)
+}
+
+// cutLines names a scenario's launches that were cut (interrupted before
+// they finished): not counted, their records kept where they are.
+func cutLines(s verdict.Scenario) []string {
+	var out []string
+	for _, l := range s.Launches {
+		if !l.Cut() {
+			continue
+		}
+		where := ""
+		if l.FailedPhase != "" {
+			where = " during " + l.FailedPhase
+		}
+		kept := ""
+		if l.Dir != "" {
+			kept = "; anything it measured stays in " + l.Dir
+		}
+		out = append(out, fmt.Sprintf("  round %d: cut%s, not counted%s", l.Round, where, kept))
+	}
+	return out
 }

@@ -74,6 +74,9 @@ func Text(w io.Writer, v *verdict.Verdict) error {
 				fmt.Fprintln(ew, line)
 			}
 		}
+		for _, line := range cutLines(s) {
+			fmt.Fprintln(ew, line)
+		}
 	}
 	return ew.err
 }

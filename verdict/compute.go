@@ -64,10 +64,14 @@ func Compute(run *results.Run, o Options) (*Verdict, error) {
 			if l.Result == nil || l.Result.Status == results.StatusFailed {
 				continue
 			}
-			recs, err := run.LaunchRecords(l)
-			if errors.Is(err, os.ErrNotExist) && l.Result.Status != results.StatusOK {
-				continue // pending: never swept
+			if l.Result.Status == results.StatusPending {
+				// Cut: interrupted before it finished (or never swept). Its
+				// records stay on disk, but a launch is the unit of the
+				// verdict, and half of one is not a round: the scenario's
+				// Launches names it, and a resume runs it again.
+				continue
 			}
+			recs, err := run.LaunchRecords(l)
 			if err != nil {
 				return nil, fmt.Errorf("verdict of %s: scenario %s round %d: %w", run.Dir, name, l.Round, err)
 			}
@@ -135,7 +139,10 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 				v.energyProblems = append(v.energyProblems, energyProblem{name, p})
 			}
 		}
-		v.Rounds = max(v.Rounds, len(s.Launches))
+		v.Rounds = max(v.Rounds, s.Completed())
+		if !s.Failed() && len(s.Launches) > 0 && (v.RoundsCompleted == 0 || s.Completed() < v.RoundsCompleted) {
+			v.RoundsCompleted = s.Completed()
+		}
 		v.Scenarios = append(v.Scenarios, s)
 	}
 	for c := range levelSet {

@@ -73,8 +73,8 @@ func checkRounds(v *Verdict) []Note {
 		switch {
 		case len(within) > 0:
 			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckRounds, Scenario: s.Name,
-				Text: fmt.Sprintf("launch-to-launch variation not measured: %s and %s were launched once each, so the intervals see only the noise within one launch; a winner is named only where the difference is at least %s (min_effect). rounds: %d would measure it",
-					s.Name, v.Baseline, trimPct(v.MinEffectPct), DefaultRounds)})
+				Text: fmt.Sprintf("launch-to-launch variation not measured: %s and %s were launched once each, so the intervals see only the noise within one launch; a winner is named only where the difference is at least %s (min_effect). %s",
+					s.Name, v.Baseline, trimPct(v.MinEffectPct), moreRounds(v))})
 		case len(launches) > 0:
 			notes = append(notes, Note{Severity: SeverityInfo, Check: CheckRounds, Scenario: s.Name,
 				Text: fmt.Sprintf("%s against %s: %d rounds, each compared with the baseline launched in the same round; one round's difference varies by ±%.1f%% (sd, pooled over levels, %.0f df)",
@@ -153,4 +153,13 @@ func checkInconclusive(v *Verdict) []Note {
 // trimPct is "5%" or "2.5%".
 func trimPct(x float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", x), "0"), ".") + "%"
+}
+
+// moreRounds says what would measure the launch-to-launch variation: the
+// rest of the planned rounds when the run was cut short, else more rounds.
+func moreRounds(v *Verdict) string {
+	if v.RoundsPlanned > v.RoundsCompleted {
+		return fmt.Sprintf("%d of %d planned rounds completed: resume the run to measure it", v.RoundsCompleted, v.RoundsPlanned)
+	}
+	return fmt.Sprintf("rounds: %d would measure it", DefaultRounds)
 }

@@ -21,6 +21,7 @@ import (
 	"fmt"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/results"
 )
 
 // Defaults for Options and for the checks.
@@ -103,13 +104,18 @@ type Verdict struct {
 	// has one launch per side; EquivalenceMarginPct the ± margin of a tie.
 	MinEffectPct         float64 `json:"min_effect_pct"`
 	EquivalenceMarginPct float64 `json:"equivalence_margin_pct"`
-	// Rounds is the most launches any scenario has; RoundsPlanned the
-	// rounds the campaign asked for (1 in runs written before rounds).
-	Rounds        int     `json:"rounds"`
-	RoundsPlanned int     `json:"rounds_planned"`
-	MaxTokens     int     `json:"max_tokens,omitempty"`
-	IgnoreEOS     bool    `json:"ignore_eos,omitempty"`
-	Temperature   float64 `json:"temperature"`
+	// Rounds is the most completed launches (ok or failed, not cut) any
+	// scenario has; RoundsPlanned the rounds the campaign asked for (1 in
+	// runs written before rounds).
+	Rounds        int `json:"rounds"`
+	RoundsPlanned int `json:"rounds_planned"`
+	// RoundsCompleted is how many rounds every scenario has completed (a
+	// scenario that failed in all of them aside): fewer than RoundsPlanned
+	// in a run cut short.
+	RoundsCompleted int     `json:"rounds_completed"`
+	MaxTokens       int     `json:"max_tokens,omitempty"`
+	IgnoreEOS       bool    `json:"ignore_eos,omitempty"`
+	Temperature     float64 `json:"temperature"`
 	// Scenarios are in campaign order; failed ones are listed with no levels.
 	Scenarios []Scenario `json:"scenarios"`
 	// Levels are every measured concurrency level, ascending.
@@ -175,6 +181,22 @@ type LaunchInfo struct {
 
 // Failed reports whether the launch has no usable measurements.
 func (l LaunchInfo) Failed() bool { return l.Status == "failed" }
+
+// Cut reports whether the launch was interrupted before it finished (or
+// never ran): its records, if any, are not counted.
+func (l LaunchInfo) Cut() bool { return l.Status == results.StatusPending }
+
+// Completed counts the scenario's launches that ran to their end, failed
+// or not: the rounds it has done.
+func (s Scenario) Completed() int {
+	n := 0
+	for _, l := range s.Launches {
+		if !l.Cut() {
+			n++
+		}
+	}
+	return n
+}
 
 // Attempt is what the verdict says of an attempt it takes no figures from.
 type Attempt struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
@@ -21,6 +22,9 @@ type Scenario struct {
 	// then ignored): written as SCENARIO/round-K/, as a run with rounds is.
 	// A nil round is a launch that failed.
 	Rounds [][]measure.Record
+	// Cut are the rounds (1-based) whose launch was interrupted before it
+	// finished: recorded pending, with whatever records Rounds gives it.
+	Cut []int
 	// Hosts, when set, name the host of each round's launch
 	// (results.ScenarioResult.HostName), in round order.
 	Hosts []string
@@ -60,7 +64,10 @@ func WriteRun(dir string, m results.Manifest, scenarios []Scenario) (*results.Ru
 		if len(s.Rounds) > 0 {
 			for k, recs := range s.Rounds {
 				round, rst := k+1, st
-				if recs == nil {
+				switch {
+				case slices.Contains(s.Cut, round):
+					rst = results.StatusPending
+				case recs == nil:
 					rst = results.StatusFailed
 				}
 				rel := results.LaunchDir(s.Name, round)
