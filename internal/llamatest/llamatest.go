@@ -80,7 +80,7 @@ func ParseArgs(args []string) (Config, string, error) {
 			// As common/arg.cpp: the path must be an existing directory.
 			v := val()
 			if fi, err := os.Stat(v); err != nil || !fi.IsDir() {
-				return c, "", fmt.Errorf("error while handling argument \"--slot-save-path\": not a directory: %s", v)
+				return c, "", argError(flag, "not a directory: "+v, slotSavePathUsage)
 			}
 			c.SlotSavePath = v != ""
 		case "spec-type":
@@ -94,10 +94,14 @@ func ParseArgs(args []string) (Config, string, error) {
 	return c, net.JoinHostPort(host, port), nil
 }
 
-// parallelUsage is llama-server's usage of --parallel.
-const parallelUsage = `-np,   --parallel N                     number of parallel sequences to decode (default: 1)
+// The usage of the arguments the server refuses, as llama-server prints it.
+const (
+	parallelUsage = `-np,   --parallel N                     number of parallel sequences to decode (default: 1)
                                         (env: LLAMA_ARG_N_PARALLEL)
 `
+	slotSavePathUsage = `--slot-save-path PATH                   path to save slot kv cache (default: disabled)
+`
+)
 
 // argError is llama-server's message for an argument its handler refused
 // (common/arg.cpp): the argument and why, its usage, and a hint. The error
