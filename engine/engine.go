@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -60,6 +61,11 @@ type Profile struct {
 	// Fatal are log-line fragments after which the engine never becomes
 	// healthy: seeing one ends the wait at once, with the log tail.
 	Fatal []string
+	// ErrorLines match the lines in which this engine names the cause of a
+	// failure; the first of them in the log heads the failure's reason,
+	// ahead of a Python traceback's exception and of the error-like lines
+	// common to every engine (Failure). Nil: the common rule alone.
+	ErrorLines []*regexp.Regexp
 
 	// Info is the call that tells the engine's version (and, for SGLang, its
 	// lifetime accept length), made once after the sweep; nil: none.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -39,7 +40,15 @@ var llamacpp = &Profile{
 		"couldn't bind HTTP server socket",
 		"error: invalid argument:",
 		"cudaMalloc failed",
+		"error while handling argument",
 	},
+	// The cause, which llama-server prints before what it broke: a refused
+	// argument (then the argument's usage and "to show complete usage, run
+	// with -h", common/arg.cpp), the model loader's reason (then "failed to
+	// load model" from each caller and "exiting due to model loading
+	// error"), a failed allocation or assertion, a C++ exception's what().
+	ErrorLines: []*regexp.Regexp{regexp.MustCompile(
+		`error while handling argument|error: invalid argument:|error loading model|couldn't bind HTTP server socket|cudaMalloc failed|GGML_ASSERT|\bwhat\(\):`)},
 	Info: &InfoCall{Path: "/props", File: "props.json", Parse: parseLlamaCppProps},
 	// No speculative metrics on /metrics: acceptance is only in each
 	// response's timings, which the records keep (AcceptFromTimings).

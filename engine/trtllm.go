@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 )
 
@@ -22,7 +23,12 @@ var trtllm = &Profile{
 	Fatal: append(pythonFatal[:len(pythonFatal):len(pythonFatal)],
 		"NCCL error",
 	),
-	Info: &InfoCall{Path: "/version", File: "version.json", Parse: parseVersion},
+	// TensorRT-LLM's own error lines name the cause ("[TRT-LLM] [RANK 0] [E]
+	// Failed to initialize executor on rank 0: [TensorRT-LLM][ERROR] …");
+	// the Python traceback after them only ends in "RuntimeError: Executor
+	// worker returned error".
+	ErrorLines: []*regexp.Regexp{regexp.MustCompile(`\[TRT-LLM\](?: \[RANK \d+\])? \[E\]|\[TensorRT-LLM\]\[ERROR\]`)},
+	Info:       &InfoCall{Path: "/version", File: "version.json", Parse: parseVersion},
 	// Speculative decoding is set in the YAML file (--config or
 	// --extra_llm_api_options), which bakeoff does not read; its /metrics
 	// iteration statistics are not read for an accept length either.

@@ -42,6 +42,9 @@ func TestCrashOnFirstRequest(t *testing.T) {
 	if !strings.Contains(b.Reason, "Traceback (most recent call last)") {
 		t.Errorf("b's reason has no traceback:\n%s", b.Reason)
 	}
+	if first, _, _ := strings.Cut(b.Reason, "\n"); !strings.Contains(first, "AttributeError: 'EAGLEWorkerV2'") {
+		t.Errorf("b's reason does not begin with the exception: %q", first)
+	}
 	for _, n := range []string{"a", "c"} {
 		if s := scenarioResult(t, run, n); s.Status != results.StatusOK {
 			t.Errorf("%s: %s (%s), want ok", n, s.Status, s.Reason)
@@ -84,6 +87,10 @@ func TestDieDuringLoad(t *testing.T) {
 	r := out.Results[0]
 	if r.Status != results.StatusFailed || r.FailedPhase != "ready" {
 		t.Fatalf("got %s at %q: %s", r.Status, r.FailedPhase, r.Reason)
+	}
+	// The root cause, not the "Initialization failed" that follows it.
+	if first, _, _ := strings.Cut(r.Reason, "\n"); !strings.Contains(first, "DistBackendError: NCCL error") {
+		t.Errorf("the reason does not begin with the exception: %q", first)
 	}
 	// Generous: the point is "not at the 10-minute timeout".
 	if s := r.PhaseSeconds["ready"]; s > 120 {
@@ -186,6 +193,9 @@ func TestCrashDuringSweep(t *testing.T) {
 	r := out.Results[0]
 	if r.Status != results.StatusFailed || r.FailedPhase != "sweep" {
 		t.Fatalf("got %s at %q: %s", r.Status, r.FailedPhase, r.Reason)
+	}
+	if first, _, _ := strings.Cut(r.Reason, "\n"); !strings.Contains(first, "RuntimeError: CUDA error: an illegal memory access") {
+		t.Errorf("the reason does not begin with the exception: %q", first)
 	}
 	if strings.TrimSpace(r.LogExcerpt) == "" {
 		t.Errorf("no log tail in the failure")

@@ -4,11 +4,8 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/bakeoff-dev/bakeoff/engine"
 )
 
 // TestJournalTornLine: a writer killed mid-line leaves a torn last line;
@@ -122,14 +119,6 @@ func TestPhaseTimes(t *testing.T) {
 	got := PhaseTimes(entries)
 	if len(got) != 2 || got[0].Phase != "sweep" || got[0].Seconds != 30 || got[1].Seconds != 15 || got[1].Count != 2 {
 		t.Errorf("PhaseTimes = %+v", got)
-	}
-}
-
-func TestFailureExcerpt(t *testing.T) {
-	tail := "loading\nready\nTraceback (most recent call last):\n  File \"x.py\", line 1\nAttributeError: 'EAGLEWorkerV2' object has no attribute 'spec_disable_batch_threshold'"
-	got := failureExcerpt(engine.Lookup(engine.SGLang), tail)
-	if got[:len("Traceback")] != "Traceback" || !strings.Contains(got, "AttributeError") {
-		t.Errorf("excerpt = %q", got)
 	}
 }
 

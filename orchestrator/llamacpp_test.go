@@ -2,9 +2,12 @@ package orchestrator_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -20,10 +23,6 @@ import (
 // response's timings, and the cache notes in the verdict.
 func TestLlamaCppCampaign(t *testing.T) {
 	w := newWorld(t)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	slots := filepath.Join(w.root, "slots")
 	scenarios := map[string]string{
 		"llama": fmt.Sprintf("engine: llamacpp\nmodel: /models/q.gguf\nenv:\n  %s: \"1\"\nargs:\n  parallel: 4\n  slot-save-path: %s\n  cache-ram: 0\n",
@@ -32,35 +31,7 @@ func TestLlamaCppCampaign(t *testing.T) {
 		// Without slot-save-path llama-server refuses the erase: the notes must say so.
 		"llama-nosave": "extends: llama\nargs:\n  slot-save-path: null\n",
 	}
-	for name, body := range scenarios {
-		if err := os.WriteFile(filepath.Join(w.scenDir, name+".yaml"), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := fmt.Sprintf(`campaign: llama
-host: local
-engine:
-  command: [%q]
-  port: %d
-  health_timeout: 30s
-  poll_interval: 100ms
-  stop_grace: 5s
-gpu:
-  wait_timeout: 10s
-sweep:
-  concurrency: [1, 4]
-  requests: 8
-  max_tokens: 16
-  warmup: 1
-  endpoint: completions
-baseline: llama
-scenarios: [llama, llama-draft, llama-nosave]
-rounds: 1
-`, self, w.port)
-	w.config = filepath.Join(w.root, "configs", "llama.yaml")
-	if err := os.WriteFile(w.config, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeLlamaCampaign(t, w, scenarios, "llama", []string{"llama", "llama-draft", "llama-nosave"})
 	out, err := w.bakeoff("run", w.config, "--out", filepath.Join(w.root, "run")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -106,6 +77,77 @@ rounds: 1
 		if !strings.Contains(text, want) {
 			t.Errorf("the run's output does not say %q:\n%s", want, text)
 		}
+	}
+}
+
+// TestLlamaCppFailedLaunch: llama-server refusing an argument prints the
+// error, then the argument's usage and a hint; the failure's reason, the
+// progress line and the end-of-run summary name the error, not the hint.
+func TestLlamaCppFailedLaunch(t *testing.T) {
+	w := newWorld(t)
+	scenarios := map[string]string{
+		"bad": fmt.Sprintf("engine: llamacpp\nmodel: /models/q.gguf\nenv:\n  %s: \"1\"\nargs:\n  parallel: many\n", llamatest.Env),
+	}
+	writeLlamaCampaign(t, w, scenarios, "bad", []string{"bad"})
+	out, err := w.bakeoff("run", w.config, "--out", filepath.Join(w.root, "run")).CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want status 1\n%s", err, out)
+	}
+	const cause = `error while handling argument "--parallel": stoi`
+	s := scenarioResult(t, readSummary(t, filepath.Join(w.root, "run")), "bad")
+	if s.Status != results.StatusFailed || s.FailedPhase != "ready" {
+		t.Fatalf("bad: %s at %q, want failed at ready: %s", s.Status, s.FailedPhase, s.Reason)
+	}
+	if first, _, _ := strings.Cut(s.Reason, "\n"); !strings.Contains(first, cause) {
+		t.Errorf("the reason's first line %q does not name the error %q; reason:\n%s", first, cause, s.Reason)
+	}
+	// The fatal line or the process's exit, whichever is seen first, ends
+	// the wait; either way the error follows on the same line.
+	for _, want := range []string{"bad] failed at ready: ", "FAILED bad at ready: "} {
+		re := regexp.MustCompile(regexp.QuoteMeta(want) + `server (failed|exited) while loading: ` + regexp.QuoteMeta(cause))
+		if !re.Match(out) {
+			t.Errorf("the run's output does not say %q, then the error:\n%s", want, out)
+		}
+	}
+}
+
+// writeLlamaCampaign writes the scenarios and a campaign of them whose
+// launcher is this test binary standing in for llama-server (llamatest).
+func writeLlamaCampaign(t *testing.T, w *world, scenarios map[string]string, baseline string, names []string) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range scenarios {
+		if err := os.WriteFile(filepath.Join(w.scenDir, name+".yaml"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := fmt.Sprintf(`campaign: llama
+host: local
+engine:
+  command: [%q]
+  port: %d
+  health_timeout: 30s
+  poll_interval: 100ms
+  stop_grace: 5s
+gpu:
+  wait_timeout: 10s
+sweep:
+  concurrency: [1, 4]
+  requests: 8
+  max_tokens: 16
+  warmup: 1
+  endpoint: completions
+baseline: %s
+scenarios: [%s]
+rounds: 1
+`, self, w.port, baseline, strings.Join(names, ", "))
+	w.config = filepath.Join(w.root, "configs", "llama.yaml")
+	if err := os.WriteFile(w.config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -16,6 +16,11 @@ const (
 	// DefaultCrashSettle is how long a failure waits for a dying server to
 	// finish writing its traceback before the log tail is taken.
 	DefaultCrashSettle = 2 * time.Second
+	// DefaultFailureScanLines is how many of the log's last lines a crash
+	// is explained from: vLLM's root cause comes before two more
+	// tracebacks of its consequences, further back than the tail a
+	// failure carries (DefaultLogTailLines).
+	DefaultFailureScanLines = 400
 )
 
 // waitReady polls health until the engine profile says ready (200; or, once
@@ -45,8 +50,10 @@ func waitReady(ctx context.Context, s *scenarioRun) error {
 			s.o.warn(s.sc.Name, err.Error())
 		}
 		for _, line := range lines {
-			if sig := p.FatalLine(line); sig != "" {
-				return s.crashed(ctx, "ready", fmt.Sprintf("server log shows %q while loading", sig), nil)
+			if p.FatalLine(line) != "" {
+				// The reason goes on with the log's line that says what
+				// went wrong, often this one.
+				return s.crashed(ctx, "ready", "server failed while loading", nil)
 			}
 			if readyLine != "" && strings.Contains(line, readyLine) {
 				readySeen = true
@@ -91,8 +98,10 @@ func (s *scenarioRun) readLog(ctx context.Context, scan *lineScanner) ([]string,
 }
 
 // crashed builds the failure of a server that died or logged a fatal line:
-// it lets the process finish writing (or dying) first, then puts the
-// relevant part of the log into the reason and the tail into the excerpt.
+// it lets the process finish writing (or dying) first, then reads the log:
+// the line that says what went wrong follows what on the reason's first
+// line (which is what summaries show), the log's excerpt of the engine
+// profile's Failure follows below it, and the last lines become the tail.
 func (s *scenarioRun) crashed(ctx context.Context, phase, what string, err error) *ScenarioError {
 	o := s.o
 	settle := o.now().Add(DefaultCrashSettle)
@@ -104,10 +113,14 @@ func (s *scenarioRun) crashed(ctx context.Context, phase, what string, err error
 			break
 		}
 	}
-	tail := s.logTail(context.WithoutCancel(ctx))
+	log := s.lastLogLines(context.WithoutCancel(ctx), DefaultFailureScanLines)
+	f := s.profile.Failure(log)
 	reason := what
-	if ex := failureExcerpt(s.profile, tail); ex != "" {
-		reason += "\n" + ex
+	if f.Line != "" {
+		reason += ": " + f.Line
 	}
-	return s.fail(phase, reason, tail, err)
+	if f.Excerpt != "" {
+		reason += "\n" + f.Excerpt
+	}
+	return s.fail(phase, reason, lastLines(log, DefaultLogTailLines), err)
 }

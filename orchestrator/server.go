@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/remote"
@@ -121,14 +122,26 @@ func saveLog(ctx context.Context, s *scenarioRun) error {
 // logTail is the last lines of the server log, for a failure's excerpt; an
 // error reading it becomes the excerpt, since the failure matters more.
 func (s *scenarioRun) logTail(ctx context.Context) string {
+	return s.lastLogLines(ctx, DefaultLogTailLines)
+}
+
+// lastLogLines is the last n lines of the server log, or what went wrong
+// reading them.
+func (s *scenarioRun) lastLogLines(ctx context.Context, n int) string {
 	if s.o.opt.DryRun {
 		return ""
 	}
-	tail, err := remote.LastLines(ctx, s.w.h, s.serverLog, DefaultLogTailLines)
+	tail, err := remote.LastLines(ctx, s.w.h, s.serverLog, n)
 	if err != nil {
 		return fmt.Sprintf("(reading %s: %v)", path.Base(s.serverLog), err)
 	}
 	return tail
+}
+
+// lastLines is the last n lines of text.
+func lastLines(text string, n int) string {
+	lines := strings.Split(text, "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // DefaultLogTailLines is how many log lines a failure carries.

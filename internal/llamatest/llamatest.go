@@ -48,7 +48,8 @@ func ParseArgs(args []string) (Config, string, error) {
 	c := Config{Slots: 1, LoadTime: 300 * time.Millisecond, TokenGap: time.Millisecond}
 	host, port := "127.0.0.1", "8080"
 	for i := 0; i < len(args); i++ {
-		k := strings.TrimLeft(args[i], "-")
+		flag := args[i]
+		k := strings.TrimLeft(flag, "-")
 		val := func() string {
 			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "--") {
 				i++
@@ -67,15 +68,19 @@ func ParseArgs(args []string) (Config, string, error) {
 			port = val()
 		case "parallel", "np":
 			n, err := strconv.Atoi(val())
-			if err != nil || n < 1 {
-				return c, "", fmt.Errorf("error: invalid argument: --parallel")
+			if err != nil {
+				// std::stoi's exception, as llama-server reports it.
+				return c, "", argError(flag, "stoi", parallelUsage)
+			}
+			if n < 1 {
+				return c, "", argError(flag, "invalid value", parallelUsage)
 			}
 			c.Slots = n
 		case "slot-save-path":
 			// As common/arg.cpp: the path must be an existing directory.
 			v := val()
 			if fi, err := os.Stat(v); err != nil || !fi.IsDir() {
-				return c, "", fmt.Errorf("error while handling argument \"--slot-save-path\": not a directory: %s", v)
+				return c, "", argError(flag, "not a directory: "+v, slotSavePathUsage)
 			}
 			c.SlotSavePath = v != ""
 		case "spec-type":
@@ -87,6 +92,23 @@ func ParseArgs(args []string) (Config, string, error) {
 		}
 	}
 	return c, net.JoinHostPort(host, port), nil
+}
+
+// The usage of the arguments the server refuses, as llama-server prints it.
+const (
+	parallelUsage = `-np,   --parallel N                     number of parallel sequences to decode (default: 1)
+                                        (env: LLAMA_ARG_N_PARALLEL)
+`
+	slotSavePathUsage = `--slot-save-path PATH                   path to save slot kv cache (default: disabled)
+`
+)
+
+// argError is llama-server's message for an argument its handler refused
+// (common/arg.cpp): the argument and why, its usage, and a hint. The error
+// comes first and the hint last, so a log's last line does not say what
+// went wrong.
+func argError(arg, why, usage string) error {
+	return fmt.Errorf("error while handling argument \"%s\": %s\n\nusage:\n%s\n\nto show complete usage, run with -h", arg, why, usage)
 }
 
 // Server is one fake llama-server.
