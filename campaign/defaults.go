@@ -85,6 +85,11 @@ const MaxRate = 100000
 // makes no difference (their coefficient of variation is 1/√burstiness).
 const MaxBurstiness = 10000
 
+// MinSequentialRounds is the smallest rounds.min: a look needs two rounds
+// for a launch-to-launch variance at all, and the fixed design's three to
+// name a winner (docs/METHOD.md).
+const MinSequentialRounds = 2
+
 // MaxRounds bounds `rounds`; a campaign of more launches per scenario than
 // this is a typo (it would run for weeks on a real host).
 const MaxRounds = 1000

@@ -125,14 +125,7 @@ func (l *loader) campaign(path string) *Campaign {
 			}
 		},
 		"scenarios": func(_, v *yaml.Node) { nodes.scenarios = v },
-		"rounds": func(_, v *yaml.Node) {
-			if n, ok := d.intAtLeast(v, "rounds", 1); ok {
-				if n > MaxRounds {
-					d.errorf(v, "rounds: %d is more than %d", n, MaxRounds)
-				}
-				c.Rounds = n
-			}
-		},
+		"rounds": func(_, v *yaml.Node) { d.rounds(v, c) },
 		"min_effect": func(_, v *yaml.Node) {
 			if x, ok := d.percent(v, "min_effect"); ok {
 				c.MinEffectPct = x
@@ -796,4 +789,45 @@ func (s *Scenario) warnAt(w engine.Warning, campaignEnvAt map[string]position) p
 		}
 	}
 	return s.src.file
+}
+
+// rounds reads `rounds: N` (a fixed design: every scenario launched N
+// times) or `rounds: {min: A, max: B}` (sequential: rounds go on from A
+// until every comparison is decided, B at the most).
+func (d *doc) rounds(v *yaml.Node, c *Campaign) {
+	atMost := func(n *yaml.Node, what string, x int) {
+		if x > MaxRounds {
+			d.errorf(n, "%s: %d is more than %d", what, x, MaxRounds)
+		}
+	}
+	if v.Kind != yaml.MappingNode {
+		if n, ok := d.intAtLeast(v, "rounds", 1); ok {
+			atMost(v, "rounds", n)
+			c.Rounds, c.MinRounds = n, 0
+		}
+		return
+	}
+	var minN, maxN *yaml.Node
+	d.mapping(v, "rounds", map[string]field{
+		"min": func(_, n *yaml.Node) { minN = n },
+		"max": func(_, n *yaml.Node) { maxN = n },
+	})
+	if minN == nil || maxN == nil {
+		d.errorf(v, "rounds: give both min and max (or one number for a fixed design)")
+		return
+	}
+	lo, okLo := d.intAtLeast(minN, "rounds.min", MinSequentialRounds)
+	hi, okHi := d.intAtLeast(maxN, "rounds.max", 1)
+	if !okLo || !okHi {
+		return
+	}
+	atMost(maxN, "rounds.max", hi)
+	if hi < lo {
+		d.errorf(maxN, "rounds.max: %d is less than rounds.min %d", hi, lo)
+		return
+	}
+	c.Rounds, c.MinRounds = hi, lo
+	if lo == hi {
+		c.MinRounds = 0 // min = max is the fixed design
+	}
 }

@@ -45,6 +45,11 @@ type Campaign struct {
 	// speculative scenario swept above 48), each prefixed with file:line:col.
 	Warnings []string
 
+	// MinRounds, when above 0, makes the rounds sequential: from MinRounds
+	// on, a look after each round closes the comparisons that are decided,
+	// and a variant whose comparisons are all closed is launched no more;
+	// Rounds is then the most. 0: the fixed design, Rounds for everyone.
+	MinRounds int
 	// Rounds is how many times each scenario is launched (≥1); each round
 	// launches every scenario once, in the order LaunchOrder gives.
 	Rounds int
@@ -274,3 +279,7 @@ func (s *Scenario) ArgValue(key string) (string, bool) {
 // Fingerprint is the campaign's sweep fingerprint: Fingerprint(c.Sweep,
 // c.PromptHash).
 func (c *Campaign) Fingerprint() string { return Fingerprint(c.Sweep, c.PromptHash) }
+
+// Sequential reports whether the campaign's rounds stop early when decided
+// (`rounds: {min, max}`).
+func (c *Campaign) Sequential() bool { return c.MinRounds > 0 && c.MinRounds < c.Rounds }

@@ -189,3 +189,45 @@ func ExampleLaunchOrder() {
 	// spec tuned base
 	// base tuned spec
 }
+
+// TestSequentialRounds: `rounds: {min, max}` makes the rounds sequential;
+// a number, or min = max, is the fixed design; wrong shapes are refused at
+// their file:line:col.
+func TestSequentialRounds(t *testing.T) {
+	top := func(extra string) memFiles { return goodFiles.with(memFiles{cfgPath: goodFiles[cfgPath] + extra}) }
+	for _, tc := range []struct {
+		name       string
+		files      memFiles
+		min, max   int
+		sequential bool
+		wantErrs   []string
+	}{
+		{name: "sequential", files: top("rounds: {min: 3, max: 12}\n"), min: 3, max: 12, sequential: true},
+		{name: "block form", files: top("rounds:\n  min: 2\n  max: 4\n"), min: 2, max: 4, sequential: true},
+		{name: "min = max is fixed", files: top("rounds: {min: 5, max: 5}\n"), max: 5},
+		{name: "a number is fixed", files: top("rounds: 4\n"), max: 4},
+		{name: "min too small", files: top("rounds: {min: 1, max: 6}\n"),
+			wantErrs: []string{`c/configs/camp.yaml:9:15: rounds.min: must be at least 2, got 1`}},
+		{name: "max below min", files: top("rounds: {min: 6, max: 4}\n"),
+			wantErrs: []string{`c/configs/camp.yaml:9:23: rounds.max: 4 is less than rounds.min 6`}},
+		{name: "max absurd", files: top("rounds: {min: 3, max: 5000}\n"),
+			wantErrs: []string{`c/configs/camp.yaml:9:23: rounds.max: 5000 is more than 1000`}},
+		{name: "half given", files: top("rounds: {min: 3}\n"),
+			wantErrs: []string{`c/configs/camp.yaml:9:9: rounds: give both min and max (or one number for a fixed design)`}},
+		{name: "unknown key", files: top("rounds: {min: 3, max: 6, most: 9}\n"),
+			wantErrs: []string{`c/configs/camp.yaml:9:26: rounds: unknown key "most" (known: max, min)`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, errs := loadMem(t, tc.files)
+			if !reflect.DeepEqual(errs, tc.wantErrs) {
+				t.Fatalf("errors:\n got: %q\nwant: %q", errs, tc.wantErrs)
+			}
+			if c == nil {
+				return
+			}
+			if c.MinRounds != tc.min || c.Rounds != tc.max || c.Sequential() != tc.sequential {
+				t.Errorf("min %d max %d sequential %v; want %d %d %v", c.MinRounds, c.Rounds, c.Sequential(), tc.min, tc.max, tc.sequential)
+			}
+		})
+	}
+}

@@ -72,6 +72,10 @@ type Manifest struct {
 	// Rounds is how many times each scenario is launched; 0 in runs written
 	// before rounds, which means 1.
 	Rounds int `json:"rounds,omitempty"`
+	// MinRounds is rounds.min of a sequential campaign (`rounds: {min,
+	// max}`, Rounds the max): from it on, a variant whose comparisons are
+	// all decided is launched no more. 0: the fixed design.
+	MinRounds int `json:"min_rounds,omitempty"`
 	// MinEffectPct is the campaign's min_effect, in percent.
 	MinEffectPct float64 `json:"min_effect_pct,omitempty"`
 	// EquivalenceMarginPct is the campaign's equivalence_margin, in percent.
