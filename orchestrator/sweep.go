@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,8 +91,8 @@ func (s *scenarioRun) checkLevels(ctx context.Context, levels []measure.LevelSum
 	for _, l := range levels {
 		if l.Requests == 0 || float64(l.Failed) > s.o.opt.MaxFailedFraction*float64(l.Requests) {
 			var classes []string
-			for k, v := range l.FailedByClass {
-				classes = append(classes, fmt.Sprintf("%s %d", k, v))
+			for _, k := range slices.Sorted(maps.Keys(l.FailedByClass)) {
+				classes = append(classes, fmt.Sprintf("%s %d", k, l.FailedByClass[k]))
 			}
 			return s.fail("sweep", fmt.Sprintf("%s: %d of %d requests failed (%s)", measure.LevelName(l.Level), l.Failed, l.Requests,
 				strings.Join(classes, ", ")), s.logTail(ctx), nil)
