@@ -3,12 +3,13 @@ package campaign
 import (
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 )
 
 // Defaults for every key a file may leave out. docs/CONFIG.md lists them.
 const (
-	DefaultEngine     = EngineSGLang
+	DefaultEngine     = engine.SGLang
 	DefaultPython     = "python3"
 	DefaultSSHWorkdir = "/tmp/bakeoff"
 	DefaultSweepMode  = SweepOnHost

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/engine"
 )
 
 func loadMem(t *testing.T, files memFiles) (*Campaign, []string) {
@@ -389,12 +391,12 @@ func TestScenarioHelpers(t *testing.T) {
 	if !s.Speculative() {
 		t.Error("Speculative() false with speculative-algorithm")
 	}
-	v := &Scenario{Engine: EngineVLLM, Args: []Arg{{Key: "speculative-config", Values: []string{`{"method":"eagle3"}`}}}}
+	v := &Scenario{Engine: engine.VLLM, Args: []Arg{{Key: "speculative-config", Values: []string{`{"method":"eagle3"}`}}}}
 	if !v.Speculative() {
 		t.Error("Speculative() false with a vLLM speculative-config")
 	}
 	// A flag means what its engine says: speculative-config is no SGLang flag.
-	v.Engine = EngineSGLang
+	v.Engine = engine.SGLang
 	if v.Speculative() {
 		t.Error("Speculative() true for SGLang with vLLM's speculative-config")
 	}

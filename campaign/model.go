@@ -14,16 +14,6 @@ import (
 	"github.com/bakeoff-dev/bakeoff/slo"
 )
 
-// Engine names accepted in a scenario's `engine` field; package engine
-// holds what bakeoff knows about each.
-const (
-	EngineSGLang   = engine.SGLang
-	EngineVLLM     = engine.VLLM
-	EngineLlamaCpp = engine.LlamaCpp
-	EngineTRTLLM   = engine.TRTLLM
-	EngineGeneric  = engine.Generic
-)
-
 // Campaign is a loaded, resolved and checked campaign file.
 type Campaign struct {
 	Name string // `campaign`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -251,12 +252,7 @@ func (d *doc) pairs(n *yaml.Node, what string, fn func(key, val *yaml.Node)) {
 }
 
 func knownKeys(fields map[string]field) string {
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return strings.Join(keys, ", ")
+	return strings.Join(slices.Sorted(maps.Keys(fields)), ", ")
 }
 
 // str returns a scalar's text; any scalar (a number, a boolean) is taken as

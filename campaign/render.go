@@ -103,7 +103,7 @@ func Render(c *Campaign, s *Scenario, on On) (*Launch, error) {
 		if name == "" {
 			name = DefaultEngine
 		}
-		if s.Model == "" && name != EngineGeneric {
+		if s.Model == "" && name != engine.Generic {
 			return nil, fmt.Errorf("render scenario %s: no model", s.Name)
 		}
 		python := c.Host.Python

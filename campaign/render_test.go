@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/engine"
 )
 
 func TestRender(t *testing.T) {
@@ -30,7 +32,7 @@ func TestRender(t *testing.T) {
 	}{
 		{"sglang default launcher",
 			Campaign{Engine: EngineOpts{Port: 30000}},
-			Scenario{Name: "b", Engine: EngineSGLang, Model: model, Args: args},
+			Scenario{Name: "b", Engine: engine.SGLang, Model: model, Args: args},
 			"",
 			[]string{"python3", "-m", "sglang.launch_server", "--model-path", model, "--host", "127.0.0.1", "--port", "30000",
 				"--enable-metrics", "--lora", "a", "--lora", "b c", "--mem-fraction-static", "0.85", "--tp", "8"},
@@ -43,7 +45,7 @@ func TestRender(t *testing.T) {
 			`env -- A=1 B='it'\''s' C='$(x)' /opt/venv/bin/python -m sglang.launch_server --model-path /data/models/Kimi-K2.5-INT4 --host 127.0.0.1 --port 31000`},
 		{"engine.command replaces the launcher prefix",
 			Campaign{Engine: EngineOpts{Port: 30000, Command: []string{"{bakeoff}", "sim", "--sim-speed", "20"}}},
-			Scenario{Name: "b", Engine: EngineSGLang, Model: model, Args: args[3:]},
+			Scenario{Name: "b", Engine: engine.SGLang, Model: model, Args: args[3:]},
 			"/abs/path/bakeoff",
 			[]string{"/abs/path/bakeoff", "sim", "--sim-speed", "20", "--model-path", model, "--host", "127.0.0.1", "--port", "30000", "--tp", "8"},
 			"env -- /abs/path/bakeoff sim --sim-speed 20 --model-path /data/models/Kimi-K2.5-INT4 --host 127.0.0.1 --port 30000 --tp 8"},
@@ -55,19 +57,19 @@ func TestRender(t *testing.T) {
 			"env -- '{bakeoff}' sim --model-path /data/models/Kimi-K2.5-INT4 --host 127.0.0.1 --port 30000"},
 		{"vllm default launcher",
 			Campaign{Engine: EngineOpts{Port: 8000}},
-			Scenario{Name: "v", Engine: EngineVLLM, Model: "Qwen/Qwen3-8B", Args: []Arg{{Key: "speculative-config", Values: []string{`{"method":"eagle3","num_speculative_tokens":3}`}}}},
+			Scenario{Name: "v", Engine: engine.VLLM, Model: "Qwen/Qwen3-8B", Args: []Arg{{Key: "speculative-config", Values: []string{`{"method":"eagle3","num_speculative_tokens":3}`}}}},
 			"",
 			[]string{"vllm", "serve", "Qwen/Qwen3-8B", "--host", "127.0.0.1", "--port", "8000", "--speculative-config", `{"method":"eagle3","num_speculative_tokens":3}`},
 			`env -- vllm serve Qwen/Qwen3-8B --host 127.0.0.1 --port 8000 --speculative-config '{"method":"eagle3","num_speculative_tokens":3}'`},
 		{"vllm with engine.command",
 			Campaign{Engine: EngineOpts{Port: 8000, Command: []string{"/venv/bin/vllm", "serve"}}},
-			Scenario{Name: "v", Engine: EngineVLLM, Model: "m"},
+			Scenario{Name: "v", Engine: engine.VLLM, Model: "m"},
 			"",
 			[]string{"/venv/bin/vllm", "serve", "m", "--host", "127.0.0.1", "--port", "8000"},
 			"env -- /venv/bin/vllm serve m --host 127.0.0.1 --port 8000"},
 		{"scenario launch replaces everything",
 			Campaign{Engine: EngineOpts{Port: 30001, Command: []string{"ignored"}}},
-			Scenario{Name: "g", Engine: EngineGeneric, Model: "/m", Launch: []string{"{bakeoff}", "serve", "--weights={model}", "--listen", "127.0.0.1:{port}"}, Args: args[:1]},
+			Scenario{Name: "g", Engine: engine.Generic, Model: "/m", Launch: []string{"{bakeoff}", "serve", "--weights={model}", "--listen", "127.0.0.1:{port}"}, Args: args[:1]},
 			"/bin/bk",
 			[]string{"/bin/bk", "serve", "--weights=/m", "--listen", "127.0.0.1:30001", "--enable-metrics"},
 			"env -- /bin/bk serve --weights=/m --listen 127.0.0.1:30001 --enable-metrics"},
@@ -109,8 +111,8 @@ func TestRenderRefuses(t *testing.T) {
 		s    Scenario
 		want string
 	}{
-		{"generic without launch", Campaign{}, Scenario{Name: "g", Engine: EngineGeneric}, "engine generic needs a launch command"},
-		{"no model", Campaign{}, Scenario{Name: "b", Engine: EngineSGLang}, "no model"},
+		{"generic without launch", Campaign{}, Scenario{Name: "g", Engine: engine.Generic}, "engine generic needs a launch command"},
+		{"no model", Campaign{}, Scenario{Name: "b", Engine: engine.SGLang}, "no model"},
 		{"unknown engine", Campaign{}, Scenario{Name: "b", Engine: "tgi", Model: "m"}, `unknown engine "tgi"`},
 		{"NUL in a value", Campaign{}, Scenario{Name: "b", Model: "m", Args: []Arg{{Key: "x", Values: []string{"a\x00b"}}}}, "NUL or a newline"},
 		{"newline in the model", Campaign{}, Scenario{Name: "b", Model: "m\n"}, "NUL or a newline"},
@@ -149,7 +151,7 @@ func TestRenderThroughShell(t *testing.T) {
 	env := map[string]string{echoEnv: "1", "HOSTILE": "$(touch pwned) 'x' `y` \\ \"z\"", "EMPTY": ""}
 	env[echoVars] = "HOSTILE,EMPTY,CAMPAIGN_ONLY"
 	c := &Campaign{Engine: EngineOpts{Port: 30000, Env: map[string]string{"CAMPAIGN_ONLY": "c v", "HOSTILE": "loses"}}}
-	s := &Scenario{Name: "x", Engine: EngineGeneric, Model: "/m o'del", Launch: []string{"{bakeoff}", "{model}", "{port}"}, Args: args, Env: env}
+	s := &Scenario{Name: "x", Engine: engine.Generic, Model: "/m o'del", Launch: []string{"{bakeoff}", "{model}", "{port}"}, Args: args, Env: env}
 	l, err := Render(c, s, On{Bakeoff: self})
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +198,7 @@ func TestRenderWorkdir(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Scenario{Name: "l", Engine: EngineLlamaCpp, Model: "/m.gguf",
+			s := &Scenario{Name: "l", Engine: engine.LlamaCpp, Model: "/m.gguf",
 				Args: []Arg{{Key: "slot-save-path", Values: []string{tt.slots}}},
 				Env:  map[string]string{"CACHE": "{workdir}/c"}}
 			l, err := Render(c, s, On{Workdir: tt.workdir})

@@ -256,7 +256,7 @@ func (l *loader) finish(s *Scenario) {
 	if len(s.Launch) > 0 {
 		return
 	}
-	if s.Engine == EngineGeneric {
+	if s.Engine == engine.Generic {
 		l.p.errorf(at, "scenario %s: engine generic needs a launch command (`launch:`)", s.Name)
 		return
 	}

@@ -12,10 +12,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -156,12 +156,7 @@ func Lookup(name string) *Profile { return registry[name] }
 
 // Names returns the known engine names, sorted.
 func Names() []string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(registry))
 }
 
 // NameList is Names for a message: "generic, llamacpp, sglang, trtllm or vllm".

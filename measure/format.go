@@ -2,7 +2,8 @@ package measure
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -31,11 +32,7 @@ func FormatLevel(s LevelSummary) string {
 	fmt.Fprintf(&b, " | TPOT p50/p99: %5.1f/%5.1fms", s.TPOTP50*1e3, s.TPOTP99*1e3)
 	fmt.Fprintf(&b, " | ok: %d/%d", s.OK, s.Requests)
 	if len(s.FailedByClass) > 0 {
-		classes := make([]string, 0, len(s.FailedByClass))
-		for c := range s.FailedByClass {
-			classes = append(classes, c)
-		}
-		sort.Strings(classes)
+		classes := slices.Sorted(maps.Keys(s.FailedByClass))
 		for i, c := range classes {
 			classes[i] = fmt.Sprintf("%s %d", c, s.FailedByClass[c])
 		}

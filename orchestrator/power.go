@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -157,13 +158,13 @@ func powerLog(data []byte, source string, intervalMs int64, maxUsedMiB int) (mea
 	}
 	switch {
 	case len(used) > 0:
-		log.GPUs = sortedKeys(used)
+		log.GPUs = slices.Sorted(maps.Keys(used))
 		log.GPUsFrom = fmt.Sprintf("memory used above %d MiB while the sweep ran", maxUsedMiB)
 	case memKnown:
-		log.GPUs = sortedKeys(all)
+		log.GPUs = slices.Sorted(maps.Keys(all))
 		log.GPUsFrom = fmt.Sprintf("every GPU: none held more than %d MiB while the sweep ran", maxUsedMiB)
 	default:
-		log.GPUs = sortedKeys(all)
+		log.GPUs = slices.Sorted(maps.Keys(all))
 		log.GPUsFrom = "every GPU: memory.used is not reported"
 	}
 	reported := false
@@ -177,15 +178,6 @@ func powerLog(data []byte, source string, intervalMs int64, maxUsedMiB int) (mea
 		log.Unavailable = fmt.Sprintf("%s reports no power draw for GPU %s ([N/A])", source, joinInts(log.GPUs))
 	}
 	return log, bad, nil
-}
-
-func sortedKeys(m map[int]bool) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func joinInts(xs []int) string {

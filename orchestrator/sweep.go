@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,55 +38,24 @@ const (
 	sweepExit   = "exit-status"
 )
 
-// sweepArgv is the `bakeoff sweep` command line for this campaign's sweep
-// against url (a server of engine eng), writing into dir. Host mode runs it;
-// --dry-run shows it.
-func sweepArgv(bakeoff string, sw campaign.Sweep, eng, url, promptsPath, dir string) []string {
-	levelFlag, levels := "--concurrency", make([]string, len(sw.Concurrency))
-	for i, c := range sw.Concurrency {
-		levels[i] = strconv.Itoa(c)
-	}
-	if len(sw.Rates) > 0 {
-		levelFlag, levels = "--rates", make([]string, len(sw.Rates))
-		for i, r := range sw.Rates {
-			levels[i] = measure.FormatRate(r)
-		}
-	}
-	requests := "auto"
-	if sw.Requests > 0 {
-		requests = strconv.Itoa(sw.Requests)
-	}
-	argv := []string{bakeoff, "sweep", "--url", url, "--engine", eng,
-		levelFlag, strings.Join(levels, ","),
-		"--requests", requests,
-		"--max-tokens", strconv.Itoa(sw.MaxTokens),
-		"--warmup", strconv.Itoa(sw.Warmup),
-		"--endpoint", sw.Endpoint,
-		"--prompts", promptsPath,
-		"--temperature", strconv.FormatFloat(sw.Temperature, 'g', -1, 64),
-		"--repeats", strconv.Itoa(max(1, sw.Repeats)),
-		"--seed", strconv.FormatInt(sw.Seed, 10),
-	}
-	if len(sw.Rates) > 0 {
-		argv = append(argv, "--burstiness", strconv.FormatFloat(sw.ArrivalShape(), 'g', -1, 64))
-	}
-	if sw.IgnoreEOS {
-		argv = append(argv, "--ignore-eos")
-	}
-	if sw.RequestTimeout > 0 {
-		argv = append(argv, "--request-timeout", sw.RequestTimeout.String())
-	}
-	if sw.UniquePrompts {
-		argv = append(argv, "--unique-prompts")
-	}
-	if sw.OutputLengths == prompts.OutputRecorded {
-		argv = append(argv, "--output-lengths", sw.OutputLengths)
-	}
-	if sw.Synthetic != nil {
-		argv = append(argv, "--synthetic", sw.Synthetic.String())
-	}
-	return append(argv, "--out", path.Join(dir, results.RequestsFile), "--levels", path.Join(dir, results.LevelsFile),
-		"--metrics-dir", path.Join(dir, results.MetricsDir), "--json")
+// sweepSpec is the campaign's sweep as the load generator takes it, against
+// url (a server of engine eng): the one translation of the campaign's sweep
+// keys, which the sweep on the host (its command line), the sweep through
+// the tunnel, the dry run and the manifest all start from.
+func sweepSpec(sw campaign.Sweep, eng, url string) loadgen.Spec {
+	return loadgen.Spec{URL: url, Engine: eng, Endpoint: sw.Endpoint,
+		Concurrency: sw.Concurrency, Rates: sw.Rates, Burstiness: sw.Burstiness,
+		Requests: sw.Requests, MaxTokens: sw.MaxTokens, Warmup: sw.Warmup, Temperature: sw.Temperature,
+		IgnoreEOS: sw.IgnoreEOS, Repeats: sw.Repeats, Seed: sw.Seed, RequestTimeout: sw.RequestTimeout,
+		UniquePrompts: sw.UniquePrompts, Prompts: sw.PromptSpec()}
+}
+
+// sweepArgv is the `bakeoff sweep` command line for spec, writing into dir.
+// Host mode runs it; --dry-run shows it.
+func sweepArgv(bakeoff string, spec loadgen.Spec, dir string) []string {
+	spec.Out, spec.Levels = path.Join(dir, results.RequestsFile), path.Join(dir, results.LevelsFile)
+	spec.MetricsDir, spec.JSON = path.Join(dir, results.MetricsDir), true
+	return append([]string{bakeoff, "sweep"}, spec.Argv()...)
 }
 
 // sweep runs the identical load against the server: on the host next to it
@@ -121,8 +91,8 @@ func (s *scenarioRun) checkLevels(ctx context.Context, levels []measure.LevelSum
 	for _, l := range levels {
 		if l.Requests == 0 || float64(l.Failed) > s.o.opt.MaxFailedFraction*float64(l.Requests) {
 			var classes []string
-			for k, v := range l.FailedByClass {
-				classes = append(classes, fmt.Sprintf("%s %d", k, v))
+			for _, k := range slices.Sorted(maps.Keys(l.FailedByClass)) {
+				classes = append(classes, fmt.Sprintf("%s %d", k, l.FailedByClass[k]))
 			}
 			return s.fail("sweep", fmt.Sprintf("%s: %d of %d requests failed (%s)", measure.LevelName(l.Level), l.Failed, l.Requests,
 				strings.Join(classes, ", ")), s.logTail(ctx), nil)
@@ -141,7 +111,9 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 	if promptsPath != prompts.Builtin && promptsPath != "" && !o.c.Host.Local {
 		promptsPath = path.Join(s.sweepDir, "prompts.jsonl")
 	}
-	argv := sweepArgv(s.w.hostBakeoff, o.c.Sweep, s.profile.Name, s.baseURL, promptsPath, s.sweepDir)
+	spec := sweepSpec(o.c.Sweep, s.profile.Name, s.baseURL)
+	spec.Prompts.File = promptsPath
+	argv := sweepArgv(s.w.hostBakeoff, spec, s.sweepDir)
 	eventsPath := path.Join(s.sweepDir, sweepEvents)
 	exitPath := path.Join(s.sweepDir, sweepExit)
 	// Records and logs are the user's only (umask 077), here as on this side.
@@ -334,14 +306,16 @@ func downloadDir(ctx context.Context, h remote.Host, dir, local string) error {
 // dialed through the host: the fallback when the host cannot run this binary.
 func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, error) {
 	o := s.o
+	spec := sweepSpec(o.c.Sweep, s.profile.Name, s.baseURL)
 	if o.opt.DryRun {
 		s.event(Event{Kind: EventDryCommand, Phase: "sweep", Message: "in-process sweep through the host's port: " +
-			campaign.ShellJoin(sweepArgv("bakeoff", o.c.Sweep, s.profile.Name, s.baseURL, o.c.Sweep.Prompts, s.dir))})
+			campaign.ShellJoin(sweepArgv("bakeoff", spec, s.dir))})
 		return nil, nil
 	}
-	set, err := o.c.Sweep.PromptSet()
+	spec.MetricsDir = filepath.Join(s.dir, results.MetricsDir)
+	opts, err := spec.Options()
 	if err != nil {
-		return nil, fmt.Errorf("loading the prompt set: %w", err)
+		return nil, fmt.Errorf("preparing the sweep of %s: %w", s.sc.Name, err)
 	}
 	if err := os.MkdirAll(s.dir, results.DirMode); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", s.dir, err)
@@ -352,18 +326,10 @@ func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 	}
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
-	sw := o.c.Sweep
-	res, runErr := loadgen.Run(ctx, loadgen.Options{
-		URL: s.baseURL, Endpoint: sw.Endpoint, Concurrency: sw.Concurrency, Requests: sw.Requests,
-		Rates: sw.Rates, Burstiness: sw.ArrivalShape(),
-		MaxTokens: sw.MaxTokens, Warmup: sw.Warmup, Temperature: sw.Temperature, IgnoreEOS: sw.IgnoreEOS,
-		Repeats: max(1, sw.Repeats), Seed: sw.Seed, Prompts: set, RequestTimeout: sw.RequestTimeout,
-		Engine:     s.profile,
-		Client:     s.client,
-		Records:    func(r measure.Record) error { return enc.Encode(r) },
-		Events:     func(e loadgen.Event) { s.event(Event{Kind: EventSweep, Phase: "sweep", Sweep: &e}) },
-		MetricsDir: filepath.Join(s.dir, results.MetricsDir),
-	})
+	opts.Client = s.client
+	opts.Records = func(r measure.Record) error { return enc.Encode(r) }
+	opts.Events = func(e loadgen.Event) { s.event(Event{Kind: EventSweep, Phase: "sweep", Sweep: &e}) }
+	res, runErr := loadgen.Run(ctx, opts)
 	err = errors.Join(w.Flush(), f.Sync(), f.Close())
 	if err != nil {
 		return nil, fmt.Errorf("writing the records of %s: %w", s.sc.Name, err)

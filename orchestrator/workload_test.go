@@ -16,7 +16,7 @@ func TestSweepArgvCarriesTheWorkload(t *testing.T) {
 		Output: prompts.Dist{Kind: prompts.DistUniform, Min: 10, Max: 90}}
 	sw := campaign.Sweep{Concurrency: []int{1}, MaxTokens: 50, Endpoint: campaign.EndpointChat, Seed: 42,
 		Prompts: prompts.Builtin, Synthetic: syn}
-	argv := sweepArgv("bakeoff", sw, "sglang", "http://127.0.0.1:1", prompts.Builtin, "/d")
+	argv := sweepArgv("bakeoff", sweepSpec(sw, "sglang", "http://127.0.0.1:1"), "/d")
 	flag := func(name string) string {
 		i := slices.Index(argv, name)
 		if i < 0 || i+1 >= len(argv) {
@@ -46,7 +46,7 @@ func TestSweepArgvCarriesTheWorkload(t *testing.T) {
 
 	sw.Synthetic = nil
 	sw.OutputLengths = prompts.OutputRecorded
-	argv = sweepArgv("bakeoff", sw, "sglang", "http://127.0.0.1:1", "/d/prompts.jsonl", "/d")
+	argv = sweepArgv("bakeoff", sweepSpec(sw, "sglang", "http://127.0.0.1:1"), "/d")
 	if flag("--output-lengths") != prompts.OutputRecorded || slices.Contains(argv, "--synthetic") {
 		t.Errorf("recorded lengths: %v", argv)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 
@@ -51,12 +52,7 @@ func WriteAll(runDir string, v *verdict.Verdict) error {
 	for name, data := range plots {
 		files[name] = data
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		if err := results.WriteFileAtomic(filepath.Join(dir, n), files[n]); err != nil {
 			return err
 		}

@@ -76,11 +76,11 @@ func serverGPUs(c *Config) []int {
 	return out
 }
 
-// RecordActivity writes the server's activity file every tick until ctx
-// ends, then removes it. busy returns the engine's busy wall time so far;
-// speed is the server's --sim-speed.
-func RecordActivity(ctx context.Context, dir string, gpus []int, speed float64, busy func() time.Duration, now func() time.Time) {
-	a := Activity{PID: os.Getpid(), GPUs: gpus, Speed: speed}
+// RecordActivity writes the activity file of the server with process id
+// pid every tick until ctx ends, then removes it. busy returns the engine's
+// busy wall time so far; speed is the server's --sim-speed.
+func RecordActivity(ctx context.Context, dir string, pid int, gpus []int, speed float64, busy func() time.Duration, now func() time.Time) {
+	a := Activity{PID: pid, GPUs: gpus, Speed: speed}
 	path := activityPath(dir, a.PID)
 	defer os.Remove(path)
 	window := a.window()

@@ -20,12 +20,12 @@ const (
 // rank's GPU memory, grows it as the load proceeds, and exits when its
 // parent is gone. While the parent lives it ignores SIGTERM (ctx), as the
 // parent decides when the server stops; an orphan exits on SIGTERM.
-func RunChild(ctx context.Context, cfg *Config, now func() time.Time) error {
+func RunChild(ctx context.Context, cfg *Config, pid int, now func() time.Time) error {
 	if now == nil {
 		now = time.Now
 	}
 	rank := cfg.Sim.ChildRank
-	h := Holder{PID: os.Getpid(), GPU: rank % max(1, cfg.Sim.GPUs), Name: fmt.Sprintf("sglang::scheduler_TP%d", rank),
+	h := Holder{PID: pid, GPU: rank % max(1, cfg.Sim.GPUs), Name: fmt.Sprintf("sglang::scheduler_TP%d", rank),
 		HoldFor: cfg.Sim.Faults.HoldMemory}
 	orphan := cfg.Sim.Faults.OrphanChildren
 	start := now()

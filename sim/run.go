@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"strconv"
 	"time"
@@ -41,7 +40,10 @@ type RunOptions struct {
 	Executable string
 	// Args is the command line after `bakeoff sim`, passed on to children.
 	Args []string
-	Now  func() time.Time
+	// PID is this process's id: its children watch for it, the fake
+	// nvidia-smi reads its activity under it, and it is in the log.
+	PID int
+	Now func() time.Time
 }
 
 // Run is the `bakeoff sim` server process: bind the port, start one
@@ -55,7 +57,7 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	log := NewLogger(opt.Log, now)
 	seed := uint64(cfg.Sim.Seed)
 	if !cfg.Sim.SeedSet {
-		seed = uint64(now().UnixNano()) ^ uint64(os.Getpid())<<32
+		seed = uint64(now().UnixNano()) ^ uint64(opt.PID)<<32
 	}
 	log.Printf("%s", serverArgsLine(cfg))
 	seedNote := ""
@@ -105,12 +107,12 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	}
 	go func() { serveErr <- hs.Serve(served) }()
 	defer hs.Close()
-	log.Raw(fmt.Sprintf("INFO:     Started server process [%d]\nINFO:     Waiting for application startup.\nINFO:     Application startup complete.\nINFO:     Uvicorn running on http://%s (Press CTRL+C to quit)", pid(), cfg.Addr()))
+	log.Raw(fmt.Sprintf("INFO:     Started server process [%d]\nINFO:     Waiting for application startup.\nINFO:     Application startup complete.\nINFO:     Uvicorn running on http://%s (Press CTRL+C to quit)", opt.PID, cfg.Addr()))
 
 	engineCtx, stopEngine := context.WithCancel(context.Background())
 	defer stopEngine()
 	go engine.Run(engineCtx)
-	go RecordActivity(engineCtx, cfg.Sim.StateDir, serverGPUs(cfg), cfg.Sim.Speed, engine.Busy, now)
+	go RecordActivity(engineCtx, cfg.Sim.StateDir, opt.PID, serverGPUs(cfg), cfg.Sim.Speed, engine.Busy, now)
 
 	l := &loader{cfg: cfg, log: log, speed: cfg.Sim.Speed, now: now}
 	if err := l.run(ctx); err != nil {
@@ -174,7 +176,7 @@ func checkConfig(cfg *Config, log *Logger) string {
 func startChildren(cfg *Config, opt RunOptions, start time.Time) error {
 	for r := range cfg.TP {
 		args := append([]string{"sglang::scheduler_TP" + strconv.Itoa(r), "sim"}, opt.Args...)
-		args = append(args, "--sim-child-rank", strconv.Itoa(r), "--sim-parent-pid", strconv.Itoa(os.Getpid()),
+		args = append(args, "--sim-child-rank", strconv.Itoa(r), "--sim-parent-pid", strconv.Itoa(opt.PID),
 			"--sim-parent-start", strconv.FormatInt(start.UnixNano(), 10), "--sim-state", cfg.Sim.StateDir)
 		cmd := &exec.Cmd{Path: opt.Executable, Args: args, SysProcAttr: childAttr(cfg.Sim.Faults.OrphanChildren)}
 		if err := cmd.Start(); err != nil {

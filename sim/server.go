@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -210,9 +209,6 @@ func (s *Server) hangUp() {
 	<-s.dead
 	panic(http.ErrAbortHandler)
 }
-
-// pid is the server's process id, for log lines.
-func pid() int { return os.Getpid() }
 
 // listen binds the server's address, with uvicorn's error when it is taken.
 func listen(cfg *Config) (net.Listener, error) {

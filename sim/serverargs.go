@@ -2,7 +2,8 @@ package sim
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -67,11 +68,7 @@ func nilIfEmpty(s string) any {
 // serverArgsLine renders the args as Python's dataclass repr, sorted.
 func serverArgsLine(c *Config) string {
 	m := serverArgs(c)
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + pyRepr(m[k])

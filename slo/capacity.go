@@ -1,6 +1,7 @@
 package slo
 
 import (
+	"maps"
 	"math"
 	"slices"
 )
@@ -79,7 +80,7 @@ func Capacity(points []Point) (load float64, b Bound, binding string, ok bool) {
 		prev := ps[i-1]
 		lp, lf := math.Log(prev.Load), math.Log(p.Load)
 		best := math.Inf(1)
-		for _, name := range sortedKeys(p.Margins) {
+		for _, name := range slices.Sorted(maps.Keys(p.Margins)) {
 			mf := p.Margins[name]
 			if mf >= 0 {
 				continue
@@ -102,19 +103,10 @@ func Capacity(points []Point) (load float64, b Bound, binding string, ok bool) {
 // firstMissed is the metric with the smallest margin at p.
 func firstMissed(p Point) string {
 	name, low := "", math.Inf(1)
-	for _, k := range sortedKeys(p.Margins) {
+	for _, k := range slices.Sorted(maps.Keys(p.Margins)) {
 		if m := p.Margins[k]; m < low || name == "" {
 			name, low = k, m
 		}
 	}
 	return name
-}
-
-func sortedKeys(m map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -44,7 +45,7 @@ func checkCache(v *Verdict, in Input) []Note {
 		}
 		rates[s.Name] = r
 		var parts []string
-		for _, c := range sortedKeys(r) {
+		for _, c := range slices.Sorted(maps.Keys(r)) {
 			parts = append(parts, fmt.Sprintf("%s %.1f%%", measure.LevelName(c), r[c]))
 		}
 		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckCache, Scenario: s.Name,
@@ -55,7 +56,7 @@ func checkCache(v *Verdict, in Input) []Note {
 		if s.Name == v.Baseline || base == nil || rates[s.Name] == nil {
 			continue
 		}
-		for _, c := range sortedKeys(rates[s.Name]) {
+		for _, c := range slices.Sorted(maps.Keys(rates[s.Name])) {
 			b, ok := base[c]
 			if d := rates[s.Name][c] - b; ok && math.Abs(d) > DefaultCacheGap {
 				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckCache, Scenario: s.Name, Level: c,

@@ -2,7 +2,9 @@ package verdict
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -141,11 +143,11 @@ func measureSLO(v *Verdict, in Input, maxSlices int) *CapacityVerdict {
 		for _, l := range in.Launches[s.Name] {
 			var points []slo.Point
 			groups := groupLevels(l.Records)
-			for _, c := range sortedKeys(groups) {
+			for _, c := range slices.Sorted(maps.Keys(groups)) {
 				reps := groups[c]
 				var recs [][]measure.Record
 				var windows []measure.Window
-				for _, id := range sortedKeys(reps) {
+				for _, id := range slices.Sorted(maps.Keys(reps)) {
 					recs = append(recs, reps[id])
 					windows = append(windows, measure.LevelThroughput(reps[id], c, maxSlices).Window)
 				}

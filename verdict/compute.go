@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 
@@ -115,7 +116,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 		v.Baseline = o.Baseline
 	}
 	order := scenarioOrder(in.Manifest, in.Summary)
-	for _, name := range sortedNames(in.Launches) {
+	for _, name := range slices.Sorted(maps.Keys(in.Launches)) {
 		if !slices.Contains(order, name) {
 			order = append(order, name)
 		}
@@ -145,10 +146,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 		}
 		v.Scenarios = append(v.Scenarios, s)
 	}
-	for c := range levelSet {
-		v.Levels = append(v.Levels, c)
-	}
-	slices.Sort(v.Levels)
+	v.Levels = slices.Sorted(maps.Keys(levelSet))
 	v.Hosts = hostSpeeds(v)
 	v.Capacity = measureSLO(v, in, o.maxSlices())
 	compareAll(v)
@@ -248,15 +246,6 @@ func firstPositive(xs ...float64) float64 {
 	return 0
 }
 
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 func (v *Verdict) scenario(name string) *Scenario {
 	for i := range v.Scenarios {
 		if v.Scenarios[i].Name == name {
@@ -330,13 +319,4 @@ func summaryLevelFacts(launches []Launch, c int) (*float64, bool) {
 func clientLimited(l *Level) bool {
 	return l.Latency.P50 > 0 && l.DispatchLagP99 > DefaultClientLagFloor &&
 		l.DispatchLagP99 > DefaultClientLagFraction*l.Latency.P50
-}
-
-func sortedKeys[V any](m map[int]V) []int {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

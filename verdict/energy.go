@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -45,10 +46,10 @@ func launchLevelEnergy(l Launch, maxSlices int) (map[int]LaunchEnergy, []string)
 	}
 	var problems []string
 	groups := groupLevels(l.Records)
-	for _, c := range sortedKeys(groups) {
+	for _, c := range slices.Sorted(maps.Keys(groups)) {
 		var joules, tokens, sec float64
 		ok := true
-		for _, rep := range sortedKeys(groups[c]) {
+		for _, rep := range slices.Sorted(maps.Keys(groups[c])) {
 			tp := measure.LevelThroughput(groups[c][rep], c, maxSlices)
 			e, err := l.Power.Energy(tp.Window)
 			if err != nil {
@@ -91,7 +92,7 @@ func scenarioEnergy(s *Scenario, launches []Launch, maxSlices int, conf float64)
 			rounds[e.Round] = 0
 		}
 	}
-	for i, r := range sortedKeys(rounds) {
+	for i, r := range slices.Sorted(maps.Keys(rounds)) {
 		rounds[r] = i
 	}
 	table := func(f func(LaunchEnergy) float64) [][]float64 {
@@ -154,7 +155,7 @@ func launchEstimates(table [][]float64, conf float64) []Estimate {
 func checkEnergy(v *Verdict, in Input) []Note {
 	var unavailable []string
 	seen := map[string]bool{}
-	for _, name := range sortedNames(in.Launches) {
+	for _, name := range slices.Sorted(maps.Keys(in.Launches)) {
 		for _, l := range in.Launches[name] {
 			if l.Power != nil && l.Power.Unavailable != "" && !seen[l.Power.Unavailable] {
 				seen[l.Power.Unavailable] = true

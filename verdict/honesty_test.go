@@ -2,8 +2,10 @@ package verdict
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -35,7 +37,7 @@ const coverageCampaigns = 30
 func oneLaunchEach(recs map[string][]measure.Record) map[string][]Launch {
 	out := map[string][]Launch{}
 	i := 0
-	for _, name := range sortedNames(recs) {
+	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		out[name] = []Launch{{Round: 1, Order: i, Records: recs[name]}}
 		i++
 	}

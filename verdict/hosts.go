@@ -81,10 +81,7 @@ func sameHostRounds(a, b []Level) (la, lb []Level, mixed []int, left int) {
 		}
 		return out
 	}
-	for r := range drop {
-		mixed = append(mixed, r)
-	}
-	slices.Sort(mixed)
+	mixed = slices.Sorted(maps.Keys(drop))
 	la, lb = keep(a), keep(b)
 	ra, rb := roundIndex(la), roundIndex(lb)
 	for r := range ra {
@@ -145,7 +142,7 @@ func hostSpeeds(v *Verdict) []HostSpeed {
 	}
 	var out []HostSpeed
 	for _, h := range slices.Sorted(maps.Keys(rounds)) {
-		hs := HostSpeed{Host: h, Rounds: sortedKeys(rounds[h])}
+		hs := HostSpeed{Host: h, Rounds: slices.Sorted(maps.Keys(rounds[h]))}
 		if n[h] > 0 {
 			hs.RelativePct = pctOf(sum[h] / float64(n[h]))
 		}

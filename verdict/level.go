@@ -3,6 +3,7 @@ package verdict
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -52,7 +53,7 @@ func measureScenario(launches []Launch, maxSlices int) []Level {
 		gs = append(gs, launchGroups{l, g})
 	}
 	var out []Level
-	for _, c := range sortedKeys(levels) {
+	for _, c := range slices.Sorted(maps.Keys(levels)) {
 		l := Level{Level: c, FailedByClass: map[string]int{}}
 		var acc levelAcc
 		for _, g := range gs {
@@ -77,7 +78,7 @@ type levelAcc struct {
 func (a *levelAcc) add(l *Level, launch Launch, c int, reps map[int][]measure.Record, maxSlices int) {
 	ll := LaunchLevel{Round: launch.Round, Order: launch.Order, Host: launch.Host}
 	var tok, sec float64
-	for _, id := range sortedKeys(reps) {
+	for _, id := range slices.Sorted(maps.Keys(reps)) {
 		recs := reps[id]
 		l.Repeats++
 		a.repeats = append(a.repeats, recs)
@@ -210,7 +211,7 @@ func roundIndex(levels []Level) map[int]int {
 		}
 	}
 	idx := map[int]int{}
-	for i, r := range sortedKeys(set) {
+	for i, r := range slices.Sorted(maps.Keys(set)) {
 		idx[r] = i
 	}
 	return idx

@@ -20,6 +20,10 @@ type env struct {
 	// Executable is the path of the running bakeoff binary; the orchestrator
 	// launches it as the simulated engine and uploads it to run sweeps.
 	Executable string
+	// Hostname and PID name this process: the host lock records them, and
+	// the sim's GPU memory is held in its process's name.
+	Hostname string
+	PID      int
 }
 
 func newEnv() *env {
@@ -27,6 +31,7 @@ func newEnv() *env {
 	if err != nil {
 		exe = os.Args[0]
 	}
+	host, _ := os.Hostname()
 	return &env{
 		Stdin:      os.Stdin,
 		Stdout:     os.Stdout,
@@ -35,5 +40,7 @@ func newEnv() *env {
 		Now:        time.Now,
 		IsTerminal: isTerminal(os.Stdout),
 		Executable: exe,
+		Hostname:   host,
+		PID:        os.Getpid(),
 	}
 }

@@ -161,12 +161,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return exitBadInput
 	}
 
-	machine, _ := os.Hostname()
 	opt := orchestrator.Options{
 		Campaign: c, Bakeoff: e.Executable, Version: buildinfo.Version(),
 		ResultsRoot: f.root, OutDir: f.out, ResumeDir: f.resume, Only: only, Round: f.round,
 		DryRun: f.dryRun, KeepServer: f.keepServer,
-		Now: e.Now, Machine: machine, PID: os.Getpid(),
+		Now: e.Now, Machine: e.Hostname, PID: e.PID,
 	}
 	if f.dryRun {
 		p := newDryPrinter(e.Stdout, c)

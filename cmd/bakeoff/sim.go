@@ -68,13 +68,13 @@ func runSim(ctx context.Context, e *env, args []string) int {
 		return exitBadInput
 	}
 	if cfg.Sim.ChildRank >= 0 {
-		if err := sim.RunChild(ctx, cfg, e.Now); err != nil {
+		if err := sim.RunChild(ctx, cfg, e.PID, e.Now); err != nil {
 			fmt.Fprintf(e.Stderr, "bakeoff sim: scheduler TP%d: %v\n", cfg.Sim.ChildRank, err)
 			return exitFailed
 		}
 		return exitOK
 	}
-	err = sim.Run(ctx, cfg, sim.RunOptions{Log: e.Stderr, Executable: e.Executable, Args: args, Now: e.Now})
+	err = sim.Run(ctx, cfg, sim.RunOptions{Log: e.Stderr, Executable: e.Executable, Args: args, PID: e.PID, Now: e.Now})
 	var ee *sim.ExitError
 	switch {
 	case err == nil:

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -15,18 +14,17 @@ import (
 	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/loadgen"
 	"github.com/bakeoff-dev/bakeoff/measure"
-	"github.com/bakeoff-dev/bakeoff/prompts"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
-// Defaults of `bakeoff sweep`: the levels and sizes of the campaign the tool
-// grew out of (shared/seeds/).
-const (
-	defaultSweepLevels = "1,2,5,10,30,70,100,250"
-	defaultSweepWarmup = 5
-)
+// sweepUsage is the help of `bakeoff sweep`; the engines it names are the
+// engine room's, so a new engine appears here without an edit.
+func sweepUsage() string {
+	return strings.NewReplacer("{engines}", engine.NameList(), "{levels}", loadgen.DefaultSweepLevels,
+		"{warmup}", strconv.Itoa(loadgen.DefaultSweepWarmup)).Replace(sweepUsageText)
+}
 
-const sweepUsage = `
+const sweepUsageText = `
 Usage: bakeoff sweep --url URL [flags]
 
 Runs a closed-loop concurrency sweep against an OpenAI-compatible streaming
@@ -40,13 +38,13 @@ state throughput are explained in docs/LOADGEN.md.
 Flags:
   --url URL              server base URL (required), e.g. http://127.0.0.1:30000
   --model M              model name (default: the first id from /v1/models)
-  --engine E             the server's engine: generic, llamacpp, sglang, trtllm or vllm
-                         (default generic): how to read its accept length and
-                         clear its prefix cache before each level
+  --engine E             the server's engine (default generic): how to read its
+                         accept length and clear its prefix cache before each
+                         level; one of {engines}
   --unique-prompts       start every request with a short prefix of its own, so
                          no request reuses another's cached prefix
   --api-key-env VAR      read a bearer token from environment variable VAR
-  --concurrency LIST     levels, comma-separated (default 1,2,5,10,30,70,100,250)
+  --concurrency LIST     levels, comma-separated (default {levels})
   --rates LIST           open-loop arrival rates in requests per second,
                          comma-separated, instead of --concurrency (e.g. 0.5,1,2,4)
   --burstiness B         shape of the arrivals' gamma gaps: 1 Poisson, below 1
@@ -57,7 +55,7 @@ Flags:
   --requests N|auto      requests per level; auto is max(30, 4×C), or for a
                          rate max(30, 60 s × rate) (default auto)
   --max-tokens N         completion length (default 200)
-  --warmup N             unmeasured requests before the first level (default 5)
+  --warmup N             unmeasured requests before the first level (default {warmup})
   --endpoint E           chat or completions (default chat)
   --prompts SPEC         builtin or a JSONL file (default builtin)
   --output-lengths M     max_tokens (every request asks for --max-tokens) or
@@ -83,146 +81,39 @@ func init() {
 	register(&command{
 		Name:    "sweep",
 		Summary: "run a concurrency sweep against an OpenAI-compatible server",
-		Usage:   sweepUsage,
+		Usage:   sweepUsage(),
 		Run:     runSweep,
 	})
 }
 
-// sweepFlags are the parsed flags of `bakeoff sweep`.
+// sweepFlags are the parsed flags of `bakeoff sweep`: the sweep as its
+// command line says it, and the options Run gets from it.
 type sweepFlags struct {
-	opts      loadgen.Options
-	prompts   string
-	lengths   string // --output-lengths
-	synthetic string // --synthetic
-	out       string
-	levels    string
-	json      bool
-	keyEnvVar string
-	engine    string
+	spec loadgen.Spec
+	opts loadgen.Options
 }
 
 func parseSweepFlags(args []string, e *env) (*sweepFlags, error) {
-	f := &sweepFlags{}
-	o := &f.opts
-	var conc, rates, requests string
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
-	fs.Usage = func() { fmt.Fprintln(e.Stderr, strings.TrimSpace(sweepUsage)) }
-	fs.StringVar(&o.URL, "url", "", "")
-	fs.StringVar(&o.Model, "model", "", "")
-	fs.StringVar(&f.keyEnvVar, "api-key-env", "", "")
-	fs.StringVar(&f.engine, "engine", engine.Generic, "")
-	fs.BoolVar(&o.UniquePrompts, "unique-prompts", false, "")
-
-	fs.StringVar(&conc, "concurrency", defaultSweepLevels, "")
-	fs.StringVar(&rates, "rates", "", "")
-	fs.Float64Var(&o.Burstiness, "burstiness", loadgen.DefaultBurstiness, "")
-	fs.IntVar(&o.MaxInFlight, "max-in-flight", loadgen.DefaultMaxInFlight, "")
-	fs.StringVar(&requests, "requests", "auto", "")
-	fs.IntVar(&o.MaxTokens, "max-tokens", loadgen.DefaultMaxTokens, "")
-	fs.IntVar(&o.Warmup, "warmup", defaultSweepWarmup, "")
-	fs.StringVar(&o.Endpoint, "endpoint", loadgen.EndpointChat, "")
-	fs.StringVar(&f.prompts, "prompts", prompts.Builtin, "")
-	fs.StringVar(&f.lengths, "output-lengths", prompts.OutputMaxTokens, "")
-	fs.StringVar(&f.synthetic, "synthetic", "", "")
-	fs.Float64Var(&o.Temperature, "temperature", 0, "")
-	fs.BoolVar(&o.IgnoreEOS, "ignore-eos", false, "")
-	fs.IntVar(&o.Repeats, "repeats", 1, "")
-	fs.Int64Var(&o.Seed, "seed", 0, "")
-	fs.DurationVar(&o.RequestTimeout, "request-timeout", loadgen.DefaultRequestTimeout, "")
-	fs.StringVar(&f.out, "out", "", "")
-	fs.StringVar(&f.levels, "levels", "", "")
-	fs.StringVar(&o.MetricsDir, "metrics-dir", "", "")
-	fs.BoolVar(&f.json, "json", false, "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
+	fs.Usage = func() { fmt.Fprintln(e.Stderr, strings.TrimSpace(sweepUsage())) }
+	spec, err := loadgen.ParseArgv(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, err
+	}
+	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	if fs.NArg() > 0 {
-		return nil, usagef("unexpected argument %q", fs.Arg(0))
-	}
-	if o.URL == "" {
-		return nil, usagef("--url is required")
-	}
-	if u, err := url.Parse(o.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, usagef("--url %q: want http://HOST:PORT", o.URL)
-	}
-	concSet := false
-	fs.Visit(func(f *flag.Flag) { concSet = concSet || f.Name == "concurrency" })
-	switch {
-	case rates != "" && concSet:
-		return nil, usagef("--rates and --concurrency: want one of the two")
-	case rates != "":
-		for _, s := range strings.Split(rates, ",") {
-			r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || !(r >= measure.RateResolution && r <= measure.MaxRate) {
-				return nil, usagef("--rates %q: want rates in requests per second (%g to %g) separated by commas", rates, measure.RateResolution, float64(measure.MaxRate))
-			}
-			o.Rates = append(o.Rates, r)
-		}
-	default:
-		for _, s := range strings.Split(conc, ",") {
-			c, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || c < 1 {
-				return nil, usagef("--concurrency %q: want positive integers separated by commas", conc)
-			}
-			o.Concurrency = append(o.Concurrency, c)
-		}
-	}
-	if !(o.Burstiness > 0) {
-		return nil, usagef("--burstiness %g: want more than 0", o.Burstiness)
-	}
-	if o.MaxInFlight < 1 {
-		return nil, usagef("--max-in-flight %d: want at least 1", o.MaxInFlight)
-	}
-	if requests != "auto" {
-		n, err := strconv.Atoi(requests)
-		if err != nil || n < 1 {
-			return nil, usagef("--requests %q: want a positive number or auto", requests)
-		}
-		o.Requests = n
-	}
-	switch {
-	case o.MaxTokens < 1:
-		return nil, usagef("--max-tokens %d: want at least 1", o.MaxTokens)
-	case o.Warmup < 0:
-		return nil, usagef("--warmup %d: want 0 or more", o.Warmup)
-	case o.Repeats < 1:
-		return nil, usagef("--repeats %d: want at least 1", o.Repeats)
-	case o.RequestTimeout <= 0:
-		return nil, usagef("--request-timeout %s: want a positive duration", o.RequestTimeout)
-	case o.Temperature < 0:
-		return nil, usagef("--temperature %g: want 0 or more", o.Temperature)
-	case o.Endpoint != loadgen.EndpointChat && o.Endpoint != loadgen.EndpointCompletions:
-		return nil, usagef("--endpoint %q: want chat or completions", o.Endpoint)
-	}
-	if o.Engine = engine.Lookup(f.engine); o.Engine == nil {
-		return nil, usagef("--engine %q: want %s", f.engine, engine.NameList())
-	}
-	if f.keyEnvVar != "" {
-		o.APIKey = e.Getenv(f.keyEnvVar)
-		if o.APIKey == "" {
-			return nil, usagef("--api-key-env %s: the variable is empty or unset", f.keyEnvVar)
-		}
-	}
-	spec := prompts.Spec{File: f.prompts, OutputLengths: f.lengths}
-	if f.lengths == prompts.OutputMaxTokens {
-		spec.OutputLengths = ""
-	}
-	if f.synthetic != "" {
-		syn, err := prompts.ParseSynthetic(f.synthetic)
-		if err != nil {
-			return nil, usagef("--synthetic: %v", err)
-		}
-		spec.Synthetic = &syn
-	}
-	set, err := prompts.Make(spec, o.Seed, nil)
-	if err != nil {
+	f := &sweepFlags{spec: spec}
+	if f.opts, err = spec.Options(); err != nil {
 		return nil, usagef("--prompts: %v", err)
 	}
-	o.Prompts = set
+	if spec.APIKeyEnv != "" {
+		f.opts.APIKey = e.Getenv(spec.APIKeyEnv)
+		if f.opts.APIKey == "" {
+			return nil, usagef("--api-key-env %s: the variable is empty or unset", spec.APIKeyEnv)
+		}
+	}
 	return f, nil
 }
 
@@ -238,8 +129,8 @@ func runSweep(ctx context.Context, e *env, args []string) int {
 	o := f.opts
 
 	var out io.WriteCloser
-	if f.out != "" {
-		file, err := os.OpenFile(f.out, os.O_WRONLY|os.O_CREATE|os.O_APPEND, results.FileMode)
+	if f.spec.Out != "" {
+		file, err := os.OpenFile(f.spec.Out, os.O_WRONLY|os.O_CREATE|os.O_APPEND, results.FileMode)
 		if err != nil {
 			fmt.Fprintln(e.Stderr, "bakeoff sweep:", err)
 			return exitBadInput
@@ -248,7 +139,7 @@ func runSweep(ctx context.Context, e *env, args []string) int {
 		out = file
 	}
 	var r sweepReporter = &textReporter{e: e}
-	if f.json {
+	if f.spec.JSON {
 		r = &jsonReporter{enc: json.NewEncoder(e.Stdout), stderr: e.Stderr}
 	}
 	r.header(f)
@@ -271,8 +162,8 @@ func runSweep(ctx context.Context, e *env, args []string) int {
 	o.Events = func(ev loadgen.Event) {
 		if ev.Kind == loadgen.EventLevelEnd && ev.Summary != nil {
 			levels = append(levels, *ev.Summary)
-			if f.levels != "" && levelsErr == nil {
-				levelsErr = results.WriteJSONAtomic(f.levels, levels)
+			if f.spec.Levels != "" && levelsErr == nil {
+				levelsErr = results.WriteJSONAtomic(f.spec.Levels, levels)
 			}
 		}
 		r.event(ev)
@@ -281,10 +172,10 @@ func runSweep(ctx context.Context, e *env, args []string) int {
 	if levelsErr != nil && err == nil {
 		err = levelsErr
 	}
-	if res != nil && f.levels != "" && levelsErr == nil && len(levels) == 0 {
+	if res != nil && f.spec.Levels != "" && levelsErr == nil && len(levels) == 0 {
 		// A sweep stopped before its first level still leaves a levels file,
 		// so a reader can tell "ran, measured nothing" from "never ran".
-		if werr := results.WriteJSONAtomic(f.levels, []measure.LevelSummary{}); werr != nil && err == nil {
+		if werr := results.WriteJSONAtomic(f.spec.Levels, []measure.LevelSummary{}); werr != nil && err == nil {
 			err = werr
 		}
 	}

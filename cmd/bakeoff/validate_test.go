@@ -38,6 +38,9 @@ func testEnv() (*env, *bytes.Buffer, *bytes.Buffer) {
 		Getenv:     func(string) string { return "" },
 		Now:        func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
 		Executable: "/usr/local/bin/bakeoff",
+		// The real pid: a host lock a test takes must name a live process.
+		Hostname: "test-machine",
+		PID:      os.Getpid(),
 	}, &out, &errOut
 }
 

@@ -15,6 +15,7 @@ package llamatest
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -29,6 +30,10 @@ import (
 // Env is the variable that turns a test binary into this server (see Main).
 const Env = "BAKEOFF_LLAMATEST"
 
+// PromptLogEnv names a file Main's server appends every request's prompt
+// to, one LoggedPrompt a line, so a test can see exactly what a sweep sent.
+const PromptLogEnv = "BAKEOFF_LLAMATEST_PROMPTS"
+
 // Config is the subset of llama-server's flags the server honours.
 type Config struct {
 	Model        string
@@ -40,6 +45,8 @@ type Config struct {
 	LoadTime time.Duration
 	// TokenGap is the pause between streamed tokens.
 	TokenGap time.Duration
+	// PromptLog, when set, receives a LoggedPrompt line for every request.
+	PromptLog io.Writer
 }
 
 // ParseArgs reads llama-server flags (unknown ones are skipped with their
@@ -109,6 +116,15 @@ const (
 // went wrong.
 func argError(arg, why, usage string) error {
 	return fmt.Errorf("error while handling argument \"%s\": %s\n\nusage:\n%s\n\nto show complete usage, run with -h", arg, why, usage)
+}
+
+// LoggedPrompt is one line of the prompt log: the prompt as the cache sees
+// it (a chat's messages as "role: content" lines) and whether the answer
+// was streamed (a sweep's requests are; the orchestrator's smoke test is
+// not).
+type LoggedPrompt struct {
+	Prompt string `json:"prompt"`
+	Stream bool   `json:"stream"`
 }
 
 // Server is one fake llama-server.
@@ -246,6 +262,10 @@ func (s *Server) completions(chat bool) http.HandlerFunc {
 		}
 		s.cached[prompt] = true
 		s.served++
+		if s.cfg.PromptLog != nil {
+			line, _ := json.Marshal(LoggedPrompt{Prompt: prompt, Stream: req.Stream})
+			s.cfg.PromptLog.Write(append(line, '\n'))
+		}
 		s.mu.Unlock()
 		n := max(1, req.MaxTokens)
 		usage := map[string]any{"completion_tokens": n, "prompt_tokens": promptTokens, "total_tokens": n + promptTokens,
@@ -334,6 +354,14 @@ func Main() bool {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "main: couldn't bind HTTP server socket, hostname: %s, port: %s\n", addr, addr)
 		os.Exit(1)
+	}
+	if name := os.Getenv(PromptLogEnv); name != "" {
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		cfg.PromptLog = f
 	}
 	fmt.Fprintf(os.Stderr, "srv  load_model: loading model '%s'\n", cfg.Model)
 	fmt.Fprintf(os.Stderr, "main: server is listening on http://%s - starting the main loop\n", addr)

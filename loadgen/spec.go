@@ -1,0 +1,287 @@
+package loadgen
+
+import (
+	"cmp"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/engine"
+	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/prompts"
+)
+
+// Defaults of `bakeoff sweep`'s command line where Options has none of its
+// own: the levels and warm-up of the campaign the tool grew out of.
+const (
+	DefaultSweepLevels = "1,2,5,10,30,70,100,250"
+	DefaultSweepWarmup = 5
+)
+
+// Spec is a sweep in plain values: every setting `bakeoff sweep` takes on
+// its command line. It is the one form a sweep has between the campaign and
+// the load generator: the orchestrator builds one, and either writes it as
+// the command line of a sweep on the host (Argv, read back there by
+// ParseArgv) or turns it into Options here (Options, the tunnel). A setting
+// that is a field here reaches the load generator in both ways; the round
+// trip test fails for a field Argv and ParseArgv do not carry.
+//
+// Zero values mean what they mean in Options (MaxTokens 0: DefaultMaxTokens,
+// Repeats 0: one, and so on), so a Spec needs only what it changes.
+type Spec struct {
+	URL    string // server base URL, e.g. http://127.0.0.1:30000
+	Model  string // "": the first id from /v1/models
+	Engine string // an engine name (engine.Names); "": engine.Generic
+	// APIKeyEnv names the environment variable holding a bearer token; the
+	// token itself never appears in a command line.
+	APIKeyEnv string
+	Endpoint  string // EndpointChat or EndpointCompletions; "": chat
+
+	// Concurrency (a closed loop) or Rates (an open loop, requests per
+	// second) are the levels in order: exactly one of the two is set.
+	Concurrency []int
+	Rates       []float64
+	Burstiness  float64 // the open loop's arrival shape; 0: DefaultBurstiness
+	MaxInFlight int     // the open loop's cap; 0: DefaultMaxInFlight
+
+	Requests       int // per level; 0: auto (measure.RequestsFor)
+	MaxTokens      int
+	Warmup         int
+	Temperature    float64
+	IgnoreEOS      bool
+	Repeats        int
+	Seed           int64 // prompt order and arrival schedule
+	RequestTimeout time.Duration
+	// UniquePrompts starts every request with a prefix of its own, so no
+	// request reuses another's cached prefix.
+	UniquePrompts bool
+	// Prompts says which prompt set to build: a file, the built-in set, a
+	// synthetic one, and where each request's max_tokens comes from.
+	Prompts prompts.Spec
+
+	// Where `bakeoff sweep` writes: the records (JSON lines), the level
+	// summaries (JSON), the raw metric scrapes, and JSON events on stdout.
+	// Options carries MetricsDir; the others are the command's own.
+	Out        string
+	Levels     string
+	MetricsDir string
+	JSON       bool
+}
+
+// Argv is the Spec as `bakeoff sweep`'s arguments, after the subcommand:
+// what ParseArgv reads back into the same Spec. The flags that always
+// appear come first, in a fixed order, so a dry run reads the same every
+// time.
+func (s Spec) Argv() []string {
+	argv := []string{"--url", s.URL, "--engine", cmp.Or(s.Engine, engine.Generic)}
+	if s.Model != "" {
+		argv = append(argv, "--model", s.Model)
+	}
+	if s.APIKeyEnv != "" {
+		argv = append(argv, "--api-key-env", s.APIKeyEnv)
+	}
+	if len(s.Rates) > 0 {
+		rates := make([]string, len(s.Rates))
+		for i, r := range s.Rates {
+			rates[i] = measure.FormatRate(r)
+		}
+		argv = append(argv, "--rates", strings.Join(rates, ","))
+	} else {
+		levels := make([]string, len(s.Concurrency))
+		for i, c := range s.Concurrency {
+			levels[i] = strconv.Itoa(c)
+		}
+		argv = append(argv, "--concurrency", strings.Join(levels, ","))
+	}
+	requests := "auto"
+	if s.Requests > 0 {
+		requests = strconv.Itoa(s.Requests)
+	}
+	argv = append(argv,
+		"--requests", requests,
+		"--max-tokens", strconv.Itoa(cmp.Or(s.MaxTokens, DefaultMaxTokens)),
+		"--warmup", strconv.Itoa(s.Warmup),
+		"--endpoint", cmp.Or(s.Endpoint, EndpointChat),
+		"--prompts", cmp.Or(s.Prompts.File, prompts.Builtin),
+		"--temperature", formatFloat(s.Temperature),
+		"--repeats", strconv.Itoa(max(1, s.Repeats)),
+		"--seed", strconv.FormatInt(s.Seed, 10),
+	)
+	// An open loop always states its shape, so the command line says what
+	// the arrivals were without knowing the default.
+	if len(s.Rates) > 0 || s.Burstiness != 0 {
+		argv = append(argv, "--burstiness", formatFloat(cmp.Or(s.Burstiness, DefaultBurstiness)))
+	}
+	if s.MaxInFlight > 0 {
+		argv = append(argv, "--max-in-flight", strconv.Itoa(s.MaxInFlight))
+	}
+	if s.IgnoreEOS {
+		argv = append(argv, "--ignore-eos")
+	}
+	if s.RequestTimeout > 0 {
+		argv = append(argv, "--request-timeout", s.RequestTimeout.String())
+	}
+	if s.UniquePrompts {
+		argv = append(argv, "--unique-prompts")
+	}
+	if s.Prompts.OutputLengths != "" && s.Prompts.OutputLengths != prompts.OutputMaxTokens {
+		argv = append(argv, "--output-lengths", s.Prompts.OutputLengths)
+	}
+	if s.Prompts.Synthetic != nil {
+		argv = append(argv, "--synthetic", s.Prompts.Synthetic.String())
+	}
+	for _, f := range []struct{ flag, value string }{{"--out", s.Out}, {"--levels", s.Levels}, {"--metrics-dir", s.MetricsDir}} {
+		if f.value != "" {
+			argv = append(argv, f.flag, f.value)
+		}
+	}
+	if s.JSON {
+		argv = append(argv, "--json")
+	}
+	return argv
+}
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// ParseArgv reads `bakeoff sweep`'s arguments, after the subcommand, into a
+// Spec, with the defaults its usage text gives, and checks each value. fs
+// is the flag set to register the flags on, whose output and usage are the
+// caller's; nil makes a quiet one. A request for help returns flag.ErrHelp.
+func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
+	if fs == nil {
+		fs = flag.NewFlagSet("sweep", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+	}
+	var (
+		s                                    Spec
+		conc, rates, requests, lengths, synt string
+	)
+	fs.StringVar(&s.URL, "url", "", "")
+	fs.StringVar(&s.Model, "model", "", "")
+	fs.StringVar(&s.APIKeyEnv, "api-key-env", "", "")
+	fs.StringVar(&s.Engine, "engine", engine.Generic, "")
+	fs.BoolVar(&s.UniquePrompts, "unique-prompts", false, "")
+	fs.StringVar(&conc, "concurrency", DefaultSweepLevels, "")
+	fs.StringVar(&rates, "rates", "", "")
+	fs.Float64Var(&s.Burstiness, "burstiness", DefaultBurstiness, "")
+	fs.IntVar(&s.MaxInFlight, "max-in-flight", DefaultMaxInFlight, "")
+	fs.StringVar(&requests, "requests", "auto", "")
+	fs.IntVar(&s.MaxTokens, "max-tokens", DefaultMaxTokens, "")
+	fs.IntVar(&s.Warmup, "warmup", DefaultSweepWarmup, "")
+	fs.StringVar(&s.Endpoint, "endpoint", EndpointChat, "")
+	fs.StringVar(&s.Prompts.File, "prompts", prompts.Builtin, "")
+	fs.StringVar(&lengths, "output-lengths", prompts.OutputMaxTokens, "")
+	fs.StringVar(&synt, "synthetic", "", "")
+	fs.Float64Var(&s.Temperature, "temperature", 0, "")
+	fs.BoolVar(&s.IgnoreEOS, "ignore-eos", false, "")
+	fs.IntVar(&s.Repeats, "repeats", 1, "")
+	fs.Int64Var(&s.Seed, "seed", 0, "")
+	fs.DurationVar(&s.RequestTimeout, "request-timeout", DefaultRequestTimeout, "")
+	fs.StringVar(&s.Out, "out", "", "")
+	fs.StringVar(&s.Levels, "levels", "", "")
+	fs.StringVar(&s.MetricsDir, "metrics-dir", "", "")
+	fs.BoolVar(&s.JSON, "json", false, "")
+	if err := fs.Parse(args); err != nil {
+		return Spec{}, err
+	}
+	if fs.NArg() > 0 {
+		return Spec{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if s.URL == "" {
+		return Spec{}, errors.New("--url is required")
+	}
+	if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Spec{}, fmt.Errorf("--url %q: want http://HOST:PORT", s.URL)
+	}
+	concSet := false
+	fs.Visit(func(f *flag.Flag) { concSet = concSet || f.Name == "concurrency" })
+	switch {
+	case rates != "" && concSet:
+		return Spec{}, errors.New("--rates and --concurrency: want one of the two")
+	case rates != "":
+		for _, r := range strings.Split(rates, ",") {
+			f, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
+			if err != nil || !(f >= measure.RateResolution && f <= measure.MaxRate) {
+				return Spec{}, fmt.Errorf("--rates %q: want rates in requests per second (%g to %g) separated by commas", rates, measure.RateResolution, float64(measure.MaxRate))
+			}
+			s.Rates = append(s.Rates, f)
+		}
+	default:
+		for _, c := range strings.Split(conc, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(c))
+			if err != nil || n < 1 {
+				return Spec{}, fmt.Errorf("--concurrency %q: want positive integers separated by commas", conc)
+			}
+			s.Concurrency = append(s.Concurrency, n)
+		}
+	}
+	if !(s.Burstiness > 0) {
+		return Spec{}, fmt.Errorf("--burstiness %g: want more than 0", s.Burstiness)
+	}
+	if s.MaxInFlight < 1 {
+		return Spec{}, fmt.Errorf("--max-in-flight %d: want at least 1", s.MaxInFlight)
+	}
+	if requests != "auto" {
+		n, err := strconv.Atoi(requests)
+		if err != nil || n < 1 {
+			return Spec{}, fmt.Errorf("--requests %q: want a positive number or auto", requests)
+		}
+		s.Requests = n
+	}
+	switch {
+	case s.MaxTokens < 1:
+		return Spec{}, fmt.Errorf("--max-tokens %d: want at least 1", s.MaxTokens)
+	case s.Warmup < 0:
+		return Spec{}, fmt.Errorf("--warmup %d: want 0 or more", s.Warmup)
+	case s.Repeats < 1:
+		return Spec{}, fmt.Errorf("--repeats %d: want at least 1", s.Repeats)
+	case s.RequestTimeout <= 0:
+		return Spec{}, fmt.Errorf("--request-timeout %s: want a positive duration", s.RequestTimeout)
+	case s.Temperature < 0:
+		return Spec{}, fmt.Errorf("--temperature %g: want 0 or more", s.Temperature)
+	case s.Endpoint != EndpointChat && s.Endpoint != EndpointCompletions:
+		return Spec{}, fmt.Errorf("--endpoint %q: want chat or completions", s.Endpoint)
+	}
+	if engine.Lookup(s.Engine) == nil {
+		return Spec{}, fmt.Errorf("--engine %q: want %s", s.Engine, engine.NameList())
+	}
+	if lengths != prompts.OutputMaxTokens {
+		s.Prompts.OutputLengths = lengths
+	}
+	if synt != "" {
+		syn, err := prompts.ParseSynthetic(synt)
+		if err != nil {
+			return Spec{}, fmt.Errorf("--synthetic: %w", err)
+		}
+		s.Prompts.Synthetic = &syn
+	}
+	return s, nil
+}
+
+// Options turns the Spec into the options Run takes: the engine's profile
+// and the prompt set (read from disk for a file) in place of their names.
+// The caller adds what has no place on a command line: the API key, the
+// HTTP client, where records and events go.
+func (s Spec) Options() (Options, error) {
+	name := cmp.Or(s.Engine, engine.Generic)
+	eng := engine.Lookup(name)
+	if eng == nil {
+		return Options{}, fmt.Errorf("engine %q: want %s", name, engine.NameList())
+	}
+	set, err := prompts.Make(s.Prompts, s.Seed, nil)
+	if err != nil {
+		return Options{}, fmt.Errorf("building the prompt set: %w", err)
+	}
+	return Options{
+		URL: s.URL, Model: s.Model, Endpoint: s.Endpoint,
+		Concurrency: s.Concurrency, Rates: s.Rates, Burstiness: s.Burstiness, MaxInFlight: s.MaxInFlight,
+		Requests: s.Requests, MaxTokens: s.MaxTokens, Warmup: s.Warmup, Temperature: s.Temperature,
+		IgnoreEOS: s.IgnoreEOS, Repeats: s.Repeats, Seed: s.Seed, RequestTimeout: s.RequestTimeout,
+		UniquePrompts: s.UniquePrompts, Prompts: set, MetricsDir: s.MetricsDir, Engine: eng,
+	}, nil
+}
