@@ -1,10 +1,8 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -15,29 +13,9 @@ import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/engine"
+	"github.com/bakeoff-dev/bakeoff/internal/golden"
 	"github.com/bakeoff-dev/bakeoff/loadgen"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (rerun with -update to accept):\n got:\n%s\nwant:\n%s", path, got, want)
-	}
-}
 
 func profile(t *testing.T, name string) *engine.Profile {
 	t.Helper()
@@ -86,7 +64,7 @@ func TestLaunchGolden(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%-9s %s\n", "", strings.Join(custom, " "))
 	}
-	golden(t, "launch.golden", []byte(b.String()))
+	golden.Check(t, "testdata/launch.golden", []byte(b.String()))
 }
 
 func TestReserved(t *testing.T) {

@@ -1,15 +1,12 @@
 package measure
 
 import (
-	"flag"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+	"github.com/bakeoff-dev/bakeoff/internal/golden"
+)
 
 const ms = int64(1e6)
 
@@ -160,28 +157,5 @@ func TestFormatLevelGolden(t *testing.T) {
 	for _, l := range levels {
 		b.WriteString(FormatLevel(l) + "\n")
 	}
-	golden(t, "format_level.txt", b.String())
-}
-
-// golden compares got with testdata/name; -update rewrites it, and on a
-// mismatch what was got is written beside it as name.got.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("%s differs; got written to %s.got:\n%s", path, path, got)
-	}
+	golden.Check(t, "testdata/format_level.txt", []byte(b.String()))
 }

@@ -3,9 +3,11 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/bakeoff-dev/bakeoff/internal/golden"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/slo"
@@ -63,7 +65,7 @@ func TestGoldenSLO(t *testing.T) {
 			if err := tc.render(&b); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name, b.Bytes())
+			golden.Check(t, filepath.Join("testdata", tc.name), b.Bytes())
 		})
 	}
 	// The sentences say what the figures say: the baseline's capacity is a
@@ -158,7 +160,7 @@ func TestDiffCapacity(t *testing.T) {
 	if err := DiffText(&b, d); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "diff-capacity.txt", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "diff-capacity.txt"), b.Bytes())
 }
 
 // TestDiffCapacityRegression: a variant whose capacity fell by a fifth is a

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
-	"flag"
 	"fmt"
 	"image/png"
 	"os"
@@ -16,13 +15,12 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/bakeoff-dev/bakeoff/internal/golden"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func smallSweep() verdicttest.Sweep {
 	s := verdicttest.DefaultSweep()
@@ -89,27 +87,6 @@ func verdictOf(t *testing.T, run *results.Run) (*verdict.Verdict, *results.Run) 
 	return v, run
 }
 
-// golden compares got with testdata/name; on mismatch it writes got beside
-// it as name.got.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("%s differs from the golden file; got written to %s.got", name, path)
-	}
-}
-
 func TestGolden(t *testing.T) {
 	v, _ := testVerdict(t)
 	one, _ := verdictOf(t, writeRounds(t, t.TempDir(), 1, 1, "sha256:aaaa", 1))
@@ -127,7 +104,7 @@ func TestGolden(t *testing.T) {
 			if err := tc.render(&buf); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name, buf.Bytes())
+			golden.Check(t, filepath.Join("testdata", tc.name), buf.Bytes())
 		})
 	}
 }

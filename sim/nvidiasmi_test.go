@@ -3,7 +3,6 @@ package sim
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,9 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/bakeoff-dev/bakeoff/internal/golden"
+)
 
 // deadPID returns the pid of a process that has exited.
 func deadPID(t *testing.T) int {
@@ -69,22 +68,7 @@ func TestNvidiaSMIGolden(t *testing.T) {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, errb.String())
 			}
 			got := strings.ReplaceAll(out.String()+errb.String(), strconv.Itoa(me)+",", "PID,")
-			golden := filepath.Join("testdata", "nvidia-smi", tt.name+".txt")
-			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create)", err)
-			}
-			if got != string(want) {
-				os.WriteFile(golden+".got", []byte(got), 0o644)
-				t.Errorf("output differs from %s (wrote %s.got):\n%s", golden, golden, got)
-			}
+			golden.Check(t, filepath.Join("testdata", "nvidia-smi", tt.name+".txt"), []byte(got))
 		})
 	}
 }

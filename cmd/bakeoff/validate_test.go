@@ -3,30 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/internal/golden"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
-
-// The -update flag rewrites golden files. It is looked up rather than owned,
-// so any test file of this package may declare it first.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files in testdata/")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // testEnv is a process boundary with buffers and a fixed clock.
 func testEnv() (*env, *bytes.Buffer, *bytes.Buffer) {
@@ -42,27 +28,6 @@ func testEnv() (*env, *bytes.Buffer, *bytes.Buffer) {
 		Hostname: "test-machine",
 		PID:      os.Getpid(),
 	}, &out, &errOut
-}
-
-// checkGolden compares got with testdata/NAME; on a mismatch it writes what
-// it got beside the golden file as NAME.got.
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if updating() {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		_ = os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("output differs from %s (got written to %s.got):\n%s", path, path, got)
-	}
 }
 
 func TestValidateGolden(t *testing.T) {
@@ -98,7 +63,7 @@ func TestValidateGolden(t *testing.T) {
 			if other.Len() > 0 {
 				t.Errorf("unexpected output on the other stream:\n%s", other)
 			}
-			checkGolden(t, tt.golden, got.Bytes())
+			golden.Check(t, filepath.Join("testdata", tt.golden), got.Bytes())
 		})
 	}
 }
