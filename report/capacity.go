@@ -119,7 +119,7 @@ func sloTable(s verdict.Scenario) table {
 
 // capacityDiffText writes the capacity part of a diff: a table of each
 // scenario's capacity in both runs, or why there is none.
-func capacityDiffText(w io.Writer, d *DiffResult) error {
+func capacityDiffText(w io.Writer, d *verdict.DiffResult) error {
 	c := d.Capacity
 	if c == nil {
 		return nil
@@ -145,14 +145,4 @@ func capacityDiffText(w io.Writer, d *DiffResult) error {
 			verdict.Pct(r.DeltaPct) + " (" + verdict.PClause(r.PAdjusted) + ")", outcome})
 	}
 	return renderTable(w, t, nil)
-}
-
-// comparisons is the size of the diff's corrected family: its throughput
-// rows and its capacity rows.
-func (d *DiffResult) comparisons() int {
-	n := len(d.Rows)
-	if d.Capacity != nil {
-		n += len(d.Capacity.Rows)
-	}
-	return n
 }

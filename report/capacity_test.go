@@ -140,7 +140,7 @@ func TestNoSLONoCapacity(t *testing.T) {
 func TestDiffCapacity(t *testing.T) {
 	old := sloRun(t, 3, 21, 1)
 	same := sloRun(t, 3, 22, 1)
-	d, err := Diff(old, same, DiffOptions{})
+	d, err := verdict.Diff(old, same, verdict.DiffOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestDiffCapacityRegression(t *testing.T) {
 		}
 		return run
 	}
-	d, err := Diff(mk(31, 1), mk(32, 1.25), DiffOptions{})
+	d, err := verdict.Diff(mk(31, 1), mk(32, 1.25), verdict.DiffOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,11 +11,11 @@ import (
 // DiffText writes the comparison of two runs: a table per scenario and level
 // with old and new throughput, the delta, its p-value and the outcome, then
 // what only one run has.
-func DiffText(w io.Writer, d *DiffResult) error {
+func DiffText(w io.Writer, d *verdict.DiffResult) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "old: %s (%s)\nnew: %s (%s)\n", d.OldRun, roundsWords(d.OldRounds), d.NewRun, roundsWords(d.NewRounds))
 	fmt.Fprintf(ew, "regression: significantly slower (p < %v after %s over %d comparisons) and by more than %.1f%%; tie: the %.0f%% interval within ±%.1f%%\n",
-		d.Alpha, correctionName(d.Correction), d.comparisons(), 100*d.Threshold, 100*(1-2*d.Alpha), d.EquivalenceMarginPct)
+		d.Alpha, correctionName(d.Correction), d.Comparisons(), 100*d.Threshold, 100*(1-2*d.Alpha), d.EquivalenceMarginPct)
 	if d.OldRounds <= 1 && d.NewRounds <= 1 {
 		fmt.Fprintf(ew, "! launch-to-launch variation not measured (one launch per scenario in each run): a difference under %.1f%% (min_effect) is never called a regression\n",
 			d.MinEffectPct)

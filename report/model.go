@@ -1,8 +1,9 @@
 // Package report renders a verdict: the side-by-side terminal table, a
 // Markdown verdict for a pull request, CSV, JSON, the Go benchmark text
-// format that benchstat reads, and plots; and it compares two runs (diff).
-// Every renderer is a pure function of a verdict.Verdict, which is itself a
-// pure function of a run directory.
+// format that benchstat reads, the HTML page and plots; and the comparison
+// of two runs that verdict.Diff computes. Every renderer is a pure function
+// of a verdict.Verdict (or a verdict.DiffResult), which is itself a pure
+// function of run directories: no statistic is computed here.
 package report
 
 import (

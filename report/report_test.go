@@ -294,7 +294,7 @@ func TestDiff(t *testing.T) {
 		{"10% slower baseline", slower, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := Diff(old, tc.new, DiffOptions{})
+			d, err := verdict.Diff(old, tc.new, verdict.DiffOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -336,7 +336,7 @@ func TestDiffOneRound(t *testing.T) {
 	}{{1.035, false}, {1.10, true}} {
 		t.Run(fmt.Sprint(tc.slowdown), func(t *testing.T) {
 			new := writeRounds(t, filepath.Join(dir, fmt.Sprint(tc.slowdown)), 1, tc.slowdown, "sha256:aaaa", 1)
-			d, err := Diff(old, new, DiffOptions{})
+			d, err := verdict.Diff(old, new, verdict.DiffOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -364,15 +364,15 @@ func TestDiffRefusesUnlikeRuns(t *testing.T) {
 	old := writeCampaign(t, filepath.Join(dir, "old"), 1, 1, "sha256:aaaa")
 	other := writeCampaign(t, filepath.Join(dir, "other"), 2, 1, "sha256:bbbb")
 	other.Manifest.Sweep.MaxTokens = 512
-	_, err := Diff(old, other, DiffOptions{})
-	var fe *FingerprintError
+	_, err := verdict.Diff(old, other, verdict.DiffOptions{})
+	var fe *verdict.FingerprintError
 	if !errors.As(err, &fe) {
 		t.Fatalf("err = %v, want a FingerprintError", err)
 	}
 	if !strings.Contains(err.Error(), "max_tokens: 200 → 512") || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("error does not say which field differs: %v", err)
 	}
-	d, err := Diff(old, other, DiffOptions{Force: true})
+	d, err := verdict.Diff(old, other, verdict.DiffOptions{Force: true})
 	if err != nil {
 		t.Fatalf("forced: %v", err)
 	}

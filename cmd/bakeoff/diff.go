@@ -46,7 +46,7 @@ func init() {
 
 type diffFlags struct {
 	old, new string
-	opts     report.DiffOptions
+	opts     verdict.DiffOptions
 }
 
 func parseDiffFlags(e *env, args []string) (*diffFlags, error) {
@@ -106,7 +106,7 @@ func runDiff(_ context.Context, e *env, args []string) int {
 			return exitBadInput
 		}
 	}
-	d, err := report.Diff(runs[0], runs[1], f.opts)
+	d, err := verdict.Diff(runs[0], runs[1], f.opts)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "bakeoff diff: %v\n", err)
 		return exitBadInput

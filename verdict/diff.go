@@ -1,4 +1,4 @@
-package report
+package verdict
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
-	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
 // DefaultThreshold is the slowdown, as a fraction, beyond which a
@@ -21,7 +20,7 @@ type DiffOptions struct {
 	Threshold float64
 	// Force compares runs whose sweep fingerprints differ.
 	Force bool
-	// Alpha is the significance level (verdict.DefaultAlpha when zero).
+	// Alpha is the significance level (DefaultAlpha when zero).
 	Alpha float64
 }
 
@@ -50,13 +49,13 @@ func shortFP(s string) string {
 
 // DiffRow is one scenario at one level in both runs.
 type DiffRow struct {
-	Scenario string           `json:"scenario"`
-	Level    int              `json:"level"`
-	Old      verdict.Estimate `json:"old"`
-	New      verdict.Estimate `json:"new"`
+	Scenario string   `json:"scenario"`
+	Level    int      `json:"level"`
+	Old      Estimate `json:"old"`
+	New      Estimate `json:"new"`
 	// Comparison is new against old, decided with every other row of the
 	// diff as one family (corrected p-values, the verdict's outcomes).
-	verdict.Comparison
+	Comparison
 	// Regression is a significant slowdown (OutcomeSlower) beyond the
 	// threshold; Improvement a significant speed-up beyond it.
 	Regression  bool `json:"regression,omitempty"`
@@ -104,7 +103,7 @@ type CapacityDiffRow struct {
 	// Old and New are the capacities as the verdict writes them.
 	Old string `json:"old"`
 	New string `json:"new"`
-	verdict.Comparison
+	Comparison
 	// Censored is set when a launch of either run was beyond the levels
 	// measured, so that its capacity is only a bound.
 	Censored bool `json:"censored,omitempty"`
@@ -112,6 +111,16 @@ type CapacityDiffRow struct {
 	// Improvement a higher one beyond it.
 	Regression  bool `json:"regression,omitempty"`
 	Improvement bool `json:"improvement,omitempty"`
+}
+
+// Comparisons is the size of the diff's corrected family: its throughput
+// rows and its capacity rows.
+func (d *DiffResult) Comparisons() int {
+	n := len(d.Rows)
+	if d.Capacity != nil {
+		n += len(d.Capacity.Rows)
+	}
+	return n
 }
 
 // Regressed reports whether any row is a significant regression beyond the
@@ -132,8 +141,9 @@ func (d *DiffResult) Regressed() bool {
 	return false
 }
 
-// Diff compares two runs: every scenario both measured, at every level both
-// measured, new against old, with the verdict's statistics: one figure per
+// Diff compares two runs, as `bakeoff diff` shows them (report.DiffText):
+// every scenario both measured, at every level both measured, new against
+// old, with the verdict's statistics: one figure per
 // launch, each run's launch-to-launch variance pooled over its levels (the
 // within-launch samples when both runs launched the scenario once, and then
 // the minimum effect as a floor), every row one comparison of a family
@@ -144,7 +154,7 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 		o.Threshold = DefaultThreshold
 	}
 	if o.Alpha <= 0 || o.Alpha >= 1 {
-		o.Alpha = verdict.DefaultAlpha
+		o.Alpha = DefaultAlpha
 	}
 	d := &DiffResult{OldRun: old.Dir, NewRun: new.Dir, Threshold: o.Threshold, Alpha: o.Alpha}
 	if old.Manifest.Fingerprint != new.Manifest.Fingerprint {
@@ -154,17 +164,17 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 		}
 		d.Forced, d.FingerprintFields = true, fields
 	}
-	vo, err := verdict.Compute(old, verdict.Options{Alpha: o.Alpha})
+	vo, err := Compute(old, Options{Alpha: o.Alpha})
 	if err != nil {
 		return nil, err
 	}
-	vn, err := verdict.Compute(new, verdict.Options{Alpha: o.Alpha})
+	vn, err := Compute(new, Options{Alpha: o.Alpha})
 	if err != nil {
 		return nil, err
 	}
 	d.Correction, d.MinEffectPct, d.EquivalenceMarginPct = vn.Correction, vn.MinEffectPct, vn.EquivalenceMarginPct
 	d.OldRounds, d.NewRounds = vo.Rounds, vn.Rounds
-	var family []*verdict.Comparison
+	var family []*Comparison
 	for _, so := range vo.Scenarios {
 		sn := vn.Scenario(so.Name)
 		oldNone := so.Failed() || len(so.Levels) == 0
@@ -179,7 +189,7 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 			d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s: no measurements in OLD", so.Name))
 			continue
 		}
-		cs := verdict.CompareRuns(&so, sn, vn.Confidence)
+		cs := CompareRuns(&so, sn, vn.Confidence)
 		for _, lo := range so.Levels {
 			ln := sn.Level(lo.Level)
 			if ln == nil {
@@ -209,20 +219,20 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 	for _, c := range caps {
 		family = append(family, c.cmp)
 	}
-	verdict.Decide(family, o.Alpha, d.Correction, d.MinEffectPct, d.EquivalenceMarginPct)
+	Decide(family, o.Alpha, d.Correction, d.MinEffectPct, d.EquivalenceMarginPct)
 	for _, c := range caps {
-		verdict.SettleCapacity(c.cmp, c.old, c.new)
+		SettleCapacity(c.cmp, c.old, c.new)
 		r := CapacityDiffRow{Scenario: c.old.Scenario, Old: c.old.Text, New: c.new.Text, Comparison: *c.cmp,
 			Censored: c.old.Bound != "" || c.new.Bound != ""}
-		r.Regression = r.Outcome == verdict.OutcomeSlower && r.DeltaPct <= -100*o.Threshold
-		r.Improvement = r.Outcome == verdict.OutcomeFaster && r.DeltaPct >= 100*o.Threshold
+		r.Regression = r.Outcome == OutcomeSlower && r.DeltaPct <= -100*o.Threshold
+		r.Improvement = r.Outcome == OutcomeFaster && r.DeltaPct >= 100*o.Threshold
 		d.Capacity.Rows = append(d.Capacity.Rows, r)
 	}
 	for i := range d.Rows {
 		r := &d.Rows[i]
 		r.Comparison = *family[i]
-		r.Regression = r.Outcome == verdict.OutcomeSlower && r.DeltaPct <= -100*o.Threshold
-		r.Improvement = r.Outcome == verdict.OutcomeFaster && r.DeltaPct >= 100*o.Threshold
+		r.Regression = r.Outcome == OutcomeSlower && r.DeltaPct <= -100*o.Threshold
+		r.Improvement = r.Outcome == OutcomeFaster && r.DeltaPct >= 100*o.Threshold
 	}
 	return d, nil
 }
@@ -248,14 +258,14 @@ func sweepDiff(a, b results.SweepInfo) []string {
 
 // capacityPair is one scenario's capacity in both runs and their comparison.
 type capacityPair struct {
-	old, new *verdict.ScenarioCapacity
-	cmp      *verdict.Comparison
+	old, new *ScenarioCapacity
+	cmp      *Comparison
 }
 
 // diffCapacity pairs the scenarios' capacities when both runs judged them
 // under the same objective, and sets d.Capacity; a note says why not
 // otherwise.
-func diffCapacity(d *DiffResult, vo, vn *verdict.Verdict) []capacityPair {
+func diffCapacity(d *DiffResult, vo, vn *Verdict) []capacityPair {
 	co, cn := vo.Capacity, vn.Capacity
 	switch {
 	case co == nil && cn == nil:
@@ -271,14 +281,14 @@ func diffCapacity(d *DiffResult, vo, vn *verdict.Verdict) []capacityPair {
 		so := &co.Scenarios[i]
 		for j := range cn.Scenarios {
 			if sn := &cn.Scenarios[j]; sn.Scenario == so.Scenario {
-				out = append(out, capacityPair{so, sn, verdict.CompareCapacity(so, sn, vn.Confidence)})
+				out = append(out, capacityPair{so, sn, CompareCapacity(so, sn, vn.Confidence)})
 			}
 		}
 	}
 	return out
 }
 
-func objectiveOf(c *verdict.CapacityVerdict) string {
+func objectiveOf(c *CapacityVerdict) string {
 	if c == nil {
 		return "none"
 	}
