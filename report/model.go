@@ -111,16 +111,36 @@ func mdeShort(c verdict.Comparison) string {
 	return fmt.Sprintf("MDE %.1f%%", c.MDEPct)
 }
 
+// winnerCell names the level's winner, or says that the leaders tie or that
+// none was decided. It never lists the scenarios: with every variant more,
+// the list would widen the table's last column, and each variant's own cell
+// already says how it compares.
 func winnerCell(r verdict.Row) string {
 	switch r.Outcome {
 	case verdict.RowWinner:
 		return r.Winner
 	case verdict.RowTie:
-		return "tie (" + strings.Join(r.Tied, " = ") + ")"
+		return fmt.Sprintf("%d-way tie", len(r.Tied))
 	case verdict.RowInconclusive:
-		return "? (" + strings.Join(r.Unresolved, ", ") + ")"
+		return noneDecided
 	}
 	return "-"
+}
+
+// noneDecided is the winner cell of a level whose leader cannot be told
+// from some other scenario.
+const noneDecided = "none decided"
+
+// winnerTitle lists who ties or who cannot be told apart, for the HTML
+// cell's hover title; empty when a scenario won.
+func winnerTitle(r verdict.Row) string {
+	switch r.Outcome {
+	case verdict.RowTie:
+		return "tied: " + strings.Join(r.Tied, " = ")
+	case verdict.RowInconclusive:
+		return "cannot be told apart: " + strings.Join(r.Unresolved, ", ")
+	}
+	return ""
 }
 
 // legend explains the three outcomes of the table's cells.

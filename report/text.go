@@ -13,9 +13,14 @@ import (
 )
 
 // Text writes the terminal report: the fairness notes (above the table, so
-// they are read first), the side-by-side table, the crossover sentences, the
-// accept lengths, and a detailed block per scenario.
-func Text(w io.Writer, v *verdict.Verdict) error {
+// they are read first), the verdict table, the crossover sentences, the
+// accept lengths, and a detailed block per scenario. Its table fits
+// DefaultWidth columns.
+func Text(w io.Writer, v *verdict.Verdict) error { return TextWidth(w, v, DefaultWidth) }
+
+// TextWidth is Text with a verdict table that fits width columns, a
+// terminal's (0: DefaultWidth).
+func TextWidth(w io.Writer, v *verdict.Verdict, width int) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "%s %s: baseline %s, alpha %v, throughput: geometric mean of the launches' steady-state throughput ± %.0f%% CI\n",
 		v.Campaign, v.Run, v.Baseline, v.Alpha, 100*v.Confidence)
@@ -27,7 +32,7 @@ func Text(w io.Writer, v *verdict.Verdict) error {
 		}
 		fmt.Fprintln(ew)
 	}
-	if err := renderTable(ew, sideBySide(v), nil); err != nil {
+	if err := writeVerdictTable(ew, v, width); err != nil {
 		return err
 	}
 	fmt.Fprintln(ew, legend(v))
@@ -88,6 +93,9 @@ func renderTable(w io.Writer, t table, r tw.Renderer) error {
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAlignment(tw.AlignRight),
 		tablewriter.WithHeaderAlignment(tw.AlignCenter),
+		// A cell's own padding aligns it with the cells of other tables
+		// (alignBlocks); no cell has spaces around it otherwise.
+		tablewriter.WithTrimSpace(tw.Off),
 	}
 	if r != nil {
 		opts = append(opts, tablewriter.WithRenderer(r))

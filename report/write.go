@@ -24,19 +24,72 @@ const (
 	BenchstatFile = "benchstat.txt"
 )
 
+// Options are the choices a renderer leaves to its caller. The zero value
+// means the defaults, which are what WriteAll writes.
+type Options struct {
+	// Width is the widest line the text table may draw, in columns: a
+	// terminal's width (DefaultWidth when zero). A file has no terminal and
+	// gets DefaultWidth.
+	Width int
+}
+
+// Format is one way to write a verdict: what `bakeoff report --format`
+// names it, the file WriteAll writes it to, and its renderer.
+type Format struct {
+	Name string
+	// Doc says what it is, for the command's usage.
+	Doc   string
+	File  string
+	Write func(w io.Writer, v *verdict.Verdict, o Options) error
+}
+
+// Formats are every format, the one list that both WriteAll and
+// `bakeoff report --format` read, in the order the usage lists them.
+var Formats = []Format{
+	{Name: "text", Doc: "the side-by-side table and each level's figures", File: TextFile,
+		Write: func(w io.Writer, v *verdict.Verdict, o Options) error { return TextWidth(w, v, o.Width) }},
+	{Name: "md", Doc: "the same as Markdown, for a pull request or a chat", File: MarkdownFile, Write: plain(Markdown)},
+	{Name: "csv", Doc: "one row per scenario and level", File: CSVFile, Write: plain(CSV)},
+	{Name: "json", Doc: "the whole verdict", File: JSONFile, Write: plain(JSON)},
+	{Name: "benchstat", Doc: "Go benchmark format: benchstat -col /scenario DIR/report/benchstat.txt", File: BenchstatFile, Write: plain(Benchstat)},
+	{Name: "html", Doc: "the one-page report, as report/index.html", File: HTMLFile, Write: plain(HTML)},
+}
+
+// plain adapts a renderer that has no choice to make.
+func plain(f func(io.Writer, *verdict.Verdict) error) func(io.Writer, *verdict.Verdict, Options) error {
+	return func(w io.Writer, v *verdict.Verdict, _ Options) error { return f(w, v) }
+}
+
+// FormatNames are the names of Formats, in order.
+func FormatNames() []string {
+	out := make([]string, len(Formats))
+	for i, f := range Formats {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// FormatNamed is the format called name; ok is false when there is none.
+func FormatNamed(name string) (f Format, ok bool) {
+	for _, f := range Formats {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Format{}, false
+}
+
 // WriteAll writes every report and plot into runDir/report/, each file
 // atomically (a reader sees the old file or the new one, never half).
 func WriteAll(runDir string, v *verdict.Verdict) error {
 	dir := filepath.Join(runDir, Dir)
 	files := map[string][]byte{}
-	for name, render := range map[string]func(io.Writer, *verdict.Verdict) error{
-		TextFile: Text, MarkdownFile: Markdown, CSVFile: CSV, JSONFile: JSON, BenchstatFile: Benchstat, HTMLFile: HTML,
-	} {
+	for _, f := range Formats {
 		var buf bytes.Buffer
-		if err := render(&buf, v); err != nil {
-			return fmt.Errorf("report %s: %w", name, err)
+		if err := f.Write(&buf, v, Options{}); err != nil {
+			return fmt.Errorf("report %s: %w", f.File, err)
 		}
-		files[name] = buf.Bytes()
+		files[f.File] = buf.Bytes()
 	}
 	if v.Capacity != nil {
 		var buf bytes.Buffer

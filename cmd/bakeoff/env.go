@@ -17,6 +17,10 @@ type env struct {
 	// IsTerminal reports whether Stdout is an interactive terminal, which
 	// decides between a live progress display and plain timestamped lines.
 	IsTerminal bool
+	// TermWidth is the width of the terminal in columns, asked when a table
+	// is drawn (a window may have been resized since the start), or 0 when
+	// unknown; nil in tests means unknown.
+	TermWidth func() int
 	// Executable is the path of the running bakeoff binary; the orchestrator
 	// launches it as the simulated engine and uploads it to run sweeps.
 	Executable string
@@ -39,8 +43,18 @@ func newEnv() *env {
 		Getenv:     os.Getenv,
 		Now:        time.Now,
 		IsTerminal: isTerminal(os.Stdout),
+		TermWidth:  func() int { return terminalWidth(os.Getenv, os.Stdout) },
 		Executable: exe,
 		Hostname:   host,
 		PID:        os.Getpid(),
 	}
+}
+
+// columns is the width tables are drawn to fit, or 0 for the renderer's
+// default.
+func (e *env) columns() int {
+	if e.TermWidth == nil {
+		return 0
+	}
+	return e.TermWidth()
 }

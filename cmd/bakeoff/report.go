@@ -13,8 +13,8 @@ import (
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
-const reportUsage = `
-Usage: bakeoff report DIR [--format text|md|csv|json|benchstat] [--alpha 0.05] [--baseline NAME]
+var reportUsage = `
+Usage: bakeoff report DIR [--format ` + strings.Join(report.FormatNames(), "|") + `] [--alpha 0.05] [--baseline NAME]
 
 Rebuilds the verdict of the run in DIR from its raw records (requests.jsonl)
 alone: no host is contacted. Prints it in the chosen format (text by
@@ -22,8 +22,8 @@ default) and rewrites DIR/report/ (index.html, the page to look at;
 verdict.txt, verdict.md, summary.csv, verdict.json, benchstat.txt and the
 plots as PNG and SVG).
 
-  --format    text (the side-by-side table), md, csv, json or benchstat
-              (Go benchmark format: benchstat -col /scenario DIR/report/benchstat.txt)
+  --format    one of (text by default):
+` + formatLines() + `
   --alpha     significance level of the comparisons (default 0.05)
   --baseline  compare against this scenario instead of the run's baseline
 
@@ -31,13 +31,16 @@ Exit 0 on success, 1 when the verdict carries a red fairness note (a failed
 scenario, unlike fingerprints, greedy outputs that differ clearly more often
 than the baseline's own), 2 on bad input.`
 
-// reportFormats are the renderers --format selects.
-var reportFormats = map[string]func(io.Writer, *verdict.Verdict) error{
-	"text":      report.Text,
-	"md":        report.Markdown,
-	"csv":       report.CSV,
-	"json":      report.JSON,
-	"benchstat": report.Benchstat,
+// formatLines lists report.Formats for the usage, one per line.
+func formatLines() string {
+	var b strings.Builder
+	for i, f := range report.Formats {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "                %-10s %s", f.Name, f.Doc)
+	}
+	return b.String()
 }
 
 func init() {
@@ -67,11 +70,11 @@ func parseReportFlags(e *env, args []string) (*reportFlags, error) {
 		return nil, err
 	}
 	if len(pos) != 1 {
-		return nil, usagef("usage: bakeoff report DIR [--format text|md|csv|json|benchstat] [--alpha 0.05]")
+		return nil, usagef("usage: bakeoff report DIR [--format %s] [--alpha 0.05]", strings.Join(report.FormatNames(), "|"))
 	}
 	f.dir = pos[0]
-	if _, ok := reportFormats[f.format]; !ok {
-		return nil, usagef("--format %q: want text, md, csv, json or benchstat", f.format)
+	if _, ok := report.FormatNamed(f.format); !ok {
+		return nil, usagef("--format %q: want one of %s", f.format, strings.Join(report.FormatNames(), ", "))
 	}
 	if f.alpha <= 0 || f.alpha >= 1 {
 		return nil, usagef("--alpha %g: want a number between 0 and 1", f.alpha)
@@ -115,7 +118,8 @@ func runReport(_ context.Context, e *env, args []string) int {
 	if v == nil {
 		return code
 	}
-	if err := reportFormats[f.format](e.Stdout, v); err != nil {
+	format, _ := report.FormatNamed(f.format)
+	if err := format.Write(e.Stdout, v, report.Options{Width: e.columns()}); err != nil {
 		fmt.Fprintf(e.Stderr, "bakeoff report: %v\n", err)
 		return exitFailed
 	}

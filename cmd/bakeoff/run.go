@@ -291,7 +291,7 @@ func printConfigNotes(e *env, h remote.Host) {
 func printEnd(e *env, c *campaign.Campaign, f *runFlags, out *orchestrator.Outcome) {
 	w := e.Stdout
 	fmt.Fprintln(w)
-	if err := printVerdict(w, out.RunDir); err != nil {
+	if err := printVerdict(w, out.RunDir, e.columns()); err != nil {
 		fmt.Fprintf(e.Stderr, "bakeoff run: building the verdict: %v\n", err)
 	}
 	for _, r := range out.Results {

@@ -11,10 +11,10 @@ import (
 )
 
 // printVerdict rebuilds the verdict from the run's files on disk (as
-// `bakeoff report` would), prints the side-by-side table and writes every
-// report into the run directory. A run with no completed scenario has no
-// verdict to give.
-func printVerdict(w io.Writer, runDir string) error {
+// `bakeoff report` would), prints the side-by-side table, fitted to width
+// columns (0: the default), and writes every report into the run directory.
+// A run with no completed scenario has no verdict to give.
+func printVerdict(w io.Writer, runDir string, width int) error {
 	run, err := results.ReadRun(runDir)
 	if err != nil {
 		return err
@@ -33,7 +33,7 @@ func printVerdict(w io.Writer, runDir string) error {
 	if err != nil {
 		return err
 	}
-	if err := report.Text(w, v); err != nil {
+	if err := report.TextWidth(w, v, width); err != nil {
 		return err
 	}
 	return writeReports(runDir, v)

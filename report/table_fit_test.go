@@ -1,0 +1,187 @@
+package report
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/internal/golden"
+	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
+)
+
+// demoSweep is `make demo`'s sweep (configs/demo.yaml): its six levels, and
+// the sim's 40× speed, whose figures (30157.0 tok/s) are as wide as the
+// demo's.
+func demoSweep() verdicttest.Sweep {
+	s := verdicttest.DefaultSweep()
+	s.Concurrency = []int{1, 2, 5, 10, 30, 70}
+	s.Warmup = 2
+	s.Speed = 40
+	return s
+}
+
+// demoRounds is configs/demo.yaml's rounds.
+const demoRounds = 4
+
+// fixtureScenario is one scenario of a simulated campaign.
+type fixtureScenario struct {
+	name   string
+	engine verdicttest.Engine
+}
+
+// demoScenarios are `make demo`'s four scenarios under their names: the
+// baseline, the baseline again with one flag that changes nothing, EAGLE-3
+// topk 4, and an EAGLE-3 between the two.
+func demoScenarios() []fixtureScenario {
+	b := verdicttest.RealisticNoise(verdicttest.Baseline)
+	specv2 := verdicttest.Eagle3TopK4
+	specv2.StepPerSeq, specv2.AcceptLength = 0.004, 2.0
+	return []fixtureScenario{
+		{"baseline", b},
+		{"baseline-nofusion", b},
+		{"eagle3-topk4", verdicttest.RealisticNoise(verdicttest.Eagle3TopK4)},
+		{"eagle3-topk1-specv2", verdicttest.RealisticNoise(specv2)},
+	}
+}
+
+// eightVariants is a baseline and eight variants, with names as long as
+// real scenario files have, some as fast as the baseline, some slower.
+func eightVariants() []fixtureScenario {
+	out := demoScenarios()
+	b := out[0].engine
+	for i, name := range []string{"chunked-prefill-8192", "fp8-kv-cache", "cuda-graph-max-bs-160", "ngram-speculative", "schedule-policy-lpm"} {
+		e := b
+		e.Slowdown = 1 + 0.03*float64(i%3)
+		out = append(out, fixtureScenario{name, e})
+	}
+	return out
+}
+
+// simulatedVerdict runs a campaign of the scenarios (the first is the
+// baseline) for rounds rounds and computes its verdict.
+func simulatedVerdict(t *testing.T, s verdicttest.Sweep, rounds int, seed uint64, scs []fixtureScenario) *verdict.Verdict {
+	t.Helper()
+	engines := make([]verdicttest.Engine, len(scs))
+	names := make([]string, len(scs))
+	for i, sc := range scs {
+		engines[i], names[i] = sc.engine, sc.name
+	}
+	per := make([][][]measure.Record, len(scs))
+	for i := range per {
+		per[i] = make([][]measure.Record, rounds)
+	}
+	for _, l := range verdicttest.Campaign(engines, s, rounds, seed) {
+		per[l.Scenario][l.Round-1] = l.Records
+	}
+	m := verdicttest.Manifest("demo", "20260101T000000Z", "sha256:aaaa", names[0], s, names...)
+	m.Rounds = rounds
+	out := make([]verdicttest.Scenario, len(scs))
+	for i := range scs {
+		out[i] = verdicttest.Scenario{Name: names[i], Rounds: per[i]}
+	}
+	run, err := verdicttest.WriteRun(t.TempDir(), m, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := verdictOf(t, run)
+	return v
+}
+
+// TestVerdictTableFits: the text verdict table fits the terminal. Two
+// scenarios fit side by side on one line per level; the demo's four fit in
+// the default 120 columns with each change under its throughput; a baseline
+// with eight variants fits neither, and takes the block layout; each
+// layout gives way to the next on a narrower terminal. The demo's table and
+// the blocks of eight variants, at the default width, are golden files.
+func TestVerdictTableFits(t *testing.T) {
+	four := simulatedVerdict(t, demoSweep(), demoRounds, 3, demoScenarios())
+	eight := simulatedVerdict(t, demoSweep(), demoRounds, 3, eightVariants())
+	two := simulatedVerdict(t, demoSweep(), demoRounds, 3, demoScenarios()[2:])
+	for _, tc := range []struct {
+		name   string
+		v      *verdict.Verdict
+		width  int
+		layout string
+		golden string
+	}{
+		{"four scenarios", four, 0, "stacked", "table-four-scenarios.txt"},
+		{"eight variants", eight, 0, "blocks", "table-eight-variants.txt"},
+		{"two scenarios", two, 0, "one line", ""},
+		{"four scenarios, 200 columns", four, 200, "one line", ""},
+		{"four scenarios, 100 columns", four, 100, "blocks", ""},
+		{"four scenarios, 80 columns", four, 80, "blocks", ""},
+		{"eight variants, 80 columns", eight, 80, "blocks", ""},
+		{"eight variants, 250 columns", eight, 250, "stacked", ""},
+		{"eight variants, 600 columns", eight, 600, "one line", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := verdictTableText(tc.v, tc.width)
+			if err != nil {
+				t.Fatal(err)
+			}
+			limit := tc.width
+			if limit == 0 {
+				limit = DefaultWidth
+			}
+			if w := widest(got); w > limit {
+				t.Errorf("the widest line is %d columns, more than %d:\n%s", w, limit, got)
+			}
+			if layout := layoutOf(got); layout != tc.layout {
+				t.Errorf("layout %s, want %s:\n%s", layout, tc.layout, got)
+			}
+			for _, row := range tc.v.Rows {
+				if w := winnerCell(row); !strings.Contains(got, w) {
+					t.Errorf("the winner cell %q is not in the table", w)
+				}
+			}
+			if tc.golden != "" {
+				golden.Check(t, filepath.Join("testdata", tc.golden), []byte(got))
+			}
+		})
+	}
+}
+
+// layoutOf tells which layout a drawn verdict table has.
+func layoutOf(table string) string {
+	switch {
+	case strings.Contains(table, " against "):
+		return "blocks"
+	case strings.Contains(table, "tok/s, vs "):
+		return "stacked"
+	}
+	return "one line"
+}
+
+func TestWinnerCell(t *testing.T) {
+	for _, tc := range []struct {
+		row  verdict.Row
+		want string
+	}{
+		{verdict.Row{Outcome: verdict.RowWinner, Winner: "eagle3-topk4"}, "eagle3-topk4"},
+		{verdict.Row{Outcome: verdict.RowTie, Tied: []string{"baseline", "baseline-nofusion"}}, "2-way tie"},
+		{verdict.Row{Outcome: verdict.RowInconclusive, Unresolved: []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"}}, "none decided"},
+		{verdict.Row{}, "-"},
+	} {
+		if got := winnerCell(tc.row); got != tc.want {
+			t.Errorf("winnerCell(%+v) = %q, want %q", tc.row, got, tc.want)
+		}
+	}
+}
+
+// TestTextWidth: the whole report's table follows the width it is given.
+func TestTextWidth(t *testing.T) {
+	v := simulatedVerdict(t, demoSweep(), 2, 3, demoScenarios())
+	for _, width := range []int{80, 120} {
+		var b strings.Builder
+		if err := TextWidth(&b, v, width); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(b.String(), "\n") {
+			if strings.ContainsAny(line[:min(len(line), 3)], "┌│└├") && widest(line) > width {
+				t.Errorf("width %d: a table line of %d columns:\n%s", width, widest(line), line)
+			}
+		}
+	}
+}
