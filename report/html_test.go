@@ -51,8 +51,15 @@ type probe struct {
 	DocWidth    float64 `json:"docWidth"`
 	ViewWidth   float64 `json:"viewWidth"`
 	VerdictText string  `json:"verdictText"`
-	Saturated   int     `json:"saturated"`
-	Capacity    string  `json:"capacity"`
+	// VerdictScroll is the verdict table's box: the width of its content
+	// (scrollWidth) and the width it shows (clientWidth); wider content
+	// means a horizontal scroll bar.
+	VerdictScroll struct {
+		ScrollWidth float64 `json:"scrollWidth"`
+		ClientWidth float64 `json:"clientWidth"`
+	} `json:"verdictScroll"`
+	Saturated int    `json:"saturated"`
+	Capacity  string `json:"capacity"`
 }
 
 const probeJS = `(() => {
@@ -85,6 +92,7 @@ const probeJS = `(() => {
   out.viewWidth = window.innerWidth;
   const v = document.querySelector('#verdict-table');
   out.verdictText = v ? v.innerText : '';
+  out.verdictScroll = v ? {scrollWidth: v.scrollWidth, clientWidth: v.clientWidth} : {scrollWidth: 0, clientWidth: 0};
   return out;
 })()`
 
@@ -102,12 +110,19 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Skipf("skipping the browser test: %v", err)
 	}
 	v, _ := testVerdict(t)
-	pages := []struct{ name, page string }{
-		{"rounds", writePage(t, v)},
-		{"rates-saturated", writePage(t, ratesSaturated(v))},
-		{"energy", writePage(t, withEnergy(v))},
-		{"slo", writePage(t, sloVerdict(t, 3))},
+	pages := []struct {
+		name, page string
+		// fits is set where the verdict table must fit a desktop's width
+		// without a scroll bar: the demo's four scenarios, energy and all.
+		fits bool
+	}{
+		{"rounds", writePage(t, v), false},
+		{"rates-saturated", writePage(t, ratesSaturated(v)), false},
+		{"energy", writePage(t, withEnergy(v)), false},
+		{"slo", writePage(t, sloVerdict(t, 3)), false},
+		{"demo", writePage(t, withEnergy(simulatedVerdict(t, demoSweep(), demoRounds, 3, demoScenarios()))), true},
 	}
+	shots := os.Getenv(EnvScreenshots)
 
 	// A bound on a stuck browser, not a timed assertion.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -160,10 +175,29 @@ func TestHTMLInBrowser(t *testing.T) {
 				}
 				checkLayout(t, &got, len(plotBuilders(want)))
 				checkNumbers(t, want, &got)
+				if pg.fits && vp.name == "desktop" {
+					t.Logf("verdict table: content %.0f px in a %.0f px box", got.VerdictScroll.ScrollWidth, got.VerdictScroll.ClientWidth)
+					if sw, cw := got.VerdictScroll.ScrollWidth, got.VerdictScroll.ClientWidth; sw > cw || sw > float64(vp.width) {
+						t.Errorf("the verdict table is %.0f px wide in a %.0f px box on a %d px screen: it scrolls sideways", sw, cw, vp.width)
+					}
+				}
+				if shots != "" {
+					png, err := p.Screenshot(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(shots, pg.name+"-"+vp.name+".png"), png, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
 			})
 		}
 	}
 }
+
+// EnvScreenshots names a directory into which TestHTMLInBrowser writes a
+// screenshot of each page at each width (PAGE-WIDTH.png), to look at.
+const EnvScreenshots = "BAKEOFF_SCREENSHOTS"
 
 // writePage writes every report of v into a fresh run directory and
 // returns the path of its index.html.
