@@ -10,16 +10,28 @@ import (
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
-// CSVHeader is the fixed column order of CSV.
-var CSVHeader = append([]string{"scenario", "level", "requests", "ok", "failed", "tokens",
-	"throughput_tok_s", "throughput_lo", "throughput_hi", "launches", "samples",
-	"delta_pct", "speedup_lo", "speedup_hi", "p", "p_adjusted", "significant", "outcome", "mde_pct", "method", "winner",
-	"per_request_tok_s", "latency_mean_s", "latency_p50_s", "latency_p99_s",
-	"ttft_p50_s", "ttft_p99_s", "tpot_p50_s", "tpot_p99_s",
-	"achieved_concurrency", "accept_length",
-	"attempt", "newest_attempt", "newest_status"}, csvEnergyHeader...)
+// CSVHeader is the fixed column order of CSV: the scenario and level, the
+// per-level figures (levelColumns), the comparison with the baseline and the
+// attempt the figures come from.
+var CSVHeader = csvHeader()
+
+// csvComparison and csvAttempt name the columns after the per-level figures.
+var (
+	csvComparison = []string{"delta_pct", "speedup_lo", "speedup_hi", "p", "p_adjusted", "significant", "outcome", "mde_pct", "method", "winner"}
+	csvAttempt    = []string{"attempt", "newest_attempt", "newest_status"}
+)
+
+func csvHeader() []string {
+	h := []string{"scenario", "level"}
+	for _, f := range csvFigures() {
+		h = append(h, f.CSV)
+	}
+	h = append(h, csvComparison...)
+	return append(h, csvAttempt...)
+}
 
 // CSV writes one row per scenario and level, in campaign then level order.
+// A figure the level lacks (energy without power readings) is an empty cell.
 // The comparison columns (delta_pct to method) are the scenario against the
 // baseline, empty for the baseline itself; outcome is faster, slower, tie or
 // inconclusive, p_adjusted the corrected p-value that decides it.
@@ -33,22 +45,29 @@ func CSV(w io.Writer, v *verdict.Verdict) error {
 		return fmt.Errorf("writing CSV: %w", err)
 	}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	figures := csvFigures()
 	for _, row := range v.Rows {
 		for i, s := range v.Scenarios {
 			l := s.Level(row.Level)
 			if l == nil {
 				continue
 			}
+			rec := []string{s.Name, strconv.FormatFloat(measure.LevelValue(l.Level), 'f', -1, 64)}
+			for _, fg := range figures {
+				x, ok := fg.Of(l)
+				if !ok {
+					rec = append(rec, "")
+					continue
+				}
+				rec = append(rec, f(x))
+			}
 			c := row.Cells[i]
-			delta, lo, hi, p, padj, sig, outcome, mde, method := "", "", "", "", "", "", "", "", ""
+			cmp := make([]string, len(csvComparison))
 			if c.Compared {
-				delta, lo, hi, p, padj = f(c.DeltaPct), f(c.SpeedupLo), f(c.SpeedupHi), f(c.P), f(c.PAdjusted)
-				sig, outcome, mde, method = strconv.FormatBool(c.Significant), c.Outcome, f(c.MDEPct), c.Method
+				cmp = []string{f(c.DeltaPct), f(c.SpeedupLo), f(c.SpeedupHi), f(c.P), f(c.PAdjusted),
+					strconv.FormatBool(c.Significant), c.Outcome, f(c.MDEPct), c.Method, ""}
 			}
-			accept := ""
-			if l.AcceptLength != nil {
-				accept = f(*l.AcceptLength)
-			}
+			cmp[len(cmp)-1] = strconv.FormatBool(row.Winner == s.Name)
 			attempt, newest, newestStatus := "", "", ""
 			if s.Attempt > 0 {
 				attempt = strconv.Itoa(s.Attempt)
@@ -56,15 +75,7 @@ func CSV(w io.Writer, v *verdict.Verdict) error {
 			if s.Newest != nil {
 				newest, newestStatus = strconv.Itoa(s.Newest.Attempt), s.Newest.Status
 			}
-			rec := []string{s.Name, strconv.FormatFloat(measure.LevelValue(l.Level), 'f', -1, 64), strconv.Itoa(l.Requests), strconv.Itoa(l.OK),
-				strconv.Itoa(l.Failed), strconv.Itoa(l.Tokens),
-				f(l.Throughput.Center), f(l.Throughput.Lo), f(l.Throughput.Hi), strconv.Itoa(len(l.Launches)), strconv.Itoa(len(l.Samples)),
-				delta, lo, hi, p, padj, sig, outcome, mde, method, strconv.FormatBool(row.Winner == s.Name),
-				f(l.PerRequest.Mean), f(l.Latency.Mean), f(l.Latency.P50), f(l.Latency.P99),
-				f(l.TTFT.P50), f(l.TTFT.P99), f(l.TPOT.P50), f(l.TPOT.P99),
-				f(l.AchievedConcurrency), accept,
-				attempt, newest, newestStatus}
-			rec = append(rec, energyCSV(l, f)...)
+			rec = append(append(rec, cmp...), attempt, newest, newestStatus)
 			if err := cw.Write(rec); err != nil {
 				return fmt.Errorf("writing CSV: %w", err)
 			}

@@ -14,50 +14,6 @@ import (
 // power readings.
 const PlotEnergy = "energy"
 
-// energyDetail is a level's energy for its detail line: " | energy: 1512
-// J/1k tok ±2.1% at 1180 W", or "" without power readings.
-func energyDetail(l verdict.Level) string {
-	if l.Energy == nil {
-		return ""
-	}
-	return fmt.Sprintf(" | energy: %.0f J/1k tok ±%s at %.0f W", l.Energy.JoulesPerKTok.Center,
-		halfWidth(l.Energy.JoulesPerKTok), l.Energy.PowerW.Center)
-}
-
-// addEnergyColumns appends mean power and energy per 1000 tokens to a
-// scenario's detail table, when any of its levels has them: GPUs that
-// report no power get no column (the notes say why).
-func addEnergyColumns(t *table, s verdict.Scenario) {
-	has := false
-	for _, l := range s.Levels {
-		has = has || l.Energy != nil
-	}
-	if !has {
-		return
-	}
-	t.Header = append(t.Header, "GPU W", "J/1k tok")
-	for i, l := range s.Levels {
-		w, j := "-", "-"
-		if l.Energy != nil {
-			w, j = fmt.Sprintf("%.0f", l.Energy.PowerW.Center), fmt.Sprintf("%.0f ±%s", l.Energy.JoulesPerKTok.Center, halfWidth(l.Energy.JoulesPerKTok))
-		}
-		t.Rows[i] = append(t.Rows[i], w, j)
-	}
-}
-
-// energyCSV is a level's energy columns (CSVEnergyHeader), empty without
-// power readings.
-func energyCSV(l *verdict.Level, f func(float64) string) []string {
-	if l.Energy == nil {
-		return []string{"", "", "", ""}
-	}
-	j := l.Energy.JoulesPerKTok
-	return []string{f(l.Energy.PowerW.Center), f(j.Center), f(j.Lo), f(j.Hi)}
-}
-
-// csvEnergyHeader names energyCSV's columns.
-var csvEnergyHeader = []string{"power_w", "joules_per_1k_tok", "joules_per_1k_tok_lo", "joules_per_1k_tok_hi"}
-
 // energyPlot draws each scenario's GPU energy per 1000 output tokens
 // against concurrency: lower is cheaper.
 func energyPlot(v *verdict.Verdict) (*plot.Plot, error) {

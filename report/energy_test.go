@@ -37,7 +37,7 @@ func TestEnergyShown(t *testing.T) {
 		return tb.String(), mb.String(), rows, plots
 	}
 	text, md, rows, plots := render(v)
-	if strings.Contains(text, "energy:") || strings.Contains(md, "J/1k tok") || plots[PlotEnergy+".svg"] != nil {
+	if strings.Contains(text, "J/1k tok") || strings.Contains(md, "J/1k tok") || plots[PlotEnergy+".svg"] != nil {
 		t.Errorf("energy shown for a run without power readings")
 	}
 	col := slices.Index(rows[0], "joules_per_1k_tok")
@@ -54,16 +54,16 @@ func TestEnergyShown(t *testing.T) {
 		}
 	}
 	text, md, rows, plots = render(v)
-	if !strings.Contains(text, "energy: 1500 J/1k tok ±2.0% at 1180 W") || !strings.Contains(text, "1500 ±2.0% (1180 W)") {
+	if !strings.Contains(text, "J/1k tok (GPU W): 1500 ±2.0% (1180 W)") {
 		t.Errorf("text detail lacks the energy:\n%s", text)
 	}
-	if !strings.Contains(md, "GPU W") || !strings.Contains(md, "J/1k tok") || !strings.Contains(md, "1500 ±2.0%") {
+	if !strings.Contains(md, "J/1k tok (GPU W)") || !strings.Contains(md, "1500 ±2.0% (1180 W)") {
 		t.Errorf("markdown detail lacks the energy columns:\n%s", md)
 	}
 	found := false
 	for _, r := range rows[1:] {
 		if r[0] == "baseline" && r[1] == "1" {
-			found = r[col] == "1500" && r[col+1] == "1470" && r[col-1] == "1180"
+			found = r[col] == "1500" && r[col+1] == "1470" && r[slices.Index(rows[0], "power_w")] == "1180"
 		}
 	}
 	if !found {

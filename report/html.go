@@ -36,9 +36,9 @@ var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
 // verdict.json, before rounding for display). Rows carry data-level,
 // verdict cells data-outcome, and each part of the page has a stable id
 // (notes, verdict, sentences, plots, detail-NAME). A new figure per level
-// (energy, SLO) is a new column in verdictTable or detailHTML; a new kind of
-// sentence is a section in sentenceSections; a new plot is an entry in
-// plotBuilders, which the page shows in order.
+// is an entry in levelColumns (columns.go), which every renderer shows; a
+// new kind of sentence is a section in sentenceSections; a new plot is an
+// entry in plotBuilders, which the page shows in order.
 func HTML(w io.Writer, v *verdict.Verdict) error {
 	page, err := htmlPage(v)
 	if err != nil {
@@ -205,7 +205,7 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 				hs.Failed = "failed: " + verdict.FirstLine(s.Reason)
 			}
 		} else {
-			hs.Detail = detailHTML(v, s)
+			hs.Detail = detailHTML(s)
 			hs.Categories = plainTable(categoryTable(s))
 			hs.SLO = plainTable(sloTable(s))
 		}
@@ -346,78 +346,52 @@ func deltaHTML(scenario string, level int, c verdict.Cell) hCell {
 	return h
 }
 
-// detailHTML is a scenario's levels with each launch's throughput, one
-// column per round, beside the pooled figures.
-func detailHTML(v *verdict.Verdict, s verdict.Scenario) hTable {
-	rounds := 0
-	for _, l := range s.Levels {
-		for _, ll := range l.Launches {
-			rounds = max(rounds, ll.Round)
-		}
-	}
+// detailHTML is a scenario's levels, its columns (levelColumns) with each
+// round's launch throughput beside the pooled figures.
+func detailHTML(s verdict.Scenario) hTable {
+	rounds := roundsOf(&s)
+	cols := columnsOf(&s, true)
 	t := hTable{ID: "detail-table-" + htmlID(s.Name), Caption: s.Name + ": each level, each launch"}
-	head := []string{levelHeaderOf(s.Levels), "launches", "ok / requests", "tok/s"}
-	for k := 1; k <= rounds; k++ {
-		head = append(head, fmt.Sprintf("round %d tok/s", k))
-	}
-	head = append(head, "per-req tok/s", "latency p50/p99 s", "TTFT p50/p99 s", "TPOT p50/p99 ms", "in flight")
-	energy := hasEnergy(s)
-	if energy {
-		head = append(head, "J/1k tok (GPU W)")
-	}
-	for _, h := range head {
-		t.Head = append(t.Head, hCell{Parts: []hPart{txt(h)}})
-	}
-	for _, l := range s.Levels {
-		n, c := s.Name, l.Level
-		r := hRow{Level: c}
-		cell := func(class string, parts ...hPart) {
-			r.Cells = append(r.Cells, hCell{Class: class, Scenario: n, Parts: parts})
+	t.Head = append(t.Head, hCell{Parts: []hPart{txt(levelHeaderOf(s.Levels))}})
+	width := 1
+	for _, c := range cols {
+		n := 1
+		if c.PerRound {
+			n = rounds
 		}
-		cell("level", txt(measure.LevelLabel(c)))
-		cell("num", num("launches", n, c, 0, float64(len(l.Launches)), strconv.Itoa(len(l.Launches))))
-		cell("num", num("ok", n, c, 0, float64(l.OK), strconv.Itoa(l.OK)), txt(" / "), num("requests", n, c, 0, float64(l.Requests), strconv.Itoa(l.Requests)))
-		if l.Saturated {
-			// Its figures grow with the level's length: say what was seen instead.
-			r.Cells = append(r.Cells, hCell{Class: "saturated", Scenario: n, Span: len(head) - 3,
-				Parts: []hPart{txt("saturated: " + l.Saturation)}})
-			t.Rows = append(t.Rows, r)
-			continue
+		for k := 1; k <= n; k++ {
+			t.Head = append(t.Head, hCell{Parts: []hPart{txt(c.head(k))}})
 		}
-		tp := throughputHTML(n, c, l.Throughput.N > 0, l.Throughput)
-		for i := range tp.Parts {
-			if tp.Parts[i].Field != "" {
-				tp.Parts[i].Field = "level-" + tp.Parts[i].Field
+		width += n
+	}
+	for i := range s.Levels {
+		l := &s.Levels[i]
+		n := s.Name
+		r := hRow{Level: l.Level, Cells: []hCell{{Class: "level", Scenario: n, Parts: []hPart{txt(measure.LevelLabel(l.Level))}}}}
+		for _, c := range cols {
+			if l.Saturated && !c.Saturated {
+				// Its figures grow with the level's length: say what was
+				// seen instead, after its launches and requests.
+				r.Cells = append(r.Cells, hCell{Class: "saturated", Scenario: n, Span: width - len(r.Cells),
+					Parts: []hPart{txt("saturated: " + l.Saturation)}})
+				break
 			}
-		}
-		r.Cells = append(r.Cells, tp)
-		for k := 1; k <= rounds; k++ {
-			var ll *verdict.LaunchLevel
-			for i := range l.Launches {
-				if l.Launches[i].Round == k {
-					ll = &l.Launches[i]
+			if c.PerRound {
+				for k := 1; k <= rounds; k++ {
+					p, ok := launchThroughput(n, l, k)
+					class := "num"
+					if !ok {
+						class = "num missing"
+					}
+					r.Cells = append(r.Cells, hCell{Class: class, Scenario: n, Parts: []hPart{p}})
 				}
-			}
-			if ll == nil {
-				cell("num missing", txt("-"))
 				continue
 			}
-			cell("num", num("launch-throughput", n, c, k, ll.Throughput, fmt.Sprintf("%.1f", ll.Throughput)))
-		}
-		cell("num", num("per-request", n, c, 0, l.PerRequest.Mean, fmt.Sprintf("%.1f", l.PerRequest.Mean)))
-		cell("num", num("latency-p50", n, c, 0, l.Latency.P50, fmt.Sprintf("%.2f", l.Latency.P50)), txt(" / "),
-			num("latency-p99", n, c, 0, l.Latency.P99, fmt.Sprintf("%.2f", l.Latency.P99)))
-		cell("num", num("ttft-p50", n, c, 0, l.TTFT.P50, fmt.Sprintf("%.3f", l.TTFT.P50)), txt(" / "),
-			num("ttft-p99", n, c, 0, l.TTFT.P99, fmt.Sprintf("%.3f", l.TTFT.P99)))
-		cell("num", num("tpot-p50", n, c, 0, l.TPOT.P50, fmt.Sprintf("%.1f", l.TPOT.P50*1e3)), txt(" / "),
-			num("tpot-p99", n, c, 0, l.TPOT.P99, fmt.Sprintf("%.1f", l.TPOT.P99*1e3)))
-		cell("num", num("in-flight", n, c, 0, l.AchievedConcurrency, fmt.Sprintf("%.1f", l.AchievedConcurrency)))
-		if energy {
-			if l.Energy == nil {
-				cell("num missing", txt("-"))
-			} else {
-				r.Cells = append(r.Cells, energyCell(n, c, "level-", l.Energy))
+			cell := hCell{Class: "num", Scenario: n, Parts: c.parts(n, l)}
+			if len(cell.Parts) == 1 && cell.Parts[0].Field == "" {
+				cell.Class = "num missing"
 			}
+			r.Cells = append(r.Cells, cell)
 		}
 		t.Rows = append(t.Rows, r)
 	}

@@ -431,50 +431,31 @@ func jsonFigure(v *verdict.Verdict, f shownField) (float64, float64, error) {
 	if l == nil {
 		return 0, 0, errors.New("no such scenario and level in verdict.json")
 	}
+	// The energy table's figures; the detail tables' are levelColumns'.
 	if e := l.Energy; e != nil {
 		switch f.Field {
-		case "energy", "level-energy":
+		case "energy":
 			return e.JoulesPerKTok.Center, 1, nil
-		case "energy-hw", "level-energy-hw":
+		case "energy-hw":
 			return e.JoulesPerKTok.HalfWidthPct(), 1, nil
-		case "power", "level-power":
+		case "power":
 			return e.PowerW.Center, 1, nil
 		}
 	}
-	switch f.Field {
-	case "level-throughput":
-		return l.Throughput.Center, 1, nil
-	case "level-throughput-hw":
-		return l.Throughput.HalfWidthPct(), 1, nil
-	case "launches":
-		return float64(len(l.Launches)), 1, nil
-	case "ok":
-		return float64(l.OK), 1, nil
-	case "requests":
-		return float64(l.Requests), 1, nil
-	case "launch-throughput":
+	if f.Field == roundFigure.Field {
 		for _, ll := range l.Launches {
 			if ll.Round == f.Round {
 				return ll.Throughput, 1, nil
 			}
 		}
 		return 0, 0, errors.New("no such launch in verdict.json")
-	case "per-request":
-		return l.PerRequest.Mean, 1, nil
-	case "latency-p50":
-		return l.Latency.P50, 1, nil
-	case "latency-p99":
-		return l.Latency.P99, 1, nil
-	case "ttft-p50":
-		return l.TTFT.P50, 1, nil
-	case "ttft-p99":
-		return l.TTFT.P99, 1, nil
-	case "tpot-p50":
-		return l.TPOT.P50, 1e3, nil
-	case "tpot-p99":
-		return l.TPOT.P99, 1e3, nil
-	case "in-flight":
-		return l.AchievedConcurrency, 1, nil
+	}
+	if fg, ok := figureByField(f.Field); ok {
+		x, ok := fg.Of(l)
+		if !ok {
+			return 0, 0, errors.New("shown, but verdict.json has no such figure at this level")
+		}
+		return x, fg.scale(), nil
 	}
 	return 0, 0, fmt.Errorf("a figure this test does not know: add it to jsonFigure")
 }

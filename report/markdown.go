@@ -88,21 +88,21 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 	return ew.err
 }
 
-// detailTable is a scenario's per-level measurements as a grid.
+// detailTable is a scenario's per-level figures as a grid: its columns
+// (levelColumns) but the per-round ones.
 func detailTable(s verdict.Scenario) table {
-	t := table{Header: []string{levelHeaderOf(s.Levels), "launches", "requests", "ok", "tok/s", "per-req tok/s",
-		"latency avg/p50/p99 s", "TTFT p50/p99 s", "TPOT p50/p99 ms", "in flight"}}
-	for _, l := range s.Levels {
-		t.Rows = append(t.Rows, []string{
-			measure.LevelLabel(l.Level), fmt.Sprint(len(l.Launches)), fmt.Sprint(l.Requests), fmt.Sprintf("%d/%d", l.OK, l.Requests),
-			estimate(l.Throughput),
-			fmt.Sprintf("%.1f", l.PerRequest.Mean),
-			fmt.Sprintf("%.2f/%.2f/%.2f", l.Latency.Mean, l.Latency.P50, l.Latency.P99),
-			fmt.Sprintf("%.3f/%.3f", l.TTFT.P50, l.TTFT.P99),
-			fmt.Sprintf("%.1f/%.1f", l.TPOT.P50*1e3, l.TPOT.P99*1e3),
-			fmt.Sprintf("%.1f", l.AchievedConcurrency),
-		})
+	cols := columnsOf(&s, false)
+	t := table{Header: []string{levelHeaderOf(s.Levels)}}
+	for _, c := range cols {
+		t.Header = append(t.Header, c.Head)
 	}
-	addEnergyColumns(&t, s)
+	for i := range s.Levels {
+		l := &s.Levels[i]
+		r := []string{measure.LevelLabel(l.Level)}
+		for _, c := range cols {
+			r = append(r, c.text(l))
+		}
+		t.Rows = append(t.Rows, r)
+	}
 	return t
 }

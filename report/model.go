@@ -9,6 +9,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
@@ -225,17 +226,35 @@ func noteMark(n verdict.Note) string {
 	return "ok "
 }
 
-// detailLine is one level of one scenario in the seeds' line format,
-// extended with TTFT and TPOT.
-func detailLine(l verdict.Level) string {
-	if l.Saturated {
-		// Its figures grow with the level's length: say what was seen instead.
-		return fmt.Sprintf("  %5s | %d launches | %d requests | SATURATED: %s", detailLevel(l.Level), len(l.Launches), l.Requests, l.Saturation)
+// detailLines are a scenario's levels, one line each: the level, then
+// each of its columns (levelColumns, but the per-round ones) as "head:
+// value", each value padded to the column's widest so that the lines align.
+// A saturated level's figures grow with its length: its line says what was
+// seen instead.
+func detailLines(s verdict.Scenario) []string {
+	cols := columnsOf(&s, false)
+	cells := make([][]string, len(s.Levels))
+	widths := make([]int, len(cols))
+	for i := range s.Levels {
+		for j, c := range cols {
+			t := c.text(&s.Levels[i])
+			cells[i] = append(cells[i], t)
+			widths[j] = max(widths[j], utf8.RuneCountInString(t))
+		}
 	}
-	return fmt.Sprintf("  %5s | %d launches | %d requests | throughput: %7.1f tok/s ±%s | per-req: %6.1f tok/s | latency avg/p50/p99: %6.1f/%6.1f/%6.1fs | TTFT p50/p99: %6.3f/%6.3fs | TPOT p50/p99: %6.1f/%6.1fms | ok: %d/%d",
-		detailLevel(l.Level), len(l.Launches), l.Requests, l.Throughput.Center, halfWidth(l.Throughput), l.PerRequest.Mean,
-		l.Latency.Mean, l.Latency.P50, l.Latency.P99, l.TTFT.P50, l.TTFT.P99,
-		l.TPOT.P50*1e3, l.TPOT.P99*1e3, l.OK, l.Requests) + energyDetail(l)
+	out := make([]string, len(s.Levels))
+	for i, l := range s.Levels {
+		parts := []string{"  " + detailLevel(l.Level)}
+		for j, c := range cols {
+			if l.Saturated && !c.Saturated {
+				parts = append(parts, "SATURATED: "+l.Saturation)
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%s: %*s", c.Head, widths[j], cells[i][j]))
+		}
+		out[i] = strings.Join(parts, " | ")
+	}
+	return out
 }
 
 // levelHeader names the level column: C for concurrency, req/s for rates.

@@ -121,7 +121,7 @@ func TestTextSaysWhatMatters(t *testing.T) {
 		"loses from C=2 on",          // and where it turns
 		"eagle3-topk1-specv2 failed", // a failed scenario is listed
 		"accept length 2.30",
-		fmt.Sprintf("  C=  1 | %d launches | %d requests | throughput:", fixtureRounds, 30*fixtureRounds),
+		fmt.Sprintf("  C=  1 | launches: %d | ok / requests: %d/%d | tok/s:", fixtureRounds, 30*fixtureRounds, 30*fixtureRounds),
 		fmt.Sprintf("%d rounds: every scenario launched %d times", fixtureRounds, fixtureRounds),
 	} {
 		if !strings.Contains(out, want) {

@@ -70,8 +70,9 @@ func TextWidth(w io.Writer, v *verdict.Verdict, width int) error {
 			continue
 		}
 		fmt.Fprintln(ew)
-		for _, l := range s.Levels {
-			fmt.Fprintln(ew, detailLine(l))
+		lines := detailLines(s)
+		for i, l := range s.Levels {
+			fmt.Fprintln(ew, lines[i])
 			if line := sloLine(l); line != "" {
 				fmt.Fprintln(ew, line)
 			}

@@ -1,0 +1,65 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+// TestColumnsInEveryRenderer: each per-level column, declared once in
+// levelColumns, reaches every renderer: its head the text detail lines and
+// the Markdown and HTML detail tables, each of its figures its CSV column
+// and its data-field on the page. A column added there needs nothing else.
+func TestColumnsInEveryRenderer(t *testing.T) {
+	v, _ := testVerdict(t)
+	v = withEnergy(v)
+	al := 2.3
+	for i := range v.Scenarios[1].Levels {
+		v.Scenarios[1].Levels[i].AcceptLength = &al
+	}
+	var text, md, page, sheet bytes.Buffer
+	for _, r := range []struct {
+		w      *bytes.Buffer
+		render func(*bytes.Buffer, *verdict.Verdict) error
+	}{
+		{&text, func(b *bytes.Buffer, v *verdict.Verdict) error { return Text(b, v) }},
+		{&md, func(b *bytes.Buffer, v *verdict.Verdict) error { return Markdown(b, v) }},
+		{&page, func(b *bytes.Buffer, v *verdict.Verdict) error { return HTML(b, v) }},
+		{&sheet, func(b *bytes.Buffer, v *verdict.Verdict) error { return CSV(b, v) }},
+	} {
+		if err := r.render(r.w, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	header, err := csv.NewReader(&sheet).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range levelColumns {
+		t.Run(c.Head, func(t *testing.T) {
+			if c.PerRound {
+				if !strings.Contains(page.String(), c.head(1)) {
+					t.Errorf("the page lacks the column %q", c.head(1))
+				}
+			} else {
+				for name, out := range map[string]string{"text": text.String(), "Markdown": md.String(), "HTML": page.String()} {
+					if !strings.Contains(out, c.Head) {
+						t.Errorf("%s lacks the column %q", name, c.Head)
+					}
+				}
+			}
+			for _, f := range c.Figures {
+				if f.CSV != "" && !slices.Contains(header, f.CSV) {
+					t.Errorf("summary.csv lacks %s", f.CSV)
+				}
+				if f.Field != "" && !strings.Contains(page.String(), `data-field="`+f.Field+`"`) {
+					t.Errorf("the page has no number marked %s", f.Field)
+				}
+			}
+		})
+	}
+}
