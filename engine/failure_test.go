@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/engine"
+	"github.com/bakeoff-dev/bakeoff/internal/golden"
 )
 
 // TestFailureGolden: on each engine's log of a server failing at start, the
@@ -57,7 +58,7 @@ func TestFailureGolden(t *testing.T) {
 			if tt.line != "" && !strings.Contains(f.Excerpt, tt.line) {
 				t.Errorf("the excerpt leaves out the line:\n%s", f.Excerpt)
 			}
-			golden(t, filepath.Join("failures", tt.log+".golden"), []byte("line: "+f.Line+"\n\n"+f.Excerpt+"\n"))
+			golden.Check(t, filepath.Join("testdata", "failures", tt.log+".golden"), []byte("line: "+f.Line+"\n\n"+f.Excerpt+"\n"))
 		})
 	}
 }

@@ -51,7 +51,7 @@ func TestInterruptedRunSaysWhatHappened(t *testing.T) {
 	}
 	// b's block counts its one completed launch, not the cut one.
 	block := out[strings.LastIndex(out, "\nb"):]
-	if strings.Contains(block, "2 launches") || !strings.Contains(block, "1 launches") {
+	if strings.Contains(block, "launches: 2") || !strings.Contains(block, "launches: 1") {
 		t.Errorf("b's block counts the cut launch:\n%s", block)
 	}
 	for _, n := range v.Notes {

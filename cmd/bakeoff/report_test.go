@@ -39,7 +39,7 @@ func TestReportCommand(t *testing.T) {
 		{[]string{dir}, exitOK, "eagle3: inconclusive at C=1; −"},
 		{[]string{dir}, exitOK, "launch-to-launch variation not measured"},
 		{[]string{dir, "--format", "md"}, exitOK, "### Crossovers"},
-		{[]string{"--format", "csv", dir}, exitOK, "scenario,level,requests"},
+		{[]string{"--format", "csv", dir}, exitOK, "scenario,level,launches"},
 		{[]string{dir, "--format", "json"}, exitOK, `"baseline": "baseline"`},
 		{[]string{dir, "--format", "benchstat"}, exitOK, "BenchmarkServe/C=1/scenario=baseline 1 "},
 		{[]string{dir, "--alpha", "0.01"}, exitOK, "alpha 0.01"},
