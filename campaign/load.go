@@ -125,7 +125,7 @@ func (l *loader) campaign(path string) *Campaign {
 			}
 		},
 		"scenarios": func(_, v *yaml.Node) { nodes.scenarios = v },
-		"rounds": func(_, v *yaml.Node) { d.rounds(v, c) },
+		"rounds":    func(_, v *yaml.Node) { d.rounds(v, c) },
 		"min_effect": func(_, v *yaml.Node) {
 			if x, ok := d.percent(v, "min_effect"); ok {
 				c.MinEffectPct = x
