@@ -72,9 +72,15 @@ type Profile struct {
 	Info *InfoCall
 	// Accept reads the level's speculative accept length from the server's
 	// /metrics and info scrapes around it; nil: the engine publishes none
-	// there. Engines that report it per response (llama.cpp's timings) do so
-	// in the records instead; see AcceptFromTimings.
+	// there.
 	Accept func(s Scrapes) (float64, string)
+	// ResponseAccept is set for an engine whose responses each carry their
+	// own speculative draft counts, which the records keep (DraftTokens,
+	// DraftAccepted) and package measure turns into an accept length
+	// (tokens per target step): it names that source for the results. A
+	// level's accept length comes from the counts when they are there,
+	// else from Accept. Empty: the responses carry none.
+	ResponseAccept string
 
 	// Reset clears the server's prefix cache and says what it did. An engine
 	// without such a call has Reset nil and NoReset saying why.

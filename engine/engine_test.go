@@ -265,28 +265,6 @@ func abs(x float64) float64 {
 	return x
 }
 
-// TestAcceptFromTimings: llama.cpp's per-response counts (timings.draft_n,
-// draft_n_accepted in the final chunk, tools/server/README.md).
-func TestAcceptFromTimings(t *testing.T) {
-	tests := []struct {
-		tokens, drafted, accepted int
-		want                      float64
-		ok                        bool
-	}{
-		{200, 160, 100, 2, true}, // 100 steps for 200 tokens
-		{16, 16, 14, 8, true},    // 2 steps
-		{200, 0, 0, 0, false},    // no speculation
-		{10, 10, 10, 0, false},   // impossible: every step yields a token of its own
-		{10, 10, -1, 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := engine.AcceptFromTimings(tt.tokens, tt.drafted, tt.accepted)
-		if ok != tt.ok || got != tt.want {
-			t.Errorf("AcceptFromTimings(%d, %d, %d) = %v, %v; want %v, %v", tt.tokens, tt.drafted, tt.accepted, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 // resetServer records the calls it gets and answers each path from
 // answers (status codes in order; the last repeats).
 type resetServer struct {

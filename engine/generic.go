@@ -3,14 +3,18 @@ package engine
 // generic is any OpenAI-compatible server bakeoff has no profile for: the
 // scenario gives its whole launch command, readiness is a 200 from
 // engine.health_path, and the accept length is read from whichever known
-// engine's metrics the server happens to publish.
+// engine's figures the server happens to publish: its metrics, or draft
+// counts in each response as llama.cpp's.
 var generic = &Profile{
 	Name:       Generic,
 	Title:      "an OpenAI-compatible server",
 	HealthPath: "/health",
 	Fatal:      pythonFatal,
 	Accept:     anyAccept,
-	NoReset:    "engine generic has no known reset (name the server's engine, or use unique prompts)",
+	// A server whose responses carry draft counts (llama.cpp's timings)
+	// is measured by them.
+	ResponseAccept: SourceLlamaCppTimings,
+	NoReset:        "engine generic has no known reset (name the server's engine, or use unique prompts)",
 }
 
 func init() { register(generic) }

@@ -51,10 +51,11 @@ var llamacpp = &Profile{
 		`error while handling argument|error: invalid argument:|error loading model|couldn't bind HTTP server socket|cudaMalloc failed|GGML_ASSERT|\bwhat\(\):`)},
 	Info: &InfoCall{Path: "/props", File: "props.json", Parse: parseLlamaCppProps},
 	// No speculative metrics on /metrics: acceptance is only in each
-	// response's timings, which the records keep (AcceptFromTimings).
-	Reset:       llamacppReset,
-	Speculative: llamacppSpeculative,
-	Check:       llamacppCheck,
+	// response's timings (draft_n, draft_n_accepted in the final chunk).
+	ResponseAccept: SourceLlamaCppTimings,
+	Reset:          llamacppReset,
+	Speculative:    llamacppSpeculative,
+	Check:          llamacppCheck,
 }
 
 func init() { register(llamacpp) }
@@ -82,19 +83,6 @@ func parseLlamaCppProps(body []byte) Info {
 func llamaCppUnversioned(b string) bool {
 	num, commit, _ := strings.Cut(b, "-")
 	return num == "b0" || commit == "unknown"
-}
-
-// AcceptFromTimings is the mean accept length of speculative decoding from
-// llama.cpp's per-response counts, summed over requests: every target-model
-// step yields one token of its own plus the drafts it accepted, so steps =
-// tokens − accepted and tokens per step = tokens / steps (counting the
-// bonus token, as SGLang's and vLLM's figures do). ok is false when nothing
-// was drafted.
-func AcceptFromTimings(tokens, drafted, accepted int) (float64, bool) {
-	if drafted <= 0 || accepted < 0 || accepted >= tokens {
-		return 0, false
-	}
-	return float64(tokens) / float64(tokens-accepted), true
 }
 
 // llamacppReset erases every slot's prompt cache. The slot count comes from

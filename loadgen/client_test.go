@@ -153,7 +153,7 @@ func TestDraftCountsKept(t *testing.T) {
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("draft fields %v, want %v (record %s)", got, tt.want, b)
 			}
-			al, ok := timingsAccept([]measure.Record{rec})
+			al, ok := measure.RecordsAcceptLength([]measure.Record{rec})
 			if ok != (tt.accept != 0) || al != tt.accept {
 				t.Errorf("accept length %v (%v), want %v", al, ok, tt.accept)
 			}

@@ -416,9 +416,9 @@ func (s *sweep) run(ctx context.Context) error {
 			}
 			sum := measure.Summarize(c, r, recs)
 			sum.CacheReset, sum.CacheResetNote, sum.UniquePrompts = reset, resetNote, s.o.UniquePrompts
-			sum.Categories = measure.Categories(c, engine.AcceptFromTimings, recs)
-			if al, ok := timingsAccept(recs); ok {
-				sum.AcceptLength, sum.AcceptLengthSource = &al, engine.SourceLlamaCppTimings
+			sum.Categories = measure.Categories(c, recs)
+			if al, ok := measure.RecordsAcceptLength(recs); ok && s.o.Engine.ResponseAccept != "" {
+				sum.AcceptLength, sum.AcceptLengthSource = &al, s.o.Engine.ResponseAccept
 			} else if al, src := m.acceptLength(); src != "" {
 				sum.AcceptLength, sum.AcceptLengthSource = &al, src
 			}
@@ -480,22 +480,6 @@ func (s *sweep) resetCache(ctx context.Context) (did, note string) {
 		s.warn(note)
 	}
 	return "", note
-}
-
-// timingsAccept is the level's accept length from llama.cpp's per-response
-// draft counts, over the measured requests that succeeded.
-func timingsAccept(recs []measure.Record) (float64, bool) {
-	var tokens, drafted, accepted int
-	for _, r := range recs {
-		if r.Warmup || !r.OK() {
-			continue
-		}
-		tokens += r.Tokens
-		if d, a, ok := r.Draft(); ok {
-			drafted, accepted = drafted+d, accepted+a
-		}
-	}
-	return engine.AcceptFromTimings(tokens, drafted, accepted)
 }
 
 func countFailed(recs []measure.Record) int {

@@ -28,22 +28,17 @@ type CategorySummary struct {
 	// the successful requests (Record.Draft); both nil when no response
 	// reported drafting (an engine that reports acceptance per level only,
 	// or none), both set when one did, so that none accepted reads as 0.
-	// AcceptLength is made from them by the AcceptFunc given.
+	// AcceptLength is made from them (DraftAcceptLength).
 	DraftTokens   *int     `json:"draft_n,omitempty"`
 	DraftAccepted *int     `json:"draft_n_accepted,omitempty"`
 	AcceptLength  *float64 `json:"accept_length,omitempty"`
 }
 
-// AcceptFunc turns summed per-response draft counts into an accept length;
-// ok is false when nothing was drafted. engine.AcceptFromTimings is the one
-// bakeoff uses (package measure knows records, not engines).
-type AcceptFunc func(tokens, drafted, accepted int) (length float64, ok bool)
-
 // Categories summarizes each prompt category of one level at concurrency c;
 // each element of repeats is one repeat's records, warm-up left out. It
 // returns nil when no record has a category, and otherwise one summary per
-// category, sorted by name. accept may be nil (no accept lengths).
-func Categories(c int, accept AcceptFunc, repeats ...[]Record) []CategorySummary {
+// category, sorted by name.
+func Categories(c int, repeats ...[]Record) []CategorySummary {
 	type acc struct {
 		CategorySummary
 		perReq, windowTok float64
@@ -99,10 +94,8 @@ func Categories(c int, accept AcceptFunc, repeats ...[]Record) []CategorySummary
 		s.TPOTP50 = Percentile(a.tpot, 50)
 		if a.reported {
 			s.DraftTokens, s.DraftAccepted = new(a.drafted), new(a.accepted)
-			if accept != nil {
-				if al, ok := accept(s.Tokens, a.drafted, a.accepted); ok {
-					s.AcceptLength = &al
-				}
+			if al, ok := DraftAcceptLength(s.Tokens, a.drafted, a.accepted); ok {
+				s.AcceptLength = &al
 			}
 		}
 		out = append(out, s)

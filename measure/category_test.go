@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
@@ -93,7 +92,7 @@ func TestCategoriesAcceptLength(t *testing.T) {
 		r("chat", 300, 400, 60, 0, 0, false),
 		r("", 400, 500, 10, 0, 0, false),
 	}
-	cats := measure.Categories(1, engine.AcceptFromTimings, recs)
+	cats := measure.Categories(1, recs)
 	if len(cats) != 3 || cats[0].Category != "" || cats[1].Category != "chat" || cats[2].Category != "code" {
 		t.Fatalf("categories %+v", cats)
 	}
@@ -114,7 +113,7 @@ func TestCategoriesAcceptLength(t *testing.T) {
 	for i := range recs {
 		recs[i].Category = ""
 	}
-	if got := measure.Categories(1, engine.AcceptFromTimings, recs); got != nil {
+	if got := measure.Categories(1, recs); got != nil {
 		t.Errorf("no categories, yet %+v", got)
 	}
 }

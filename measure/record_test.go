@@ -7,7 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
@@ -87,7 +86,7 @@ func TestRecordDraft(t *testing.T) {
 			if d != tt.drafted || a != tt.accepted || ok != tt.ok {
 				t.Errorf("Draft() = %d, %d, %v; want %d, %d, %v", d, a, ok, tt.drafted, tt.accepted, tt.ok)
 			}
-			al, alOK := engine.AcceptFromTimings(r.Tokens, d, a)
+			al, alOK := measure.DraftAcceptLength(r.Tokens, d, a)
 			if alOK != (tt.accept != 0) || math.Abs(al-tt.accept) > 1e-12 {
 				t.Errorf("accept length %v (%v), want %v", al, alOK, tt.accept)
 			}
@@ -111,7 +110,7 @@ func TestCategoriesKeepNoneAccepted(t *testing.T) {
 		}
 		recs = append(recs, r)
 	}
-	cats := measure.Categories(1, engine.AcceptFromTimings, recs)
+	cats := measure.Categories(1, recs)
 	b, err := json.Marshal(cats)
 	if err != nil {
 		t.Fatal(err)

@@ -37,68 +37,23 @@ func Summarize(level, repeat int, recs []Record) LevelSummary {
 	if len(rs) == 0 {
 		return s
 	}
-	var lat, ttft, tpot, lag []float64
-	var perReq float64
-	first, last := rs[0].SendNs, rs[0].EndNs
-	for _, r := range rs {
-		first = min(first, r.SendNs)
-		last = max(last, r.EndNs)
-		s.ConnRetries += r.ConnRetries
-		if !r.OK() {
-			s.Failed++
-			if s.FailedByClass == nil {
-				s.FailedByClass = map[string]int{}
-			}
-			s.FailedByClass[r.ErrClass]++
-			continue
-		}
-		s.OK++
-		s.Tokens += r.Tokens
-		s.TokensEstimated = s.TokensEstimated || r.TokensEstimated
-		l := r.Latency().Seconds()
-		lat = append(lat, l)
-		if l > 0 {
-			perReq += float64(r.Tokens) / l
-		}
-		if r.FirstNs != 0 {
-			ttft = append(ttft, r.TTFT().Seconds())
-		}
-		if r.Tokens >= 2 && r.FirstNs != 0 {
-			tpot = append(tpot, r.TPOT().Seconds())
-		}
-	}
-	s.WallSeconds = float64(last-first) / 1e9
-	if s.WallSeconds > 0 {
-		s.WallThroughput = float64(s.Tokens) / s.WallSeconds
-	}
-	if s.OK > 0 {
-		s.PerRequestTokS = perReq / float64(s.OK)
-	}
-	s.LatencyMean = mean(lat)
-	s.LatencyP50, s.LatencyP99 = Percentile(lat, 50), Percentile(lat, 99)
-	s.TTFTP50, s.TTFTP99 = Percentile(ttft, 50), Percentile(ttft, 99)
-	s.TPOTP50, s.TPOTP99 = Percentile(tpot, 50), Percentile(tpot, 99)
-	start, end, steady := SteadyWindow(level, rs)
-	// Dispatch lag of the requests sent after the ramp-up, when each one
-	// follows a slot freeing; the ramp-up's first sends measure goroutine
-	// start-up, not the loop.
-	for _, r := range rs {
-		if !steady || r.SendNs > start {
-			lag = append(lag, float64(r.DispatchLagNs)/1e9)
-		}
-	}
-	s.DispatchLagP99 = Percentile(lag, 99)
-
+	f := LevelFigures(level, rs)
+	s.OK, s.Failed, s.FailedByClass, s.Tokens = f.OK, f.Failed, f.FailedByClass, f.Tokens
+	s.ConnRetries, s.TokensEstimated = f.ConnRetries, f.TokensEstimated
+	wall, _ := WallWindow(rs)
+	s.WallSeconds, s.WallThroughput = wall.Seconds(), f.WallThroughput
+	s.PerRequestTokS = f.PerRequest.Mean
+	s.LatencyMean, s.LatencyP50, s.LatencyP99 = f.Latency.Mean, f.Latency.P50, f.Latency.P99
+	s.TTFTP50, s.TTFTP99 = f.TTFT.P50, f.TTFT.P99
+	s.TPOTP50, s.TPOTP99 = f.TPOT.P50, f.TPOT.P99
+	s.DispatchLagP99 = f.DispatchLagP99
+	s.Throughput, s.AchievedConcurrency = f.SteadyThroughput, f.AchievedConcurrency
+	w, steady := throughputWindow(level, rs)
 	if !steady {
-		start, end = first, last
 		s.Warnings = append(s.Warnings, fmt.Sprintf(
 			"no steady state: %d requests at %s; throughput is over the whole wall time", len(rs), LevelName(level)))
 	}
-	s.SteadyStartNs, s.SteadyEndNs = start, end
-	if w := (Window{start, end}); w.End > w.Start {
-		s.Throughput = TokensIn(rs, w) / w.Seconds()
-		s.AchievedConcurrency = InFlight(rs, w)
-	}
+	s.SteadyStartNs, s.SteadyEndNs = w.Start, w.End
 
 	if s.TokensEstimated {
 		s.Warnings = append(s.Warnings, "the server sent no usage: token counts are estimated")

@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
@@ -54,7 +53,7 @@ func measureScenario(launches []Launch, maxSlices int) []Level {
 	}
 	var out []Level
 	for _, c := range slices.Sorted(maps.Keys(levels)) {
-		l := Level{Level: c, FailedByClass: map[string]int{}}
+		l := Level{Level: c}
 		var acc levelAcc
 		for _, g := range gs {
 			if reps, ok := g.groups[c]; ok {
@@ -67,11 +66,10 @@ func measureScenario(launches []Launch, maxSlices int) []Level {
 	return out
 }
 
-// levelAcc accumulates one level's figures over launches and repeats.
+// levelAcc accumulates one level's launches and repeats.
 type levelAcc struct {
-	perReq, lat, ttft, tpot, lags                           []float64
-	steadyTok, steadySec, sampleSec, wallTok, wallSec, busy float64
-	repeats                                                 [][]measure.Record // every launch's, for the categories
+	sampleSec float64
+	repeats   [][]measure.Record // every launch's, for the figures and the categories
 }
 
 // add measures one launch's repeats of level c into l.
@@ -82,27 +80,6 @@ func (a *levelAcc) add(l *Level, launch Launch, c int, reps map[int][]measure.Re
 		recs := reps[id]
 		l.Repeats++
 		a.repeats = append(a.repeats, recs)
-		for _, r := range recs {
-			l.Requests++
-			a.lags = append(a.lags, float64(r.DispatchLagNs)/1e9)
-			if !r.OK() {
-				l.Failed++
-				l.FailedByClass[r.ErrClass]++
-				continue
-			}
-			l.OK++
-			l.Tokens += r.Tokens
-			if d := r.Latency().Seconds(); d > 0 {
-				a.lat = append(a.lat, d)
-				a.perReq = append(a.perReq, float64(r.Tokens)/d)
-			}
-			if d := r.TTFT().Seconds(); d > 0 {
-				a.ttft = append(a.ttft, d)
-			}
-			if d := r.TPOT().Seconds(); d > 0 {
-				a.tpot = append(a.tpot, d)
-			}
-		}
 		if measure.IsRate(c) && !l.Saturated {
 			if sat := measure.SaturationOf(recs); sat.Saturated {
 				l.Saturated = true
@@ -115,15 +92,9 @@ func (a *levelAcc) add(l *Level, launch Launch, c int, reps map[int][]measure.Re
 		}
 		tok += tp.Tokens
 		sec += tp.Window.Seconds()
-		a.busy += tp.Concurrency * tp.Window.Seconds()
 		a.sampleSec += tp.SampleSeconds * float64(len(tp.Samples))
 		ll.Samples = append(ll.Samples, tp.Samples...)
-		wall, _ := measure.WallWindow(recs)
-		a.wallTok += float64(measure.OKTokens(recs))
-		a.wallSec += wall.Seconds()
 	}
-	a.steadyTok += tok
-	a.steadySec += sec
 	if sec > 0 {
 		ll.Throughput = tok / sec
 	}
@@ -132,24 +103,11 @@ func (a *levelAcc) add(l *Level, launch Launch, c int, reps map[int][]measure.Re
 }
 
 func (a *levelAcc) finish(l *Level) {
-	if len(l.FailedByClass) == 0 {
-		l.FailedByClass = nil
-	}
-	l.Categories = measure.Categories(l.Level, engine.AcceptFromTimings, a.repeats...)
-	if a.steadySec > 0 {
-		l.SteadyThroughput = a.steadyTok / a.steadySec
-		l.AchievedConcurrency = a.busy / a.steadySec
+	l.Figures = measure.LevelFigures(l.Level, a.repeats...)
+	l.Categories = measure.Categories(l.Level, a.repeats...)
+	if l.SteadySeconds > 0 {
 		l.SliceSeconds = a.sampleSec / float64(max(len(l.Samples), 1))
 	}
-	if a.wallSec > 0 {
-		l.WallThroughput = a.wallTok / a.wallSec
-	}
-	l.SteadySeconds = a.steadySec
-	l.PerRequest = measure.DistOf(a.perReq)
-	l.Latency = measure.DistOf(a.lat)
-	l.TTFT = measure.DistOf(a.ttft)
-	l.TPOT = measure.DistOf(a.tpot)
-	l.DispatchLagP99 = measure.DistOf(a.lags).P99
 }
 
 // measured reports whether the level has a throughput to compare: a

@@ -266,13 +266,10 @@ func (s *Scenario) Level(c int) *Level {
 type Level struct {
 	Level   int `json:"level"`
 	Repeats int `json:"repeats"`
-	// Requests counts measured (non-warm-up) requests; OK and Failed split
-	// them; FailedByClass counts failures by error class.
-	Requests      int            `json:"requests"`
-	OK            int            `json:"ok"`
-	Failed        int            `json:"failed"`
-	FailedByClass map[string]int `json:"failed_by_class,omitempty"`
-	Tokens        int            `json:"tokens"` // completion tokens of successful requests
+	// Figures are the level's counts, per-request distributions and
+	// throughput over every launch and repeat, pooled: the same figures,
+	// made the same way, as each live sweep line.
+	measure.Figures
 	// Launches are the level's figures per launch, in round order: what the
 	// comparisons use.
 	Launches []LaunchLevel `json:"launches"`
@@ -285,28 +282,12 @@ type Level struct {
 	// confidence interval (from the launch-to-launch variation, or with one
 	// launch from its within-launch samples), tok/s.
 	Throughput Estimate `json:"throughput"`
-	// SteadyThroughput is tokens over the whole steady-state window, tok/s;
-	// WallThroughput is tokens over first send to last end, tok/s.
-	SteadyThroughput float64 `json:"steady_throughput"`
-	WallThroughput   float64 `json:"wall_throughput"`
-	// SteadySeconds is the steady-state window's length summed over repeats.
-	SteadySeconds float64 `json:"steady_s"`
 	// SliceSeconds is the mean length of the interval one within-launch
 	// sample covers.
 	SliceSeconds float64 `json:"slice_s"`
-	// PerRequest is the distribution of tokens/latency per request, tok/s.
-	PerRequest measure.Dist `json:"per_request_tok_s"`
-	// Latency, TTFT and TPOT are per-request distributions in seconds.
-	Latency measure.Dist `json:"latency_s"`
-	TTFT    measure.Dist `json:"ttft_s"`
-	TPOT    measure.Dist `json:"tpot_s"`
-	// AchievedConcurrency is the time-weighted mean of requests in flight
-	// over the steady-state window.
-	AchievedConcurrency float64 `json:"achieved_concurrency"`
-	// DispatchLagP99 is the client's own p99 delay between a free slot and
-	// the next send, seconds.
-	DispatchLagP99 float64 `json:"dispatch_lag_p99_s"`
-	ClientLimited  bool    `json:"client_limited,omitempty"`
+	// ClientLimited flags a level where the load generator, not the
+	// server, may have set the pace.
+	ClientLimited bool `json:"client_limited,omitempty"`
 	// AcceptLength is the level's speculative accept length, when reported.
 	AcceptLength *float64 `json:"accept_length,omitempty"`
 	// Categories are the level's figures per prompt category, when the
