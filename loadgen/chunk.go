@@ -9,7 +9,8 @@ import (
 // chat deltas (content, and reasoning_content from servers that split a
 // reasoning model's thinking out), completion text, the usage object and an
 // error object some servers send in place of a chunk when generation fails,
-// and llama.cpp's timings (its final chunk's speculative-decoding counts).
+// and the timings object some servers add to a response's final chunk (its
+// speculative-decoding counts; engine.Profile.ResponseAccept says whose).
 type chunk struct {
 	Choices []choice     `json:"choices"`
 	Usage   *usage       `json:"usage"`
@@ -38,7 +39,8 @@ type promptDetails struct {
 	CachedTokens *int `json:"cached_tokens"`
 }
 
-// timings is the part of llama.cpp's per-response timings the records keep.
+// timings is the part of a response's timings the records keep: how many
+// tokens were drafted for speculative decoding and how many were accepted.
 type timings struct {
 	DraftN         *int `json:"draft_n"`
 	DraftNAccepted *int `json:"draft_n_accepted"`
