@@ -37,7 +37,7 @@ func Fingerprint(s Sweep, promptSetHash string) string {
 	levels := make([]string, len(keys))
 	reqs := make([]string, len(keys))
 	for i, c := range keys {
-		levels[i] = strconv.Itoa(c)
+		levels[i] = strconv.Itoa(c.Concurrency)
 		if len(s.Rates) > 0 {
 			levels[i] = measure.FormatRate(s.Rates[i])
 		}

@@ -642,10 +642,10 @@ func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) []string {
 // positive, in thousandths at most.
 func (d *doc) rates(v *yaml.Node) []float64 {
 	return distinctList(d, v, "sweep.rates", "rates in requests per second", "rate",
-		func(r *yaml.Node, what string) (float64, int, string, bool) {
+		func(r *yaml.Node, what string) (float64, measure.Level, string, bool) {
 			f, ok := d.number(r, what)
 			if !ok {
-				return 0, 0, "", false
+				return 0, measure.Level{}, "", false
 			}
 			key := measure.RateLevel(f)
 			switch {
@@ -653,12 +653,12 @@ func (d *doc) rates(v *yaml.Node) []float64 {
 				d.errorf(r, "%s: rate %g: must be more than 0 requests per second", what, f)
 			case f > MaxRate:
 				d.errorf(r, "%s: rate %g: more than %d requests per second", what, f, MaxRate)
-			case math.Abs(measure.LevelRate(key)-f) > 1e-9*f:
+			case math.Abs(key.Rate-f) > 1e-9*f:
 				d.errorf(r, "%s: rate %g: at most three decimals (steps of %g requests per second)", what, f, measure.RateResolution)
 			default:
 				return f, key, fmt.Sprintf("rate %g", f), true
 			}
-			return 0, 0, "", false
+			return 0, measure.Level{}, "", false
 		})
 }
 

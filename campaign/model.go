@@ -167,22 +167,25 @@ type Sweep struct {
 // the configured number, or the `auto` count (measure.RequestsFor).
 func (s Sweep) RequestsFor(c int) int { return measure.RequestsFor(s.Requests, c) }
 
-// Levels are the sweep's level keys in order: its concurrencies, or its
-// rates' keys (measure.RateLevel).
-func (s Sweep) Levels() []int {
+// Levels are the sweep's levels in order: its concurrencies, or its rates.
+func (s Sweep) Levels() []measure.Level {
 	if len(s.Rates) == 0 {
-		return s.Concurrency
+		out := make([]measure.Level, len(s.Concurrency))
+		for i, c := range s.Concurrency {
+			out[i] = measure.ConcurrencyLevel(c)
+		}
+		return out
 	}
-	out := make([]int, len(s.Rates))
+	out := make([]measure.Level, len(s.Rates))
 	for i, r := range s.Rates {
 		out[i] = measure.RateLevel(r)
 	}
 	return out
 }
 
-// RequestsAt returns the number of measured requests at a level key of
-// either kind (measure.RequestsAt).
-func (s Sweep) RequestsAt(level int) int { return measure.RequestsAt(s.Requests, level) }
+// RequestsAt returns the number of measured requests at a level of either
+// kind (measure.RequestsAt).
+func (s Sweep) RequestsAt(level measure.Level) int { return measure.RequestsAt(s.Requests, level) }
 
 // Mode is "rate" for an open-loop sweep, "concurrency" for a closed loop.
 func (s Sweep) Mode() string {

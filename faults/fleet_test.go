@@ -17,6 +17,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/internal/campaigntest"
 	"github.com/bakeoff-dev/bakeoff/internal/testhost"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
@@ -158,15 +159,15 @@ func (f *fleetRig) checkCounted(run *results.Run, s spec) map[int]string {
 				t.Errorf("%s round %d: %v", sc.name, l.Round, err)
 				continue
 			}
-			perLevel := map[int]int{}
+			perLevel := map[measure.Level]int{}
 			for _, rec := range recs {
 				if !rec.Warmup && rec.OK() {
 					perLevel[rec.Level]++
 				}
 			}
 			for _, lv := range s.levels {
-				if perLevel[lv] != s.requests {
-					t.Errorf("%s round %d: level %d has %d successful records, want %d", sc.name, l.Round, lv, perLevel[lv], s.requests)
+				if perLevel[measure.ConcurrencyLevel(lv)] != s.requests {
+					t.Errorf("%s round %d: level %d has %d successful records, want %d", sc.name, l.Round, lv, perLevel[measure.ConcurrencyLevel(lv)], s.requests)
 				}
 			}
 		}

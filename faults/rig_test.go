@@ -327,15 +327,15 @@ func (r *rig) checkEndState(runDir string, s spec, want map[string]outcome) {
 				t.Errorf("%s: %v", sc.name, err)
 				continue
 			}
-			perLevel := map[int]int{}
+			perLevel := map[measure.Level]int{}
 			for _, rec := range recs {
 				if !rec.Warmup && rec.OK() {
 					perLevel[rec.Level]++
 				}
 			}
 			for _, l := range levels {
-				if perLevel[l] != requests {
-					t.Errorf("%s: level %d has %d successful records on disk, want %d", sc.name, l, perLevel[l], requests)
+				if perLevel[measure.ConcurrencyLevel(l)] != requests {
+					t.Errorf("%s: level %d has %d successful records on disk, want %d", sc.name, l, perLevel[measure.ConcurrencyLevel(l)], requests)
 				}
 			}
 		}

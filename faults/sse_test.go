@@ -203,7 +203,7 @@ func checkSweepRecords(t *testing.T, recs []measure.Record, want []string, res r
 			ok = ok || r.ErrClass == w
 		}
 		if !ok {
-			t.Errorf("request C=%d #%d: class %q (%s), want one of %v", r.Level, r.Seq, r.ErrClass, r.Error, want)
+			t.Errorf("request %s #%d: class %q (%s), want one of %v", r.Level, r.Seq, r.ErrClass, r.Error, want)
 		}
 	}
 }

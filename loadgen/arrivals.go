@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // DefaultBurstiness is the arrival shape when none is given: 1, a Poisson
@@ -29,16 +31,17 @@ const DefaultBurstiness = 1.0
 // (n−1)/rate, so the rate measured from send times (ArrivalRateOf) is the
 // target when the client keeps up.
 //
-// The stream of random numbers is the sweep seed's, mixed with the level
-// key and the repeat, so levels and repeats get schedules of their own.
-func Arrivals(n int, rate, burstiness float64, seed int64, level, repeat int) []time.Duration {
+// The stream of random numbers is the sweep seed's, mixed with the level's
+// number (measure.Level.Key) and the repeat, so levels and repeats get
+// schedules of their own.
+func Arrivals(n int, rate, burstiness float64, seed int64, level measure.Level, repeat int) []time.Duration {
 	if n <= 0 || rate <= 0 {
 		return nil
 	}
 	if burstiness <= 0 {
 		burstiness = DefaultBurstiness
 	}
-	rng := rand.New(rand.NewPCG(uint64(seed), uint64(level)<<16^uint64(repeat)))
+	rng := rand.New(rand.NewPCG(uint64(seed), uint64(level.Key())<<16^uint64(repeat)))
 	t := make([]float64, n)
 	for i := 1; i < n; i++ {
 		t[i] = t[i-1] + gamma(rng, burstiness)/(rate*burstiness)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/internal/llamatest"
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // countingMux counts the requests each "METHOD path" gets.
@@ -70,13 +71,13 @@ func TestLlamaCppSweep(t *testing.T) {
 					t.Fatalf("record cached %v draft %d/%d (%v), want cached reported and 8 of 16 drafts accepted",
 						r.CachedTokens, a, d, ok)
 				}
-				if r.Level == 2 {
+				if r.Level == measure.ConcurrencyLevel(2) {
 					cachedLevel2 += *r.CachedTokens
 				}
 			}
 			for _, l := range res.Levels {
 				if l.AcceptLength == nil || *l.AcceptLength != 2 || l.AcceptLengthSource != engine.SourceLlamaCppTimings {
-					t.Errorf("C=%d accept length %v from %q, want 2 from the timings", l.Level, l.AcceptLength, l.AcceptLengthSource)
+					t.Errorf("%s accept length %v from %q, want 2 from the timings", l.Level, l.AcceptLength, l.AcceptLengthSource)
 				}
 			}
 			if tt.save {
@@ -89,7 +90,7 @@ func TestLlamaCppSweep(t *testing.T) {
 				}
 				for _, l := range res.Levels {
 					if l.CacheReset != "POST /slots/{0..1}?action=erase" || l.CacheResetNote != "" {
-						t.Errorf("C=%d reset %q note %q", l.Level, l.CacheReset, l.CacheResetNote)
+						t.Errorf("%s reset %q note %q", l.Level, l.CacheReset, l.CacheResetNote)
 					}
 				}
 				return
@@ -99,7 +100,7 @@ func TestLlamaCppSweep(t *testing.T) {
 			}
 			for _, l := range res.Levels {
 				if l.CacheReset != "" || !strings.Contains(l.CacheResetNote, "--slot-save-path") {
-					t.Errorf("C=%d reset %q note %q", l.Level, l.CacheReset, l.CacheResetNote)
+					t.Errorf("%s reset %q note %q", l.Level, l.CacheReset, l.CacheResetNote)
 				}
 			}
 			if n := strings.Count(strings.Join(res.Warnings, "\n"), "--slot-save-path"); n != 1 {

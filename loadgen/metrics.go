@@ -39,11 +39,12 @@ const (
 // metricsProbe scrapes one level's server metrics and the engine's info
 // call. A server without them is normal: the probe then has no figures.
 type metricsProbe struct {
-	client        *http.Client
-	engine        *engine.Profile
-	base, apiKey  string
-	dir           string
-	level, repeat int
+	client       *http.Client
+	engine       *engine.Profile
+	base, apiKey string
+	dir          string
+	level        measure.Level
+	repeat       int
 
 	mu       sync.Mutex
 	values   map[scrapePhase]map[string]float64
@@ -51,7 +52,7 @@ type metricsProbe struct {
 	warnings []string
 }
 
-func newMetricsProbe(c *http.Client, p *engine.Profile, base, apiKey, dir string, level, repeat int) *metricsProbe {
+func newMetricsProbe(c *http.Client, p *engine.Profile, base, apiKey, dir string, level measure.Level, repeat int) *metricsProbe {
 	return &metricsProbe{client: c, engine: p, base: base, apiKey: apiKey, dir: dir, level: level, repeat: repeat,
 		values: map[scrapePhase]map[string]float64{}, info: map[scrapePhase][]byte{}}
 }
@@ -105,9 +106,9 @@ func (m *metricsProbe) save(phase scrapePhase, name string, body []byte) {
 	if m.dir == "" {
 		return
 	}
-	lv := fmt.Sprintf("C%03d", m.level)
+	lv := fmt.Sprintf("C%03d", m.level.Concurrency)
 	if measure.IsRate(m.level) {
-		lv = "R" + measure.FormatRate(measure.LevelRate(m.level))
+		lv = "R" + measure.FormatRate(m.level.Rate)
 	}
 	path := filepath.Join(m.dir, fmt.Sprintf("%s-r%d-%s-%s", lv, m.repeat, phase, name))
 	err := os.MkdirAll(m.dir, 0o700)

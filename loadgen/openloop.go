@@ -17,25 +17,25 @@ import (
 // within a default file-descriptor limit once Go has raised it.
 const DefaultMaxInFlight = 4096
 
-// levels are the sweep's level keys in order: the concurrencies, or the
-// rates' keys (measure.RateLevel).
-func (o Options) levels() []int {
+// levels are the sweep's levels in order: the concurrencies, or the rates.
+func (o Options) levels() []measure.Level {
 	if len(o.Rates) == 0 {
-		return o.Concurrency
+		out := make([]measure.Level, len(o.Concurrency))
+		for i, c := range o.Concurrency {
+			out[i] = measure.ConcurrencyLevel(c)
+		}
+		return out
 	}
-	out := make([]int, len(o.Rates))
+	out := make([]measure.Level, len(o.Rates))
 	for i, r := range o.Rates {
 		out[i] = measure.RateLevel(r)
 	}
 	return out
 }
 
-// requestsAt is the number of measured requests at level key c.
-func (o Options) requestsAt(c int) int {
-	if measure.IsRate(c) {
-		return measure.RequestsForRate(o.Requests, measure.LevelRate(c))
-	}
-	return o.RequestsFor(c)
+// requestsAt is the number of measured requests at level.
+func (o Options) requestsAt(level measure.Level) int {
+	return measure.RequestsAt(o.Requests, level)
 }
 
 // openLevel runs an open loop: request i is sent at its due time, start +
@@ -78,7 +78,7 @@ func (s *sweep) openLevel(ctx context.Context, stop context.CancelFunc, l levelS
 			break
 		}
 		p := s.promptFor(seq)
-		rec := measure.Record{Level: l.c, Rate: measure.LevelRate(l.c), Repeat: l.repeat, Seq: seq, Prompt: p,
+		rec := measure.Record{Level: l.level, Rate: l.level.Rate, Repeat: l.repeat, Seq: seq, Prompt: p,
 			PromptSet: s.o.Prompts.Hash, Category: s.o.Prompts.Prompts[p].Category,
 			MaxTokens: s.o.Prompts.Prompts[p].MaxTokens, Capped: capped}
 		wg.Add(1)

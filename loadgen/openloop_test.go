@@ -78,7 +78,7 @@ func TestOpenLoopKeepsTheRate(t *testing.T) {
 	key := measure.RateLevel(rate)
 	for _, r := range recs {
 		if r.Level != key || r.Rate != rate || !r.OK() || r.LateNs < 0 || r.Capped {
-			t.Fatalf("record %+v: want level %d, rate %g, success, a lateness, not capped", r, key, rate)
+			t.Fatalf("record %+v: want level %s, rate %g, success, a lateness, not capped", r, key, rate)
 		}
 	}
 	got2 := measure.ArrivalRateOf(recs)
@@ -94,7 +94,7 @@ func TestOpenLoopKeepsTheRate(t *testing.T) {
 	}
 	s := res.Levels[0]
 	if s.Level != key || s.Rate != rate || s.Saturated || s.Capped != 0 {
-		t.Errorf("summary: level %d rate %g saturated %v capped %d", s.Level, s.Rate, s.Saturated, s.Capped)
+		t.Errorf("summary: level %s rate %g saturated %v capped %d", s.Level, s.Rate, s.Saturated, s.Capped)
 	}
 	if math.Abs(s.ArrivalRate-got2) > 1e-9 {
 		t.Errorf("summary arrival rate %.3f, records say %.3f", s.ArrivalRate, got2)

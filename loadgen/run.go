@@ -47,9 +47,9 @@ const (
 // The warm-up reports as Kind "warmup": first with Done 0 and Level the
 // warm-up's concurrency, then as it progresses (Done > 0, Level 0).
 type Event struct {
-	Kind   string `json:"event"`
-	Level  int    `json:"level,omitempty"`
-	Repeat int    `json:"repeat,omitempty"`
+	Kind   string        `json:"event"`
+	Level  measure.Level `json:"level,omitzero"`
+	Repeat int           `json:"repeat,omitempty"`
 	// Done and Total count the level's (or the warm-up's) finished and
 	// planned requests.
 	Done  int `json:"done,omitempty"`
@@ -320,14 +320,15 @@ func (s *sweep) maxTokens(p prompts.Prompt) int {
 }
 
 // UniquePrefix is what Options.UniquePrompts puts before a request's
-// prompt: its level, repeat and sequence number (w for the warm-up), the
-// same for every scenario of a campaign and different for every request,
-// so no request finds another's prompt in a prefix cache.
+// prompt: its level's number (measure.Level.Key), repeat and sequence
+// number (w for the warm-up), the same for every scenario of a campaign and
+// different for every request, so no request finds another's prompt in a
+// prefix cache.
 func UniquePrefix(rec *measure.Record) string {
 	if rec.Warmup {
 		return fmt.Sprintf("[w-%d] ", rec.Seq)
 	}
-	return fmt.Sprintf("[c%d-r%d-%d] ", rec.Level, rec.Repeat, rec.Seq)
+	return fmt.Sprintf("[c%d-r%d-%d] ", rec.Level.Key(), rec.Repeat, rec.Seq)
 }
 
 // body is the request body for prompt p sent as rec.
@@ -369,9 +370,9 @@ func (s *sweep) run(ctx context.Context) error {
 			c = min(s.o.Warmup, RateWarmupConcurrency)
 		}
 		s.mu.Lock()
-		s.event(Event{Kind: EventWarmup, Total: s.o.Warmup, Level: c})
+		s.event(Event{Kind: EventWarmup, Total: s.o.Warmup, Level: measure.ConcurrencyLevel(c)})
 		s.mu.Unlock()
-		recs := s.level(ctx, stop, levelSpec{c: c, n: s.o.Warmup, warmup: true})
+		recs := s.level(ctx, stop, levelSpec{level: measure.ConcurrencyLevel(c), n: s.o.Warmup, warmup: true})
 		if s.stopErr != nil {
 			return s.stopErr
 		}
@@ -384,8 +385,8 @@ func (s *sweep) run(ctx context.Context) error {
 	}
 	for _, c := range s.o.levels() {
 		n := s.o.requestsAt(c)
-		if !measure.IsRate(c) && n < 2*c {
-			s.warn(fmt.Sprintf("C=%d: %d requests are fewer than 2×C, so the level barely reaches its concurrency (use --requests auto)", c, n))
+		if !measure.IsRate(c) && n < 2*c.Concurrency {
+			s.warn(fmt.Sprintf("%s: %d requests are fewer than 2×C, so the level barely reaches its concurrency (use --requests auto)", c, n))
 		}
 		for r := 0; r < s.o.Repeats; r++ {
 			// Every level starts from an empty prefix cache, so no level
@@ -400,10 +401,10 @@ func (s *sweep) run(ctx context.Context) error {
 			s.mu.Lock()
 			s.event(Event{Kind: EventLevelStart, Level: c, Repeat: r, Total: n})
 			s.mu.Unlock()
-			spec := levelSpec{c: c, n: n, repeat: r, probe: m}
+			spec := levelSpec{level: c, n: n, repeat: r, probe: m}
 			var recs []measure.Record
 			if measure.IsRate(c) {
-				spec.due = Arrivals(n, measure.LevelRate(c), s.o.Burstiness, s.o.Seed, c, r)
+				spec.due = Arrivals(n, c.Rate, s.o.Burstiness, s.o.Seed, c, r)
 				recs = s.openLevel(ctx, stop, spec)
 			} else {
 				recs = s.level(ctx, stop, spec)
@@ -492,13 +493,14 @@ func countFailed(recs []measure.Record) int {
 	return n
 }
 
-// levelSpec is one level's run: n requests, c in flight (closed loop), or
-// sent at their due times (open loop, c a rate's level key).
+// levelSpec is one level's run: n requests, level.Concurrency in flight
+// (closed loop), or sent at their due times (open loop).
 type levelSpec struct {
-	c, n, repeat int
-	warmup       bool
-	probe        *metricsProbe   // mid-level scrape; nil for the warm-up
-	due          []time.Duration // open loop: when each request is due after the start
+	level     measure.Level
+	n, repeat int
+	warmup    bool
+	probe     *metricsProbe   // mid-level scrape; nil for the warm-up
+	due       []time.Duration // open loop: when each request is due after the start
 }
 
 // level runs a closed loop: c workers, each sending its next request the
@@ -530,11 +532,11 @@ func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec)
 				// the prefix cache for the first measured requests alone.
 				p = s.order[len(s.order)-1-seq%len(s.order)]
 			}
-			rec := measure.Record{Level: l.c, Repeat: l.repeat, Seq: seq, Warmup: l.warmup, Prompt: p,
+			rec := measure.Record{Level: l.level, Repeat: l.repeat, Seq: seq, Warmup: l.warmup, Prompt: p,
 				PromptSet: s.o.Prompts.Hash, Category: s.o.Prompts.Prompts[p].Category,
 				MaxTokens: s.o.Prompts.Prompts[p].MaxTokens}
 			if l.warmup {
-				rec.Level = 0
+				rec.Level = measure.Level{}
 			}
 			firstSend := s.q.do(ctx, s.body(p, &rec), &rec)
 			// Up to the first send: the time a request spent finding its
@@ -552,8 +554,8 @@ func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec)
 			s.finish(ctx, stop, t, rec, &wg)
 		}
 	}
-	wg.Add(l.c)
-	for range l.c {
+	wg.Add(l.level.Concurrency)
+	for range l.level.Concurrency {
 		go worker()
 	}
 	wg.Wait()

@@ -280,7 +280,7 @@ func TestWarmupAndLevels(t *testing.T) {
 	}
 	var levels []string
 	for _, l := range res.Levels {
-		levels = append(levels, fmt.Sprintf("%d/%d:%d", l.Level, l.Repeat, l.Requests))
+		levels = append(levels, fmt.Sprintf("%s/%d:%d", measure.LevelLabel(l.Level), l.Repeat, l.Requests))
 	}
 	if fmt.Sprint(levels) != "[1/0:30 1/1:30 4/0:30 4/1:30]" {
 		t.Errorf("levels %v", levels)

@@ -48,9 +48,9 @@ func (s *sweep) finish(ctx context.Context, stop context.CancelFunc, t *tally, r
 		if el := float64(now-t.start) / 1e9; el > 0 {
 			tps = float64(t.tokens) / el
 		}
-		e := Event{Kind: EventProgress, Level: l.c, Repeat: l.repeat, Done: done, Total: l.n, TokPerSec: tps}
+		e := Event{Kind: EventProgress, Level: l.level, Repeat: l.repeat, Done: done, Total: l.n, TokPerSec: tps}
 		if l.warmup {
-			e.Kind, e.Level = EventWarmup, 0
+			e.Kind, e.Level = EventWarmup, measure.Level{}
 		}
 		s.event(e)
 	}

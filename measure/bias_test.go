@@ -59,11 +59,11 @@ func TestThroughputUnbiased(t *testing.T) {
 			for _, c := range tc.levels {
 				var rs []measure.Record
 				for _, r := range recs {
-					if !r.Warmup && r.Level == c {
+					if !r.Warmup && r.Level == measure.ConcurrencyLevel(c) {
 						rs = append(rs, r)
 					}
 				}
-				tp := measure.LevelThroughput(rs, c, 10)
+				tp := measure.LevelThroughput(rs, measure.ConcurrencyLevel(c), 10)
 				truth := prod[verdicttest.LevelKey{Level: c}].TokensIn(tp.Window) / tp.Window.Seconds()
 				steady[c] = append(steady[c], tp.TokS/truth-1)
 				sampled[c] = append(sampled[c], mean(tp.Samples)/truth-1)

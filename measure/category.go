@@ -34,11 +34,11 @@ type CategorySummary struct {
 	AcceptLength  *float64 `json:"accept_length,omitempty"`
 }
 
-// Categories summarizes each prompt category of one level at concurrency c;
+// Categories summarizes each prompt category of one level;
 // each element of repeats is one repeat's records, warm-up left out. It
 // returns nil when no record has a category, and otherwise one summary per
 // category, sorted by name.
-func Categories(c int, repeats ...[]Record) []CategorySummary {
+func Categories(level Level, repeats ...[]Record) []CategorySummary {
 	type acc struct {
 		CategorySummary
 		perReq, windowTok float64
@@ -50,7 +50,7 @@ func Categories(c int, repeats ...[]Record) []CategorySummary {
 	var seconds float64
 	labelled := false
 	for _, recs := range repeats {
-		w, _ := throughputWindow(c, recs)
+		w, _ := throughputWindow(level, recs)
 		seconds += max(w.Seconds(), 0)
 		for _, r := range recs {
 			labelled = labelled || r.Category != ""

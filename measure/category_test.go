@@ -22,14 +22,14 @@ func TestCategoriesAddUp(t *testing.T) {
 		r.Category = names[r.Prompt%3]
 		repeats[r.Repeat] = append(repeats[r.Repeat], r)
 	}
-	cats := measure.Categories(8, nil, repeats[0], repeats[1])
+	cats := measure.Categories(measure.ConcurrencyLevel(8), nil, repeats[0], repeats[1])
 	if len(cats) != 3 || cats[0].Category != "chat" || cats[2].Category != "math" {
 		t.Fatalf("categories %+v", cats)
 	}
 	var tokS, sec float64
 	var requests, tokens int
 	for _, rs := range repeats {
-		tp := measure.LevelThroughput(rs, 8, 1)
+		tp := measure.LevelThroughput(rs, measure.ConcurrencyLevel(8), 1)
 		tokS += tp.Tokens
 		sec += tp.Window.Seconds()
 		requests += len(rs)
@@ -55,7 +55,7 @@ func TestCategoriesAddUp(t *testing.T) {
 	// One category's share is its own records' tokens in the same windows.
 	var codeTok float64
 	for _, rs := range repeats {
-		w := measure.LevelThroughput(rs, 8, 1).Window
+		w := measure.LevelThroughput(rs, measure.ConcurrencyLevel(8), 1).Window
 		var code []measure.Record
 		for _, r := range rs {
 			if r.Category == "code" {
@@ -75,7 +75,7 @@ func TestCategoriesAddUp(t *testing.T) {
 func TestCategoriesAcceptLength(t *testing.T) {
 	const ms = int64(1e6)
 	r := func(cat string, send, end int64, tokens, drafted, accepted int, fail bool) measure.Record {
-		x := measure.Record{Level: 1, Category: cat, SendNs: send * ms, FirstNs: (send + 10) * ms, EndNs: end * ms,
+		x := measure.Record{Level: measure.ConcurrencyLevel(1), Category: cat, SendNs: send * ms, FirstNs: (send + 10) * ms, EndNs: end * ms,
 			Tokens: tokens}
 		if drafted > 0 {
 			x.DraftTokens, x.DraftAccepted = new(drafted), new(accepted)
@@ -92,7 +92,7 @@ func TestCategoriesAcceptLength(t *testing.T) {
 		r("chat", 300, 400, 60, 0, 0, false),
 		r("", 400, 500, 10, 0, 0, false),
 	}
-	cats := measure.Categories(1, recs)
+	cats := measure.Categories(measure.ConcurrencyLevel(1), recs)
 	if len(cats) != 3 || cats[0].Category != "" || cats[1].Category != "chat" || cats[2].Category != "code" {
 		t.Fatalf("categories %+v", cats)
 	}
@@ -113,7 +113,7 @@ func TestCategoriesAcceptLength(t *testing.T) {
 	for i := range recs {
 		recs[i].Category = ""
 	}
-	if got := measure.Categories(1, recs); got != nil {
+	if got := measure.Categories(measure.ConcurrencyLevel(1), recs); got != nil {
 		t.Errorf("no categories, yet %+v", got)
 	}
 }

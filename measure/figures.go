@@ -57,7 +57,7 @@ type Figures struct {
 // (each element one repeat's, warm-up left out), pooled over the repeats. The
 // records may come in any order: each repeat is taken in send order, so the
 // same records give the same figures to the last bit wherever they are read.
-func LevelFigures(level int, repeats ...[]Record) Figures {
+func LevelFigures(level Level, repeats ...[]Record) Figures {
 	var f Figures
 	var perReq, lat, ttft, tpot, lag []float64
 	var steadyTok, busy, wallTok, wallSec float64

@@ -16,7 +16,7 @@ func FormatLevel(s LevelSummary) string {
 	if IsRate(s.Level) {
 		fmt.Fprintf(&b, "%9s", LevelName(s.Level))
 	} else {
-		fmt.Fprintf(&b, "C=%3d", s.Level)
+		fmt.Fprintf(&b, "C=%3d", s.Level.Concurrency)
 	}
 	if s.Repeat > 0 {
 		fmt.Fprintf(&b, " #%d", s.Repeat+1)

@@ -1,74 +1,133 @@
 package measure
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
 )
 
-// A level key names one load level in records, summaries and verdicts. A
-// closed-loop level is its concurrency C (1, 2, …); an open-loop level is
-// RateLevelBase plus its arrival rate in thousandths of a request per second
-// (RateLevel), so one int keys both kinds, a campaign's levels sort in load
-// order whichever kind it sweeps, and every map and table keyed by level
-// works for rates unchanged. A campaign sweeps one kind only. Records and
-// summaries of an open-loop level also carry the rate itself (Rate, in
-// requests per second) for people reading the JSON.
+// Level names one load level in records, summaries and verdicts: a closed
+// loop holding Concurrency requests in flight, or an open loop sending Rate
+// requests per second (Concurrency 0). A campaign sweeps one kind only.
+// Levels are comparable, so they key maps; RateLevel rounds a rate to
+// RateResolution, so that one rate is one key whichever way it was written.
+type Level struct {
+	Concurrency int
+	Rate        float64
+}
+
 const (
-	// RateLevelBase is where open-loop level keys start: far above any
-	// concurrency a campaign accepts.
-	RateLevelBase = 1_000_000_000
 	// RateResolution is the smallest step between two rates, requests per
 	// second: rates are kept in thousandths.
 	RateResolution = 0.001
-	// MaxRate is the highest arrival rate a level key holds, requests per
+	// MaxRate is the highest arrival rate a level holds, requests per
 	// second.
 	MaxRate = 1_000_000
+
+	// rateKeyBase is where open-loop levels start in the numbers written to
+	// JSON: far above any concurrency a campaign accepts, with the rate in
+	// thousandths added to it, so every level is a number and levels sort
+	// in load order as numbers.
+	rateKeyBase = 1_000_000_000
+	// perRequest is how many thousandths make a request per second.
+	perRequest = 1000
 )
 
-// RateLevel is the level key of an open-loop level at rate requests per
-// second, rounded to RateResolution.
-func RateLevel(rate float64) int {
-	return RateLevelBase + int(math.Round(rate/RateResolution))
+// ConcurrencyLevel is the closed-loop level of c requests in flight.
+func ConcurrencyLevel(c int) Level { return Level{Concurrency: c} }
+
+// RateLevel is the open-loop level at rate requests per second, rounded to
+// RateResolution.
+func RateLevel(rate float64) Level {
+	return Level{Rate: float64(rateThousandths(rate)) / perRequest}
 }
 
-// IsRate reports whether level is an open-loop level key.
-func IsRate(level int) bool { return level >= RateLevelBase }
+// rateThousandths is rate in thousandths of a request per second, rounded.
+func rateThousandths(rate float64) int64 { return int64(math.Round(rate / RateResolution)) }
 
-// LevelRate is the arrival rate of an open-loop level key, requests per
-// second; 0 for a concurrency level.
-func LevelRate(level int) float64 {
-	if !IsRate(level) {
-		return 0
-	}
-	return float64(level-RateLevelBase) * RateResolution
-}
+// IsRate reports whether l is an open-loop level.
+func IsRate(l Level) bool { return l.Rate > 0 }
 
 // LevelValue is the level's load as a number: the concurrency, or the
 // arrival rate in requests per second (for plot axes and CSV).
-func LevelValue(level int) float64 {
-	if IsRate(level) {
-		return LevelRate(level)
+func LevelValue(l Level) float64 {
+	if IsRate(l) {
+		return l.Rate
 	}
-	return float64(level)
+	return float64(l.Concurrency)
+}
+
+// Compare orders levels by load: closed-loop levels by concurrency, then
+// open-loop levels by rate (a campaign sweeps one kind, so the two never
+// meet in one table). It suits slices.SortFunc.
+func (l Level) Compare(o Level) int {
+	if r := cmp.Compare(b2i(IsRate(l)), b2i(IsRate(o))); r != 0 {
+		return r
+	}
+	return cmp.Or(cmp.Compare(l.Concurrency, o.Concurrency), cmp.Compare(l.Rate, o.Rate))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // FormatRate writes a rate in requests per second without trailing zeros.
 func FormatRate(rate float64) string { return strconv.FormatFloat(rate, 'f', -1, 64) }
 
-// LevelName is how people read a level key: "C=4" or "4 req/s".
-func LevelName(level int) string {
-	if IsRate(level) {
-		return FormatRate(LevelRate(level)) + " req/s"
+// LevelName is how people read a level: "C=4" or "4 req/s".
+func LevelName(l Level) string {
+	if IsRate(l) {
+		return FormatRate(l.Rate) + " req/s"
 	}
-	return fmt.Sprintf("C=%d", level)
+	return fmt.Sprintf("C=%d", l.Concurrency)
 }
+
+// String is LevelName.
+func (l Level) String() string { return LevelName(l) }
 
 // LevelLabel is the short form for table columns and plot ticks: "4" for
 // a concurrency, "4/s" for a rate.
-func LevelLabel(level int) string {
-	if IsRate(level) {
-		return FormatRate(LevelRate(level)) + "/s"
+func LevelLabel(l Level) string {
+	if IsRate(l) {
+		return FormatRate(l.Rate) + "/s"
 	}
-	return strconv.Itoa(level)
+	return strconv.Itoa(l.Concurrency)
+}
+
+// Key is the number a level is written as (MarshalJSON): the concurrency,
+// or for a rate 10⁹ plus the rate in thousandths. It is the same in every
+// version, so a random stream seeded with it draws the same numbers.
+func (l Level) Key() int64 {
+	if IsRate(l) {
+		return rateKeyBase + rateThousandths(l.Rate)
+	}
+	return int64(l.Concurrency)
+}
+
+// levelOfKey is the level a written number names.
+func levelOfKey(k int64) Level {
+	if k >= rateKeyBase {
+		return Level{Rate: float64(k-rateKeyBase) / perRequest}
+	}
+	return ConcurrencyLevel(int(k))
+}
+
+// MarshalJSON writes the level as one number (Key), as every run directory
+// and verdict has held it, so that files written now and files written
+// before read alike, by this version and by older ones.
+func (l Level) MarshalJSON() ([]byte, error) { return strconv.AppendInt(nil, l.Key(), 10), nil }
+
+// UnmarshalJSON reads a level written by MarshalJSON.
+func (l *Level) UnmarshalJSON(b []byte) error {
+	var k int64
+	if err := json.Unmarshal(b, &k); err != nil {
+		return fmt.Errorf("reading a level: %w", err)
+	}
+	*l = levelOfKey(k)
+	return nil
 }

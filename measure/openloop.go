@@ -222,7 +222,7 @@ func ScheduledRateOf(recs []Record) float64 {
 // summarizeOpenLoop adds an open-loop level's rate, lateness, cap and
 // saturation to s, and its client and saturation warnings.
 func summarizeOpenLoop(s *LevelSummary, rs []Record) {
-	s.Rate = LevelRate(s.Level)
+	s.Rate = s.Level.Rate
 	s.ArrivalRate = ArrivalRateOf(rs)
 	var late []float64
 	for _, r := range rs {

@@ -93,26 +93,7 @@ func TestSaturationNotJudgedOnFewRequests(t *testing.T) {
 	}
 }
 
-func TestLevelKeys(t *testing.T) {
-	tests := []struct {
-		level       int
-		name, label string
-		rate, value float64
-		isRate      bool
-	}{
-		{4, "C=4", "4", 0, 4, false},
-		{RateLevel(0.5), "0.5 req/s", "0.5/s", 0.5, 0.5, true},
-		{RateLevel(12), "12 req/s", "12/s", 12, 12, true},
-	}
-	for _, tt := range tests {
-		if LevelName(tt.level) != tt.name || LevelLabel(tt.level) != tt.label || LevelRate(tt.level) != tt.rate ||
-			LevelValue(tt.level) != tt.value || IsRate(tt.level) != tt.isRate {
-			t.Errorf("level %d: %q %q %v %v %v", tt.level, LevelName(tt.level), LevelLabel(tt.level), LevelRate(tt.level), LevelValue(tt.level), IsRate(tt.level))
-		}
-	}
-	if RateLevel(0.5) >= RateLevel(1) || RateLevel(1) <= 100000 {
-		t.Error("rate keys must sort by rate, above every concurrency")
-	}
+func TestRequestsForRate(t *testing.T) {
 	if RequestsForRate(0, 0.5) != MinAutoRequests || RequestsForRate(0, 4) != 240 || RequestsForRate(17, 4) != 17 {
 		t.Error("RequestsForRate")
 	}

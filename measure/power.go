@@ -157,7 +157,7 @@ func (s *LevelSummary) SetEnergy(p PowerLog) error {
 	w := Window{s.SteadyStartNs, s.SteadyEndNs}
 	e, err := p.Energy(w)
 	if err != nil {
-		return fmt.Errorf("C=%d: %w", s.Level, err)
+		return fmt.Errorf("%s: %w", s.Level, err)
 	}
 	s.PowerW = e.MeanW
 	s.JoulesPerKTok = e.PerKTokens(s.Throughput * w.Seconds())

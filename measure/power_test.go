@@ -82,7 +82,7 @@ func TestPowerLogEnergy(t *testing.T) {
 func TestSetEnergy(t *testing.T) {
 	const s = int64(1e9)
 	log := PowerLog{GPUs: []int{0}, Samples: readings(0, 0, 30*s, s/2, func(int64) float64 { return 400 })}
-	l := LevelSummary{Level: 4, SteadyStartNs: 10 * s, SteadyEndNs: 20 * s, Throughput: 2000}
+	l := LevelSummary{Level: ConcurrencyLevel(4), SteadyStartNs: 10 * s, SteadyEndNs: 20 * s, Throughput: 2000}
 	if err := l.SetEnergy(log); err != nil {
 		t.Fatal(err)
 	}

@@ -25,9 +25,9 @@ const (
 // PromptTokens and Tokens are always written; TokensEstimated says when the
 // server sent no usage.
 type Record struct {
-	// Level is the level key: the target concurrency, or for an open-loop
-	// level RateLevel(Rate) (see level.go).
-	Level     int     `json:"level"`
+	// Level is the level: the target concurrency, or an open-loop level's
+	// rate (written as one number, see level.go).
+	Level     Level   `json:"level"`
 	Rate      float64 `json:"rate,omitempty"`   // open-loop target arrival rate, requests per second
 	Repeat    int     `json:"repeat"`           // 0-based repeat of the level
 	Seq       int     `json:"seq"`              // 0-based index within the level repeat

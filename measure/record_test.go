@@ -110,7 +110,7 @@ func TestCategoriesKeepNoneAccepted(t *testing.T) {
 		}
 		recs = append(recs, r)
 	}
-	cats := measure.Categories(1, recs)
+	cats := measure.Categories(measure.ConcurrencyLevel(1), recs)
 	b, err := json.Marshal(cats)
 	if err != nil {
 		t.Fatal(err)

@@ -45,10 +45,10 @@ func RequestsForRate(requests int, rate float64) int {
 	return max(MinAutoRequests, int(math.Ceil(AutoRateSeconds*rate-1e-9)))
 }
 
-// RequestsAt is the number of measured requests at a level key, either kind.
-func RequestsAt(requests, level int) int {
+// RequestsAt is the number of measured requests at a level, either kind.
+func RequestsAt(requests int, level Level) int {
 	if IsRate(level) {
-		return RequestsForRate(requests, LevelRate(level))
+		return RequestsForRate(requests, level.Rate)
 	}
-	return RequestsFor(requests, level)
+	return RequestsFor(requests, level.Concurrency)
 }

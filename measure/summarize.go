@@ -25,7 +25,7 @@ const (
 // Summarize condenses the records of one level repeat. It ignores warm-up
 // records and records of other levels or repeats; it is a pure function of
 // the records, so reports rebuild it from requests.jsonl.
-func Summarize(level, repeat int, recs []Record) LevelSummary {
+func Summarize(level Level, repeat int, recs []Record) LevelSummary {
 	s := LevelSummary{Level: level, Repeat: repeat}
 	var rs []Record
 	for _, r := range recs {
@@ -68,10 +68,10 @@ func Summarize(level, repeat int, recs []Record) LevelSummary {
 		s.Warnings = append(s.Warnings, fmt.Sprintf(
 			"client dispatch lag p99 %.1f ms is large next to the latency: the load generator may be the limit",
 			s.DispatchLagP99*1e3))
-	case steady && len(rs) >= 2*level && s.AchievedConcurrency < MinAchievedShare*float64(level):
+	case steady && len(rs) >= 2*level.Concurrency && s.AchievedConcurrency < MinAchievedShare*float64(level.Concurrency):
 		s.ClientLimited = true
 		s.Warnings = append(s.Warnings, fmt.Sprintf(
-			"achieved concurrency %.1f of %d: the load generator may be the limit", s.AchievedConcurrency, level))
+			"achieved concurrency %.1f of %d: the load generator may be the limit", s.AchievedConcurrency, level.Concurrency))
 	}
 	return s
 }

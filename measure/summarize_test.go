@@ -13,7 +13,7 @@ const ms = int64(1e6)
 // rec builds a successful record: sent at send ms, first token at first ms,
 // done at end ms, with tokens.
 func rec(seq int, send, first, end int64, tokens int) Record {
-	return Record{Level: 2, Seq: seq, SendNs: send * ms, FirstNs: first * ms, EndNs: end * ms, Tokens: tokens, Chunks: tokens}
+	return Record{Level: ConcurrencyLevel(2), Seq: seq, SendNs: send * ms, FirstNs: first * ms, EndNs: end * ms, Tokens: tokens, Chunks: tokens}
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-6*math.Max(1, math.Abs(b)) }
@@ -55,7 +55,7 @@ func TestSteadyWindow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, e, ok := SteadyWindow(tt.c, tt.recs)
+			s, e, ok := SteadyWindow(ConcurrencyLevel(tt.c), tt.recs)
 			if s != tt.start || e != tt.end || ok != tt.ok {
 				t.Errorf("window [%d, %d] %v, want [%d, %d] %v", s/ms, e/ms, ok, tt.start/ms, tt.end/ms, tt.ok)
 			}
@@ -69,11 +69,11 @@ func TestSummarize(t *testing.T) {
 		rec(1, 10, 20, 120, 10),
 		rec(2, 100, 110, 200, 10),
 		rec(3, 120, 130, 210, 10),
-		{Level: 2, Seq: 4, SendNs: 200 * ms, EndNs: 205 * ms, Status: 500, ErrClass: ErrHTTP},
-		{Level: 0, Warmup: true, SendNs: 0, EndNs: 1000 * ms, Tokens: 99},               // ignored
-		{Level: 2, Repeat: 1, SendNs: 0, EndNs: 1000 * ms, Tokens: 99, FirstNs: 1 * ms}, // other repeat
+		{Level: ConcurrencyLevel(2), Seq: 4, SendNs: 200 * ms, EndNs: 205 * ms, Status: 500, ErrClass: ErrHTTP},
+		{Level: ConcurrencyLevel(0), Warmup: true, SendNs: 0, EndNs: 1000 * ms, Tokens: 99},               // ignored
+		{Level: ConcurrencyLevel(2), Repeat: 1, SendNs: 0, EndNs: 1000 * ms, Tokens: 99, FirstNs: 1 * ms}, // other repeat
 	}
-	s := Summarize(2, 0, recs)
+	s := Summarize(ConcurrencyLevel(2), 0, recs)
 	if s.Requests != 5 || s.OK != 4 || s.Failed != 1 || s.FailedByClass[ErrHTTP] != 1 || s.Tokens != 40 {
 		t.Fatalf("counts %+v", s)
 	}
@@ -112,20 +112,20 @@ func TestSummarizeFlags(t *testing.T) {
 		warn    string
 	}{
 		{"no steady state", []Record{rec(0, 0, 1, 10, 5)}, 2, false, "no steady state"},
-		{"estimated tokens", []Record{{Level: 2, SendNs: 0, FirstNs: ms, EndNs: 10 * ms, Tokens: 3, TokensEstimated: true},
-			{Level: 2, SendNs: 0, FirstNs: ms, EndNs: 10 * ms, Tokens: 3}}, 2, false, "estimated"},
+		{"estimated tokens", []Record{{Level: ConcurrencyLevel(2), SendNs: 0, FirstNs: ms, EndNs: 10 * ms, Tokens: 3, TokensEstimated: true},
+			{Level: ConcurrencyLevel(2), SendNs: 0, FirstNs: ms, EndNs: 10 * ms, Tokens: 3}}, 2, false, "estimated"},
 		{"dispatch lag", []Record{
-			{Level: 1, SendNs: 0, FirstNs: ms, EndNs: 100 * ms, Tokens: 3, DispatchLagNs: 0},
-			{Level: 1, SendNs: 150 * ms, FirstNs: 151 * ms, EndNs: 250 * ms, Tokens: 3, DispatchLagNs: 50 * ms}}, 1, true, "dispatch lag"},
+			{Level: ConcurrencyLevel(1), SendNs: 0, FirstNs: ms, EndNs: 100 * ms, Tokens: 3, DispatchLagNs: 0},
+			{Level: ConcurrencyLevel(1), SendNs: 150 * ms, FirstNs: 151 * ms, EndNs: 250 * ms, Tokens: 3, DispatchLagNs: 50 * ms}}, 1, true, "dispatch lag"},
 		{"under-achieved concurrency", []Record{
 			rec(0, 0, 1, 100, 1), rec(1, 90, 91, 110, 1), rec(2, 100, 101, 200, 1), rec(3, 190, 191, 210, 1)}, 2, true, "achieved concurrency"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for i := range tt.recs {
-				tt.recs[i].Level = tt.level
+				tt.recs[i].Level = ConcurrencyLevel(tt.level)
 			}
-			s := Summarize(tt.level, 0, tt.recs)
+			s := Summarize(ConcurrencyLevel(tt.level), 0, tt.recs)
 			if s.ClientLimited != tt.limited {
 				t.Errorf("client limited %v, want %v (%q)", s.ClientLimited, tt.limited, s.Warnings)
 			}
@@ -139,14 +139,14 @@ func TestSummarizeFlags(t *testing.T) {
 func TestFormatLevelGolden(t *testing.T) {
 	al := 2.37
 	levels := []LevelSummary{
-		{Level: 1, Requests: 30, OK: 30, Throughput: 86.84, PerRequestTokS: 87.01, LatencyMean: 2.31, LatencyP50: 2.3,
+		{Level: ConcurrencyLevel(1), Requests: 30, OK: 30, Throughput: 86.84, PerRequestTokS: 87.01, LatencyMean: 2.31, LatencyP50: 2.3,
 			LatencyP99: 2.62, TTFTP50: 0.0451, TTFTP99: 0.0613, TPOTP50: 0.01132, TPOTP99: 0.0119},
-		{Level: 250, Repeat: 1, Requests: 1000, OK: 996, Failed: 4, FailedByClass: map[string]int{ErrTimeout: 3, ErrCut: 1},
+		{Level: ConcurrencyLevel(250), Repeat: 1, Requests: 1000, OK: 996, Failed: 4, FailedByClass: map[string]int{ErrTimeout: 3, ErrCut: 1},
 			Throughput: 773.2, PerRequestTokS: 3.1, LatencyMean: 64.5, LatencyP50: 64.1, LatencyP99: 71.9,
 			TTFTP50: 1.2, TTFTP99: 9.81, TPOTP50: 0.3161, TPOTP99: 0.35, AcceptLength: &al, ClientLimited: true},
-		{Level: 5, Requests: 30, OK: 30, TokensEstimated: true, Throughput: 279, PerRequestTokS: 56.2, LatencyMean: 3.5,
+		{Level: ConcurrencyLevel(5), Requests: 30, OK: 30, TokensEstimated: true, Throughput: 279, PerRequestTokS: 56.2, LatencyMean: 3.5,
 			LatencyP50: 3.5, LatencyP99: 3.9},
-		{Level: 8, Requests: 24, OK: 24, ConnRetries: 11, Throughput: 512.4, PerRequestTokS: 64.8, LatencyMean: 3.1,
+		{Level: ConcurrencyLevel(8), Requests: 24, OK: 24, ConnRetries: 11, Throughput: 512.4, PerRequestTokS: 64.8, LatencyMean: 3.1,
 			LatencyP50: 3.1, LatencyP99: 3.3},
 		{Level: RateLevel(0.5), Rate: 0.5, Requests: 30, OK: 30, Throughput: 100.1, PerRequestTokS: 70.2, LatencyMean: 2.9,
 			LatencyP50: 2.8, LatencyP99: 3.2, ArrivalRate: 0.498, LateP99: 0.0021},

@@ -4,8 +4,8 @@ package measure
 // from the records and written to levels.json for quick reading; reports
 // recompute everything from the records instead of trusting it.
 type LevelSummary struct {
-	Level  int `json:"level"`
-	Repeat int `json:"repeat"`
+	Level  Level `json:"level"`
+	Repeat int   `json:"repeat"`
 	// Requests is how many were sent; OK and Failed split them, and
 	// FailedByClass counts failures per error class.
 	Requests      int            `json:"requests"`

@@ -17,10 +17,11 @@ func (w Window) Seconds() float64 { return float64(w.End-w.Start) / 1e9 }
 // send, which in a closed loop is the (N−C+1)-th completion. ok is false
 // when no such window exists (fewer requests than slots). For an open-loop
 // level key it is OpenLoopWindow.
-func SteadyWindow(c int, recs []Record) (start, end int64, ok bool) {
-	if IsRate(c) {
+func SteadyWindow(level Level, recs []Record) (start, end int64, ok bool) {
+	if IsRate(level) {
 		return OpenLoopWindow(recs)
 	}
+	c := level.Concurrency
 	n := len(recs)
 	if n == 0 || c < 1 || n < c {
 		return 0, 0, false
@@ -157,8 +158,8 @@ func InFlight(recs []Record, w Window) float64 {
 
 // throughputWindow is the window a level repeat's throughput is measured
 // over: the steady-state window (steady true), else the wall window.
-func throughputWindow(c int, recs []Record) (w Window, steady bool) {
-	if start, end, ok := SteadyWindow(c, recs); ok {
+func throughputWindow(level Level, recs []Record) (w Window, steady bool) {
+	if start, end, ok := SteadyWindow(level, recs); ok {
 		return Window{start, end}, true
 	}
 	w, _ = WallWindow(recs)
@@ -203,9 +204,9 @@ type Throughput struct {
 // it: counting completions biases the first sample, and the mean, low
 // whenever completion times disperse (speculative accept lengths, a running
 // cap, variable lengths).
-func LevelThroughput(recs []Record, c, maxSamples int) Throughput {
+func LevelThroughput(recs []Record, level Level, maxSamples int) Throughput {
 	var t Throughput
-	t.Window, t.Steady = throughputWindow(c, recs)
+	t.Window, t.Steady = throughputWindow(level, recs)
 	sec := t.Window.Seconds()
 	if sec <= 0 {
 		return t
@@ -228,7 +229,7 @@ func LevelThroughput(recs []Record, c, maxSamples int) Throughput {
 	switch {
 	case !t.Steady:
 		t.Note = fmt.Sprintf("%d requests are too few for a steady state at %s; throughput is over the whole wall time",
-			len(recs), LevelName(c))
+			len(recs), LevelName(level))
 	case k < 1:
 		t.Note = fmt.Sprintf("the steady state (%.3g s) is shorter than one median request latency (%.3g s): one sample, not within-launch samples",
 			sec, med)

@@ -12,7 +12,7 @@ func closedLoop(level, c, n, tokens int, lat int64) []Record {
 	for i := range n {
 		wave := int64(i / c)
 		send := 1_000_000_000 + wave*lat
-		out = append(out, Record{Level: level, Seq: i, Prompt: i % 7, SendNs: send,
+		out = append(out, Record{Level: ConcurrencyLevel(level), Seq: i, Prompt: i % 7, SendNs: send,
 			FirstNs: send + lat/10, EndNs: send + lat, Tokens: tokens, Status: 200, OutputHash: "h"})
 	}
 	return out
@@ -37,7 +37,7 @@ func TestLevelThroughputSamples(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			const lat = int64(2e9)
 			recs := closedLoop(tc.c, tc.c, tc.n, 200, lat)
-			tp := LevelThroughput(recs, tc.c, testMaxSamples)
+			tp := LevelThroughput(recs, ConcurrencyLevel(tc.c), testMaxSamples)
 			s := tp.Samples
 			if tp.SamplesOK != tc.wantOK || len(s) != tc.wantSamples {
 				t.Fatalf("%d samples (ok=%v), want %d (ok=%v)", len(s), tp.SamplesOK, tc.wantSamples, tc.wantOK)
@@ -64,7 +64,7 @@ func TestLevelThroughputSamples(t *testing.T) {
 func TestLevelThroughputShortSteadyState(t *testing.T) {
 	// C=2: the second request is sent halfway through the first, which ends
 	// before the second: full load for 50 ms against 100 ms latencies.
-	tp := LevelThroughput([]Record{rec(0, 0, 10, 100, 10), rec(1, 50, 60, 150, 10)}, 2, testMaxSamples)
+	tp := LevelThroughput([]Record{rec(0, 0, 10, 100, 10), rec(1, 50, 60, 150, 10)}, ConcurrencyLevel(2), testMaxSamples)
 	if !tp.Steady || tp.SamplesOK || len(tp.Samples) != 1 || !strings.Contains(tp.Note, "shorter than one median request latency") {
 		t.Errorf("steady %v, samples ok %v, %d samples, note %q", tp.Steady, tp.SamplesOK, len(tp.Samples), tp.Note)
 	}

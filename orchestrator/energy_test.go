@@ -96,7 +96,7 @@ rounds: 1
 		}
 		start, end, ok := measure.SteadyWindow(l.Level, rs)
 		if !ok {
-			t.Fatalf("C=%d: no steady window", l.Level)
+			t.Fatalf("%s: no steady window", l.Level)
 		}
 		win := measure.Window{Start: start, End: end}
 		// The sim's engine steps whenever a request is in flight, so the
@@ -104,9 +104,9 @@ rounds: 1
 		// between (a closed loop's turnaround, longer on a busy machine).
 		busy := busyShare(rs, win)
 		want := 2 * sim.ModelPowerW(busy) * win.Seconds() / measure.TokensIn(rs, win) * 1000
-		t.Logf("C=%d: window %.2f s, busy %.3f, %.0f W, %.2f J per 1000 tokens (model %.2f)", l.Level, win.Seconds(), busy, l.PowerW, l.JoulesPerKTok, want)
+		t.Logf("%s: window %.2f s, busy %.3f, %.0f W, %.2f J per 1000 tokens (model %.2f)", l.Level, win.Seconds(), busy, l.PowerW, l.JoulesPerKTok, want)
 		if math.Abs(l.JoulesPerKTok-want) > 0.05*want {
-			t.Errorf("C=%d: %.2f J per 1000 tokens, model %.2f: more than 5%% apart", l.Level, l.JoulesPerKTok, want)
+			t.Errorf("%s: %.2f J per 1000 tokens, model %.2f: more than 5%% apart", l.Level, l.JoulesPerKTok, want)
 		}
 	}
 	// levels.json, which report and diff read first, carries the same.

@@ -671,9 +671,10 @@ func sweepEstimate(s campaign.Sweep) time.Duration {
 		n := s.RequestsAt(lv)
 		level := 0.0
 		if measure.IsRate(lv) {
-			level = float64(n-1)/measure.LevelRate(lv) + request
+			level = float64(n-1)/lv.Rate + request
 		} else {
-			level = float64((n+lv-1)/max(lv, 1)) * request
+			c := max(lv.Concurrency, 1)
+			level = float64((n+c-1)/c) * request
 		}
 		secs += level * float64(max(s.Repeats, 1))
 	}

@@ -49,14 +49,14 @@ func TestLlamaCppCampaign(t *testing.T) {
 		for _, l := range s.Levels {
 			spec := name == "llama-draft"
 			if (l.AcceptLength != nil) != spec || spec && *l.AcceptLength != 2 {
-				t.Errorf("%s C=%d: accept length %v", name, l.Level, l.AcceptLength)
+				t.Errorf("%s %s: accept length %v", name, l.Level, l.AcceptLength)
 			}
 			if name == "llama-nosave" {
 				if l.CacheReset != "" || !strings.Contains(l.CacheResetNote, "slot-save-path") {
-					t.Errorf("%s C=%d: reset %q, note %q", name, l.Level, l.CacheReset, l.CacheResetNote)
+					t.Errorf("%s %s: reset %q, note %q", name, l.Level, l.CacheReset, l.CacheResetNote)
 				}
 			} else if l.CacheReset != "POST /slots/{0..3}?action=erase" {
-				t.Errorf("%s C=%d: reset %q, note %q", name, l.Level, l.CacheReset, l.CacheResetNote)
+				t.Errorf("%s %s: reset %q, note %q", name, l.Level, l.CacheReset, l.CacheResetNote)
 			}
 		}
 		if _, err := os.Stat(filepath.Join(w.root, "run", name, "round-1", results.MetricsDir, "props.json")); err != nil {

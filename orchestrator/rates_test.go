@@ -36,7 +36,7 @@ func (w *world) rateConfig(o campaignOpts, rates string) {
 // dueOffsets are the level's requests' due times (send time less lateness)
 // after its first, by sequence number, with their prompts: what the
 // schedule gave this scenario.
-func dueOffsets(recs []measure.Record, level int) []int64 {
+func dueOffsets(recs []measure.Record, level measure.Level) []int64 {
 	var rs []measure.Record
 	for _, r := range recs {
 		if !r.Warmup && r.Level == level {
@@ -81,7 +81,7 @@ func TestRateCampaignLocal(t *testing.T) {
 			t.Fatalf("%s: %s, levels %+v", n, s.Status, s.Levels)
 		}
 		for _, l := range s.Levels {
-			if l.Rate != measure.LevelRate(l.Level) || l.ArrivalRate <= 0 {
+			if l.Rate != l.Level.Rate || l.ArrivalRate <= 0 {
 				t.Errorf("%s %s: rate %g, arrival rate %g", n, measure.LevelName(l.Level), l.Rate, l.ArrivalRate)
 			}
 		}
@@ -111,7 +111,7 @@ func TestRateCampaignLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(v.Levels, []int{low, high}) {
+	if !slices.Equal(v.Levels, []measure.Level{low, high}) {
 		t.Fatalf("verdict levels %v", v.Levels)
 	}
 	cell := v.Cell(high, "narrow")
@@ -170,7 +170,7 @@ func TestRateCampaignOverSSH(t *testing.T) {
 		t.Fatalf("%d records (%v)", len(recs), err)
 	}
 	for _, r := range recs {
-		if !r.Warmup && r.Rate != measure.LevelRate(r.Level) {
+		if !r.Warmup && r.Rate != r.Level.Rate {
 			t.Fatalf("record %+v: rate does not match its level", r)
 		}
 	}

@@ -104,7 +104,7 @@ rounds: 1
 	}
 	for _, r := range recs {
 		if r.CachedTokens != nil && *r.CachedTokens > 0 {
-			t.Errorf("request %d at level %d: %d cached prompt tokens", r.Seq, r.Level, *r.CachedTokens)
+			t.Errorf("request %d at level %s: %d cached prompt tokens", r.Seq, r.Level, *r.CachedTokens)
 		}
 	}
 }

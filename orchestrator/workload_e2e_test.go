@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/internal/llamatest"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
@@ -94,7 +95,7 @@ scenarios: [draft]
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := v.Scenario("draft").Level(3)
+	l := v.Scenario("draft").Level(measure.ConcurrencyLevel(3))
 	if l == nil || len(l.Categories) != 2 {
 		t.Fatalf("C=3 categories: %+v", l)
 	}

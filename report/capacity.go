@@ -90,7 +90,7 @@ func CapacityCSV(w io.Writer, v *verdict.Verdict) error {
 			if l.SLO == nil {
 				continue
 			}
-			rec := append([]string{s.Name, strconv.Itoa(l.Level), f(measure.LevelValue(l.Level)), cv.Unit,
+			rec := append([]string{s.Name, strconv.FormatInt(l.Level.Key(), 10), f(measure.LevelValue(l.Level)), cv.Unit,
 				f(l.SLO.Goodput), strconv.Itoa(l.SLO.Meets), strconv.Itoa(len(l.SLO.Launches))}, capc...)
 			if err := cw.Write(append(rec, cmp...)); err != nil {
 				return fmt.Errorf("writing capacity CSV: %w", err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
@@ -52,7 +53,7 @@ func categoryTable(s verdict.Scenario) table {
 	for _, l := range s.Levels {
 		for _, c := range l.Categories {
 			t.Rows = append(t.Rows, []string{
-				fmt.Sprint(l.Level), categoryName(c.Category), fmt.Sprint(c.Requests), fmt.Sprintf("%d/%d", c.OK, c.Requests),
+				measure.LevelLabel(l.Level), categoryName(c.Category), fmt.Sprint(c.Requests), fmt.Sprintf("%d/%d", c.OK, c.Requests),
 				fmt.Sprintf("%.1f", c.Throughput), fmt.Sprintf("%.1f", c.PerRequestTokS), fmt.Sprintf("%.1f", c.TPOTP50*1e3),
 				acceptText(c.AcceptLength),
 			})

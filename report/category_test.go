@@ -40,7 +40,7 @@ func TestCategoriesReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := v.Scenario("spec").Level(5)
+	spec := v.Scenario("spec").Level(measure.ConcurrencyLevel(5))
 	if spec == nil || len(spec.Categories) != 2 || spec.Categories[1].Category != "code" {
 		t.Fatalf("spec at C=5: categories %+v", spec)
 	}
@@ -60,7 +60,7 @@ func TestCategoriesReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := back.Scenario("spec").Level(5).Categories; len(got) != 2 || *got[1].AcceptLength != *code.AcceptLength {
+	if got := back.Scenario("spec").Level(measure.ConcurrencyLevel(5)).Categories; len(got) != 2 || *got[1].AcceptLength != *code.AcceptLength {
 		t.Errorf("verdict.json categories %+v", got)
 	}
 	if err := Text(&text, v); err != nil {

@@ -137,10 +137,14 @@ type hPart struct {
 func txt(s string) hPart { return hPart{Text: s} }
 
 // num is a number part: shown as text, its exact value in data-value.
-func num(field, scenario string, level, round int, value float64, text string) hPart {
-	return hPart{Text: text, Field: field, Scenario: scenario, Level: level, Round: round,
+func num(field, scenario string, level measure.Level, round int, value float64, text string) hPart {
+	return hPart{Text: text, Field: field, Scenario: scenario, Level: dataLevel(level), Round: round,
 		Value: strconv.FormatFloat(value, 'g', -1, 64)}
 }
+
+// dataLevel is a level as the page's data-level attributes hold it: the
+// number it is written as in JSON (measure.Level.Key), 0 for none.
+func dataLevel(l measure.Level) int { return int(l.Key()) }
 
 // signed is "+3.8" or "−3.8" (a real minus sign), one decimal.
 func signed(x float64) string {
@@ -167,7 +171,7 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 	}
 	for _, n := range v.Notes {
 		mark := map[string]string{verdict.SeverityRed: "failed", verdict.SeverityWarn: "warning", verdict.SeverityInfo: "ok"}[n.Severity]
-		hn := hNote{Severity: n.Severity, Mark: mark, Check: n.Check, Scenario: n.Scenario, Level: n.Level, Text: n.Text}
+		hn := hNote{Severity: n.Severity, Mark: mark, Check: n.Check, Scenario: n.Scenario, Level: dataLevel(n.Level), Text: n.Text}
 		p.Notes = append(p.Notes, hn)
 		if n.Severity == verdict.SeverityRed {
 			p.Red = append(p.Red, hn)
@@ -256,7 +260,7 @@ func verdictTable(v *verdict.Verdict) hTable {
 	}
 	t.Head = append(t.Head, hCell{Parts: []hPart{txt("winner")}})
 	for _, row := range v.Rows {
-		r := hRow{Level: row.Level, Cells: []hCell{{Class: "level", Parts: []hPart{txt(measure.LevelLabel(row.Level))}}}}
+		r := hRow{Level: dataLevel(row.Level), Cells: []hCell{{Class: "level", Parts: []hPart{txt(measure.LevelLabel(row.Level))}}}}
 		for _, i := range shown(v) {
 			s, c := v.Scenarios[i], row.Cells[i]
 			if c.Saturated {
@@ -283,7 +287,7 @@ func verdictTable(v *verdict.Verdict) hTable {
 }
 
 // throughputHTML is "773.1 ±1.2%", the interval's bounds in the title.
-func throughputHTML(scenario string, level int, present bool, e verdict.Estimate) hCell {
+func throughputHTML(scenario string, level measure.Level, present bool, e verdict.Estimate) hCell {
 	c := hCell{Class: "num", Scenario: scenario}
 	if !present {
 		c.Parts = []hPart{txt("-")}
@@ -309,7 +313,7 @@ func hwText(hw float64) string {
 
 // deltaHTML is the comparison: the delta with its interval, then the
 // outcome, each of the four its own way, as in Text's deltaCell.
-func deltaHTML(scenario string, level int, c verdict.Cell) hCell {
+func deltaHTML(scenario string, level measure.Level, c verdict.Cell) hCell {
 	h := hCell{Class: "delta", Scenario: scenario}
 	if !c.Compared {
 		h.Parts = []hPart{txt("-")}
@@ -367,7 +371,7 @@ func detailHTML(s verdict.Scenario) hTable {
 	for i := range s.Levels {
 		l := &s.Levels[i]
 		n := s.Name
-		r := hRow{Level: l.Level, Cells: []hCell{{Class: "level", Scenario: n, Parts: []hPart{txt(measure.LevelLabel(l.Level))}}}}
+		r := hRow{Level: dataLevel(l.Level), Cells: []hCell{{Class: "level", Scenario: n, Parts: []hPart{txt(measure.LevelLabel(l.Level))}}}}
 		for _, c := range cols {
 			if l.Saturated && !c.Saturated {
 				// Its figures grow with the level's length: say what was

@@ -24,7 +24,7 @@ func energyHTML(v *verdict.Verdict) *hTable {
 		}
 	}
 	for _, c := range v.Levels {
-		r := hRow{Level: c, Cells: []hCell{{Class: "level", Parts: []hPart{txt(measure.LevelLabel(c))}}}}
+		r := hRow{Level: dataLevel(c), Cells: []hCell{{Class: "level", Parts: []hPart{txt(measure.LevelLabel(c))}}}}
 		for _, s := range shown {
 			l := s.Level(c)
 			if l == nil || l.Energy == nil {
@@ -40,7 +40,7 @@ func energyHTML(v *verdict.Verdict) *hTable {
 
 // energyCell is "1512 ±2.1%" over "1180 W"; prefix tells the detail
 // table's fields from the energy table's.
-func energyCell(scenario string, level int, prefix string, e *verdict.LevelEnergy) hCell {
+func energyCell(scenario string, level measure.Level, prefix string, e *verdict.LevelEnergy) hCell {
 	j := e.JoulesPerKTok
 	hw := j.HalfWidthPct()
 	return hCell{Class: "num", Scenario: scenario,

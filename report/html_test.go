@@ -236,7 +236,7 @@ func ratesSaturated(v *verdict.Verdict) *verdict.Verdict {
 	if err := json.Unmarshal(data, &r); err != nil {
 		panic(err)
 	}
-	key := func(c int) int { return measure.RateLevel(float64(c) / 2) }
+	key := func(c measure.Level) measure.Level { return measure.RateLevel(float64(c.Concurrency) / 2) }
 	for i := range r.Levels {
 		r.Levels[i] = key(r.Levels[i])
 	}
@@ -368,7 +368,7 @@ func checkNumbers(t *testing.T, v *verdict.Verdict, got *probe) {
 			}
 		default:
 			outcomes++
-			c := v.Cell(o.Level, o.Scenario)
+			c := v.Cell(levelOf(o.Level), o.Scenario)
 			if c == nil || c.Outcome != o.Outcome || !strings.Contains(o.Text, c.Outcome) {
 				t.Errorf("%s C=%d: the page says %q (%s), verdict.json %+v", o.Scenario, o.Level, o.Text, o.Outcome, c)
 			}
@@ -392,9 +392,19 @@ func checkNumbers(t *testing.T, v *verdict.Verdict, got *probe) {
 	}
 }
 
+// levelOf is the level a data-level attribute names: the number the level
+// is written as in JSON.
+func levelOf(n int) measure.Level {
+	var l measure.Level
+	if err := json.Unmarshal([]byte(strconv.Itoa(n)), &l); err != nil {
+		panic(err)
+	}
+	return l
+}
+
 func rowOf(v *verdict.Verdict, level int) *verdict.Row {
 	for i := range v.Rows {
-		if v.Rows[i].Level == level {
+		if v.Rows[i].Level == levelOf(level) {
 			return &v.Rows[i]
 		}
 	}
@@ -404,7 +414,7 @@ func rowOf(v *verdict.Verdict, level int) *verdict.Row {
 // jsonFigure is the figure a page element names, read from the verdict,
 // and the factor from its unit to the one shown.
 func jsonFigure(v *verdict.Verdict, f shownField) (float64, float64, error) {
-	if c := v.Cell(f.Level, f.Scenario); c != nil {
+	if c := v.Cell(levelOf(f.Level), f.Scenario); c != nil {
 		switch f.Field {
 		case "throughput":
 			return c.Throughput.Center, 1, nil
@@ -425,7 +435,7 @@ func jsonFigure(v *verdict.Verdict, f shownField) (float64, float64, error) {
 	var l *verdict.Level
 	for i := range v.Scenarios {
 		if v.Scenarios[i].Name == f.Scenario {
-			l = v.Scenarios[i].Level(f.Level)
+			l = v.Scenarios[i].Level(levelOf(f.Level))
 		}
 	}
 	if l == nil {
@@ -533,7 +543,7 @@ func withEnergy(v *verdict.Verdict) *verdict.Verdict {
 			if j == 0 || l.Throughput.Center <= 0 {
 				continue
 			}
-			w := 700 + 3.7*float64(l.Level)
+			w := 700 + 3.7*float64(l.Level.Concurrency)
 			jk := w / l.Throughput.Center * 1000
 			l.Energy = &verdict.LevelEnergy{
 				PowerW:        verdict.Estimate{Center: w, Lo: w * 0.98, Hi: w * 1.02, Confidence: 0.95, N: 3},

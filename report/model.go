@@ -274,11 +274,11 @@ func levelHeaderOf(ls []verdict.Level) string {
 }
 
 // detailLevel is the level as the detail lines start: "C=  4" or "0.5/s".
-func detailLevel(level int) string {
+func detailLevel(level measure.Level) string {
 	if measure.IsRate(level) {
 		return measure.LevelLabel(level)
 	}
-	return fmt.Sprintf("C=%3d", level)
+	return fmt.Sprintf("C=%3d", level.Concurrency)
 }
 
 // cutLines names a scenario's launches that were cut (interrupted before

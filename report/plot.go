@@ -91,10 +91,10 @@ func encodePlot(p *plot.Plot, ext string) ([]byte, error) {
 // plotLevels are the levels a log concurrency axis can show: positive ones.
 // gonum's log scale panics on any value at or below 0, so nothing that is not
 // positive may reach the axis, as a range or as a point.
-func plotLevels(v *verdict.Verdict) []int {
-	var out []int
+func plotLevels(v *verdict.Verdict) []measure.Level {
+	var out []measure.Level
 	for _, c := range v.Levels {
-		if c > 0 {
+		if measure.LevelValue(c) > 0 {
 			out = append(out, c)
 		}
 	}
@@ -136,7 +136,7 @@ func newLevelPlot(v *verdict.Verdict, title, ylabel string) *plot.Plot {
 func series(s verdict.Scenario, f func(verdict.Level) (float64, bool)) plotter.XYs {
 	var xy plotter.XYs
 	for _, l := range s.Levels {
-		if y, ok := f(l); ok && l.Level > 0 && plottable(y) {
+		if y, ok := f(l); ok && measure.LevelValue(l.Level) > 0 && plottable(y) {
 			xy = append(xy, plotter.XY{X: measure.LevelValue(l.Level), Y: y})
 		}
 	}
@@ -208,7 +208,7 @@ func speedupPlot(v *verdict.Verdict) (*plot.Plot, error) {
 		var mid, lo, hi plotter.XYs
 		for _, c := range v.Levels {
 			cell := v.Cell(c, s.Name)
-			if c <= 0 || cell == nil || !cell.Compared || !plottable(cell.Speedup) ||
+			if measure.LevelValue(c) <= 0 || cell == nil || !cell.Compared || !plottable(cell.Speedup) ||
 				math.IsNaN(cell.SpeedupLo) || math.IsNaN(cell.SpeedupHi) {
 				continue
 			}

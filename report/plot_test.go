@@ -28,7 +28,7 @@ func TestPlotsEdgeCases(t *testing.T) {
 	// A record of level 0 that is not marked warm-up: a log axis cannot show it.
 	levelZero := verdicttest.Simulate(verdicttest.Eagle3TopK4, one, 4)
 	for i := range levelZero {
-		levelZero[i].Level, levelZero[i].Warmup = 0, false
+		levelZero[i].Level, levelZero[i].Warmup = measure.ConcurrencyLevel(0), false
 	}
 	for _, tc := range []struct {
 		name      string

@@ -156,7 +156,7 @@ func TestBenchstatParses(t *testing.T) {
 	}
 	for _, s := range v.Scenarios {
 		for _, l := range s.Levels {
-			name := "Serve/C=" + strconv.Itoa(l.Level) + "/scenario=" + s.Name
+			name := "Serve/C=" + strconv.Itoa(l.Level.Concurrency) + "/scenario=" + s.Name
 			if want := len(BenchValues(v, &l)); got[name] != want {
 				t.Errorf("%s: %d results, want %d", name, got[name], want)
 			}
@@ -187,7 +187,7 @@ func TestCSVRoundTrip(t *testing.T) {
 	n := 0
 	for _, row := range rows[1:] {
 		c, _ := strconv.Atoi(row[col["level"]])
-		l := v.Scenario(row[col["scenario"]]).Level(c)
+		l := v.Scenario(row[col["scenario"]]).Level(measure.ConcurrencyLevel(c))
 		if l == nil {
 			t.Fatalf("row for unknown level: %v", row)
 		}
@@ -204,7 +204,7 @@ func TestCSVRoundTrip(t *testing.T) {
 		if row[col["attempt"]] != "1" || [2]string{row[col["newest_attempt"]], row[col["newest_status"]]} != wantNewest {
 			t.Errorf("%v: attempt %q, newest %q %q; want 1, %q", row[:2], row[col["attempt"]], row[col["newest_attempt"]], row[col["newest_status"]], wantNewest)
 		}
-		if cell := v.Cell(c, l2s(row)); cell.Compared {
+		if cell := v.Cell(measure.ConcurrencyLevel(c), l2s(row)); cell.Compared {
 			d, _ := strconv.ParseFloat(row[col["delta_pct"]], 64)
 			if d != cell.DeltaPct {
 				t.Errorf("%v: delta %v, want %v", row[:2], d, cell.DeltaPct)
@@ -310,10 +310,10 @@ func TestDiff(t *testing.T) {
 			}
 			for _, r := range d.Rows {
 				if r.Method != verdict.MethodLaunches {
-					t.Errorf("%s C=%d: method %s, want launches (fixtureRounds each)", r.Scenario, r.Level, r.Method)
+					t.Errorf("%s %s: method %s, want launches (fixtureRounds each)", r.Scenario, r.Level, r.Method)
 				}
 				if r.Outcome == "" {
-					t.Errorf("%s C=%d: no outcome", r.Scenario, r.Level)
+					t.Errorf("%s %s: no outcome", r.Scenario, r.Level)
 				}
 			}
 			if !strings.Contains(buf.String(), "eagle3-topk1-specv2: no measurements in either run") {
@@ -352,7 +352,7 @@ func TestDiffOneRound(t *testing.T) {
 			}
 			for _, r := range d.Rows {
 				if r.Method != verdict.MethodWithinLaunch || r.Outcome == verdict.OutcomeTie {
-					t.Errorf("%s C=%d: method %s outcome %s; one launch a side is within-launch and never a tie", r.Scenario, r.Level, r.Method, r.Outcome)
+					t.Errorf("%s %s: method %s outcome %s; one launch a side is within-launch and never a tie", r.Scenario, r.Level, r.Method, r.Outcome)
 				}
 			}
 		})

@@ -35,8 +35,8 @@ func TestLevelFiguresAgreeWithLiveSummary(t *testing.T) {
 	for name, rs := range recs {
 		sc := v.Scenario(name)
 		for _, c := range s.Concurrency {
-			l := sc.Level(c)
-			live := measure.Summarize(c, 0, rs)
+			l := sc.Level(measure.ConcurrencyLevel(c))
+			live := measure.Summarize(measure.ConcurrencyLevel(c), 0, rs)
 			if l == nil {
 				t.Fatalf("%s C=%d: no level", name, c)
 			}

@@ -25,7 +25,7 @@ const DefaultCacheGap = 5.0
 // from before either was recorded get no note.
 func checkCache(v *Verdict, in Input) []Note {
 	var notes []Note
-	rates := map[string]map[int]float64{}
+	rates := map[string]map[measure.Level]float64{}
 	for _, s := range v.Scenarios {
 		var levels []measure.LevelSummary // every launch's, from its figures' attempt
 		for i := range in.Summary.Scenarios {
@@ -45,7 +45,7 @@ func checkCache(v *Verdict, in Input) []Note {
 		}
 		rates[s.Name] = r
 		var parts []string
-		for _, c := range slices.Sorted(maps.Keys(r)) {
+		for _, c := range slices.SortedFunc(maps.Keys(r), measure.Level.Compare) {
 			parts = append(parts, fmt.Sprintf("%s %.1f%%", measure.LevelName(c), r[c]))
 		}
 		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckCache, Scenario: s.Name,
@@ -56,7 +56,7 @@ func checkCache(v *Verdict, in Input) []Note {
 		if s.Name == v.Baseline || base == nil || rates[s.Name] == nil {
 			continue
 		}
-		for _, c := range slices.Sorted(maps.Keys(rates[s.Name])) {
+		for _, c := range slices.SortedFunc(maps.Keys(rates[s.Name]), measure.Level.Compare) {
 			b, ok := base[c]
 			if d := rates[s.Name][c] - b; ok && math.Abs(d) > DefaultCacheGap {
 				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckCache, Scenario: s.Name, Level: c,
@@ -70,8 +70,8 @@ func checkCache(v *Verdict, in Input) []Note {
 
 // hitRates maps a level to the percentage of prompt tokens served from the
 // cache, over the measured successful requests that report it.
-func hitRates(recs []measure.Record) map[int]float64 {
-	cached, prompt := map[int]int{}, map[int]int{}
+func hitRates(recs []measure.Record) map[measure.Level]float64 {
+	cached, prompt := map[measure.Level]int{}, map[measure.Level]int{}
 	for _, r := range recs {
 		if r.Warmup || !r.OK() || r.CachedTokens == nil || r.PromptTokens <= 0 {
 			continue
@@ -79,7 +79,7 @@ func hitRates(recs []measure.Record) map[int]float64 {
 		cached[r.Level] += *r.CachedTokens
 		prompt[r.Level] += r.PromptTokens
 	}
-	out := map[int]float64{}
+	out := map[measure.Level]float64{}
 	for c, p := range prompt {
 		out[c] = 100 * float64(cached[c]) / float64(p)
 	}
@@ -89,7 +89,7 @@ func hitRates(recs []measure.Record) map[int]float64 {
 // resetNotes reads the sweep's record of each level's cache reset.
 func resetNotes(name string, levels []measure.LevelSummary) []Note {
 	var calls []string
-	var missed []int
+	var missed []measure.Level
 	var why string
 	unique := true
 	for _, l := range levels {

@@ -13,7 +13,7 @@ import (
 func cachedRecords(c, n int, cached *int) []measure.Record {
 	var out []measure.Record
 	for i := range n {
-		out = append(out, measure.Record{Level: c, Seq: i, PromptTokens: 100, Tokens: 10, CachedTokens: cached})
+		out = append(out, measure.Record{Level: measure.ConcurrencyLevel(c), Seq: i, PromptTokens: 100, Tokens: 10, CachedTokens: cached})
 	}
 	return out
 }
@@ -21,14 +21,14 @@ func cachedRecords(c, n int, cached *int) []measure.Record {
 func TestCheckCache(t *testing.T) {
 	zero, some := 0, 40
 	v := &Verdict{Baseline: "a", Scenarios: []Scenario{{Name: "a"}, {Name: "b"}}}
-	warm := measure.Record{Level: 0, Warmup: true, PromptTokens: 100, CachedTokens: &some}
+	warm := measure.Record{Level: measure.ConcurrencyLevel(0), Warmup: true, PromptTokens: 100, CachedTokens: &some}
 	in := Input{
 		Summary: results.Summary{Scenarios: []results.ScenarioResult{
 			{Name: "a", Status: results.StatusOK, Levels: []measure.LevelSummary{
-				{Level: 1, CacheReset: "POST /flush_cache"}, {Level: 8, CacheReset: "POST /flush_cache"}}},
+				{Level: measure.ConcurrencyLevel(1), CacheReset: "POST /flush_cache"}, {Level: measure.ConcurrencyLevel(8), CacheReset: "POST /flush_cache"}}},
 			{Name: "b", Status: results.StatusOK, Levels: []measure.LevelSummary{
-				{Level: 1, CacheReset: "POST /flush_cache"},
-				{Level: 8, CacheResetNote: "clearing the prefix cache failed: POST /flush_cache: status 400"}}},
+				{Level: measure.ConcurrencyLevel(1), CacheReset: "POST /flush_cache"},
+				{Level: measure.ConcurrencyLevel(8), CacheResetNote: "clearing the prefix cache failed: POST /flush_cache: status 400"}}},
 		}},
 		Launches: oneLaunchEach(map[string][]measure.Record{
 			"a": append(append([]measure.Record{warm}, cachedRecords(1, 4, &zero)...), cachedRecords(8, 4, &zero)...),
@@ -56,12 +56,12 @@ func TestCheckCache(t *testing.T) {
 // unique_prompts is only informed.
 func TestCheckCacheQuiet(t *testing.T) {
 	v := &Verdict{Baseline: "a", Scenarios: []Scenario{{Name: "a"}}}
-	in := Input{Summary: results.Summary{Scenarios: []results.ScenarioResult{{Name: "a", Levels: []measure.LevelSummary{{Level: 1}}}}},
+	in := Input{Summary: results.Summary{Scenarios: []results.ScenarioResult{{Name: "a", Levels: []measure.LevelSummary{{Level: measure.ConcurrencyLevel(1)}}}}},
 		Launches: oneLaunchEach(map[string][]measure.Record{"a": cachedRecords(1, 3, nil)})}
 	if n := checkCache(v, in); len(n) != 0 {
 		t.Errorf("notes for an old run: %+v", n)
 	}
-	in.Summary.Scenarios[0].Levels[0] = measure.LevelSummary{Level: 1, UniquePrompts: true,
+	in.Summary.Scenarios[0].Levels[0] = measure.LevelSummary{Level: measure.ConcurrencyLevel(1), UniquePrompts: true,
 		CacheResetNote: "no prefix-cache reset: trtllm-serve has none"}
 	n := checkCache(v, in)
 	if len(n) != 1 || n[0].Severity != SeverityInfo || !strings.Contains(n[0].Text, "not cleared before C=1") {

@@ -108,10 +108,10 @@ type LaunchSLO struct {
 
 // levelLoad is a level's load as a number: the concurrency, or an open-loop
 // level's rate in requests per second.
-func levelLoad(c int) float64 { return measure.LevelValue(c) }
+func levelLoad(c measure.Level) float64 { return measure.LevelValue(c) }
 
 // loadUnit names the unit of the levels' load: a campaign sweeps one kind.
-func loadUnit(levels []int) string {
+func loadUnit(levels []measure.Level) string {
 	for _, c := range levels {
 		if measure.IsRate(c) {
 			return "req/s"
@@ -143,7 +143,7 @@ func measureSLO(v *Verdict, in Input, maxSlices int) *CapacityVerdict {
 		for _, l := range in.Launches[s.Name] {
 			var points []slo.Point
 			groups := groupLevels(l.Records)
-			for _, c := range slices.Sorted(maps.Keys(groups)) {
+			for _, c := range slices.SortedFunc(maps.Keys(groups), measure.Level.Compare) {
 				reps := groups[c]
 				var recs [][]measure.Record
 				var windows []measure.Window

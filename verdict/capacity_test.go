@@ -159,18 +159,18 @@ func TestSLOGoodput(t *testing.T) {
 	for _, s := range v.Scenarios {
 		for _, l := range s.Levels {
 			if l.SLO == nil || len(l.SLO.Launches) != 2 {
-				t.Fatalf("%s C=%d: SLO figures %+v", s.Name, l.Level, l.SLO)
+				t.Fatalf("%s %s: SLO figures %+v", s.Name, l.Level, l.SLO)
 			}
 			switch {
 			case l.TPOT.P99 < 0.8*sloTestObjective.TPOTP99:
 				want := l.SteadyThroughput / float64(v.MaxTokens)
 				if l.SLO.Meets != 2 || math.Abs(l.SLO.Goodput/want-1) > 0.01 {
-					t.Errorf("%s C=%d: goodput %.3f req/s, meets %d of 2; want %.3f (throughput over %d tokens), 2",
+					t.Errorf("%s %s: goodput %.3f req/s, meets %d of 2; want %.3f (throughput over %d tokens), 2",
 						s.Name, l.Level, l.SLO.Goodput, l.SLO.Meets, want, v.MaxTokens)
 				}
 			case l.TPOT.P50 > sloTestObjective.TPOTP99:
 				if l.SLO.Meets != 0 || l.SLO.Goodput > 0.01*l.SteadyThroughput/float64(v.MaxTokens) {
-					t.Errorf("%s C=%d: TPOT p50 %.1f ms over the bound, yet goodput %.3f, meets %d",
+					t.Errorf("%s %s: TPOT p50 %.1f ms over the bound, yet goodput %.3f, meets %d",
 						s.Name, l.Level, 1e3*l.TPOT.P50, l.SLO.Goodput, l.SLO.Meets)
 				}
 			}
@@ -191,7 +191,7 @@ func TestSLOCapacityRates(t *testing.T) {
 		if relabel {
 			for _, l := range in.Launches["baseline"] {
 				for i := range l.Records {
-					l.Records[i].Rate = float64(l.Records[i].Level) / 10
+					l.Records[i].Rate = float64(l.Records[i].Level.Concurrency) / 10
 					l.Records[i].Level = measure.RateLevel(l.Records[i].Rate)
 				}
 			}

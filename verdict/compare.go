@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // compareLevels compares scenario b against scenario a (the reference) at
@@ -20,7 +22,7 @@ import (
 // same kind of host). With one launch on each side there is no
 // launch-to-launch variance at all: the within-launch samples give the error
 // (MethodWithinLaunch), and decide requires the minimum effect.
-func compareLevels(a, b []Level, paired bool, conf float64) map[int]*Comparison {
+func compareLevels(a, b []Level, paired bool, conf float64) map[measure.Level]*Comparison {
 	common := commonLevels(a, b)
 	if len(common) == 0 {
 		return nil
@@ -35,7 +37,7 @@ func compareLevels(a, b []Level, paired bool, conf float64) map[int]*Comparison 
 
 // levelPair is one level measured on both sides.
 type levelPair struct {
-	c    int
+	c    measure.Level
 	a, b *Level
 }
 
@@ -53,7 +55,7 @@ func commonLevels(a, b []Level) []levelPair {
 
 // comparePaired is the paired comparison by round; nil when no level has
 // two rounds measured on both sides.
-func comparePaired(ps []levelPair, conf float64) map[int]*Comparison {
+func comparePaired(ps []levelPair, conf float64) map[measure.Level]*Comparison {
 	both := make([]Level, 0, 2*len(ps))
 	for _, p := range ps {
 		both = append(both, *p.a, *p.b)
@@ -71,7 +73,7 @@ func comparePaired(ps []levelPair, conf float64) map[int]*Comparison {
 	if lv.DF <= 0 {
 		return nil
 	}
-	out := map[int]*Comparison{}
+	out := map[measure.Level]*Comparison{}
 	for i, p := range ps {
 		mean, n := rowMean(table[i])
 		if n == 0 {
@@ -128,7 +130,7 @@ func levelVar(x [][]float64, c int, lv launchVar) (v, df float64, noisy bool) {
 // compareUnpaired compares the two sides' level means with each side's own
 // launch-to-launch variance, or the within-launch samples when neither side
 // has one.
-func compareUnpaired(ps []levelPair, conf float64) map[int]*Comparison {
+func compareUnpaired(ps []levelPair, conf float64) map[measure.Level]*Comparison {
 	side := func(pick func(levelPair) *Level) ([][]float64, launchVar) {
 		ls := make([]Level, len(ps))
 		for i, p := range ps {
@@ -149,7 +151,7 @@ func compareUnpaired(ps []levelPair, conf float64) map[int]*Comparison {
 	case vb.DF <= 0 && va.DF > 0:
 		vb = va
 	}
-	out := map[int]*Comparison{}
+	out := map[measure.Level]*Comparison{}
 	for i, p := range ps {
 		ma, na := rowMean(ta[i])
 		mb, nb := rowMean(tb[i])
@@ -229,7 +231,10 @@ func (c Comparison) flip() Comparison {
 // the leader's comparisons with every other scenario.
 func compareAll(v *Verdict) {
 	n := len(v.Scenarios)
-	type key struct{ i, j, c int }
+	type key struct {
+		i, j int
+		c    measure.Level
+	}
 	pairs := map[key]*Comparison{}
 	var family []*Comparison
 	for i := range n {
@@ -256,7 +261,7 @@ func compareAll(v *Verdict) {
 	decide(family, rule{Alpha: v.Alpha, Confidence: v.Confidence, Correction: v.Correction,
 		MinEffectPct: v.MinEffectPct, EquivalenceMarginPct: v.EquivalenceMarginPct})
 	v.Comparisons = len(family)
-	get := func(i, j, c int) (Comparison, bool) { // j against i
+	get := func(i, j int, c measure.Level) (Comparison, bool) { // j against i
 		if i < j {
 			cmp, ok := pairs[key{i, j, c}]
 			if !ok {

@@ -124,7 +124,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 	if !slices.Contains(order, v.Baseline) {
 		return nil, fmt.Errorf("verdict: baseline %q is not a scenario of this run (scenarios: %v)", v.Baseline, order)
 	}
-	levelSet := map[int]bool{}
+	levelSet := map[measure.Level]bool{}
 	for _, name := range order {
 		s := newScenario(name, in)
 		if !s.Failed() {
@@ -146,7 +146,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 		}
 		v.Scenarios = append(v.Scenarios, s)
 	}
-	v.Levels = slices.Sorted(maps.Keys(levelSet))
+	v.Levels = slices.SortedFunc(maps.Keys(levelSet), measure.Level.Compare)
 	v.Hosts = hostSpeeds(v)
 	v.Capacity = measureSLO(v, in, o.maxSlices())
 	compareAll(v)
@@ -259,7 +259,7 @@ func (v *Verdict) scenario(name string) *Scenario {
 func (v *Verdict) Scenario(name string) *Scenario { return v.scenario(name) }
 
 // Cell returns the cell of scenario name at level c, or nil.
-func (v *Verdict) Cell(c int, name string) *Cell {
+func (v *Verdict) Cell(c measure.Level, name string) *Cell {
 	for i := range v.Rows {
 		if v.Rows[i].Level != c {
 			continue
@@ -288,7 +288,7 @@ func scenarioOrder(m results.Manifest, s results.Summary) []string {
 // summaryLevelFacts returns what only the server could tell (the accept
 // length) and the load generator's own client-limited flag, from the level
 // summaries of the launches' results, averaged over launches and repeats.
-func summaryLevelFacts(launches []Launch, c int) (*float64, bool) {
+func summaryLevelFacts(launches []Launch, c measure.Level) (*float64, bool) {
 	var sum float64
 	var n int
 	limited := false

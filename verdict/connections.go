@@ -1,6 +1,8 @@
 package verdict
 
-import "fmt"
+import (
+	"fmt"
+)
 
 // CheckConnections is the check that names a server that closed kept-alive
 // connections under the load.

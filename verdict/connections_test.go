@@ -10,8 +10,8 @@ import (
 func TestCheckConnections(t *testing.T) {
 	v := &Verdict{Baseline: "a", Scenarios: []Scenario{{Name: "a"}, {Name: "b"}}}
 	in := Input{Launches: oneLaunchEach(map[string][]measure.Record{
-		"a": {{Level: 1}, {Level: 1}},
-		"b": {{Level: 0, Warmup: true, ConnRetries: 1}, {Level: 1}, {Level: 1, ConnRetries: 1}, {Level: 4, ConnRetries: 1, ErrClass: measure.ErrConnect}},
+		"a": {{Level: measure.ConcurrencyLevel(1)}, {Level: measure.ConcurrencyLevel(1)}},
+		"b": {{Level: measure.ConcurrencyLevel(0), Warmup: true, ConnRetries: 1}, {Level: measure.ConcurrencyLevel(1)}, {Level: measure.ConcurrencyLevel(1), ConnRetries: 1}, {Level: measure.ConcurrencyLevel(4), ConnRetries: 1, ErrClass: measure.ErrConnect}},
 	})}
 	var got []string
 	for _, n := range checkConnections(v, in) {

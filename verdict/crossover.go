@@ -29,21 +29,21 @@ type Crossover struct {
 
 // Bracket is a pair of adjacent measured levels.
 type Bracket struct {
-	From int `json:"from"`
-	To   int `json:"to"`
+	From measure.Level `json:"from"`
+	To   measure.Level `json:"to"`
 }
 
 // Segment is a run of adjacent measured levels with the same outcome.
 type Segment struct {
 	// Outcome is the comparisons' outcome (OutcomeFaster, …); Sign is +1
 	// (faster), −1 (slower) or 0 (tie or inconclusive).
-	Outcome string `json:"outcome"`
-	Sign    int    `json:"sign"`
-	Levels  []int  `json:"levels"`
+	Outcome string          `json:"outcome"`
+	Sign    int             `json:"sign"`
+	Levels  []measure.Level `json:"levels"`
 	// Extreme is the level with the largest delta in the segment's
 	// direction (for a tie, the one with the largest |delta|).
-	Extreme  int     `json:"extreme"`
-	DeltaPct float64 `json:"delta_pct"`
+	Extreme  measure.Level `json:"extreme"`
+	DeltaPct float64       `json:"delta_pct"`
 	// P is the corrected p-value at Extreme.
 	P float64 `json:"p"`
 	// MDEPct is, for an inconclusive segment, the largest of its levels'
@@ -58,7 +58,7 @@ func crossovers(v *Verdict) []Crossover {
 			continue
 		}
 		var cells []Cell
-		var levels []int
+		var levels []measure.Level
 		for _, c := range v.Levels {
 			if cell := v.Cell(c, s.Name); cell != nil && cell.Compared {
 				cells = append(cells, *cell)
@@ -108,7 +108,7 @@ func saturation(v *Verdict, name string) string {
 	return strings.Join(parts, "; ") + " (not compared)"
 }
 
-func crossoverOf(name string, levels []int, cells []Cell) Crossover {
+func crossoverOf(name string, levels []measure.Level, cells []Cell) Crossover {
 	x := Crossover{Scenario: name}
 	for i, c := range cells {
 		sign := c.Sign()
@@ -126,7 +126,7 @@ func crossoverOf(name string, levels []int, cells []Cell) Crossover {
 			}
 			continue
 		}
-		seg := Segment{Outcome: c.Outcome, Sign: sign, Levels: []int{levels[i]},
+		seg := Segment{Outcome: c.Outcome, Sign: sign, Levels: []measure.Level{levels[i]},
 			Extreme: levels[i], DeltaPct: c.DeltaPct, P: c.PAdjusted}
 		if c.Outcome == OutcomeInconclusive {
 			seg.MDEPct = c.MDEPct

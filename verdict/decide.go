@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // Outcomes of one comparison (a variant against the baseline at one level,
@@ -202,7 +203,7 @@ func (c Comparison) MDEClause() string {
 // nothing in common); each run's launch-to-launch variance is pooled over
 // its levels, and with one launch on each side the within-launch samples
 // stand in (MethodWithinLaunch). The comparisons are undecided until Decide.
-func CompareRuns(old, new *Scenario, confidence float64) map[int]*Comparison {
+func CompareRuns(old, new *Scenario, confidence float64) map[measure.Level]*Comparison {
 	return compareLevels(old.Levels, new.Levels, false, confidence)
 }
 

@@ -49,10 +49,10 @@ func shortFP(s string) string {
 
 // DiffRow is one scenario at one level in both runs.
 type DiffRow struct {
-	Scenario string   `json:"scenario"`
-	Level    int      `json:"level"`
-	Old      Estimate `json:"old"`
-	New      Estimate `json:"new"`
+	Scenario string        `json:"scenario"`
+	Level    measure.Level `json:"level"`
+	Old      Estimate      `json:"old"`
+	New      Estimate      `json:"new"`
 	// Comparison is new against old, decided with every other row of the
 	// diff as one family (corrected p-values, the verdict's outcomes).
 	Comparison

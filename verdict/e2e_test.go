@@ -316,7 +316,7 @@ func TestEndToEndAA(t *testing.T) {
 				broken++
 				anyBroken = true
 			}
-			t.Logf("seed %d C=%d: %s %s [%.4f, %.4f] p_adj=%.4f, round sd %.2f%%, df %.1f",
+			t.Logf("seed %d %s: %s %s [%.4f, %.4f] p_adj=%.4f, round sd %.2f%%, df %.1f",
 				seed, row.Level, c.Outcome, Pct(c.DeltaPct), c.SpeedupLo, c.SpeedupHi, c.PAdjusted, c.RoundSDPct, c.DF)
 		}
 		if any {
@@ -402,7 +402,7 @@ func TestEndToEndPower(t *testing.T) {
 			case OutcomeFaster:
 				wrong++
 			}
-			t.Logf("seed %d C=%d: %s %s [%.4f, %.4f] p_adj=%.4f", seed, row.Level, c.Outcome, Pct(c.DeltaPct), c.SpeedupLo, c.SpeedupHi, c.PAdjusted)
+			t.Logf("seed %d %s: %s %s [%.4f, %.4f] p_adj=%.4f", seed, row.Level, c.Outcome, Pct(c.DeltaPct), c.SpeedupLo, c.SpeedupHi, c.PAdjusted)
 		}
 	}
 	rate := float64(detected) / float64(total)

@@ -39,21 +39,21 @@ type LaunchEnergy struct {
 // its throughput is measured over), the energy and the tokens produced
 // inside it, pooled over repeats. A level whose window the readings do not
 // cover is left out, with the reason.
-func launchLevelEnergy(l Launch, maxSlices int) (map[int]LaunchEnergy, []string) {
-	out := map[int]LaunchEnergy{}
+func launchLevelEnergy(l Launch, maxSlices int) (map[measure.Level]LaunchEnergy, []string) {
+	out := map[measure.Level]LaunchEnergy{}
 	if l.Power == nil || l.Power.Unavailable != "" {
 		return out, nil
 	}
 	var problems []string
 	groups := groupLevels(l.Records)
-	for _, c := range slices.Sorted(maps.Keys(groups)) {
+	for _, c := range slices.SortedFunc(maps.Keys(groups), measure.Level.Compare) {
 		var joules, tokens, sec float64
 		ok := true
 		for _, rep := range slices.Sorted(maps.Keys(groups[c])) {
 			tp := measure.LevelThroughput(groups[c][rep], c, maxSlices)
 			e, err := l.Power.Energy(tp.Window)
 			if err != nil {
-				problems = append(problems, fmt.Sprintf("C=%d round %d: %v", c, l.Round, err))
+				problems = append(problems, fmt.Sprintf("%s round %d: %v", c, l.Round, err))
 				ok = false
 				break
 			}
@@ -75,7 +75,7 @@ func launchLevelEnergy(l Launch, maxSlices int) (map[int]LaunchEnergy, []string)
 // energy.
 func scenarioEnergy(s *Scenario, launches []Launch, maxSlices int, conf float64) []string {
 	var problems []string
-	per := map[int][]LaunchEnergy{}
+	per := map[measure.Level][]LaunchEnergy{}
 	for _, l := range launches {
 		m, p := launchLevelEnergy(l, maxSlices)
 		problems = append(problems, p...)

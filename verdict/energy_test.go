@@ -54,32 +54,32 @@ func TestEnergyPerLaunch(t *testing.T) {
 	s := v.Scenario("baseline")
 	for _, l := range s.Levels {
 		if l.Energy == nil {
-			t.Fatalf("C=%d: no energy", l.Level)
+			t.Fatalf("%s: no energy", l.Level)
 		}
 		if len(l.Energy.Launches) != 5 {
-			t.Fatalf("C=%d: %d launches with energy", l.Level, len(l.Energy.Launches))
+			t.Fatalf("%s: %d launches with energy", l.Level, len(l.Energy.Launches))
 		}
 		logSum := 0.0
 		for i, le := range l.Energy.Launches {
 			ll := l.Launches[i]
 			want := watts[ll.Round] / ll.Throughput * 1000
 			if math.Abs(le.JoulesPerKTok-want) > 1e-6*want || math.Abs(le.PowerW-watts[ll.Round]) > 1e-6*watts[ll.Round] {
-				t.Errorf("C=%d round %d: %.3f J/1k at %.1f W, want %.3f at %.1f", l.Level, ll.Round, le.JoulesPerKTok, le.PowerW, want, watts[ll.Round])
+				t.Errorf("%s round %d: %.3f J/1k at %.1f W, want %.3f at %.1f", l.Level, ll.Round, le.JoulesPerKTok, le.PowerW, want, watts[ll.Round])
 			}
 			logSum += math.Log(le.JoulesPerKTok)
 		}
 		j := l.Energy.JoulesPerKTok
 		if gm := math.Exp(logSum / 5); math.Abs(j.Center-gm) > 1e-9*gm {
-			t.Errorf("C=%d: center %.3f, geometric mean of the launches %.3f", l.Level, j.Center, gm)
+			t.Errorf("%s: center %.3f, geometric mean of the launches %.3f", l.Level, j.Center, gm)
 		}
 		if !(j.Lo < j.Center && j.Center < j.Hi) || j.N != 5 {
-			t.Errorf("C=%d: interval [%.3f, %.3f] around %.3f over %d launches", l.Level, j.Lo, j.Hi, j.Center, j.N)
+			t.Errorf("%s: interval [%.3f, %.3f] around %.3f over %d launches", l.Level, j.Lo, j.Hi, j.Center, j.N)
 		}
 	}
 	one, _ := energyCampaign(t, 1, 2, 1200, 0.02)
 	for _, l := range one.Scenario("baseline").Levels {
 		if j := l.Energy.JoulesPerKTok; j.Lo != j.Center || j.Hi != j.Center || j.N != 1 {
-			t.Errorf("one launch, C=%d: [%v, %v] around %v: an interval one launch cannot give", l.Level, j.Lo, j.Hi, j.Center)
+			t.Errorf("one launch, %s: [%v, %v] around %v: an interval one launch cannot give", l.Level, j.Lo, j.Hi, j.Center)
 		}
 	}
 }
@@ -98,8 +98,8 @@ func TestEnergyCoverage(t *testing.T) {
 	}
 	const power = 1200.0
 	const referenceCampaigns = 20
-	logTP := map[int]float64{}
-	n := map[int]int{}
+	logTP := map[measure.Level]float64{}
+	n := map[measure.Level]int{}
 	for seed := range uint64(referenceCampaigns) {
 		v, _ := energyCampaign(t, 5, 10_000+seed, power, 0)
 		for _, l := range v.Scenario("baseline").Levels {

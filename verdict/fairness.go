@@ -378,7 +378,7 @@ func checkConcurrency(v *Verdict) []Note {
 				}
 				continue
 			}
-			if l.AchievedConcurrency < DefaultMinConcurrencyRatio*float64(l.Level) {
+			if l.AchievedConcurrency < DefaultMinConcurrencyRatio*float64(l.Level.Concurrency) {
 				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckConcurrency, Scenario: s.Name, Level: l.Level,
 					Text: fmt.Sprintf("%s %s: only %.1f requests in flight on average in the steady state",
 						s.Name, measure.LevelName(l.Level), l.AchievedConcurrency)})

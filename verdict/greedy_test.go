@@ -29,7 +29,7 @@ func (o outputs) records(tag string) []measure.Record {
 			if slices.Contains(o.other, p) && (o.sends <= 1 || s == o.sends-1) {
 				h = fmt.Sprintf("sha256:%s-other-%d", tag, p)
 			}
-			recs = append(recs, measure.Record{Level: 1, Seq: len(recs), Prompt: p, Tokens: 200, OutputHash: h})
+			recs = append(recs, measure.Record{Level: measure.ConcurrencyLevel(1), Seq: len(recs), Prompt: p, Tokens: 200, OutputHash: h})
 		}
 	}
 	return recs

@@ -90,7 +90,7 @@ type tally struct {
 	dfN                                int // levels compared between launches, whose df dfSum adds
 }
 
-func (tl *tally) add(v *Verdict, truth map[int]float64) {
+func (tl *tally) add(v *Verdict, truth map[measure.Level]float64) {
 	tl.campaigns++
 	named := false
 	for _, row := range v.Rows {
@@ -140,11 +140,11 @@ func (tl tally) String() string {
 // throughput per level, measured as the verdict measures it on launches
 // without launch noise or drift (per-step noise left in), averaged over
 // enough launches that its own error is far below the intervals'.
-func trueRatios(base, variant verdicttest.Engine) map[int]float64 {
+func trueRatios(base, variant verdicttest.Engine) map[measure.Level]float64 {
 	quiet := func(e verdicttest.Engine) verdicttest.Engine { e.LaunchSigma, e.Drift = 0, 0; return e }
 	s := verdicttest.DefaultSweep()
 	const n = 40
-	sum := map[int]float64{}
+	sum := map[measure.Level]float64{}
 	for i := range uint64(n) {
 		for k, e := range []verdicttest.Engine{quiet(base), quiet(variant)} {
 			ls := measureScenario([]Launch{{Round: 1, Records: verdicttest.Simulate(e, s, 7000+2*i+uint64(k))}}, DefaultMaxSlices)
@@ -154,7 +154,7 @@ func trueRatios(base, variant verdicttest.Engine) map[int]float64 {
 			}
 		}
 	}
-	out := map[int]float64{}
+	out := map[measure.Level]float64{}
 	for c, x := range sum {
 		out[c] = math.Exp(x)
 	}
@@ -301,8 +301,8 @@ func TestHonestyCrossover(t *testing.T) {
 			continue
 		}
 		found++
-		if x.StopsWinning.From > modelFrom || x.StopsWinning.To < modelTo {
-			t.Errorf("seed %d: reported crossover C=%d..%d does not bracket the model's C=%d..%d",
+		if x.StopsWinning.From.Concurrency > modelFrom || x.StopsWinning.To.Concurrency < modelTo {
+			t.Errorf("seed %d: reported crossover %s..%s does not bracket the model's C=%d..%d",
 				seed, x.StopsWinning.From, x.StopsWinning.To, modelFrom, modelTo)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -168,7 +169,7 @@ func TestHostsMixedRound(t *testing.T) {
 		t.Fatalf("mixed hosts %+v, want round 2 left out and 3 rounds left", v.MixedHosts)
 	}
 	for _, c := range s.Concurrency {
-		if cell := v.Cell(c, "variant"); !cell.Compared || cell.Rounds != 3 {
+		if cell := v.Cell(measure.ConcurrencyLevel(c), "variant"); !cell.Compared || cell.Rounds != 3 {
 			t.Errorf("C=%d: compared %v on %d rounds, want 3", c, cell.Compared, cell.Rounds)
 		}
 	}

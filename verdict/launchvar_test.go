@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // twoWay is the textbook two-way ANOVA without replication of a full
@@ -294,7 +296,7 @@ func TestRoundsNotePooledFigures(t *testing.T) {
 			Rounds: 4, RoundSDPct: sd, DF: df, NoisyLevel: noisy}}
 	}
 	for _, noisyAt := range []int{0, 1, 2} {
-		v := &Verdict{Baseline: "baseline", Levels: []int{1, 2, 4},
+		v := &Verdict{Baseline: "baseline", Levels: []measure.Level{{Concurrency: 1}, {Concurrency: 2}, {Concurrency: 4}},
 			Scenarios: []Scenario{{Name: "baseline", Status: "ok"}, {Name: "variant", Status: "ok"}}}
 		for i, c := range v.Levels {
 			vc := cell("variant", 2, 5, false)

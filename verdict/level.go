@@ -12,8 +12,8 @@ import (
 
 // groupLevels splits measured records (warm-up left out) by level, then by
 // repeat, each repeat in send order.
-func groupLevels(recs []measure.Record) map[int]map[int][]measure.Record {
-	out := map[int]map[int][]measure.Record{}
+func groupLevels(recs []measure.Record) map[measure.Level]map[int][]measure.Record {
+	out := map[measure.Level]map[int][]measure.Record{}
 	for _, r := range recs {
 		if r.Warmup {
 			continue
@@ -40,10 +40,10 @@ func groupLevels(recs []measure.Record) map[int]map[int][]measure.Record {
 func measureScenario(launches []Launch, maxSlices int) []Level {
 	type launchGroups struct {
 		l      Launch
-		groups map[int]map[int][]measure.Record
+		groups map[measure.Level]map[int][]measure.Record
 	}
 	var gs []launchGroups
-	levels := map[int]bool{}
+	levels := map[measure.Level]bool{}
 	for _, l := range launches {
 		g := groupLevels(l.Records)
 		for c := range g {
@@ -52,7 +52,7 @@ func measureScenario(launches []Launch, maxSlices int) []Level {
 		gs = append(gs, launchGroups{l, g})
 	}
 	var out []Level
-	for _, c := range slices.Sorted(maps.Keys(levels)) {
+	for _, c := range slices.SortedFunc(maps.Keys(levels), measure.Level.Compare) {
 		l := Level{Level: c}
 		var acc levelAcc
 		for _, g := range gs {
@@ -73,7 +73,7 @@ type levelAcc struct {
 }
 
 // add measures one launch's repeats of level c into l.
-func (a *levelAcc) add(l *Level, launch Launch, c int, reps map[int][]measure.Record, maxSlices int) {
+func (a *levelAcc) add(l *Level, launch Launch, c measure.Level, reps map[int][]measure.Record, maxSlices int) {
 	ll := LaunchLevel{Round: launch.Round, Order: launch.Order, Host: launch.Host}
 	var tok, sec float64
 	for _, id := range slices.Sorted(maps.Keys(reps)) {

@@ -119,7 +119,7 @@ type Verdict struct {
 	// Scenarios are in campaign order; failed ones are listed with no levels.
 	Scenarios []Scenario `json:"scenarios"`
 	// Levels are every measured concurrency level, ascending.
-	Levels []int `json:"levels"`
+	Levels []measure.Level `json:"levels"`
 	// Rows hold one comparison per level, in Levels order.
 	Rows []Row `json:"rows"`
 	// Crossovers hold one sentence per variant, in campaign order.
@@ -253,7 +253,7 @@ func (s *Scenario) FailedLaunches() []LaunchInfo {
 func (s *Scenario) Failed() bool { return s.Status == "failed" }
 
 // Level returns the scenario's measurements at concurrency c, or nil.
-func (s *Scenario) Level(c int) *Level {
+func (s *Scenario) Level(c measure.Level) *Level {
 	for i := range s.Levels {
 		if s.Levels[i].Level == c {
 			return &s.Levels[i]
@@ -264,8 +264,8 @@ func (s *Scenario) Level(c int) *Level {
 
 // Level is one scenario at one concurrency, over all its repeats.
 type Level struct {
-	Level   int `json:"level"`
-	Repeats int `json:"repeats"`
+	Level   measure.Level `json:"level"`
+	Repeats int           `json:"repeats"`
 	// Figures are the level's counts, per-request distributions and
 	// throughput over every launch and repeat, pooled: the same figures,
 	// made the same way, as each live sweep line.
@@ -350,7 +350,7 @@ const (
 
 // Row is the comparison at one concurrency level.
 type Row struct {
-	Level int `json:"level"`
+	Level measure.Level `json:"level"`
 	// Cells hold one entry per scenario, in Verdict.Scenarios order.
 	Cells []Cell `json:"cells"`
 	// Outcome is RowWinner, RowTie, RowInconclusive, or empty when fewer
@@ -391,9 +391,9 @@ const (
 
 // Note is one fairness finding.
 type Note struct {
-	Severity string `json:"severity"`
-	Check    string `json:"check"`
-	Scenario string `json:"scenario,omitempty"`
-	Level    int    `json:"level,omitempty"`
-	Text     string `json:"text"`
+	Severity string        `json:"severity"`
+	Check    string        `json:"check"`
+	Scenario string        `json:"scenario,omitempty"`
+	Level    measure.Level `json:"level,omitzero"`
+	Text     string        `json:"text"`
 }

@@ -31,7 +31,7 @@ func TestCrossoverSentences(t *testing.T) {
 	}{
 		{"the seeds' story", []int{1, 2, 5, 250}, []float64{3.8, 1, -20, -54}, "+?--",
 			"x: +3.8% at C=1 (p<0.001); inconclusive at C=2; loses from C=5 on, down to −54.0% at C=250",
-			&Bracket{1, 2}, &Bracket{2, 5}},
+			&Bracket{measure.ConcurrencyLevel(1), measure.ConcurrencyLevel(2)}, &Bracket{measure.ConcurrencyLevel(2), measure.ConcurrencyLevel(5)}},
 		{"wins everywhere", []int{1, 2}, []float64{3, 7}, "++",
 			"x: wins at every level (C=1 to C=2), up to +7.0% at C=2 (p<0.001)", nil, nil},
 		{"loses everywhere", []int{1, 2}, []float64{-3, -1}, "--",
@@ -41,12 +41,12 @@ func TestCrossoverSentences(t *testing.T) {
 		{"cannot tell anywhere", []int{1, 2, 5}, []float64{0.1, -0.2, 1}, "???",
 			"x: inconclusive at every level (C=1 to C=5): differences under ±3.2% could not be detected", nil, nil},
 		{"wins, ties, then cannot tell", []int{1, 2, 5, 10, 30}, []float64{4, 5, 0, 1, 2}, "++=??",
-			"x: wins from C=1 to C=2, up to +5.0% at C=2; tie at C=5; inconclusive from C=10 on", &Bracket{2, 5}, nil},
+			"x: wins from C=1 to C=2, up to +5.0% at C=2; tie at C=5; inconclusive from C=10 on", &Bracket{measure.ConcurrencyLevel(2), measure.ConcurrencyLevel(5)}, nil},
 		{"tie and can't tell are told apart", []int{1, 2, 5}, []float64{0, 0, -9}, "=?-",
-			"x: tie at C=1; inconclusive at C=2; −9.0% at C=5 (p<0.001)", nil, &Bracket{2, 5}},
+			"x: tie at C=1; inconclusive at C=2; −9.0% at C=5 (p<0.001)", nil, &Bracket{measure.ConcurrencyLevel(2), measure.ConcurrencyLevel(5)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			x := crossoverOf("x", tc.levels, cellsOf(tc.deltas, tc.outcomes))
+			x := crossoverOf("x", concurrencies(tc.levels...), cellsOf(tc.deltas, tc.outcomes))
 			if x.Sentence != tc.want {
 				t.Errorf("sentence\n got %s\nwant %s", x.Sentence, tc.want)
 			}
@@ -55,6 +55,15 @@ func TestCrossoverSentences(t *testing.T) {
 			}
 		})
 	}
+}
+
+// concurrencies are the closed-loop levels of cs.
+func concurrencies(cs ...int) []measure.Level {
+	out := make([]measure.Level, len(cs))
+	for i, c := range cs {
+		out[i] = measure.ConcurrencyLevel(c)
+	}
+	return out
 }
 
 func eqBracket(a, b *Bracket) bool {
@@ -168,7 +177,7 @@ func TestFairness(t *testing.T) {
 			// Stretch every send to its end's eve: requests barely overlap.
 			for i := range in.Launches["variant"][0].Records {
 				r := &in.Launches["variant"][0].Records[i]
-				if r.Level == 4 && !r.Warmup {
+				if r.Level == measure.ConcurrencyLevel(4) && !r.Warmup {
 					d := r.EndNs - r.SendNs
 					r.SendNs += d * 3 / 4
 				}
@@ -222,10 +231,10 @@ func TestComputeFromDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Rounds != 4 || len(v.Scenario("eagle3").Level(1).Launches) != 3 {
-		t.Errorf("rounds %d, eagle3 launches at C=1 %d; want 4 and 3 (one failed)", v.Rounds, len(v.Scenario("eagle3").Level(1).Launches))
+	if v.Rounds != 4 || len(v.Scenario("eagle3").Level(measure.ConcurrencyLevel(1)).Launches) != 3 {
+		t.Errorf("rounds %d, eagle3 launches at C=1 %d; want 4 and 3 (one failed)", v.Rounds, len(v.Scenario("eagle3").Level(measure.ConcurrencyLevel(1)).Launches))
 	}
-	if c := v.Cell(1, "eagle3"); c.Method != MethodLaunches || c.Rounds != 3 {
+	if c := v.Cell(measure.ConcurrencyLevel(1), "eagle3"); c.Method != MethodLaunches || c.Rounds != 3 {
 		t.Errorf("eagle3 at C=1: method %q over %d rounds, want launches over the 3 paired rounds", c.Method, c.Rounds)
 	}
 	red := false
@@ -255,7 +264,7 @@ func TestComputeFromDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := v2.Cell(1, "baseline"); c == nil || !c.Compared || c.DeltaPct >= 0 {
+	if c := v2.Cell(measure.ConcurrencyLevel(1), "baseline"); c == nil || !c.Compared || c.DeltaPct >= 0 {
 		t.Errorf("with eagle3 as baseline, baseline at C=1 should be compared and slower: %+v", c)
 	}
 }

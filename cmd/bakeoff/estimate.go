@@ -141,7 +141,7 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string) {
 		n := s.RequestsAt(lv) * max(s.Repeats, 1)
 		reqs += n
 		if measure.IsRate(lv) {
-			schedule += time.Duration(float64(s.RequestsAt(lv)-1) / measure.LevelRate(lv) * float64(max(s.Repeats, 1)) * float64(time.Second))
+			schedule += time.Duration(float64(s.RequestsAt(lv)-1) / lv.Rate * float64(max(s.Repeats, 1)) * float64(time.Second))
 		}
 	}
 	perLaunch := (reqs + s.Warmup) * s.MaxTokens

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
@@ -29,7 +30,7 @@ func fleetEvents() []orchestrator.Event {
 	on("gpu-b", "b", 2, 3, orchestrator.Event{Kind: orchestrator.EventScenarioStart})
 	on("gpu-a", "a", 1, 1, orchestrator.Event{Kind: orchestrator.EventPhaseStart, Phase: "sweep"})
 	on("gpu-b", "b", 2, 3, orchestrator.Event{Kind: orchestrator.EventPhaseStart, Phase: "sweep"})
-	on("gpu-a", "a", 1, 1, orchestrator.Event{Kind: orchestrator.EventSweep, Sweep: &loadgen.Event{Kind: loadgen.EventProgress, Level: 1, Done: 2, Total: 4}})
+	on("gpu-a", "a", 1, 1, orchestrator.Event{Kind: orchestrator.EventSweep, Sweep: &loadgen.Event{Kind: loadgen.EventProgress, Level: measure.ConcurrencyLevel(1), Done: 2, Total: 4}})
 	on("gpu-b", "b", 2, 3, orchestrator.Event{Kind: orchestrator.EventScenarioEnd, Outcome: orchestrator.OutcomeHostLost,
 		Result: &results.ScenarioResult{FailedPhase: "sweep", Reason: "host gpu-b lost: unreachable for 15m0s"}})
 	add(orchestrator.Event{Kind: orchestrator.EventHostLost, Host: "gpu-b", Round: 2, Rounds: 2, Message: "unreachable for 15m0s"})

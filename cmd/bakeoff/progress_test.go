@@ -16,7 +16,7 @@ import (
 // campaignEvents is a short campaign as the orchestrator reports it.
 func campaignEvents() []orchestrator.Event {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	sum := measure.LevelSummary{Level: 1, Requests: 4, OK: 4, Throughput: 90}
+	sum := measure.LevelSummary{Level: measure.ConcurrencyLevel(1), Requests: 4, OK: 4, Throughput: 90}
 	var evs []orchestrator.Event
 	add := func(e orchestrator.Event) {
 		e.Time = t0.Add(time.Duration(len(evs)) * time.Second)
@@ -31,14 +31,14 @@ func campaignEvents() []orchestrator.Event {
 		sc(orchestrator.Event{Kind: orchestrator.EventPhaseEnd, Phase: "ready", Outcome: "ok", Duration: time.Second})
 		sc(orchestrator.Event{Kind: orchestrator.EventPhaseStart, Phase: "sweep"})
 		// The warm-up reports its start, then each request it finishes.
-		sc(orchestrator.Event{Kind: orchestrator.EventSweep, Sweep: &loadgen.Event{Kind: loadgen.EventWarmup, Level: 2, Total: 2}})
+		sc(orchestrator.Event{Kind: orchestrator.EventSweep, Sweep: &loadgen.Event{Kind: loadgen.EventWarmup, Level: measure.ConcurrencyLevel(2), Total: 2}})
 		for d := 1; d <= 2; d++ {
 			sc(orchestrator.Event{Kind: orchestrator.EventSweep, Sweep: &loadgen.Event{Kind: loadgen.EventWarmup, Done: d, Total: 2}})
 		}
 		for d := 0; d <= 4; d++ {
-			sc(orchestrator.Event{Kind: orchestrator.EventSweep, Sweep: &loadgen.Event{Kind: loadgen.EventProgress, Level: 1, Done: d, Total: 4, TokPerSec: 88}})
+			sc(orchestrator.Event{Kind: orchestrator.EventSweep, Sweep: &loadgen.Event{Kind: loadgen.EventProgress, Level: measure.ConcurrencyLevel(1), Done: d, Total: 4, TokPerSec: 88}})
 		}
-		sc(orchestrator.Event{Kind: orchestrator.EventSweep, Sweep: &loadgen.Event{Kind: loadgen.EventLevelEnd, Level: 1, Total: 4, Summary: &sum}})
+		sc(orchestrator.Event{Kind: orchestrator.EventSweep, Sweep: &loadgen.Event{Kind: loadgen.EventLevelEnd, Level: measure.ConcurrencyLevel(1), Total: 4, Summary: &sum}})
 		if name == "b" {
 			sc(orchestrator.Event{Kind: orchestrator.EventPhaseEnd, Phase: "smoke", Outcome: "failed", Err: errors.New("boom\ntraceback")})
 			sc(orchestrator.Event{Kind: orchestrator.EventScenarioEnd, Outcome: "failed",

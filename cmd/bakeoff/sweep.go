@@ -255,7 +255,7 @@ func (t *textReporter) event(ev loadgen.Event) {
 		fmt.Fprintf(t.e.Stdout, "model %s\n", ev.Message)
 	case loadgen.EventWarmup, loadgen.EventProgress:
 		if ev.Kind == loadgen.EventWarmup && ev.Done == 0 {
-			fmt.Fprintf(t.e.Stdout, "warm-up: %d requests at C=%d\n", ev.Total, ev.Level)
+			fmt.Fprintf(t.e.Stdout, "warm-up: %d requests at %s\n", ev.Total, ev.Level)
 			return
 		}
 		if !t.e.IsTerminal {

@@ -79,7 +79,7 @@ func TestSweepText(t *testing.T) {
 	}
 	var ls []measure.LevelSummary
 	data, _ := os.ReadFile(levels)
-	if err := json.Unmarshal(data, &ls); err != nil || len(ls) != 2 || ls[1].Level != 3 || ls[1].Tokens != 36 {
+	if err := json.Unmarshal(data, &ls); err != nil || len(ls) != 2 || ls[1].Level != measure.ConcurrencyLevel(3) || ls[1].Tokens != 36 {
 		t.Errorf("levels file %s (%v)", data, err)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
@@ -96,7 +97,7 @@ func auditAttempt(runDir string, sr *results.ScenarioResult, round, requests int
 	if _, ok := sr.PhaseSeconds["smoke"]; ok && sr.FailedPhase != "smoke" {
 		a.Smoke = 1
 	}
-	perLevel := map[int]int{}
+	perLevel := map[measure.Level]int{}
 	recs, err := results.ReadRecords(filepath.Join(dir, results.RequestsFile))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return a, fmt.Errorf("auditing %s: %w", a.Dir, err)
@@ -120,7 +121,7 @@ func auditAttempt(runDir string, sr *results.ScenarioResult, round, requests int
 		}
 		for _, l := range sr.Levels {
 			if got := perLevel[l.Level]; got != requests || l.OK != got {
-				a.Short = append(a.Short, fmt.Sprintf("level %d: %d on disk, %d in levels.json, %d asked", l.Level, got, l.OK, requests))
+				a.Short = append(a.Short, fmt.Sprintf("%s: %d on disk, %d in levels.json, %d asked", l.Level, got, l.OK, requests))
 			}
 		}
 	}

@@ -88,23 +88,23 @@ func writeAuditRun(t *testing.T, dir string, tc auditCase) {
 		}
 		lines = append(lines, string(b))
 	}
-	add(measure.Record{Level: 1, Warmup: true, Tokens: 8})
+	add(measure.Record{Level: measure.ConcurrencyLevel(1), Warmup: true, Tokens: 8})
 	for _, l := range []int{1, 2} {
 		n, ok := tc.perLevel[l]
 		if !ok {
 			continue
 		}
 		for i := 0; i < n; i++ {
-			add(measure.Record{Level: l, Seq: i, Tokens: 8})
+			add(measure.Record{Level: measure.ConcurrencyLevel(l), Seq: i, Tokens: 8})
 		}
 		// A failed request is on disk but was never answered in full.
-		add(measure.Record{Level: l, Seq: n, ErrClass: "cut"})
+		add(measure.Record{Level: measure.ConcurrencyLevel(l), Seq: n, ErrClass: "cut"})
 		okCount := n
 		if tc.levelsOK != nil {
 			okCount = tc.levelsOK[l]
 		}
 		if tc.status == results.StatusOK {
-			sr.Levels = append(sr.Levels, measure.LevelSummary{Level: l, Requests: n + 1, OK: okCount, Failed: 1})
+			sr.Levels = append(sr.Levels, measure.LevelSummary{Level: measure.ConcurrencyLevel(l), Requests: n + 1, OK: okCount, Failed: 1})
 		}
 	}
 	write := func(name, s string) {

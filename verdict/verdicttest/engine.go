@@ -249,7 +249,7 @@ func (r *engineRun) promptTokens(p int) int { return 20 + (p*37)%480 }
 func (r *engineRun) send(level, rep, seqNo int, warm bool) *seq {
 	p := r.next % max(r.s.Prompts, 1)
 	r.next++
-	return &seq{rec: measure.Record{Level: level, Repeat: rep, Seq: seqNo, Warmup: warm,
+	return &seq{rec: measure.Record{Level: measure.ConcurrencyLevel(level), Repeat: rep, Seq: seqNo, Warmup: warm,
 		Prompt: p, PromptSet: r.s.PromptSet, SendNs: r.ns(r.m.T),
 		DispatchLagNs: int64(dispatchLag * 1e9), PromptTokens: r.promptTokens(p), Status: 200},
 		fresh: true}
