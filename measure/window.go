@@ -16,7 +16,7 @@ func (w Window) Seconds() float64 { return float64(w.End-w.Start) / 1e9 }
 // comes sooner) to the moment the first slot goes idle with nothing left to
 // send, which in a closed loop is the (N−C+1)-th completion. ok is false
 // when no such window exists (fewer requests than slots). For an open-loop
-// level key it is OpenLoopWindow.
+// level it is OpenLoopWindow.
 func SteadyWindow(level Level, recs []Record) (start, end int64, ok bool) {
 	if IsRate(level) {
 		return OpenLoopWindow(recs)
