@@ -130,9 +130,9 @@ func checkInconclusive(v *Verdict) []Note {
 		case math.IsInf(worst, 1):
 			text += "no error estimate (too few samples or launches); more rounds would give one"
 		case method == MethodWithinLaunch:
-			text += fmt.Sprintf("this run could detect differences down to ±%.1f%% within one launch; rounds: %d would measure the launch-to-launch variation", worst, DefaultRounds)
+			text += fmt.Sprintf("this run could detect differences down to %s within one launch; rounds: %d would measure the launch-to-launch variation", MDEText(worst), DefaultRounds)
 		default:
-			text += fmt.Sprintf("this run could detect differences down to ±%.1f%% (80%% power)", worst)
+			text += fmt.Sprintf("this run could detect differences down to %s (80%% power)", MDEText(worst))
 			if m := v.EquivalenceMarginPct; m > 0 && rounds > 0 {
 				need := int(math.Ceil(float64(rounds) * (worst / m) * (worst / m)))
 				if need > 100 {
