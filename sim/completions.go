@@ -26,6 +26,9 @@ type completionRequest struct {
 	IgnoreEOS   bool     `json:"ignore_eos"`
 	Temperature *float64 `json:"temperature"`
 	Seed        *int64   `json:"seed"`
+	// ReturnSpecTokensDetails asks for sglext.spec_tokens_details (SGLang
+	// PR #33518; spec.go).
+	ReturnSpecTokensDetails bool `json:"return_spec_tokens_details"`
 }
 
 type chatMessage struct {
@@ -52,12 +55,17 @@ func (m chatMessage) text() string {
 
 // genRequest is a request reduced to what generation needs.
 type genRequest struct {
-	prompt       string
+	prompt       string // what the output text is derived from
 	promptTokens int
-	maxTokens    int // 0: until end of sequence
-	ignoreEOS    bool
-	key          textKey
-	wrong        bool
+	// ids is the prompt as token ids (the prefix cache's key), and text the
+	// prompt text of a completion ("" for chat and for a prompt of ids).
+	ids       []int32
+	text      string
+	chat      bool
+	maxTokens int // 0: until end of sequence
+	ignoreEOS bool
+	key       textKey
+	wrong     bool
 }
 
 // target is how many tokens the request generates and why it stops.
@@ -90,7 +98,7 @@ func (s *Server) sampleKey(prompt string, temperature *float64, seed *int64) tex
 }
 
 func (s *Server) parseCompletion(chat bool, req *completionRequest) (genRequest, error) {
-	var g genRequest
+	g := genRequest{chat: chat}
 	if chat {
 		if len(req.Messages) == 0 {
 			return g, fmt.Errorf("messages must not be empty")
@@ -99,22 +107,25 @@ func (s *Server) parseCompletion(chat bool, req *completionRequest) (genRequest,
 		for _, m := range req.Messages {
 			t := m.text()
 			b.WriteString(m.Role + ": " + t + "\n")
-			g.promptTokens += countTokens(t) + chatTemplateTokens
+			g.ids = append(g.ids, messageIDs(m.Role, t)...)
 		}
 		g.prompt = b.String()
 	} else {
-		var p string
-		if err := json.Unmarshal(req.Prompt, &p); err != nil {
-			var list []string
-			if err := json.Unmarshal(req.Prompt, &list); err != nil || len(list) != 1 {
-				return g, fmt.Errorf("prompt must be a string")
-			}
-			p = list[0]
+		p, ids, err := parsePrompt(req.Prompt)
+		if err != nil {
+			return g, err
 		}
-		g.prompt = p
-		g.promptTokens = countTokens(p)
+		g.prompt, g.text, g.ids = p, p, ids
+		if ids == nil {
+			g.ids = tokenizeText(p)
+		} else {
+			g.prompt = idsText(ids)
+		}
 		g.maxTokens = defaultCompletionMaxTokens
 	}
+	// Counted from the ids, so that /v1/tokenize's count is the prompt_tokens
+	// reported (countTokens per message plus the template's tokens for chat).
+	g.promptTokens = len(g.ids)
 	if req.MaxTokens != nil {
 		g.maxTokens = *req.MaxTokens
 	} else if req.MaxCompletionTokens != nil {
@@ -127,6 +138,52 @@ func (s *Server) parseCompletion(chat bool, req *completionRequest) (genRequest,
 	g.key = s.sampleKey(g.prompt, req.Temperature, req.Seed)
 	g.wrong = s.cfg.Sim.Faults.WrongOutput
 	return g, nil
+}
+
+// parsePrompt reads a completion's prompt as OpenAI and SGLang accept it: a
+// string, or token ids (SGLang's CompletionRequest.prompt is a string, a list
+// of strings, a list of ids or a list of lists of ids; the sim takes one
+// prompt per request). It returns the text, or the ids when the prompt is
+// ids.
+func parsePrompt(raw json.RawMessage) (string, []int32, error) {
+	var p string
+	if json.Unmarshal(raw, &p) == nil {
+		return p, nil, nil
+	}
+	var list []string
+	if json.Unmarshal(raw, &list) == nil && len(list) == 1 {
+		return list[0], nil, nil
+	}
+	var ids []int64
+	if json.Unmarshal(raw, &ids) != nil {
+		var batch [][]int64
+		if json.Unmarshal(raw, &batch) != nil || len(batch) != 1 {
+			return "", nil, fmt.Errorf("prompt must be a string or a list of token ids")
+		}
+		ids = batch[0]
+	}
+	if len(ids) == 0 {
+		return "", nil, fmt.Errorf("prompt must not be empty")
+	}
+	out := make([]int32, len(ids))
+	for i, id := range ids {
+		if id < 0 || id >= vocabSize {
+			return "", nil, fmt.Errorf("token id %d at position %d is outside the vocabulary [0, %d)", id, i, vocabSize)
+		}
+		out[i] = int32(id)
+	}
+	return "", out, nil
+}
+
+// idsText stands for a prompt of ids where the output text is derived from
+// the prompt: the same ids give the same text.
+func idsText(ids []int32) string {
+	var b strings.Builder
+	b.WriteString("ids:")
+	for _, id := range ids {
+		fmt.Fprintf(&b, " %d", id)
+	}
+	return b.String()
 }
 
 // completions serves /v1/chat/completions (chat) and /v1/completions.
@@ -148,6 +205,7 @@ func (s *Server) completions(chat bool) http.HandlerFunc {
 		s.inflight.Add(1)
 		defer s.inflight.Add(-1)
 		st := newStream(s, chat, req.Model, g)
+		st.specDetails = req.ReturnSpecTokensDetails && s.cfg.Speculative()
 		if req.Stream {
 			st.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
 			st.serveStream(w, r)
@@ -179,7 +237,8 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	}
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
-	g := genRequest{prompt: req.Text, promptTokens: countTokens(req.Text), maxTokens: 128, ignoreEOS: req.SamplingParams.IgnoreEOS,
+	ids := tokenizeText(req.Text)
+	g := genRequest{prompt: req.Text, promptTokens: len(ids), ids: ids, text: req.Text, maxTokens: 128, ignoreEOS: req.SamplingParams.IgnoreEOS,
 		key: s.sampleKey(req.Text, req.SamplingParams.Temperature, nil), wrong: s.cfg.Sim.Faults.WrongOutput}
 	if req.SamplingParams.MaxNewTokens != nil {
 		g.maxTokens = *req.SamplingParams.MaxNewTokens
@@ -190,14 +249,17 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"text": text,
-		"meta_info": map[string]any{
-			"id": fmt.Sprintf("%032x", job.ID), "finish_reason": map[string]any{"type": reason, "length": job.Generated},
-			"prompt_tokens": g.promptTokens, "completion_tokens": job.Generated, "cached_tokens": 0,
-			"e2e_latency": s.now().Sub(start).Seconds(), "spec_verify_ct": job.VerifySteps,
-		},
-	})
+	meta := map[string]any{
+		"id": fmt.Sprintf("%032x", job.ID), "finish_reason": map[string]any{"type": reason, "length": job.Generated},
+		"prompt_tokens": g.promptTokens, "completion_tokens": job.Generated, "cached_tokens": job.Cached,
+		"e2e_latency": s.now().Sub(start).Seconds(), "spec_verify_ct": job.VerifySteps,
+	}
+	if s.cfg.Speculative() {
+		for k, v := range job.Spec.details(job.Generated, s.cfg.DraftTokens()) {
+			meta[k] = v
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"text": text, "meta_info": meta})
 	s.answeredOne()
 }
 

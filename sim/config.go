@@ -35,6 +35,14 @@ const (
 	// uses a fixed value that is never the bottleneck of a campaign).
 	DefaultMaxRunningRequests = 1024
 
+	// DefaultCachePage is the prefix cache's match granularity in tokens
+	// when --page-size is not given. SGLang's default page size is 1; the
+	// sim's is 16 (64 bytes of text) so that prompts that merely begin with
+	// the same few words ("What is the …") do not count as cache hits, and a
+	// campaign that never repeats a prefix sees none. --page-size 1 matches
+	// token by token, as SGLang does by default.
+	DefaultCachePage = 16
+
 	DefaultSpeed    = 1.0
 	DefaultLoadTime = 20 * time.Second
 	DefaultNoise    = 0.02
@@ -81,6 +89,17 @@ type Config struct {
 	// the last at once), so a chunk carries several tokens when it is above 1.
 	StreamInterval int
 	LogLevel       string
+
+	// The prefix cache. DisableRadixCache is --disable-radix-cache;
+	// MaxTotalTokens is --max-total-tokens, the KV pool in tokens (0: the
+	// sim's kvCacheTokens), which also bounds the cache; PageSize is
+	// --page-size (0: DefaultCachePage); EnableCacheReport is
+	// --enable-cache-report, which puts the cached tokens in the OpenAI
+	// responses' usage.
+	DisableRadixCache bool
+	MaxTotalTokens    int
+	PageSize          int
+	EnableCacheReport bool
 
 	// Given holds every flag as written (canonical name → value, "true" for a
 	// bare flag), for /get_server_info and the server_args log line.
@@ -172,3 +191,22 @@ func (c *Config) DraftTokens() int {
 
 // Addr is the host:port the server listens on.
 func (c *Config) Addr() string { return net.JoinHostPort(c.Host, strconv.Itoa(c.Port)) }
+
+// TotalTokens is the KV pool in tokens (SGLang's max_total_num_tokens):
+// --max-total-tokens, else the sim's kvCacheTokens. It bounds the prefix
+// cache and is the denominator of token usage.
+func (c *Config) TotalTokens() int {
+	if c.MaxTotalTokens > 0 {
+		return c.MaxTotalTokens
+	}
+	return kvCacheTokens
+}
+
+// CachePage is the prefix cache's page in tokens: --page-size, else
+// DefaultCachePage.
+func (c *Config) CachePage() int {
+	if c.PageSize > 0 {
+		return c.PageSize
+	}
+	return DefaultCachePage
+}

@@ -75,7 +75,7 @@ func (e *Engine) Busy() time.Duration { return time.Duration(e.busy.Load()) }
 func NewEngine(cfg *Config, log *Logger, stats *Stats, seed uint64, launch *Launch, host *HostDrift, now func() time.Time) *Engine {
 	perf := NewPerf(cfg)
 	maxRun, _ := cfg.RunningCap()
-	return &Engine{
+	e := &Engine{
 		perf:    perf,
 		speed:   cfg.Sim.Speed,
 		launch:  launch,
@@ -89,14 +89,20 @@ func NewEngine(cfg *Config, log *Logger, stats *Stats, seed uint64, launch *Laun
 
 		streamInterval: max(1, cfg.StreamInterval),
 	}
+	if !cfg.DisableRadixCache {
+		e.sched.UseCache(NewPrefixCache(cfg.TotalTokens(), cfg.CachePage()))
+	}
+	return e
 }
 
-// Submit queues a request of promptTokens that will generate target tokens
-// and returns the channel its deliveries arrive on, and a cancel function.
-func (e *Engine) Submit(promptTokens, target int) (*Job, <-chan delivery, func()) {
+// Submit queues a request (PromptTokens, Target, and Prompt and Sequence for
+// the prefix cache) and returns the job, the channel its deliveries arrive
+// on, and a cancel function.
+func (e *Engine) Submit(req Job) (*Job, <-chan delivery, func()) {
 	e.mu.Lock()
 	e.nextID++
-	j := &Job{ID: e.nextID, PromptTokens: promptTokens, Target: max(1, target)}
+	j := &Job{ID: e.nextID, PromptTokens: req.PromptTokens, Target: max(1, req.Target),
+		Prompt: req.Prompt, Sequence: req.Sequence}
 	t := &ticket{job: j, ch: make(chan delivery, j.Target+1)}
 	e.tickets[j] = t
 	e.sched.Add(j)
@@ -114,6 +120,18 @@ func (e *Engine) Submit(promptTokens, target int) (*Job, <-chan delivery, func()
 		}
 	}
 	return j, t.ch, cancel
+}
+
+// FlushCache empties the prefix cache, as SGLang's /flush_cache does, and
+// reports false without doing so while any request is queued or running.
+func (e *Engine) FlushCache() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.tickets) > 0 {
+		return false
+	}
+	e.sched.FlushCache()
+	return true
 }
 
 // Run steps the scheduler until ctx ends.
@@ -165,8 +183,8 @@ func (e *Engine) Run(ctx context.Context) {
 		e.deliver(r, end)
 		e.stats.Step(r, running, waiting, kv)
 		if r.Kind == StepPrefill {
-			e.log.Rankf(0, "Prefill batch, #new-seq: %d, #new-token: %d, #cached-token: 0, token usage: %.2f, #running-req: %d, #queue-req: %d",
-				r.Batch, r.NewTokens, e.stats.TokenUsage(), running-(len(r.Emits)-countDone(r)), waiting)
+			e.log.Rankf(0, "Prefill batch, #new-seq: %d, #new-token: %d, #cached-token: %d, token usage: %.2f, #running-req: %d, #queue-req: %d",
+				r.Batch, r.NewTokens, r.CachedTokens, e.stats.TokenUsage(), running-(len(r.Emits)-countDone(r)), waiting)
 			continue
 		}
 		if w, ok := win.add(r, end); ok {

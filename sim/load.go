@@ -100,7 +100,7 @@ func (l *loader) run(ctx context.Context) error {
 		return err
 	}
 	for r := range c.TP {
-		l.log.Rankf(r, "KV Cache is allocated. #tokens: %d, KV size: %.2f GB", kvCacheTokens, gb(kvCacheMiB(c)))
+		l.log.Rankf(r, "KV Cache is allocated. #tokens: %d, KV size: %.2f GB", c.TotalTokens(), gb(kvCacheMiB(c)))
 	}
 	if err := l.sleepTo(ctx, fracGraphBegin); err != nil {
 		return err
@@ -123,7 +123,7 @@ func (l *loader) run(ctx context.Context) error {
 			elapsed.Seconds(), gb(cudaGraphMiB), free(1))
 	}
 	l.log.Rankf(0, "max_total_num_tokens=%d, chunked_prefill_size=%d, max_prefill_tokens=16384, max_running_requests=%d, context_len=%d, available_gpu_mem=%.2f GB",
-		kvCacheTokens, c.ChunkedPrefillSize, maxRun, c.ContextLength, free(1))
+		c.TotalTokens(), c.ChunkedPrefillSize, maxRun, c.ContextLength, free(1))
 	return l.sleepTo(ctx, 1)
 }
 

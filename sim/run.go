@@ -96,7 +96,7 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 		return &ExitError{Code: 1, Err: err}
 	}
 
-	stats := NewStats(cfg.SpecSteps)
+	stats := NewStats(cfg.SpecSteps, cfg.TotalTokens())
 	engine := NewEngine(cfg, log, stats, seed, launch, host, now)
 	srv := NewServer(cfg, log, stats, engine, seed, now)
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}

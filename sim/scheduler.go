@@ -16,7 +16,23 @@ type Job struct {
 	// VerifySteps counts the decode steps the request took part in, as
 	// SGLang's spec_verify_ct (accept length = Generated / VerifySteps).
 	VerifySteps int
-	canceled    bool
+	// Spec are the request's speculative counts (spec.go); Spec.VerifySteps
+	// equals VerifySteps.
+	Spec SpecCounts
+
+	// Prompt is the prompt as token ids, for the prefix cache; nil leaves
+	// the cache out (the virtual runs).
+	Prompt []int32
+	// Sequence returns the ids the cache keeps once the request has
+	// generated n tokens: the prompt and the output as a next turn would
+	// send them back. Nil keeps the prompt alone.
+	Sequence func(n int) []int32
+	// Cached is the prompt tokens found in the prefix cache when the
+	// request was prefilled (SGLang's cached_tokens).
+	Cached int
+
+	node     *radixNode // the cache node the running request holds
+	canceled bool
 }
 
 // StepKind tells a prefill step from a decode step.
@@ -43,8 +59,9 @@ type StepResult struct {
 	Duration time.Duration // simulated, noise included
 	Batch    int           // requests in the step
 	Emits    []Emit
-	// NewTokens is the prompt tokens prefilled (prefill steps).
-	NewTokens int
+	// NewTokens is the prompt tokens prefilled (prefill steps), and
+	// CachedTokens the prompt tokens the prefix cache spared them.
+	NewTokens, CachedTokens int
 	// AcceptSum and AcceptN sum the accept lengths drawn (decode steps).
 	AcceptSum, AcceptN int
 	Queued             int  // requests still waiting after the step
@@ -62,12 +79,31 @@ type Scheduler struct {
 	rng        *rand.Rand
 	waiting    []*Job
 	running    []*Job
+	// cache is the prefix cache; nil when it is off (--disable-radix-cache).
+	cache *PrefixCache
+	// maxAccepted is the most draft tokens one verify step can accept (the
+	// speculative steps), 0 without speculation.
+	maxAccepted int
 }
 
 // NewScheduler returns a scheduler for the model with a running cap and a
 // per-prefill token budget, drawing noise and accept lengths from rng.
 func NewScheduler(perf Perf, maxRunning, maxPrefillTokens int, rng *rand.Rand) *Scheduler {
-	return &Scheduler{perf: perf, maxRunning: max(1, maxRunning), maxPrefill: max(1, maxPrefillTokens), rng: rng}
+	s := &Scheduler{perf: perf, maxRunning: max(1, maxRunning), maxPrefill: max(1, maxPrefillTokens), rng: rng}
+	if perf.Speculative() {
+		s.maxAccepted = perf.steps
+	}
+	return s
+}
+
+// UseCache gives the scheduler a prefix cache (nil: none).
+func (s *Scheduler) UseCache(c *PrefixCache) { s.cache = c }
+
+// FlushCache empties the prefix cache, if there is one.
+func (s *Scheduler) FlushCache() {
+	if s.cache != nil {
+		s.cache.Reset()
+	}
 }
 
 // Add queues a job.
@@ -85,20 +121,60 @@ func (s *Scheduler) Waiting() int { return len(s.waiting) }
 // Idle reports whether there is nothing to do.
 func (s *Scheduler) Idle() bool { return len(s.waiting) == 0 && len(s.running) == 0 }
 
-func dropCanceled(js []*Job) []*Job {
+// dropCanceled removes the jobs whose clients went away, releasing what
+// they held in the cache.
+func (s *Scheduler) dropCanceled(js []*Job) []*Job {
 	out := js[:0]
 	for _, j := range js {
 		if !j.canceled {
 			out = append(out, j)
+		} else if j.node != nil {
+			s.cache.release(j.node)
+			j.node = nil
 		}
 	}
 	return out
 }
 
+// cached is how many of j's prompt tokens the cache holds: whole pages, and
+// never the last prompt token, which SGLang always computes.
+func (s *Scheduler) cached(j *Job) int {
+	if s.cache == nil || j.Prompt == nil {
+		return 0
+	}
+	n, _ := s.cache.Match(j.Prompt, min(len(j.Prompt), j.PromptTokens)-1)
+	return n
+}
+
+// admitted caches a prefilled prompt and holds it while j runs (SGLang's
+// cache_unfinished_req).
+func (s *Scheduler) admitted(j *Job) {
+	if s.cache == nil || j.Prompt == nil {
+		return
+	}
+	j.node = s.cache.Insert(j.Prompt)
+	s.cache.hold(j.node)
+}
+
+// finished releases j's prompt and caches what it generated with it
+// (SGLang's cache_finished_req).
+func (s *Scheduler) finished(j *Job) {
+	if j.node == nil {
+		return
+	}
+	s.cache.release(j.node)
+	j.node = nil
+	seq := j.Prompt
+	if j.Sequence != nil {
+		seq = j.Sequence(j.Generated)
+	}
+	s.cache.Insert(seq)
+}
+
 // Step runs one step and returns it; StepIdle with zero duration when idle.
 func (s *Scheduler) Step() StepResult {
-	s.waiting = dropCanceled(s.waiting)
-	s.running = dropCanceled(s.running)
+	s.waiting = s.dropCanceled(s.waiting)
+	s.running = s.dropCanceled(s.running)
 	if len(s.waiting) > 0 && len(s.running) < s.maxRunning {
 		return s.prefill()
 	}
@@ -111,22 +187,30 @@ func (s *Scheduler) Step() StepResult {
 func (s *Scheduler) prefill() StepResult {
 	r := StepResult{Kind: StepPrefill, Graph: false}
 	n := 0
+	// Every prompt of the batch is matched before any is cached, so two
+	// requests of one batch with the same prompt both compute it.
 	for n < len(s.waiting) && len(s.running)+n < s.maxRunning {
-		t := s.waiting[n].PromptTokens
+		j := s.waiting[n]
+		j.Cached = s.cached(j)
+		t := j.PromptTokens - j.Cached
 		if n > 0 && r.NewTokens+t > s.maxPrefill {
 			break
 		}
 		r.NewTokens += t
+		r.CachedTokens += j.Cached
 		n++
 	}
 	admitted := s.waiting[:n]
 	s.waiting = append([]*Job(nil), s.waiting[n:]...)
 	for _, j := range admitted {
+		s.admitted(j)
 		// Prefill samples each request's first token.
 		j.Generated = 1
 		done := j.Generated >= j.Target
 		r.Emits = append(r.Emits, Emit{Job: j, Tokens: 1, Done: done})
-		if !done {
+		if done {
+			s.finished(j)
+		} else {
 			s.running = append(s.running, j)
 		}
 	}
@@ -148,9 +232,12 @@ func (s *Scheduler) decode() StepResult {
 		n := min(a, j.Target-j.Generated)
 		j.Generated += n
 		j.VerifySteps++
+		j.Spec.step(n, s.maxAccepted)
 		done := j.Generated >= j.Target
 		r.Emits = append(r.Emits, Emit{Job: j, Tokens: n, Done: done})
-		if !done {
+		if done {
+			s.finished(j)
+		} else {
 			keep = append(keep, j)
 		}
 	}

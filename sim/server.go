@@ -79,6 +79,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/completions", s.completions(false))
 	mux.HandleFunc("POST /generate", s.generate)
 	mux.HandleFunc("POST /flush_cache", s.flushCache)
+	mux.HandleFunc("POST /v1/tokenize", s.tokenize)
+	mux.HandleFunc("POST /tokenize", s.tokenize)
 	return s.accessLog(mux)
 }
 

@@ -49,6 +49,10 @@ func serverArgs(c *Config) map[string]any {
 		"mem_fraction_static":                c.MemFractionStatic,
 		"context_length":                     c.ContextLength,
 		"chunked_prefill_size":               c.ChunkedPrefillSize,
+		"disable_radix_cache":                c.DisableRadixCache,
+		"page_size":                          c.CachePage(),
+		"max_total_tokens":                   nilIfZero(c.MaxTotalTokens),
+		"enable_cache_report":                c.EnableCacheReport,
 		"log_level":                          c.LogLevel,
 	} {
 		m[k] = v
@@ -56,6 +60,13 @@ func serverArgs(c *Config) map[string]any {
 	delete(m, "tp")
 	delete(m, "model")
 	return m
+}
+
+func nilIfZero(n int) any {
+	if n == 0 {
+		return nil
+	}
+	return n
 }
 
 func nilIfEmpty(s string) any {

@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// kvCacheTokens is the KV-cache capacity the sim reports (max_total_num_tokens),
-// the denominator of token usage.
+// kvCacheTokens is the KV-cache capacity the sim reports (max_total_num_tokens)
+// unless --max-total-tokens sets it (Config.TotalTokens): the denominator of
+// token usage and the prefix cache's capacity.
 const kvCacheTokens = 1_204_224
 
 // Histogram bucket bounds in seconds, as SGLang's metrics collector uses.
@@ -46,6 +47,7 @@ type Stats struct {
 
 	running, queued int
 	kvTokens        int
+	pool            int // KV pool in tokens, token usage's denominator
 	// Windowed gauges, kept when idle.
 	genThroughput float64
 	acceptLen     float64
@@ -55,13 +57,19 @@ type Stats struct {
 	steps              int // spec steps, for the rate
 
 	promptTokens, genTokens, requests uint64
-	ttft, itl, e2e                    *histogram
+	// cachedTokens and verifySteps add every finished request's cached
+	// prompt tokens and verify steps (sglang:cached_tokens_total,
+	// sglang:spec_verify_calls_total); cacheHitRate is the last prefill
+	// batch's share of cached prompt tokens (sglang:cache_hit_rate).
+	cachedTokens, verifySteps uint64
+	cacheHitRate              float64
+	ttft, itl, e2e            *histogram
 }
 
 // NewStats returns empty metrics; steps is the speculative step count (0
-// without speculation).
-func NewStats(steps int) *Stats {
-	return &Stats{steps: steps, ttft: newHistogram(ttftBuckets), itl: newHistogram(itlBuckets), e2e: newHistogram(e2eBuckets)}
+// without speculation), pool the KV pool in tokens.
+func NewStats(steps, pool int) *Stats {
+	return &Stats{steps: steps, pool: max(1, pool), ttft: newHistogram(ttftBuckets), itl: newHistogram(itlBuckets), e2e: newHistogram(e2eBuckets)}
 }
 
 // Step records the load after a scheduler step.
@@ -72,7 +80,11 @@ func (s *Stats) Step(r StepResult, running, queued, kvTokens int) {
 	for _, em := range r.Emits {
 		s.genTokens += uint64(em.Tokens)
 	}
-	s.promptTokens += uint64(r.NewTokens)
+	// As SGLang's prompt_tokens_total: every prompt token, cached or not.
+	s.promptTokens += uint64(r.NewTokens + r.CachedTokens)
+	if r.Kind == StepPrefill {
+		s.cacheHitRate = float64(r.CachedTokens) / float64(max(1, r.NewTokens+r.CachedTokens))
+	}
 }
 
 // Window records one full decode log interval.
@@ -87,11 +99,14 @@ func (s *Stats) Window(w windowStats) {
 }
 
 // Finished records a completed request: its time to first token, its
-// inter-token gaps (a chunk's gap spread over its tokens) and its latency.
-func (s *Stats) Finished(ttft, e2e time.Duration, gaps []tokenGap) {
+// inter-token gaps (a chunk's gap spread over its tokens), its latency, and
+// its cached prompt tokens and verify steps.
+func (s *Stats) Finished(ttft, e2e time.Duration, gaps []tokenGap, job *Job) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests++
+	s.cachedTokens += uint64(job.Cached)
+	s.verifySteps += uint64(job.Spec.VerifySteps)
 	s.ttft.observe(ttft.Seconds(), 1)
 	s.e2e.observe(e2e.Seconds(), 1)
 	for _, g := range gaps {
@@ -109,7 +124,7 @@ type tokenGap struct {
 func (s *Stats) TokenUsage() float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return float64(s.kvTokens) / kvCacheTokens
+	return float64(s.kvTokens) / float64(s.pool)
 }
 
 // KVTokens is the tokens held by the running batch.

@@ -17,8 +17,10 @@ type stream struct {
 	model        string
 	g            genRequest
 	includeUsage bool
-	id           string
-	obs          latencyObserver
+	// specDetails answers return_spec_tokens_details (spec.go).
+	specDetails bool
+	id          string
+	obs         latencyObserver
 }
 
 func newStream(s *Server, chat bool, model string, g genRequest) *stream {
@@ -34,7 +36,8 @@ func newStream(s *Server, chat bool, model string, g genRequest) *stream {
 func (st *stream) run(r *http.Request, emit func(text string, done bool) error) (*Job, string, bool) {
 	target, reason := st.g.target()
 	st.obs.start = st.s.now()
-	job, ch, cancel := st.s.engine.Submit(st.g.promptTokens, target)
+	job, ch, cancel := st.s.engine.Submit(Job{PromptTokens: st.g.promptTokens, Target: target,
+		Prompt: st.g.ids, Sequence: st.sequence})
 	defer cancel()
 	st.id = fmt.Sprintf("%032x", job.ID)
 	produced, sent := 0, 0
@@ -52,7 +55,7 @@ func (st *stream) run(r *http.Request, emit func(text string, done bool) error) 
 				return job, reason, false
 			}
 			if d.done {
-				st.s.stats.Finished(st.obs.first.Sub(st.obs.start), d.at.Sub(st.obs.start), st.obs.gaps)
+				st.s.stats.Finished(st.obs.first.Sub(st.obs.start), d.at.Sub(st.obs.start), st.obs.gaps, job)
 				return job, reason, true
 			}
 		case <-r.Context().Done():
@@ -61,6 +64,12 @@ func (st *stream) run(r *http.Request, emit func(text string, done bool) error) 
 			st.s.hangUp()
 		}
 	}
+}
+
+// sequence is what the prefix cache keeps once the request has generated n
+// tokens: its prompt and its output as the next turn sends them back.
+func (st *stream) sequence(n int) []int32 {
+	return outputIDs(st.g.chat, st.g.ids, st.g.text, st.g.key.Tokens(0, n, st.g.wrong))
 }
 
 // object is the OpenAI object type of the stream's chunks.
@@ -90,9 +99,25 @@ func (st *stream) chunk(text string, first bool, finish any) map[string]any {
 		"choices": []any{choice}, "usage": nil}
 }
 
-func (st *stream) usage(completion int) map[string]any {
-	return map[string]any{"prompt_tokens": st.g.promptTokens, "completion_tokens": completion,
-		"total_tokens": st.g.promptTokens + completion}
+// usage is the OpenAI usage of the finished job. Like SGLang
+// (usage_processor.py), it reports the cached prompt tokens only when the
+// server runs with --enable-cache-report, and only when there are some.
+func (st *stream) usage(job *Job) map[string]any {
+	u := map[string]any{"prompt_tokens": st.g.promptTokens, "completion_tokens": job.Generated,
+		"total_tokens": st.g.promptTokens + job.Generated}
+	if st.s.cfg.EnableCacheReport && job.Cached > 0 {
+		u["prompt_tokens_details"] = map[string]any{"cached_tokens": job.Cached}
+	}
+	return u
+}
+
+// sglext is SGLang's response-level extension: the request's speculative
+// details when it asked for them; nil when there is nothing to say.
+func (st *stream) sglext(job *Job) map[string]any {
+	if !st.specDetails {
+		return nil
+	}
+	return map[string]any{"spec_tokens_details": job.Spec.details(job.Generated, st.s.cfg.DraftTokens())}
 }
 
 // serveStream answers with server-sent events ending in `data: [DONE]`.
@@ -129,9 +154,15 @@ func (st *stream) serveStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	send(st.chunk("", false, reason))
+	// As SGLang streams them: the sglext chunk after the finish, before
+	// the usage chunk, both with empty choices.
+	if ext := st.sglext(job); ext != nil {
+		send(map[string]any{"id": st.id, "object": st.object(), "created": st.s.created,
+			"model": st.model, "choices": []any{}, "usage": nil, "sglext": ext})
+	}
 	if st.includeUsage {
 		send(map[string]any{"id": st.id, "object": st.object(), "created": st.s.created,
-			"model": st.model, "choices": []any{}, "usage": st.usage(job.Generated)})
+			"model": st.model, "choices": []any{}, "usage": st.usage(job)})
 	}
 	buf.WriteString("data: [DONE]\n\n")
 	if flush() == nil {
@@ -163,7 +194,11 @@ func (st *stream) serveWhole(w http.ResponseWriter, r *http.Request) {
 	} else {
 		choice["text"] = text
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"id": st.id, "object": obj, "created": st.s.created,
-		"model": st.model, "choices": []any{choice}, "usage": st.usage(job.Generated)})
+	body := map[string]any{"id": st.id, "object": obj, "created": st.s.created,
+		"model": st.model, "choices": []any{choice}, "usage": st.usage(job)}
+	if ext := st.sglext(job); ext != nil {
+		body["sglext"] = ext
+	}
+	writeJSON(w, http.StatusOK, body)
 	st.s.answeredOne()
 }
