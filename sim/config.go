@@ -90,7 +90,8 @@ type Config struct {
 	StreamInterval int
 	LogLevel       string
 
-	// The prefix cache. DisableRadixCache is --disable-radix-cache;
+	// The prefix cache (on with --sim-prefix-cache, Sim.PrefixCache).
+	// DisableRadixCache is --disable-radix-cache, which wins;
 	// MaxTotalTokens is --max-total-tokens, the KV pool in tokens (0: the
 	// sim's kvCacheTokens), which also bounds the cache; PageSize is
 	// --page-size (0: DefaultCachePage); EnableCacheReport is
@@ -138,6 +139,12 @@ type SimOptions struct {
 	// path in wall-clock time for every server on the same --sim-state,
 	// carrying on from launch to launch, instead of a path per launch.
 	HostDrift bool
+	// PrefixCache turns the prefix cache on (--sim-prefix-cache). SGLang
+	// runs its radix cache unless --disable-radix-cache; the sim models it
+	// only when asked, so that campaigns measured before it keep their
+	// figures: the demo repeats its builtin prompts within a level from C=30
+	// on, and a cache would shorten those requests' prefill.
+	PrefixCache bool
 	// GPUs is how many GPUs the fake host has for this server (default: TP).
 	GPUs int
 	// StateDir is where memory holders register for the fake nvidia-smi.
@@ -210,3 +217,7 @@ func (c *Config) CachePage() int {
 	}
 	return DefaultCachePage
 }
+
+// CacheOn reports whether the prefix cache runs: --sim-prefix-cache and not
+// --disable-radix-cache.
+func (c *Config) CacheOn() bool { return c.Sim.PrefixCache && !c.DisableRadixCache }

@@ -89,7 +89,7 @@ func NewEngine(cfg *Config, log *Logger, stats *Stats, seed uint64, launch *Laun
 
 		streamInterval: max(1, cfg.StreamInterval),
 	}
-	if !cfg.DisableRadixCache {
+	if cfg.CacheOn() {
 		e.sched.UseCache(NewPrefixCache(cfg.TotalTokens(), cfg.CachePage()))
 	}
 	return e
@@ -124,9 +124,13 @@ func (e *Engine) Submit(req Job) (*Job, <-chan delivery, func()) {
 
 // FlushCache empties the prefix cache, as SGLang's /flush_cache does, and
 // reports false without doing so while any request is queued or running.
+// Without a cache there is nothing to refuse: it succeeds, as it always did.
 func (e *Engine) FlushCache() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.sched.cache == nil {
+		return true
+	}
 	if len(e.tickets) > 0 {
 		return false
 	}

@@ -217,6 +217,7 @@ var simFlags = []flagSpec{
 		}
 		return fmt.Errorf("invalid choice: '%s' (choose from 'launch', 'host')", v)
 	}},
+	{names: []string{"sim-prefix-cache"}, kind: kindBool, set: boolFlag(func(c *Config) *bool { return &c.Sim.PrefixCache })},
 	{names: []string{"sim-gpus"}, set: intFlag(func(c *Config) *int { return &c.Sim.GPUs })},
 	{names: []string{"sim-state"}, set: strFlag(func(c *Config) *string { return &c.Sim.StateDir })},
 	{names: []string{"sim-fault"}, set: func(c *Config, v string) error { return c.Sim.Faults.Add(v) }},

@@ -84,6 +84,21 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("state dir %q", c.Sim.StateDir)
 			}
 		}},
+		{"no prefix cache by default", "", nil, func(t *testing.T, c *Config) {
+			if c.CacheOn() || c.TotalTokens() != kvCacheTokens || c.CachePage() != DefaultCachePage || c.EnableCacheReport {
+				t.Errorf("cache on %v, pool %d, page %d, report %v", c.CacheOn(), c.TotalTokens(), c.CachePage(), c.EnableCacheReport)
+			}
+		}},
+		{"prefix cache", "--sim-prefix-cache --max-total-tokens 5000 --page-size 1 --enable-cache-report", nil, func(t *testing.T, c *Config) {
+			if !c.CacheOn() || c.TotalTokens() != 5000 || c.CachePage() != 1 || !c.EnableCacheReport {
+				t.Errorf("cache on %v, pool %d, page %d, report %v", c.CacheOn(), c.TotalTokens(), c.CachePage(), c.EnableCacheReport)
+			}
+		}},
+		{"disable-radix-cache wins", "--sim-prefix-cache --disable-radix-cache", nil, func(t *testing.T, c *Config) {
+			if c.CacheOn() {
+				t.Error("the cache runs despite --disable-radix-cache")
+			}
+		}},
 		{"accepted-only flags", "--trust-remote-code --dtype auto --log-level warning --context-length 8192 --chunked-prefill-size 4096", nil, func(t *testing.T, c *Config) {
 			if c.Given["trust-remote-code"] != "true" || c.ContextLength != 8192 || c.ChunkedPrefillSize != 4096 || c.LogLevel != "warning" {
 				t.Errorf("got %+v", c)
@@ -111,6 +126,9 @@ func TestParseArgsErrors(t *testing.T) {
 		{"--port", "argument --port: expected one argument"},
 		{"--port abc", "argument --port: invalid int value: 'abc'"},
 		{"--stream-interval 0", "argument --stream-interval: invalid positive int value: '0'"},
+		{"--page-size 0", "argument --page-size: invalid positive int value: '0'"},
+		{"--max-total-tokens x", "argument --max-total-tokens: invalid positive int value: 'x'"},
+		{"--sim-prefix-cache=1", "argument --sim-prefix-cache: ignored explicit argument '1'"},
 		{"--enable-metrics=yes", "argument --enable-metrics: ignored explicit argument 'yes'"},
 		{"--speculative-algorithm MEDUSA", "argument --speculative-algorithm: invalid choice: 'MEDUSA'"},
 		{"--sim-fault explode", `unknown fault "explode"`},

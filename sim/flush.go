@@ -10,6 +10,8 @@ import (
 // server is not serving (503) and while any request is queued or running
 // (400: SGLang's scheduler flushes only when its waiting queue and running
 // batch are empty, and the HTTP handler answers 400 when it did not).
+// Without the cache (--sim-prefix-cache not given) there is nothing to
+// refuse for, and it answers 200 as it always did.
 func (s *Server) flushCache(w http.ResponseWriter, _ *http.Request) {
 	if s.phase.Load() != phaseReady {
 		w.WriteHeader(http.StatusServiceUnavailable)

@@ -73,19 +73,22 @@ func longPrompt(tag string, n int) string {
 	return (tag + strings.Repeat("lorem ipsum dolor sit amet ", n/6+1))[:4*n]
 }
 
-// TestPrefixCacheServer: a repeated long prompt's time to first token drops
-// by its prefill and reports its cached tokens (with --enable-cache-report,
-// as SGLang: usage.prompt_tokens_details.cached_tokens), a flush brings the
-// cost back, a small pool evicts, and --disable-radix-cache turns it off.
+// TestPrefixCacheServer: with --sim-prefix-cache a repeated long prompt's
+// time to first token drops by its prefill and reports its cached tokens
+// (with --enable-cache-report, as SGLang: usage.prompt_tokens_details.
+// cached_tokens), a flush brings the cost back, a small pool evicts, and
+// --disable-radix-cache turns it off; without the knob there is no cache.
 func TestPrefixCacheServer(t *testing.T) {
 	// At 4× a 4000-token prefill takes 64 ms of wall time (14 ms + 0.06 ms
 	// a token, simulated), a cached one under 4 ms.
 	args := append(strings.Fields(baselineArgs), "--sim-speed", "4", "--sim-noise", "0", "--enable-metrics")
+	plain := startSim(t, nil, append(args, "--enable-cache-report")...)
+	args = append(args, "--sim-prefix-cache")
 	on := startSim(t, nil, append(args, "--enable-cache-report")...)
 	unreported := startSim(t, nil, args...)
 	off := startSim(t, nil, append(args, "--enable-cache-report", "--disable-radix-cache")...)
 	small := startSim(t, nil, append(args, "--enable-cache-report", "--max-total-tokens", "6000")...)
-	for _, p := range []*simProc{on, unreported, off, small} {
+	for _, p := range []*simProc{plain, on, unreported, off, small} {
 		p.waitHealthy()
 	}
 	a, b := longPrompt("A", 4000), longPrompt("B", 4000)
@@ -106,6 +109,8 @@ func TestPrefixCacheServer(t *testing.T) {
 		{"repeated after the flush", on, false, a, hit, true},
 		{"not reported without --enable-cache-report", unreported, false, a, -1, false},
 		{"still a hit without the report", unreported, false, a, -1, true},
+		{"no --sim-prefix-cache", plain, false, a, -1, false},
+		{"no --sim-prefix-cache, repeated", plain, false, a, -1, false},
 		{"disabled", off, false, a, -1, false},
 		{"disabled, repeated", off, false, a, -1, false},
 		{"small pool", small, false, a, -1, false},
@@ -146,10 +151,12 @@ func TestPrefixCacheServer(t *testing.T) {
 }
 
 // TestFlushRefusedWhileBusy: as SGLang, /flush_cache answers 400 while a
-// request runs, and 200 once none does.
+// request runs, and 200 once none does; without a cache, always 200.
 func TestFlushRefusedWhileBusy(t *testing.T) {
-	p := startSim(t, nil, strings.Fields(baselineArgs)...)
+	p := startSim(t, nil, append(strings.Fields(baselineArgs), "--sim-prefix-cache")...)
+	plain := startSim(t, nil, strings.Fields(baselineArgs)...)
 	p.waitHealthy()
+	plain.waitHealthy()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b, _ := json.Marshal(chatBody("a long answer", 100000))
@@ -161,6 +168,16 @@ func TestFlushRefusedWhileBusy(t *testing.T) {
 	bufio.NewReader(resp.Body).ReadString('\n') // the request is running
 	if got := flush(t, p); got != 400 {
 		t.Errorf("flush while a request runs: %d, want 400", got)
+	}
+	req, _ = http.NewRequestWithContext(ctx, "POST", plain.url("/v1/chat/completions"), strings.NewReader(string(b)))
+	other, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Body.Close()
+	bufio.NewReader(other.Body).ReadString('\n')
+	if got := flush(t, plain); got != 200 {
+		t.Errorf("flush without a cache while a request runs: %d, want 200", got)
 	}
 	cancel()
 	resp.Body.Close()

@@ -49,7 +49,7 @@ func serverArgs(c *Config) map[string]any {
 		"mem_fraction_static":                c.MemFractionStatic,
 		"context_length":                     c.ContextLength,
 		"chunked_prefill_size":               c.ChunkedPrefillSize,
-		"disable_radix_cache":                c.DisableRadixCache,
+		"disable_radix_cache":                !c.CacheOn(),
 		"page_size":                          c.CachePage(),
 		"max_total_tokens":                   nilIfZero(c.MaxTotalTokens),
 		"enable_cache_report":                c.EnableCacheReport,

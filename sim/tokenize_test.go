@@ -34,7 +34,7 @@ func postJSON(t *testing.T, url string, body any, v any) int {
 // tokens); /tokenize is the same call; lists tokenize item by item; ids
 // outside the vocabulary are refused.
 func TestTokenizeRoundTrip(t *testing.T) {
-	p := startSim(t, nil, append(strings.Fields(baselineArgs), "--enable-cache-report", "--page-size", "1")...)
+	p := startSim(t, nil, append(strings.Fields(baselineArgs), "--sim-prefix-cache", "--enable-cache-report", "--page-size", "1")...)
 	p.waitHealthy()
 	for _, prompt := range []string{"Once upon", "", "héllo wörld", strings.Repeat("The quick brown fox. ", 40)} {
 		var tok, legacy tokenized
