@@ -276,3 +276,10 @@ func (c *Campaign) Fingerprint() string { return Fingerprint(c.Sweep, c.PromptHa
 // Sequential reports whether the campaign's rounds stop early when decided
 // (`rounds: {min, max}`).
 func (c *Campaign) Sequential() bool { return c.MinRounds > 0 && c.MinRounds < c.Rounds }
+
+// SameSweep reports whether a recorded fingerprint (a run's manifest) is
+// this campaign's sweep: its fingerprint, or the legacy one a run written
+// before the request count left the fingerprint carries.
+func (c *Campaign) SameSweep(recorded string) bool {
+	return recorded == c.Fingerprint() || recorded == LegacyFingerprint(c.Sweep, c.PromptHash)
+}
