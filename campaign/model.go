@@ -52,6 +52,11 @@ type Campaign struct {
 	// SLO is the service-level objective (key slo) the verdict measures
 	// capacity and goodput under; nil when the campaign has none.
 	SLO *slo.SLO
+	// Budget is how long the campaign may run (key budget), 0 for no
+	// limit; Deadline the time of day it must end by (key deadline), nil
+	// for none. At most one is set (End).
+	Budget   time.Duration
+	Deadline *Clock
 }
 
 // Host says where servers run. Local is true for `host: local`.
