@@ -42,10 +42,14 @@ func Next(in Inputs) Plan {
 	target := logOf(g.MarginPct)
 	done := len(in.Past)
 	best := Plan{Seconds: math.Inf(1)}
+	floor := in.rateOptimal()
 	for more := max(g.MinRounds-done, 1); done+more <= g.MaxRounds; more++ {
 		n, ok := in.cheapest(g, past, more, target)
 		if !ok {
 			continue
+		}
+		for j := range n {
+			n[j] = max(n[j], floor[j])
 		}
 		if t := float64(more) * in.RoundSeconds(n); t < best.Seconds {
 			best = in.plan(g, past, more, n)
@@ -57,6 +61,35 @@ func Next(in Inputs) Plan {
 		best = in.plan(g, past, max(g.MaxRounds-done, 0), hi)
 	}
 	return best
+}
+
+// rateOptimal is each level's requests at Cochran's optimum for shared
+// rounds (CochranLevels), clamped to its bounds: the count that buys the
+// most precision per second of the night. Next never plans fewer. Without
+// the floor, a plan that expects the margin within one more round takes
+// the fewest requests that just reach it; when the estimate was lucky the
+// margin is missed by a little, and the next plan does the same again,
+// spending a launch each time for little precision.
+func (in Inputs) rateOptimal() []int {
+	lo, hi := in.bounds()
+	c := make([]float64, len(in.Levels))
+	s2 := make([]float64, len(in.Levels))
+	for j, l := range in.Levels {
+		c[j] = l.PerRequest
+	}
+	var launch float64
+	for _, z := range in.Noise {
+		s2[z.Level] = math.Max(s2[z.Level], z.Within)
+		launch += z.Launch / float64(len(in.Noise))
+	}
+	opt := CochranLevels(in.Launch, launch, c, s2)
+	n := clone(lo)
+	for j, x := range opt {
+		if x > float64(lo[j]) {
+			n[j] = int(math.Min(math.Ceil(x), float64(hi[j])))
+		}
+	}
+	return n
 }
 
 func (in Inputs) plan(g Goal, past []float64, more int, n []int) Plan {

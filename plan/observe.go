@@ -15,11 +15,14 @@ import (
 //   - a launch's fixed cost: the mean over the completed launches of all
 //     their phases' seconds (stop, GPU memory waits, ready, smoke, sweep,
 //     collect), less the requests' share of the sweep;
-//   - each comparison of a variant with the baseline that the verdict left
-//     inconclusive, with one round's variance (the comparison's round sd)
-//     split by its within-launch share: the within part times the
-//     requests it was measured with (their harmonic mean over past, since
-//     each round's part is s²_W/n), the rest the launch part;
+//   - each open comparison of a variant with the baseline (open: nil is
+//     Inconclusive), with one round's variance split: the level's
+//     within-launch part (the comparison's round variance times its
+//     within-launch share) times the requests it was measured with (their
+//     harmonic mean over past, since each round's part is s²_W/n), and a
+//     launch part shared by the variant's levels, what its round variance
+//     holds beyond the levels' mean within-launch part (the verdict pools
+//     the round variance over levels);
 //   - the effective df per round from those comparisons.
 //
 // past is the requests each level took in each round so far (v.Levels
@@ -27,7 +30,10 @@ import (
 // are filled in). The goal's margin, alpha and family come from v; its
 // rounds bounds from goal. Scenarios is the verdict's measured scenarios:
 // the caller sets it to those still open.
-func Observed(v *verdict.Verdict, launches []results.ScenarioResult, past [][]int, bounds map[int]Level, goal Goal) Inputs {
+func Observed(v *verdict.Verdict, launches []results.ScenarioResult, past [][]int, bounds map[int]Level, open Open, goal Goal) Inputs {
+	if open == nil {
+		open = Inconclusive
+	}
 	in := Inputs{Past: past}
 	index := map[int]int{}
 	var sweepPerLaunch float64
@@ -71,22 +77,48 @@ func Observed(v *verdict.Verdict, launches []results.ScenarioResult, past [][]in
 			in.Scenarios++
 		}
 	}
+	// The verdict pools one round's variance over the levels, while the
+	// within-launch part is each level's own: the launch part is what the
+	// pool holds beyond the levels' mean within-launch part, per variant.
+	type cell struct {
+		j         int
+		v, within float64
+		open      bool
+	}
+	byVariant := map[string][]cell{}
+	var order []string
 	var dfSum float64
 	dfN := 0
 	for _, row := range v.Rows {
-		j := index[row.Level]
-		for _, cell := range row.Cells {
-			c := cell.Comparison
-			if !cell.Compared || c.Outcome != verdict.OutcomeInconclusive || c.RoundSDPct <= 0 {
+		for _, c := range row.Cells {
+			cmp := c.Comparison
+			if !c.Compared || cmp.RoundSDPct <= 0 {
 				continue
 			}
-			sd := math.Log1p(c.RoundSDPct / 100)
-			w := math.Min(math.Max(c.WithinShare, 0), 1)
-			in.Noise = append(in.Noise, Noise{Level: j, Launch: (1 - w) * sd * sd,
-				Within: w * sd * sd * harmonic(past, j)})
-			if c.Rounds > 1 && c.DF > 0 {
-				dfSum += c.DF / float64(c.Rounds-1)
+			sd := math.Log1p(cmp.RoundSDPct / 100)
+			w := math.Min(math.Max(cmp.WithinShare, 0), 1)
+			if _, ok := byVariant[c.Scenario]; !ok {
+				order = append(order, c.Scenario)
+			}
+			byVariant[c.Scenario] = append(byVariant[c.Scenario], cell{index[row.Level], sd * sd, w * sd * sd,
+				open(c.Scenario, row.Level, cmp)})
+			if cmp.Rounds > 1 && cmp.DF > 0 {
+				dfSum += cmp.DF / float64(cmp.Rounds-1)
 				dfN++
+			}
+		}
+	}
+	for _, name := range order {
+		cells := byVariant[name]
+		var v, w float64
+		for _, c := range cells {
+			v += c.v
+			w += c.within
+		}
+		launch := math.Max(v-w, 0) / float64(len(cells))
+		for _, c := range cells {
+			if c.open {
+				in.Noise = append(in.Noise, Noise{Level: c.j, Launch: launch, Within: c.within * harmonic(past, c.j)})
 			}
 		}
 	}
@@ -97,6 +129,19 @@ func Observed(v *verdict.Verdict, launches []results.ScenarioResult, past [][]in
 	in.Goal = goal
 	return in
 }
+
+// Open says whether a variant's comparison at a level is still open: the
+// sequential rule's decision, which the planner serves.
+type Open func(variant string, level int, c verdict.Comparison) bool
+
+// Inconclusive is the Open of a fixed design: the comparisons the verdict
+// left inconclusive.
+func Inconclusive(_ string, _ int, c verdict.Comparison) bool {
+	return c.Outcome == verdict.OutcomeInconclusive
+}
+
+// All treats every comparison as open: a plan for the precision of all.
+func All(string, int, verdict.Comparison) bool { return true }
 
 // harmonic is the harmonic mean of level j's requests over the rounds, 1
 // when past says nothing.

@@ -35,6 +35,9 @@ func CochranLevels(launch, launchVar float64, c, s2 []float64) []float64 {
 	}
 	x := math.Sqrt(launchVar * k / launch)
 	for j := range n {
+		if s2[j] <= 0 {
+			continue
+		}
 		if x <= 0 {
 			n[j] = math.Inf(1)
 			continue
