@@ -50,9 +50,9 @@ func Assumed(c *campaign.Campaign, goal Goal) Inputs {
 		l := Level{Key: lv, Min: measure.RequestsAt(0, lv)}
 		if measure.IsRate(lv) {
 			// Arrivals set the pace: a request every 1/rate seconds.
-			l.PerRequest = 1 / measure.LevelRate(lv)
+			l.PerRequest = 1 / lv.Rate
 		} else {
-			l.PerRequest = perStream / float64(lv)
+			l.PerRequest = perStream / float64(lv.Concurrency)
 		}
 		in.Levels = append(in.Levels, l)
 	}

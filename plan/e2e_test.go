@@ -107,12 +107,12 @@ func pilotPlan(t *testing.T, e verdicttest.Engine, seed uint64) (Inputs, Plan) {
 	t.Helper()
 	sweeps := make([]verdicttest.Sweep, e2eRounds)
 	past := make([][]int, e2eRounds)
-	bounds := map[int]Level{}
+	bounds := map[measure.Level]Level{}
 	for i := range sweeps {
 		sweeps[i] = e2eSweep
 		for _, c := range e2eSweep.Concurrency {
 			past[i] = append(past[i], e2eSweep.RequestsFor(c))
-			bounds[c] = Level{Min: e2eSweep.RequestsFor(c)}
+			bounds[measure.ConcurrencyLevel(c)] = Level{Min: e2eSweep.RequestsFor(c)}
 		}
 	}
 	v, res := simulate(t, e, sweeps, seed)
@@ -130,7 +130,7 @@ func TestPlannerWithinNoise(t *testing.T) {
 	t.Logf("after the pilot: %s", p)
 	for j, l := range in.Levels {
 		if p.Requests[j] < 4*l.Min {
-			t.Errorf("C=%d: %d requests, want at least 4× the minimum %d", l.Key, p.Requests[j], l.Min)
+			t.Errorf("%s: %d requests, want at least 4× the minimum %d", l.Key, p.Requests[j], l.Min)
 		}
 	}
 	auto := make([]int, len(in.Levels))
@@ -177,13 +177,13 @@ func planned(t *testing.T, e verdicttest.Engine, seed uint64) (float64, int) {
 	t.Helper()
 	var sweeps []verdicttest.Sweep
 	var past [][]int
-	bounds := map[int]Level{}
+	bounds := map[measure.Level]Level{}
 	for range e2eRounds {
 		sweeps = append(sweeps, e2eSweep)
 		var r []int
 		for _, c := range e2eSweep.Concurrency {
 			r = append(r, e2eSweep.RequestsFor(c))
-			bounds[c] = Level{Min: e2eSweep.RequestsFor(c)}
+			bounds[measure.ConcurrencyLevel(c)] = Level{Min: e2eSweep.RequestsFor(c)}
 		}
 		past = append(past, r)
 	}
@@ -210,7 +210,7 @@ func planned(t *testing.T, e verdicttest.Engine, seed uint64) (float64, int) {
 		s := e2eSweep
 		s.LevelRequests = map[int]int{}
 		for j, key := range p.Levels {
-			s.LevelRequests[key] = p.Requests[j]
+			s.LevelRequests[key.Concurrency] = p.Requests[j]
 		}
 		sweeps = append(sweeps, s)
 		past = append(past, p.Requests)
@@ -226,7 +226,7 @@ func TestPlannerLaunchNoise(t *testing.T) {
 	t.Logf("%s", p)
 	for j, l := range in.Levels {
 		if p.Requests[j] > 2*l.Min {
-			t.Errorf("C=%d: %d requests, want at most 2× the minimum %d", l.Key, p.Requests[j], l.Min)
+			t.Errorf("%s: %d requests, want at most 2× the minimum %d", l.Key, p.Requests[j], l.Min)
 		}
 	}
 	if p.Rounds <= pw.Rounds {

@@ -3,6 +3,8 @@ package plan
 import (
 	"math"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
+
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -29,8 +31,8 @@ const (
 
 // Level is one level of the sweep as the planner sees it.
 type Level struct {
-	// Key is the level's key (measure.LevelName names it).
-	Key int
+	// Key is the level.
+	Key measure.Level
 	// PerRequest is the sweep seconds one measured request at this level
 	// adds to a launch, s: the level's wall time over its requests.
 	PerRequest float64

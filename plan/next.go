@@ -13,7 +13,7 @@ import (
 type Plan struct {
 	// Levels are the level keys, Requests the measured requests each takes
 	// in every scenario of every further round.
-	Levels   []int
+	Levels   []measure.Level
 	Requests []int
 	// More is the further rounds expected; Rounds is the rounds in all.
 	More, Rounds int
@@ -114,7 +114,7 @@ func (p Plan) Single() int {
 
 // RequestsAt is the planned requests at level key; 0 when the plan has no
 // such level.
-func (p Plan) RequestsAt(key int) int {
+func (p Plan) RequestsAt(key measure.Level) int {
 	for j, k := range p.Levels {
 		if k == key {
 			return p.Requests[j]

@@ -3,6 +3,8 @@ package plan
 import (
 	"math"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
+
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
@@ -30,12 +32,12 @@ import (
 // are filled in). The goal's margin, alpha and family come from v; its
 // rounds bounds from goal. Scenarios is the verdict's measured scenarios:
 // the caller sets it to those still open.
-func Observed(v *verdict.Verdict, launches []results.ScenarioResult, past [][]int, bounds map[int]Level, open Open, goal Goal) Inputs {
+func Observed(v *verdict.Verdict, launches []results.ScenarioResult, past [][]int, bounds map[measure.Level]Level, open Open, goal Goal) Inputs {
 	if open == nil {
 		open = Inconclusive
 	}
 	in := Inputs{Past: past}
-	index := map[int]int{}
+	index := map[measure.Level]int{}
 	var sweepPerLaunch float64
 	for j, key := range v.Levels {
 		l := bounds[key]
@@ -132,16 +134,16 @@ func Observed(v *verdict.Verdict, launches []results.ScenarioResult, past [][]in
 
 // Open says whether a variant's comparison at a level is still open: the
 // sequential rule's decision, which the planner serves.
-type Open func(variant string, level int, c verdict.Comparison) bool
+type Open func(variant string, level measure.Level, c verdict.Comparison) bool
 
 // Inconclusive is the Open of a fixed design: the comparisons the verdict
 // left inconclusive.
-func Inconclusive(_ string, _ int, c verdict.Comparison) bool {
+func Inconclusive(_ string, _ measure.Level, c verdict.Comparison) bool {
 	return c.Outcome == verdict.OutcomeInconclusive
 }
 
 // All treats every comparison as open: a plan for the precision of all.
-func All(string, int, verdict.Comparison) bool { return true }
+func All(string, measure.Level, verdict.Comparison) bool { return true }
 
 // harmonic is the harmonic mean of level j's requests over the rounds, 1
 // when past says nothing.

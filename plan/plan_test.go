@@ -2,6 +2,8 @@ package plan
 
 import (
 	"math"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +13,7 @@ import (
 // split as given: launch seconds L, perRequest s per request.
 func oneLevel(launchSD, withinSD float64, min int) Inputs {
 	return Inputs{
-		Levels:    []Level{{Key: 1, PerRequest: 1, Min: min, Max: 100 * min}},
+		Levels:    []Level{{Key: measure.ConcurrencyLevel(1), PerRequest: 1, Min: min, Max: 100 * min}},
 		Launch:    600,
 		Scenarios: 2,
 		Noise:     []Noise{{Level: 0, Launch: launchSD * launchSD, Within: withinSD * withinSD * float64(min)}},
