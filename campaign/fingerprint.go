@@ -12,27 +12,52 @@ import (
 )
 
 // fingerprintVersion names the canonical form below; change it whenever the
-// form changes, so old and new fingerprints can never collide.
-const fingerprintVersion = "bakeoff-sweep-v1"
+// form changes, so old and new fingerprints can never collide. v1 held the
+// request count of every level; v2 leaves it out (LegacyFingerprint).
+const (
+	fingerprintVersion       = "bakeoff-sweep-v2"
+	legacyFingerprintVersion = "bakeoff-sweep-v1"
+)
 
 // Fingerprint is a stable "sha256:<hex>" of everything that must be
 // identical for two scenarios' results to be comparable: the levels in
-// order, the resolved request count per level (so `auto` and the numbers it
-// stands for agree), max_tokens, warmup, temperature, ignore_eos, endpoint,
-// repeats, seed, the prompt set's content hash (which covers each prompt's
-// category and own max_tokens), unique_prompts when it is on, output_lengths
-// when it is recorded, and a synthetic set's canonical spec (each written
-// only when set, so every fingerprint from before the option existed still
-// matches its campaign). An open-loop sweep writes its mode, its rates as
-// the levels and its burstiness (only then, for the same reason): the
-// arrival schedule is a function of these and the seed. The canonical text is
-// built field by field with fixed formatting (integers in decimal, the
-// temperature as the shortest decimal that round-trips), so it depends on
-// neither map order nor the machine.
+// order, max_tokens, warmup, temperature, ignore_eos, endpoint, repeats,
+// seed, the prompt set's content hash (which covers each prompt's category
+// and own max_tokens), unique_prompts when it is on, output_lengths when it
+// is recorded, and a synthetic set's canonical spec (each written only when
+// set, so a fingerprint from before the option existed still matches its
+// campaign). An open-loop sweep writes its mode, its rates as the levels and
+// its burstiness (only then, for the same reason): the arrival schedule is a
+// function of these and the seed. The canonical text is built field by field
+// with fixed formatting (integers in decimal, the temperature as the
+// shortest decimal that round-trips), so it depends on neither map order nor
+// the machine.
+//
+// How many requests a level takes is not in it: requests change how
+// precisely a launch is measured, not what is measured (the per-launch
+// throughput is tokens over the steady window, whatever its length), and a
+// planned campaign changes them between rounds. The count is recorded
+// beside the fingerprint (the manifest's sweep, and the records themselves).
 func Fingerprint(s Sweep, promptSetHash string) string {
+	return fingerprint(s, promptSetHash, false)
+}
+
+// LegacyFingerprint is the fingerprint as runs written before the request
+// count left it recorded them (bakeoff-sweep-v1: the resolved request count
+// of every level included), so that such a run still matches its campaign
+// when resumed.
+func LegacyFingerprint(s Sweep, promptSetHash string) string {
+	return fingerprint(s, promptSetHash, true)
+}
+
+func fingerprint(s Sweep, promptSetHash string, legacy bool) string {
 	var b strings.Builder
 	line := func(k, v string) { fmt.Fprintf(&b, "%s=%s\n", k, v) }
-	line("version", fingerprintVersion)
+	if legacy {
+		line("version", legacyFingerprintVersion)
+	} else {
+		line("version", fingerprintVersion)
+	}
 	keys := s.Levels()
 	levels := make([]string, len(keys))
 	reqs := make([]string, len(keys))
@@ -48,7 +73,9 @@ func Fingerprint(s Sweep, promptSetHash string) string {
 		line("burstiness", strconv.FormatFloat(s.ArrivalShape(), 'g', -1, 64))
 	}
 	line("levels", strings.Join(levels, ","))
-	line("requests", strings.Join(reqs, ","))
+	if legacy {
+		line("requests", strings.Join(reqs, ","))
+	}
 	line("max_tokens", strconv.Itoa(s.MaxTokens))
 	line("warmup", strconv.Itoa(s.Warmup))
 	temp := s.Temperature

@@ -18,13 +18,66 @@ const fpHash = "sha256:prompts"
 // TestFingerprintPinned pins the canonical form: a change here breaks every
 // comparison with earlier runs, so it must be deliberate (and bump
 // fingerprintVersion). The value is sha256sum of the canonical text:
-// version=bakeoff-sweep-v1, levels=1,2,5, requests=30,30,30, max_tokens=200,
-// warmup=5, temperature=0, ignore_eos=true, endpoint=chat, repeats=1, seed=1,
+// version=bakeoff-sweep-v2, levels=1,2,5, max_tokens=200, warmup=5,
+// temperature=0, ignore_eos=true, endpoint=chat, repeats=1, seed=1,
 // prompts=sha256:prompts, one "key=value\n" line each.
 func TestFingerprintPinned(t *testing.T) {
-	const want = "sha256:9228476afde9d54a8da6427e530532783e9495195a945e7872829db0a42e67d9"
+	const want = "sha256:1c15b8f0f782a1c59bea338fbbd1bda016a34a868b9e4195ebf7c768da4c80d3"
 	if got := Fingerprint(fpSweep, fpHash); got != want {
 		t.Errorf("Fingerprint = %s, want %s", got, want)
+	}
+}
+
+// TestLegacyFingerprintPinned: the form runs were written with before the
+// request count left the fingerprint (version=bakeoff-sweep-v1, with
+// requests=30,30,30 after the levels) must not change, or those runs no
+// longer resume. The value is the one this test pinned for Fingerprint then.
+func TestLegacyFingerprintPinned(t *testing.T) {
+	const want = "sha256:9228476afde9d54a8da6427e530532783e9495195a945e7872829db0a42e67d9"
+	if got := LegacyFingerprint(fpSweep, fpHash); got != want {
+		t.Errorf("LegacyFingerprint = %s, want %s", got, want)
+	}
+}
+
+// TestFingerprintLeavesOutRequests: the same campaign with other request
+// counts is the same comparison; other max_tokens is not. The legacy form
+// still tells the counts apart, and SameSweep accepts either form.
+func TestFingerprintLeavesOutRequests(t *testing.T) {
+	more := fpSweep
+	more.Requests = 300
+	longer := fpSweep
+	longer.MaxTokens = 512
+	tests := []struct {
+		name      string
+		s         Sweep
+		same, leg bool
+	}{
+		{"auto", fpSweep, true, true},
+		{"requests 300", more, true, false},
+		{"max_tokens 512", longer, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Fingerprint(tt.s, fpHash) == Fingerprint(fpSweep, fpHash); got != tt.same {
+				t.Errorf("same comparison fingerprint = %v, want %v", got, tt.same)
+			}
+			if got := LegacyFingerprint(tt.s, fpHash) == LegacyFingerprint(fpSweep, fpHash); got != tt.leg {
+				t.Errorf("same legacy fingerprint = %v, want %v", got, tt.leg)
+			}
+			c := &Campaign{Sweep: tt.s, PromptHash: fpHash}
+			for _, rec := range []string{Fingerprint(fpSweep, fpHash), LegacyFingerprint(fpSweep, fpHash)} {
+				want := tt.same
+				if rec == LegacyFingerprint(fpSweep, fpHash) {
+					want = tt.leg
+				}
+				if got := c.SameSweep(rec); got != want {
+					t.Errorf("SameSweep(%s) = %v, want %v", rec[:15], got, want)
+				}
+			}
+			if Fingerprint(tt.s, fpHash) == LegacyFingerprint(tt.s, fpHash) {
+				t.Error("the two forms collide")
+			}
+		})
 	}
 }
 
@@ -35,7 +88,7 @@ func TestFingerprintPinned(t *testing.T) {
 // synthetic=count=50 input=normal(mean=300,sd=60,min=1,max=600) output=uniform(min=20,max=80)
 // appended, in that order.
 func TestFingerprintPinnedWorkload(t *testing.T) {
-	const want = "sha256:2d06e5d65a3708fc20f0911d086c60500269f96964190b0c19d3baf7cf014e8e"
+	const want = "sha256:6362265e39829819c5b4dc8a1172c6bd478769eb726e0fa2ca9922f2560d40d5"
 	s := fpSweep
 	s.OutputLengths = prompts.OutputRecorded
 	s.Synthetic = &prompts.SyntheticSpec{Count: 50,
@@ -55,7 +108,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 	}{
 		{"levels", func(s *Sweep, _ *string) { s.Concurrency = []int{1, 2, 6} }, false},
 		{"level order", func(s *Sweep, _ *string) { s.Concurrency = []int{2, 1, 5} }, false},
-		{"requests", func(s *Sweep, _ *string) { s.Requests = 31 }, false},
+		{"requests (not the comparison)", func(s *Sweep, _ *string) { s.Requests = 31 }, true},
 		{"max_tokens", func(s *Sweep, _ *string) { s.MaxTokens = 201 }, false},
 		{"warmup", func(s *Sweep, _ *string) { s.Warmup = 4 }, false},
 		{"temperature", func(s *Sweep, _ *string) { s.Temperature = 0.7 }, false},
@@ -127,7 +180,7 @@ func TestFingerprintRates(t *testing.T) {
 		{"rate order", func(s *Sweep) { s.Rates = []float64{2, 1, 5} }, false},
 		{"burstiness", func(s *Sweep) { s.Burstiness = 0.5 }, false},
 		{"burstiness 1 is the default", func(s *Sweep) { s.Burstiness = 1 }, true},
-		{"requests", func(s *Sweep) { s.Requests = 100 }, false},
+		{"requests (not the comparison)", func(s *Sweep) { s.Requests = 100 }, true},
 		{"seed (the schedule)", func(s *Sweep) { s.Seed = 5 }, false},
 	} {
 		s := rate

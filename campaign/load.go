@@ -52,6 +52,7 @@ type campaignNodes struct {
 	envAt              map[string]position
 	host, hosts        *yaml.Node
 	gpu, power         *yaml.Node
+	budget, deadline   *yaml.Node
 }
 
 func (l *loader) campaign(path string) *Campaign {
@@ -139,8 +140,13 @@ func (l *loader) campaign(path string) *Campaign {
 				c.EquivalenceMarginPct = x
 			}
 		},
-		"slo": func(_, v *yaml.Node) { c.SLO = d.slo(v) },
+		"slo":      func(_, v *yaml.Node) { c.SLO = d.slo(v) },
+		"budget":   func(_, v *yaml.Node) { nodes.budget = v; d.budget(v, c) },
+		"deadline": func(_, v *yaml.Node) { nodes.deadline = v; d.deadline(v, c) },
 	})
+	if nodes.budget != nil && nodes.deadline != nil {
+		d.errorf(nodes.deadline, "deadline: give budget (a duration) or deadline (a time of day), not both")
+	}
 	// A missing key has no line of its own; the start of the file's mapping
 	// gives an editor somewhere to jump to.
 	top := d.pos(root)

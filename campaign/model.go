@@ -52,6 +52,11 @@ type Campaign struct {
 	// SLO is the service-level objective (key slo) the verdict measures
 	// capacity and goodput under; nil when the campaign has none.
 	SLO *slo.SLO
+	// Budget is how long the campaign may run (key budget), 0 for no
+	// limit; Deadline the time of day it must end by (key deadline), nil
+	// for none. At most one is set (End).
+	Budget   time.Duration
+	Deadline *Clock
 }
 
 // Host says where servers run. Local is true for `host: local`.
@@ -276,3 +281,10 @@ func (c *Campaign) Fingerprint() string { return Fingerprint(c.Sweep, c.PromptHa
 // Sequential reports whether the campaign's rounds stop early when decided
 // (`rounds: {min, max}`).
 func (c *Campaign) Sequential() bool { return c.MinRounds > 0 && c.MinRounds < c.Rounds }
+
+// SameSweep reports whether a recorded fingerprint (a run's manifest) is
+// this campaign's sweep: its fingerprint, or the legacy one a run written
+// before the request count left the fingerprint carries.
+func (c *Campaign) SameSweep(recorded string) bool {
+	return recorded == c.Fingerprint() || recorded == LegacyFingerprint(c.Sweep, c.PromptHash)
+}

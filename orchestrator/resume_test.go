@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
@@ -353,5 +354,57 @@ func TestInterruptThenResume(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "a", "round-1", "history", "1")); err != nil {
 		t.Errorf("the interrupted attempt of a was not kept: %v", err)
+	}
+}
+
+// TestResumeFingerprintForms: the request count is not part of the
+// comparison, so a resume with other requests is accepted; a run written
+// with the legacy fingerprint (which held the count) resumes under the
+// same sweep, keeps its fingerprint, and is refused when the count changed.
+func TestResumeFingerprintForms(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "")
+	w.writeConfig(campaignOpts{scenarios: []string{"a"}})
+	out, _, err := w.runInProcess(context.Background(), orchestrator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.writeConfig(campaignOpts{scenarios: []string{"a"}, requests: 12})
+	if _, _, err := w.runInProcess(context.Background(), orchestrator.Options{ResumeDir: out.RunDir}); err != nil {
+		t.Fatalf("resume with other requests: %v", err)
+	}
+
+	// Rewrite the run as one written with the legacy fingerprint.
+	w.writeConfig(campaignOpts{scenarios: []string{"a"}})
+	c, err := campaign.Load(w.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := campaign.LegacyFingerprint(c.Sweep, c.PromptHash)
+	run, err := results.ReadRun(out.RunDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Manifest.Fingerprint, run.Summary.Fingerprint = legacy, legacy
+	for i := range run.Summary.Scenarios {
+		run.Summary.Scenarios[i].Fingerprint = legacy
+	}
+	if err := results.WriteJSONAtomic(filepath.Join(out.RunDir, results.ManifestFile), run.Manifest); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.WriteJSONAtomic(filepath.Join(out.RunDir, results.SummaryFile), run.Summary); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := w.runInProcess(context.Background(), orchestrator.Options{ResumeDir: out.RunDir}); err != nil {
+		t.Fatalf("resume of a legacy run under its own sweep: %v", err)
+	}
+	if run, err = results.ReadRun(out.RunDir); err != nil || run.Manifest.Fingerprint != legacy {
+		t.Fatalf("the legacy run's fingerprint is now %s (%v), want %s kept", run.Manifest.Fingerprint, err, legacy)
+	}
+	w.writeConfig(campaignOpts{scenarios: []string{"a"}, requests: 12})
+	_, _, err = w.runInProcess(context.Background(), orchestrator.Options{ResumeDir: out.RunDir})
+	var fp *orchestrator.FingerprintChangedError
+	if !errors.As(err, &fp) {
+		t.Fatalf("resume of a legacy run with other requests: got %v, want a FingerprintChangedError", err)
 	}
 }

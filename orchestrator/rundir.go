@@ -84,10 +84,14 @@ func (o *orch) openRun() error {
 		if err != nil {
 			return fmt.Errorf("resuming %s: %w", o.runDir, err)
 		}
-		if old.Manifest.Fingerprint != fp {
+		if !o.c.SameSweep(old.Manifest.Fingerprint) {
 			return &FingerprintChangedError{RunDir: o.runDir, Old: old.Manifest.Fingerprint, New: fp,
 				Diffs: sweepDiffs(old.Manifest.Sweep, o.man.Sweep)}
 		}
+		// A run written with the legacy fingerprint keeps it, so that its
+		// launches old and new carry one fingerprint and the verdict's
+		// check sees one sweep.
+		o.man.Fingerprint = old.Manifest.Fingerprint
 		if old.Manifest.Campaign != o.c.Name {
 			return fmt.Errorf("cannot resume %s: it is a run of campaign %q, not %q", o.runDir,
 				old.Manifest.Campaign, o.c.Name)

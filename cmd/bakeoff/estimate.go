@@ -74,12 +74,11 @@ func typicalLaunch(root string, c *campaign.Campaign) (d time.Duration, n int, d
 	if err != nil {
 		return 0, 0, "", false
 	}
-	fp := c.Fingerprint()
 	// Run directories are named by their UTC start time: newest last.
 	for i := len(runs) - 1; i >= 0; i-- {
 		dir := filepath.Join(root, c.Name, runs[i].Name())
 		run, err := results.ReadRun(dir)
-		if err != nil || run.Manifest.Fingerprint != fp {
+		if err != nil || !c.SameSweep(run.Manifest.Fingerprint) {
 			continue
 		}
 		entries, err := orchestrator.ReadJournal(filepath.Join(dir, results.JournalFile))

@@ -52,10 +52,22 @@ func RoundOrder(n, r int) []int {
 // which the machine's drift goes on. Every launch draws its own speed
 // factor. It returns the launches in launch order.
 func Campaign(engines []Engine, s Sweep, rounds int, seed uint64) []Launch {
+	sweeps := make([]Sweep, rounds)
+	for i := range sweeps {
+		sweeps[i] = s
+	}
+	return CampaignRounds(engines, sweeps, seed)
+}
+
+// CampaignRounds is Campaign with a sweep of its own for each round (one
+// round per sweep), as a planned campaign changes the requests per level
+// between rounds; every scenario of a round gets the round's sweep.
+func CampaignRounds(engines []Engine, sweeps []Sweep, seed uint64) []Launch {
 	m := NewMachine()
 	rng := rand.New(rand.NewPCG(seed, 0x51ed2701f3a5c9b1))
 	var out []Launch
-	for r := 1; r <= rounds; r++ {
+	for r := 1; r <= len(sweeps); r++ {
+		s := sweeps[r-1]
 		for _, i := range RoundOrder(len(engines), r) {
 			e := engines[i]
 			recs := SimulateOn(m, e, s, rng.Uint64())

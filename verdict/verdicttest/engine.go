@@ -92,10 +92,13 @@ func (e Engine) slowdown() float64 {
 type Sweep struct {
 	Concurrency []int
 	// Requests per level repeat; 0 means auto (measure.RequestsFor).
-	Requests  int
-	MaxTokens int
-	Warmup    int
-	Repeats   int
+	Requests int
+	// LevelRequests, when set, overrides Requests at the levels it names,
+	// as a planned round takes its own count at each level.
+	LevelRequests map[int]int
+	MaxTokens     int
+	Warmup        int
+	Repeats       int
 	// Prompts is how many distinct prompts the set holds.
 	Prompts int
 	// PromptSet is the set's hash, copied into every record.
@@ -111,7 +114,12 @@ func DefaultSweep() Sweep {
 }
 
 // RequestsFor is the number of measured requests at concurrency c.
-func (s Sweep) RequestsFor(c int) int { return measure.RequestsFor(s.Requests, c) }
+func (s Sweep) RequestsFor(c int) int {
+	if n, ok := s.LevelRequests[c]; ok && n > 0 {
+		return n
+	}
+	return measure.RequestsFor(s.Requests, c)
+}
 
 // epochNs is where simulated time starts, so records look like real ones.
 const epochNs = int64(1_780_000_000) * 1e9

@@ -1,0 +1,160 @@
+package plan
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
+)
+
+// Plan is how the next rounds should run.
+type Plan struct {
+	// Levels are the level keys, Requests the measured requests each takes
+	// in every scenario of every further round.
+	Levels   []measure.Level
+	Requests []int
+	// More is the further rounds expected; Rounds is the rounds in all.
+	More, Rounds int
+	// MDEPct is the detectable difference expected after them, percent
+	// (the worst open comparison's).
+	MDEPct float64
+	// Seconds is the expected wall time of the further rounds;
+	// RoundSeconds that of one of them (for RoundFits).
+	Seconds, RoundSeconds float64
+	// Reached is false when no plan within the bounds reaches the margin:
+	// then the plan is the most precise one at the most rounds allowed.
+	Reached bool
+	// MarginPct is the goal's margin, for String.
+	MarginPct float64
+}
+
+// Next is the plan that reaches the goal's margin in the least expected
+// wall time: over every number of further rounds the goal allows, the
+// fewest requests per level that reach it, and of those the quickest.
+// Requests are per level and the same for every scenario of a round, so
+// the rounds stay paired. The critical values are the fixed design's
+// (Goal.factor).
+func Next(in Inputs) Plan {
+	g := in.Goal.withDefaults()
+	past := in.pastVar()
+	target := logOf(g.MarginPct)
+	done := len(in.Past)
+	best := Plan{Seconds: math.Inf(1)}
+	floor := in.rateOptimal()
+	for more := max(g.MinRounds-done, 1); done+more <= g.MaxRounds; more++ {
+		n, ok := in.cheapest(g, past, more, target)
+		if !ok {
+			continue
+		}
+		for j := range n {
+			n[j] = max(n[j], floor[j])
+		}
+		if t := float64(more) * in.RoundSeconds(n); t < best.Seconds {
+			best = in.plan(g, past, more, n)
+			best.Reached = true
+		}
+	}
+	if !best.Reached {
+		_, hi := in.bounds()
+		best = in.plan(g, past, max(g.MaxRounds-done, 0), hi)
+	}
+	return best
+}
+
+// rateOptimal is each level's requests at Cochran's optimum for shared
+// rounds (CochranLevels), clamped to its bounds: the count that buys the
+// most precision per second of the night. Next never plans fewer. Without
+// the floor, a plan that expects the margin within one more round takes
+// the fewest requests that just reach it; when the estimate was lucky the
+// margin is missed by a little, and the next plan does the same again,
+// spending a launch each time for little precision.
+func (in Inputs) rateOptimal() []int {
+	lo, hi := in.bounds()
+	c := make([]float64, len(in.Levels))
+	s2 := make([]float64, len(in.Levels))
+	for j, l := range in.Levels {
+		c[j] = l.PerRequest
+	}
+	var launch float64
+	for _, z := range in.Noise {
+		s2[z.Level] = math.Max(s2[z.Level], z.Within)
+		launch += z.Launch / float64(len(in.Noise))
+	}
+	opt := CochranLevels(in.Launch, launch, c, s2)
+	n := clone(lo)
+	for j, x := range opt {
+		if x > float64(lo[j]) {
+			n[j] = int(math.Min(math.Ceil(x), float64(hi[j])))
+		}
+	}
+	return n
+}
+
+func (in Inputs) plan(g Goal, past []float64, more int, n []int) Plan {
+	p := Plan{Requests: n, More: more, Rounds: len(in.Past) + more, MarginPct: g.MarginPct,
+		Seconds: float64(more) * in.RoundSeconds(n), RoundSeconds: in.RoundSeconds(n),
+		MDEPct: pctOf(in.mde(g, past, more, n))}
+	for _, l := range in.Levels {
+		p.Levels = append(p.Levels, l.Key)
+	}
+	return p
+}
+
+// Single is the one request count that gives every level at least its
+// planned requests, for a load generator that takes one count for all.
+func (p Plan) Single() int {
+	n := 0
+	for _, x := range p.Requests {
+		n = max(n, x)
+	}
+	return n
+}
+
+// RequestsAt is the planned requests at level key; 0 when the plan has no
+// such level.
+func (p Plan) RequestsAt(key measure.Level) int {
+	for j, k := range p.Levels {
+		if k == key {
+			return p.Requests[j]
+		}
+	}
+	return 0
+}
+
+// String is the plan in one line, e.g. "plan: 5 more rounds (9 in all) of
+// C=1 240, C=4 300 requests, about 3h10m, to bring the MDE to ±2.0%".
+func (p Plan) String() string {
+	var reqs []string
+	for j, k := range p.Levels {
+		reqs = append(reqs, fmt.Sprintf("%s %d", measure.LevelName(k), p.Requests[j]))
+	}
+	if !p.Reached {
+		return fmt.Sprintf("plan: ±%.1f%% is out of reach within %d rounds; %d more (%s requests, about %s) bring the MDE to ±%.1f%%",
+			p.MarginPct, p.Rounds, p.More, strings.Join(reqs, ", "), Duration(p.Seconds), p.MDEPct)
+	}
+	return fmt.Sprintf("plan: %d more rounds (%d in all) of %s requests, about %s, to bring the MDE to ±%.1f%%",
+		p.More, p.Rounds, strings.Join(reqs, ", "), Duration(p.Seconds), p.MDEPct)
+}
+
+// Duration writes seconds as people read a night: 3h10m, 45m, 50s.
+func Duration(sec float64) string {
+	if math.IsInf(sec, 0) || math.IsNaN(sec) {
+		return "forever"
+	}
+	d := time.Duration(sec * float64(time.Second))
+	switch {
+	case d >= time.Hour:
+		d = d.Round(10 * time.Minute)
+		h, m := int(d.Hours()), int(d.Minutes())%60
+		if m == 0 {
+			return fmt.Sprintf("%dh", h)
+		}
+		return fmt.Sprintf("%dh%02dm", h, m)
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm", int(d.Round(time.Minute).Minutes()))
+	default:
+		return fmt.Sprintf("%ds", int(d.Round(time.Second).Seconds()))
+	}
+}
