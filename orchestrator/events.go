@@ -42,7 +42,7 @@ type Event struct {
 	Rounds   int // rounds in the campaign
 	Index    int // 1-based position of the launch in the campaign's launch sequence
 	Total    int // launches in the campaign: scenarios × rounds
-	Phase    string
+	Phase    StepName
 	Outcome  string
 	Duration time.Duration
 	Err      error

@@ -78,9 +78,9 @@ func (o *orch) hostFailure(ctx context.Context, s *scenarioRun, failed error) st
 		return ""
 	}
 	switch se.Phase {
-	case "stop-old", "gpu-free":
+	case StepStopOld, StepGPUFree:
 		return fmt.Sprintf("%s failed before %s could launch: %s", se.Phase, s.sc.Name, firstLine(se.Reason))
-	case "launch", "ready":
+	case StepLaunch, StepReady:
 		o.mu.Lock()
 		elsewhere := false
 		for h := range o.loaded[s.sc.Name] {

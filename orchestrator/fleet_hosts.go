@@ -71,10 +71,10 @@ func HostWorkdir(workdir, host string) string {
 func (o *orch) startHosts(ctx context.Context) error {
 	if !o.fleet {
 		w := o.workers[0]
-		if err := w.campaignPhase(ctx, "lock", w.acquire); err != nil {
+		if err := w.campaignPhase(ctx, StepLock, w.acquire); err != nil {
 			return err
 		}
-		if err := w.campaignPhase(ctx, "prepare", w.prepare); err != nil {
+		if err := w.campaignPhase(ctx, StepPrepare, w.prepare); err != nil {
 			o.releaseLocks(ctx)
 			return err
 		}
@@ -85,11 +85,11 @@ func (o *orch) startHosts(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := w.campaignPhase(ctx, "lock", w.acquire); err != nil {
+			if err := w.campaignPhase(ctx, StepLock, w.acquire); err != nil {
 				w.lose(0, "locking: "+err.Error())
 				return
 			}
-			if err := w.campaignPhase(ctx, "prepare", w.prepare); err != nil {
+			if err := w.campaignPhase(ctx, StepPrepare, w.prepare); err != nil {
 				w.lose(0, "preparing: "+err.Error())
 				w.release(ctx)
 			}

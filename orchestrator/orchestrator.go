@@ -242,7 +242,7 @@ func newOrch(opt Options) (*orch, error) {
 		// shows one host's.
 		o.fleet = false
 		h := newDryHost(hosts[0], func(phase, cmd string) {
-			o.emit(Event{Time: o.now(), Kind: EventDryCommand, Phase: phase, Message: cmd})
+			o.emit(Event{Time: o.now(), Kind: EventDryCommand, Phase: StepName(phase), Message: cmd})
 		})
 		if hosts[0] == nil && len(o.c.Hosts) > 0 {
 			h.name = o.c.Hosts[0].SSH // what {host} in the workdir becomes there
@@ -362,15 +362,15 @@ func (o *orch) planLaunches() {
 
 // campaignPhase runs a host-level phase (lock, prepare) with its journal
 // lines; in a fleet they name the host.
-func (w *worker) campaignPhase(ctx context.Context, name string, fn func(context.Context) error) error {
+func (w *worker) campaignPhase(ctx context.Context, name StepName, fn func(context.Context) error) error {
 	o := w.o
 	start := o.now()
-	o.journal(JournalEntry{Time: start, Phase: name, Event: "start", Host: w.tag})
+	o.journal(JournalEntry{Time: start, Phase: string(name), Event: "start", Host: w.tag})
 	o.emit(Event{Time: start, Kind: EventPhaseStart, Phase: name, Host: w.tag})
 	err := fn(ctx)
 	end := o.now()
 	outcome := outcomeOf(ctx, err)
-	e := JournalEntry{Time: end, Phase: name, Event: "end", Outcome: outcome, DurationS: end.Sub(start).Seconds(), Host: w.tag}
+	e := JournalEntry{Time: end, Phase: string(name), Event: "end", Outcome: outcome, DurationS: end.Sub(start).Seconds(), Host: w.tag}
 	if err != nil {
 		e.Error = err.Error()
 	}

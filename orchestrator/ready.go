@@ -102,7 +102,7 @@ func (s *scenarioRun) readLog(ctx context.Context, scan *lineScanner) ([]string,
 // the line that says what went wrong follows what on the reason's first
 // line (which is what summaries show), the log's excerpt of the engine
 // profile's Failure follows below it, and the last lines become the tail.
-func (s *scenarioRun) crashed(ctx context.Context, phase, what string, err error) *ScenarioError {
+func (s *scenarioRun) crashed(ctx context.Context, phase StepName, what string, err error) *ScenarioError {
 	o := s.o
 	settle := o.now().Add(DefaultCrashSettle)
 	for o.now().Before(settle) {

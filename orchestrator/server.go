@@ -168,7 +168,7 @@ func (s *scenarioRun) stopOverLink(ctx context.Context, pidFile string) error {
 	for _, d := range st.Waits {
 		rec.WaitsS = append(rec.WaitsS, d.Seconds())
 	}
-	o.journal(JournalEntry{Time: o.now(), Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: s.step,
+	o.journal(JournalEntry{Time: o.now(), Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: string(s.step),
 		Event: EventStopped, Host: w.tag, Stop: rec})
 	if st.Killed() {
 		o.warn(s.sc.Name, fmt.Sprintf("%s on %s: process group %d did not exit within stop_grace %s of SIGTERM and was killed (SIGKILL)",
