@@ -37,10 +37,6 @@ func waitReady(ctx context.Context, s *scenarioRun) error {
 		readyLine = p.ReadyLine
 	}
 	url := s.baseURL + o.c.Engine.HealthPath
-	if o.opt.DryRun {
-		s.event(Event{Kind: EventDryCommand, Phase: "ready", Message: "poll GET " + url + " until 200 (503 = loading)"})
-		return nil
-	}
 	deadline := o.now().Add(o.c.Engine.HealthTimeout)
 	var scan lineScanner
 	readySeen := false

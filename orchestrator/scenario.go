@@ -174,26 +174,24 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	s.event(Event{Kind: EventScenarioStart})
 	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt,
 		Phase: PhaseScenario, Event: "start", Host: s.w.tag})
-	if !o.opt.DryRun {
-		var warns []string
-		o.mu.Lock()
-		moved, err := o.archiveAttempt(s.sc.Name, s.round, s.attempt-1)
-		if err != nil {
-			warns = append(warns, err.Error())
-		}
-		if err := os.MkdirAll(s.dir, results.DirMode); err != nil {
-			warns = append(warns, err.Error())
-		}
-		// The summary learns at once where the earlier attempts went, so
-		// that a kill during this one still leaves them findable.
-		s.result.History = o.history(s.sc.Name, s.round, s.attempt-1, moved)
-		if err := o.recordResult(s.result); err != nil {
-			warns = append(warns, err.Error())
-		}
-		o.mu.Unlock()
-		for _, msg := range warns {
-			o.warn(s.sc.Name, msg)
-		}
+	var warns []string
+	o.mu.Lock()
+	moved, err := o.archiveAttempt(s.sc.Name, s.round, s.attempt-1)
+	if err != nil {
+		warns = append(warns, err.Error())
+	}
+	if err := os.MkdirAll(s.dir, results.DirMode); err != nil {
+		warns = append(warns, err.Error())
+	}
+	// The summary learns at once where the earlier attempts went, so
+	// that a kill during this one still leaves them findable.
+	s.result.History = o.history(s.sc.Name, s.round, s.attempt-1, moved)
+	if err := o.recordResult(s.result); err != nil {
+		warns = append(warns, err.Error())
+	}
+	o.mu.Unlock()
+	for _, msg := range warns {
+		o.warn(s.sc.Name, msg)
 	}
 
 	var failed error
@@ -270,20 +268,18 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	if failed != nil {
 		e.Error = failed.Error()
 	}
-	if !o.opt.DryRun {
-		own := s.result
-		own.History = nil // each earlier attempt has its own result.json
-		if err := results.WriteJSONAtomic(filepath.Join(s.dir, results.ResultFile), own); err != nil {
-			o.noteLocalWrite(err)
-			o.warn(s.sc.Name, err.Error())
-		}
-		o.mu.Lock()
-		err := o.recordResult(s.result)
-		o.mu.Unlock()
-		if err != nil {
-			o.noteLocalWrite(err)
-			o.warn(s.sc.Name, err.Error())
-		}
+	own := s.result
+	own.History = nil // each earlier attempt has its own result.json
+	if err := results.WriteJSONAtomic(filepath.Join(s.dir, results.ResultFile), own); err != nil {
+		o.noteLocalWrite(err)
+		o.warn(s.sc.Name, err.Error())
+	}
+	o.mu.Lock()
+	err = o.recordResult(s.result)
+	o.mu.Unlock()
+	if err != nil {
+		o.noteLocalWrite(err)
+		o.warn(s.sc.Name, err.Error())
 	}
 	// A scenario that failed because its results could not be written
 	// locally failed for the campaign's sake, not the server's.
