@@ -165,7 +165,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		Campaign: c, Bakeoff: e.Executable, Version: buildinfo.Version(),
 		ResultsRoot: f.root, OutDir: f.out, ResumeDir: f.resume, Only: only, Round: f.round,
 		KeepServer: f.keepServer,
-		Now: e.Now, Machine: e.Hostname, PID: e.PID,
+		Now:        e.Now, Machine: e.Hostname, PID: e.PID,
 	}
 	if f.dryRun {
 		return runDry(ctx, e, c, opt)
