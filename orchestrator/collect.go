@@ -22,14 +22,6 @@ const FinalMetricsFile = "final.prom"
 func collect(ctx context.Context, s *scenarioRun) error {
 	o := s.o
 	info := s.profile.Info
-	if o.opt.DryRun {
-		msg := "GET " + s.baseURL + "/metrics"
-		if info != nil {
-			msg = "GET " + s.baseURL + info.Path + ", " + msg
-		}
-		s.event(Event{Kind: EventDryCommand, Phase: "collect", Message: msg})
-		return nil
-	}
 	dir := filepath.Join(s.dir, results.MetricsDir)
 	if err := os.MkdirAll(dir, results.DirMode); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)

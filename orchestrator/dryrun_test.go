@@ -26,15 +26,15 @@ func TestDryRun(t *testing.T) {
 		"## [1/2] scenario a", "## [2/2] scenario b",
 		"### stop-old", "server.pid",
 		"nvidia-smi --query-gpu=index,name,memory.used,memory.total --format=csv,noheader,nounits",
-		"# the server: env -- ", bakeoffBin + " sim --sim-speed 200", "--sim-fault hang-during-load",
-		"/health until 200",
-		"# the sweep: umask 077; " + bakeoffBin + " sweep --url http://127.0.0.1:",
+		"server.pid: env -- ", bakeoffBin + " sim --sim-speed 200", "--sim-fault hang-during-load",
+		"GET http://127.0.0.1:",
+		"sweep.pid: umask 077; " + bakeoffBin + " sweep --url http://127.0.0.1:",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("dry run does not show %q:\n%s", want, text)
 		}
 	}
-	if strings.Count(text, "# the server: ") != 2 {
+	if strings.Count(text, "server.pid: ") != 2 {
 		t.Errorf("want one launch per scenario:\n%s", text)
 	}
 	for _, p := range []string{filepath.Join(w.root, "results"), filepath.Join(w.root, "tmp", "bakeoff-local-"+itoa(os.Getuid()))} {
@@ -58,7 +58,7 @@ func TestDryRunShippedConfig(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	text := string(out)
-	if n, want := strings.Count(text, "# the server: env -- "), 3*campaign.DefaultRounds; n != want {
+	if n, want := strings.Count(text, "server.pid: env -- "), 3*campaign.DefaultRounds; n != want {
 		t.Errorf("%d launch commands, want %d:\n%s", n, want, text)
 	}
 	if !strings.Contains(text, "-m sglang.launch_server") || !strings.Contains(text, "SGLANG_ENABLE_SPEC_V2=1") {
@@ -75,14 +75,14 @@ func TestDryRunOtherEngines(t *testing.T) {
 		never  []string // what the dry run must not show
 	}{
 		{"llamacpp.yaml", []string{
-			"# the server: env -- BAKEOFF_LAUNCH=0 BAKEOFF_ROUND=1 llama-server --model /models/Qwen3-8B-Q4_K_M.gguf --host 127.0.0.1 --port 8080",
+			"server.pid: env -- BAKEOFF_LAUNCH=0 BAKEOFF_ROUND=1 llama-server --model /models/Qwen3-8B-Q4_K_M.gguf --host 127.0.0.1 --port 8080",
 			"--spec-type draft-simple", "--slot-save-path /tmp/bakeoff/llama-slots",
-			"http://127.0.0.1:8080/health until 200",
+			"GET http://127.0.0.1:8080/health",
 			" sweep --url http://127.0.0.1:8080 --engine llamacpp ",
 			"GET http://127.0.0.1:8080/props",
 		}, nil},
 		{"trtllm-h200.yaml", []string{
-			"# the server: env -- BAKEOFF_LAUNCH=0 BAKEOFF_ROUND=1 trtllm-serve meta-llama/Llama-3.1-8B-Instruct --host 127.0.0.1 --port 8000 --backend pytorch",
+			"server.pid: env -- BAKEOFF_LAUNCH=0 BAKEOFF_ROUND=1 trtllm-serve meta-llama/Llama-3.1-8B-Instruct --host 127.0.0.1 --port 8000 --backend pytorch",
 			"--extra_llm_api_options /data/trtllm/eagle3.yaml",
 			" sweep --url http://127.0.0.1:8000 --engine trtllm ", " --unique-prompts ",
 			"GET http://127.0.0.1:8000/version",
@@ -90,11 +90,11 @@ func TestDryRunOtherEngines(t *testing.T) {
 		// A host without a GPU: no GPU wait, facts or power sampler.
 		{"llamacpp-cpu.yaml", []string{
 			"# the host has no GPU (gpu: none)",
-			"# the server: env -- BAKEOFF_LAUNCH=0 BAKEOFF_ROUND=1 llama-server --model /models/Qwen3-0.6B-Q8_0.gguf --host 127.0.0.1 --port 8080",
+			"server.pid: env -- BAKEOFF_LAUNCH=0 BAKEOFF_ROUND=1 llama-server --model /models/Qwen3-0.6B-Q8_0.gguf --host 127.0.0.1 --port 8080",
 			"--n-gpu-layers 0", "--threads 2",
 			// The slot directory, under the host's workdir, made before the launch.
 			"--slot-save-path /tmp/bakeoff/llama-slots", "&& mkdir -p /tmp/bakeoff/llama-slots",
-		}, []string{"nvidia-smi", "### gpu-free", "# the power sampler"}},
+		}, []string{"nvidia-smi", "### gpu-free", "power.pid"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.config, func(t *testing.T) {
@@ -108,7 +108,7 @@ func TestDryRunOtherEngines(t *testing.T) {
 				t.Fatalf("%v\n%s", err, out)
 			}
 			text := string(out)
-			if n, want := strings.Count(text, "# the server: env -- "), 2*campaign.DefaultRounds; n != want {
+			if n, want := strings.Count(text, "server.pid: env -- "), 2*campaign.DefaultRounds; n != want {
 				t.Errorf("%d launch commands, want %d (two scenarios in every round):\n%s", n, want, text)
 			}
 			for _, want := range tt.want {

@@ -22,7 +22,6 @@ const (
 	EventSweep         EventKind = "sweep"          // Sweep: a load generator event
 	EventScenarioEnd   EventKind = "scenario_end"   // Result
 	EventWarning       EventKind = "warning"        // Message
-	EventDryCommand    EventKind = "dry_command"    // Phase, Message: a command --dry-run would run
 	EventCampaignEnd   EventKind = "campaign_end"   // RunDir
 	// EventHostLost: a fleet gave up on Host (Message: why; Round: the round
 	// it was running, which moves to another host).
@@ -42,7 +41,7 @@ type Event struct {
 	Rounds   int // rounds in the campaign
 	Index    int // 1-based position of the launch in the campaign's launch sequence
 	Total    int // launches in the campaign: scenarios × rounds
-	Phase    string
+	Phase    StepName
 	Outcome  string
 	Duration time.Duration
 	Err      error

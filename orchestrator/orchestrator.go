@@ -38,7 +38,8 @@ const (
 // Options says what to run and where results go.
 type Options struct {
 	Campaign *campaign.Campaign
-	// Host is the connected host the servers run on. Ignored with DryRun.
+	// Host is the connected host the servers run on: this machine, an SSH
+	// host, or a remote.Dry that records what a run would do.
 	Host remote.Host
 	// Hosts is a fleet: when non-empty it replaces Host. Each round runs
 	// whole on one host; hosts take the next unstarted round when free; a
@@ -79,9 +80,6 @@ type Options struct {
 	// ResumeDir its launches are run again even if finished.
 	Round int
 
-	// DryRun runs nothing: every command the lifecycle would run on the host
-	// is emitted as an EventDryCommand instead.
-	DryRun bool
 	// KeepServer leaves the last scenario's server running at the end.
 	KeepServer bool
 	// MaxFailedFraction overrides DefaultMaxFailedFraction.
@@ -234,20 +232,8 @@ func newOrch(opt Options) (*orch, error) {
 	}
 	hosts := opt.Hosts
 	o.fleet = len(hosts) > 0 || len(opt.Unreachable) > 0
-	if !o.fleet || opt.DryRun && len(hosts) == 0 {
+	if !o.fleet {
 		hosts = []remote.Host{opt.Host}
-	}
-	if opt.DryRun {
-		// Every host of a fleet would get the same commands: the dry run
-		// shows one host's.
-		o.fleet = false
-		h := newDryHost(hosts[0], func(phase, cmd string) {
-			o.emit(Event{Time: o.now(), Kind: EventDryCommand, Phase: phase, Message: cmd})
-		})
-		if hosts[0] == nil && len(o.c.Hosts) > 0 {
-			h.name = o.c.Hosts[0].SSH // what {host} in the workdir becomes there
-		}
-		hosts = []remote.Host{h}
 	}
 	seen := map[string]bool{}
 	for _, u := range o.opt.Unreachable {
@@ -362,15 +348,15 @@ func (o *orch) planLaunches() {
 
 // campaignPhase runs a host-level phase (lock, prepare) with its journal
 // lines; in a fleet they name the host.
-func (w *worker) campaignPhase(ctx context.Context, name string, fn func(context.Context) error) error {
+func (w *worker) campaignPhase(ctx context.Context, name StepName, fn func(context.Context) error) error {
 	o := w.o
 	start := o.now()
-	o.journal(JournalEntry{Time: start, Phase: name, Event: "start", Host: w.tag})
+	o.journal(JournalEntry{Time: start, Phase: string(name), Event: "start", Host: w.tag})
 	o.emit(Event{Time: start, Kind: EventPhaseStart, Phase: name, Host: w.tag})
 	err := fn(ctx)
 	end := o.now()
 	outcome := outcomeOf(ctx, err)
-	e := JournalEntry{Time: end, Phase: name, Event: "end", Outcome: outcome, DurationS: end.Sub(start).Seconds(), Host: w.tag}
+	e := JournalEntry{Time: end, Phase: string(name), Event: "end", Outcome: outcome, DurationS: end.Sub(start).Seconds(), Host: w.tag}
 	if err != nil {
 		e.Error = err.Error()
 	}

@@ -42,20 +42,17 @@ func startPower(ctx context.Context, s *scenarioRun) error {
 	}
 	p := &powerRun{source: remote.PowerNvidiaSMI, raw: s.sweepDir + "-" + results.PowerLogFile}
 	if o.c.Power.Source == campaign.PowerDCGM {
-		out, _, err := s.w.h.Run(ctx, "command -v "+remote.DefaultDCGMI+" >/dev/null 2>&1 && echo yes || true")
+		has, err := remote.HasCommand(ctx, s.w.h, remote.DefaultDCGMI)
 		switch {
 		case err != nil:
-			o.warn(s.sc.Name, fmt.Sprintf("looking for %s on %s: %v; sampling power with nvidia-smi", remote.DefaultDCGMI, s.w.h.Name(), err))
-		case strings.TrimSpace(string(out)) == "yes" || o.opt.DryRun:
+			o.warn(s.sc.Name, fmt.Sprintf("%v; sampling power with nvidia-smi", err))
+		case has:
 			p.source = remote.PowerDCGM
 		default:
 			o.warn(s.sc.Name, fmt.Sprintf("power.source is dcgm but %s has no %s; sampling power with nvidia-smi", s.w.h.Name(), remote.DefaultDCGMI))
 		}
 	}
 	cmd := remote.PowerSamplerCommand(p.source, o.c.GPU.NvidiaSMI, o.c.Power.Interval)
-	if o.opt.DryRun {
-		s.event(Event{Kind: EventDryCommand, Phase: "power", Message: "# the power sampler: " + cmd})
-	}
 	// The file is the user's only, as the other results (umask 077).
 	prep := "umask 077 && mkdir -p " + campaign.ShellQuote(path.Dir(p.raw)) + " && rm -f " + campaign.ShellQuote(p.raw)
 	err := s.w.overLink(ctx, s.sc.Name, "preparing the power sampler", func(ctx context.Context) error {
@@ -66,7 +63,7 @@ func startPower(ctx context.Context, s *scenarioRun) error {
 		err = s.w.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: "umask 077; " + cmd, Dir: s.w.paths.workdir,
 			LogFile: p.raw, PIDFile: s.w.powerPID()})
 	}
-	if err != nil && !o.opt.DryRun {
+	if err != nil {
 		o.warn(s.sc.Name, fmt.Sprintf("starting the power sampler on %s: %v; no energy figures for this launch", s.w.h.Name(), err))
 		return nil
 	}
@@ -78,7 +75,7 @@ func startPower(ctx context.Context, s *scenarioRun) error {
 // mean power and energy per 1000 tokens to the result and levels.json.
 func stopPower(ctx context.Context, s *scenarioRun) error {
 	o := s.o
-	if s.power == nil || o.opt.DryRun {
+	if s.power == nil {
 		return nil
 	}
 	if err := s.stopOverLink(ctx, s.w.powerPID()); err != nil {

@@ -24,18 +24,12 @@ func (w *worker) prepare(ctx context.Context) error {
 	if err := remote.EnsureDir(ctx, w.h, w.paths.workdir); err != nil {
 		return fmt.Errorf("creating the workdir %s on %s: %w", w.paths.workdir, w.h.Name(), err)
 	}
-	// A dry run contacts nothing: it shows the run a host of this
-	// machine's platform would get.
-	goos, goarch := runtime.GOOS, runtime.GOARCH
 	w.facts = results.HostFacts{Name: w.h.Name(), NoGPU: o.c.GPU.None}
-	if !o.opt.DryRun {
-		var err error
-		goos, goarch, err = remote.Platform(ctx, w.h)
-		if err != nil {
-			return fmt.Errorf("reading the platform of %s: %w", w.h.Name(), err)
-		}
-		w.hostFacts(ctx, goos, goarch)
+	goos, goarch, err := remote.Platform(ctx, w.h)
+	if err != nil {
+		return fmt.Errorf("reading the platform of %s: %w", w.h.Name(), err)
 	}
+	w.hostFacts(ctx, goos, goarch)
 
 	if !o.c.Host.Local {
 		if goos == runtime.GOOS && goarch == runtime.GOARCH {
@@ -59,9 +53,7 @@ func (w *worker) prepare(ctx context.Context) error {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if !o.opt.DryRun {
-		o.man.Host = w.facts
-	}
+	o.man.Host = w.facts
 	return o.writeManifest()
 }
 

@@ -37,10 +37,6 @@ func waitReady(ctx context.Context, s *scenarioRun) error {
 		readyLine = p.ReadyLine
 	}
 	url := s.baseURL + o.c.Engine.HealthPath
-	if o.opt.DryRun {
-		s.event(Event{Kind: EventDryCommand, Phase: "ready", Message: "poll GET " + url + " until 200 (503 = loading)"})
-		return nil
-	}
 	deadline := o.now().Add(o.c.Engine.HealthTimeout)
 	var scan lineScanner
 	readySeen := false
@@ -102,7 +98,7 @@ func (s *scenarioRun) readLog(ctx context.Context, scan *lineScanner) ([]string,
 // the line that says what went wrong follows what on the reason's first
 // line (which is what summaries show), the log's excerpt of the engine
 // profile's Failure follows below it, and the last lines become the tail.
-func (s *scenarioRun) crashed(ctx context.Context, phase, what string, err error) *ScenarioError {
+func (s *scenarioRun) crashed(ctx context.Context, phase StepName, what string, err error) *ScenarioError {
 	o := s.o
 	settle := o.now().Add(DefaultCrashSettle)
 	for o.now().Before(settle) {

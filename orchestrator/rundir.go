@@ -54,7 +54,7 @@ func sweepDiffs(a, b results.SweepInfo) []string {
 }
 
 // openRun creates the run directory (or opens the resumed one), writes the
-// manifest, and opens the journal. A dry run touches nothing on disk.
+// manifest, and opens the journal.
 func (o *orch) openRun() error {
 	fp := o.c.Fingerprint()
 	start := o.now().UTC()
@@ -72,11 +72,6 @@ func (o *orch) openRun() error {
 	o.attempts = map[LaunchKey]int{}
 	o.homes = map[int]string{}
 	o.lastPos = -1
-	if o.opt.DryRun {
-		o.runDir = "(dry run)"
-		return nil
-	}
-
 	switch {
 	case o.opt.ResumeDir != "":
 		o.runDir = o.opt.ResumeDir
@@ -167,9 +162,6 @@ func (o *orch) checkResumable(old *results.Run) error {
 
 // writeManifest rewrites the manifest (after host facts are known).
 func (o *orch) writeManifest() error {
-	if o.opt.DryRun {
-		return nil
-	}
 	return results.WriteJSONAtomic(filepath.Join(o.runDir, results.ManifestFile), o.man)
 }
 
@@ -178,9 +170,6 @@ func (o *orch) writeManifest() error {
 // atomically, so a crash at any instant leaves the last complete summary on
 // disk.
 func (o *orch) recordResult(r results.ScenarioResult) error {
-	if o.opt.DryRun {
-		return nil
-	}
 	replaced := false
 	for i := range o.sum.Scenarios {
 		if o.sum.Scenarios[i].Name == r.Name && o.sum.Scenarios[i].RoundOf() == r.RoundOf() {

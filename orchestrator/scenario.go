@@ -19,12 +19,12 @@ import (
 // the host's GPUs and is left out, with no journal line, on a host that has
 // none (gpu: none).
 type step struct {
-	name string
+	name StepName
 	run  func(ctx context.Context, s *scenarioRun) error
 	gpu  bool
 }
 
-func (s step) String() string { return s.name }
+func (s step) String() string { return string(s.name) }
 
 // lifecycle is a scenario from a clean host to its measurements. The first
 // step that fails ends the scenario (never the campaign); teardown runs after
@@ -32,35 +32,35 @@ func (s step) String() string { return s.name }
 var lifecycle = []step{
 	// A server left by an earlier scenario, campaign or killed orchestrator
 	// holds the port and the GPUs; nothing measured next to it is honest.
-	{name: "stop-old", run: stopOld},
+	{name: StepStopOld, run: stopOld},
 	// Launching while memory is still held ends in CUDA out of memory, often
 	// minutes into loading.
-	{name: "gpu-free", run: waitGPUFree, gpu: true},
+	{name: StepGPUFree, run: waitGPUFree, gpu: true},
 	// Detached (setsid, log file, pid file) so a dropped link leaves it running.
-	{name: "launch", run: launch},
+	{name: StepLaunch, run: launch},
 	// Health 503 means loading; a dead process or a fatal log line fails fast.
-	{name: "ready", run: waitReady},
+	{name: StepReady, run: waitReady},
 	// Healthy servers can still crash on the first real request.
-	{name: "smoke", run: smoke},
+	{name: StepSmoke, run: smoke},
 	// GPU power beside the sweep, for energy per token; never fails.
-	{name: "power", run: startPower},
+	{name: StepPower, run: startPower},
 	// The identical load every scenario gets.
-	{name: "sweep", run: sweep},
+	{name: StepSweep, run: sweep},
 	// Engine version (its profile's info call), accept length and raw
 	// metrics, while the server is up.
-	{name: "collect", run: collect},
+	{name: StepCollect, run: collect},
 }
 
 // teardown leaves the host clean for the next scenario, whatever happened.
 var teardown = []step{
 	// The server goes before anything else, so a failure never leaves it up.
-	{name: "stop", run: stopServer},
+	{name: StepStop, run: stopServer},
 	// The power sampler goes with the server; its readings become energy.
-	{name: "power-stop", run: stopPower},
+	{name: StepPowerStop, run: stopPower},
 	// The complete log, shutdown lines included, for the record.
-	{name: "save-log", run: saveLog},
+	{name: StepSaveLog, run: saveLog},
 	// The next scenario must start on free GPUs; a holder is named here.
-	{name: "gpu-free-after", run: waitGPUFree, gpu: true},
+	{name: StepGPUFreeAfter, run: waitGPUFree, gpu: true},
 }
 
 // ScenarioError is a failed scenario: which phase, why, and the server log's
@@ -68,7 +68,7 @@ var teardown = []step{
 type ScenarioError struct {
 	Scenario string
 	Host     string
-	Phase    string
+	Phase    StepName
 	Reason   string
 	LogTail  string
 	Err      error
@@ -130,7 +130,7 @@ type scenarioRun struct {
 	hostLost string
 	// step is the step running now, for the journal lines a step writes
 	// beside its start and end (a stop's signals).
-	step string
+	step StepName
 }
 
 func (o *orch) newScenarioRun(pl plannedLaunch, w *worker) *scenarioRun {
@@ -160,7 +160,7 @@ func (s *scenarioRun) event(e Event) {
 	s.o.emit(e)
 }
 
-func (s *scenarioRun) fail(phase, reason, tail string, err error) *ScenarioError {
+func (s *scenarioRun) fail(phase StepName, reason, tail string, err error) *ScenarioError {
 	return &ScenarioError{Scenario: s.sc.Name, Host: s.w.h.Name(), Phase: phase, Reason: reason, LogTail: tail, Err: err}
 }
 
@@ -174,26 +174,24 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	s.event(Event{Kind: EventScenarioStart})
 	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt,
 		Phase: PhaseScenario, Event: "start", Host: s.w.tag})
-	if !o.opt.DryRun {
-		var warns []string
-		o.mu.Lock()
-		moved, err := o.archiveAttempt(s.sc.Name, s.round, s.attempt-1)
-		if err != nil {
-			warns = append(warns, err.Error())
-		}
-		if err := os.MkdirAll(s.dir, results.DirMode); err != nil {
-			warns = append(warns, err.Error())
-		}
-		// The summary learns at once where the earlier attempts went, so
-		// that a kill during this one still leaves them findable.
-		s.result.History = o.history(s.sc.Name, s.round, s.attempt-1, moved)
-		if err := o.recordResult(s.result); err != nil {
-			warns = append(warns, err.Error())
-		}
-		o.mu.Unlock()
-		for _, msg := range warns {
-			o.warn(s.sc.Name, msg)
-		}
+	var warns []string
+	o.mu.Lock()
+	moved, err := o.archiveAttempt(s.sc.Name, s.round, s.attempt-1)
+	if err != nil {
+		warns = append(warns, err.Error())
+	}
+	if err := os.MkdirAll(s.dir, results.DirMode); err != nil {
+		warns = append(warns, err.Error())
+	}
+	// The summary learns at once where the earlier attempts went, so
+	// that a kill during this one still leaves them findable.
+	s.result.History = o.history(s.sc.Name, s.round, s.attempt-1, moved)
+	if err := o.recordResult(s.result); err != nil {
+		warns = append(warns, err.Error())
+	}
+	o.mu.Unlock()
+	for _, msg := range warns {
+		o.warn(s.sc.Name, msg)
 	}
 
 	var failed error
@@ -221,7 +219,7 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 				s.w.h.Name(), s.w.paths.serverPID))
 			break
 		}
-		if st.name == "stop" && o.opt.KeepServer && failed == nil && s.pos == o.lastPos {
+		if st.name == StepStop && o.opt.KeepServer && failed == nil && s.pos == o.lastPos {
 			s.keptServer = true
 			continue
 		}
@@ -249,7 +247,7 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 		s.result.Status = results.StatusPending
 		s.result.Reason = fmt.Sprintf("host %s lost: %s", s.w.h.Name(), s.hostLost)
 		if se := (*ScenarioError)(nil); errors.As(failed, &se) {
-			s.result.FailedPhase, s.result.LogExcerpt = se.Phase, se.LogTail
+			s.result.FailedPhase, s.result.LogExcerpt = string(se.Phase), se.LogTail
 		}
 		outcome = OutcomeHostLost
 	case ctx.Err() != nil:
@@ -258,7 +256,7 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 		outcome = OutcomeCanceled
 	case errors.As(failed, &se):
 		s.result.Status = results.StatusFailed
-		s.result.FailedPhase, s.result.Reason, s.result.LogExcerpt = se.Phase, se.Reason, se.LogTail
+		s.result.FailedPhase, s.result.Reason, s.result.LogExcerpt = string(se.Phase), se.Reason, se.LogTail
 		outcome = OutcomeFailed
 	default:
 		s.result.Status = results.StatusFailed
@@ -270,20 +268,18 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	if failed != nil {
 		e.Error = failed.Error()
 	}
-	if !o.opt.DryRun {
-		own := s.result
-		own.History = nil // each earlier attempt has its own result.json
-		if err := results.WriteJSONAtomic(filepath.Join(s.dir, results.ResultFile), own); err != nil {
-			o.noteLocalWrite(err)
-			o.warn(s.sc.Name, err.Error())
-		}
-		o.mu.Lock()
-		err := o.recordResult(s.result)
-		o.mu.Unlock()
-		if err != nil {
-			o.noteLocalWrite(err)
-			o.warn(s.sc.Name, err.Error())
-		}
+	own := s.result
+	own.History = nil // each earlier attempt has its own result.json
+	if err := results.WriteJSONAtomic(filepath.Join(s.dir, results.ResultFile), own); err != nil {
+		o.noteLocalWrite(err)
+		o.warn(s.sc.Name, err.Error())
+	}
+	o.mu.Lock()
+	err = o.recordResult(s.result)
+	o.mu.Unlock()
+	if err != nil {
+		o.noteLocalWrite(err)
+		o.warn(s.sc.Name, err.Error())
 	}
 	// A scenario that failed because its results could not be written
 	// locally failed for the campaign's sake, not the server's.
@@ -323,7 +319,7 @@ func (o *orch) skips(st step) bool { return st.gpu && o.c.GPU.None }
 func (s *scenarioRun) phase(ctx context.Context, st step) error {
 	o := s.o
 	start := o.now()
-	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: st.name,
+	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: string(st.name),
 		Event: "start", Host: s.w.tag})
 	s.event(Event{Kind: EventPhaseStart, Phase: st.name})
 	s.step = st.name
@@ -335,16 +331,16 @@ func (s *scenarioRun) phase(ctx context.Context, st step) error {
 	end := o.now()
 	d := end.Sub(start)
 	outcome := outcomeOf(ctx, err)
-	e := JournalEntry{Time: end, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: st.name,
+	e := JournalEntry{Time: end, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: string(st.name),
 		Event: "end", Outcome: outcome, DurationS: d.Seconds(), Host: s.w.tag}
 	if err != nil {
 		e.Error = err.Error()
 	}
 	o.journal(e)
-	if st.name == "ready" && err == nil {
+	if st.name == StepReady && err == nil {
 		o.loadedOn(s)
 	}
-	s.result.PhaseSeconds[st.name] += d.Seconds()
+	s.result.PhaseSeconds[string(st.name)] += d.Seconds()
 	s.event(Event{Kind: EventPhaseEnd, Phase: st.name, Outcome: outcome, Duration: d, Err: err})
 	return err
 }

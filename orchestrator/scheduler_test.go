@@ -134,7 +134,7 @@ func TestHostFailure(t *testing.T) {
 	newRun := func(o *orch, w *worker, name string) *scenarioRun {
 		return &scenarioRun{o: o, w: w, sc: &campaign.Scenario{Name: name}}
 	}
-	fail := func(phase string) error {
+	fail := func(phase StepName) error {
 		return &ScenarioError{Scenario: "x", Phase: phase, Reason: "server exited while loading\nTraceback"}
 	}
 	o := &orch{now: time.Now, linkPatience: time.Second}

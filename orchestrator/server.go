@@ -52,9 +52,6 @@ func launch(ctx context.Context, s *scenarioRun) error {
 	}
 	s.launch = l
 	s.result.Launch = l.Command
-	if o.opt.DryRun {
-		s.event(Event{Kind: EventDryCommand, Phase: "launch", Message: "# the server: " + l.Command})
-	}
 	// Whatever answers on the port now is not this scenario's server: if a
 	// stranger holds it, health and the sweep would measure the stranger.
 	addr := fmt.Sprintf("127.0.0.1:%d", o.c.Engine.Port)
@@ -81,9 +78,6 @@ func launch(ctx context.Context, s *scenarioRun) error {
 	s.logOffset = 0
 	err = s.w.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: l.Command, Dir: s.w.paths.workdir,
 		LogFile: s.serverLog, PIDFile: s.w.paths.serverPID})
-	if o.opt.DryRun {
-		return nil // the dry host has no pid to give; the command is recorded
-	}
 	if err != nil {
 		return fmt.Errorf("launching %s on %s: %w", s.sc.Name, s.w.h.Name(), err)
 	}
@@ -105,7 +99,7 @@ func stopServer(ctx context.Context, s *scenarioRun) error {
 
 // saveLog downloads the whole server log into the scenario's results.
 func saveLog(ctx context.Context, s *scenarioRun) error {
-	if s.o.opt.DryRun || s.launch == nil {
+	if s.launch == nil {
 		return nil
 	}
 	local := filepath.Join(s.dir, results.ServerLog)
@@ -128,9 +122,6 @@ func (s *scenarioRun) logTail(ctx context.Context) string {
 // lastLogLines is the last n lines of the server log, or what went wrong
 // reading them.
 func (s *scenarioRun) lastLogLines(ctx context.Context, n int) string {
-	if s.o.opt.DryRun {
-		return ""
-	}
 	tail, err := remote.LastLines(ctx, s.w.h, s.serverLog, n)
 	if err != nil {
 		return fmt.Sprintf("(reading %s: %v)", path.Base(s.serverLog), err)
@@ -168,7 +159,7 @@ func (s *scenarioRun) stopOverLink(ctx context.Context, pidFile string) error {
 	for _, d := range st.Waits {
 		rec.WaitsS = append(rec.WaitsS, d.Seconds())
 	}
-	o.journal(JournalEntry{Time: o.now(), Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: s.step,
+	o.journal(JournalEntry{Time: o.now(), Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: string(s.step),
 		Event: EventStopped, Host: w.tag, Stop: rec})
 	if st.Killed() {
 		o.warn(s.sc.Name, fmt.Sprintf("%s on %s: process group %d did not exit within stop_grace %s of SIGTERM and was killed (SIGKILL)",

@@ -70,11 +70,13 @@ func sweep(ctx context.Context, s *scenarioRun) error {
 		levels, err = sweepTunnel(ctx, s)
 	}
 	s.result.Levels = levels
+	if errors.Is(err, remote.ErrNotRun) {
+		// A host that runs nothing (a dry run) has recorded the sweep's
+		// command; there is no measurement to check.
+		return nil
+	}
 	if err != nil {
 		return err
-	}
-	if s.o.opt.DryRun {
-		return nil
 	}
 	return s.checkLevels(ctx, levels)
 }
@@ -134,17 +136,10 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 			return nil, fmt.Errorf("uploading the prompt set to %s: %w", s.w.h.Name(), err)
 		}
 	}
-	// The exit status is written by the shell around the sweep: the detached
-	// process has no parent here to report it.
-	cmd := "umask 077; " + campaign.ShellJoin(argv) + "; echo $? > " + campaign.ShellQuote(exitPath)
-	if o.opt.DryRun {
-		s.event(Event{Kind: EventDryCommand, Phase: "sweep", Message: "# the sweep: " + cmd})
-	}
+	// A job: its exit status goes to exitPath when it ends.
+	cmd := "umask 077; " + campaign.ShellJoin(argv)
 	err = s.w.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: cmd, Dir: s.w.paths.workdir,
-		LogFile: eventsPath, PIDFile: s.w.paths.sweepPID})
-	if o.opt.DryRun {
-		return nil, nil // the dry host has no pid to give; the command is recorded
-	}
+		LogFile: eventsPath, PIDFile: s.w.paths.sweepPID, ExitFile: exitPath})
 	if err != nil {
 		return nil, fmt.Errorf("starting the sweep of %s on %s: %w", s.sc.Name, s.w.h.Name(), err)
 	}
@@ -208,16 +203,15 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 		}
 	}
 	_ = follow()
-	var status []byte
+	var code string
 	err = s.w.overLink(ctx, s.sc.Name, "reading the sweep's exit status", func(ctx context.Context) error {
 		var err error
-		status, _, err = s.w.h.Run(ctx, "cat "+campaign.ShellQuote(exitPath)+" 2>/dev/null || true")
+		code, err = remote.ExitStatus(ctx, s.w.h, exitPath)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reading the sweep's exit status on %s: %w", s.w.h.Name(), err)
 	}
-	code := strings.TrimSpace(string(status))
 	levels := s.fetchSweep(ctx, code != "0")
 	if code != "0" {
 		if code == "" {
@@ -307,11 +301,6 @@ func downloadDir(ctx context.Context, h remote.Host, dir, local string) error {
 func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, error) {
 	o := s.o
 	spec := sweepSpec(o.c.Sweep, s.profile.Name, s.baseURL)
-	if o.opt.DryRun {
-		s.event(Event{Kind: EventDryCommand, Phase: "sweep", Message: "in-process sweep through the host's port: " +
-			campaign.ShellJoin(sweepArgv("bakeoff", spec, s.dir))})
-		return nil, nil
-	}
 	spec.MetricsDir = filepath.Join(s.dir, results.MetricsDir)
 	opts, err := spec.Options()
 	if err != nil {

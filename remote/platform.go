@@ -25,7 +25,7 @@ var (
 // (GOOS, GOARCH), from `uname -s -m`, so a caller can tell whether its own
 // binary runs there.
 func Platform(ctx context.Context, h Host) (goos, goarch string, err error) {
-	out, _, err := h.Run(ctx, "uname -s -m")
+	out, _, err := h.Run(ctx, unameCmd)
 	if err != nil {
 		return "", "", fmt.Errorf("%s: reading the platform: %w", h.Name(), err)
 	}
@@ -49,3 +49,5 @@ func ParseUname(out string) (goos, goarch string, err error) {
 	}
 	return goos, goarch, nil
 }
+
+const unameCmd = "uname -s -m"

@@ -40,6 +40,10 @@ type ProcessSpec struct {
 	// PIDFile receives the process id, which is also the process group and
 	// session id of everything the command starts.
 	PIDFile string
+	// ExitFile, when set, makes the process a job that ends: its exit status
+	// is written there when it does (ExitStatus reads it), since the detached
+	// process has no parent on this side to report it. A server has none.
+	ExitFile string
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -82,7 +86,11 @@ func Start(ctx context.Context, h Host, p ProcessSpec) (int, error) {
 	for _, k := range keys {
 		fmt.Fprintf(&inner, "export %s=%s\n", k, Quote(p.Env[k]))
 	}
-	fmt.Fprintf(&inner, "exec sh -c %s\n", Quote(p.Command))
+	if p.ExitFile != "" {
+		fmt.Fprintf(&inner, "sh -c %s; echo $? > %s\n", Quote(p.Command), QuotePath(p.ExitFile))
+	} else {
+		fmt.Fprintf(&inner, "exec sh -c %s\n", Quote(p.Command))
+	}
 
 	var outer strings.Builder
 	outer.WriteString("command -v setsid >/dev/null 2>&1 || { echo 'setsid not found' >&2; exit 1; }\n")
@@ -98,6 +106,9 @@ func Start(ctx context.Context, h Host, p ProcessSpec) (int, error) {
 	fmt.Fprintf(&outer, "i=0\nwhile [ ! -s %s ]; do i=$((i+1)); if [ $i -gt %d ]; then echo 'pid file was not written' >&2; exit 1; fi; sleep 0.05; done\n", pidFile, pidFileWaitSteps)
 	fmt.Fprintf(&outer, "cat %s\n", pidFile)
 
+	if w, ok := h.(startWatcher); ok {
+		w.starting(p)
+	}
 	out, _, err := h.Run(ctx, outer.String())
 	if err != nil {
 		return 0, fmt.Errorf("%s: starting %q: %w", h.Name(), shorten(p.Command, 80), err)
@@ -129,7 +140,7 @@ const groupMembersFn = `members() {
 
 // readPID reads a pid file on h; ok is false when it is missing or empty.
 func readPID(ctx context.Context, h Host, pidFile string) (pid int, ok bool, err error) {
-	out, _, err := h.Run(ctx, fmt.Sprintf("if [ -s %[1]s ]; then cat %[1]s; fi", QuotePath(pidFile)))
+	out, _, err := h.Run(ctx, readPIDCmd(pidFile))
 	if err != nil {
 		return 0, false, fmt.Errorf("%s: reading pid file %s: %w", h.Name(), pidFile, err)
 	}
@@ -144,9 +155,52 @@ func readPID(ctx context.Context, h Host, pidFile string) (pid int, ok bool, err
 	return pid, true, nil
 }
 
+// startWatcher is a host that keeps its own table of the processes started
+// on it (Dry): Start tells it what the command it is about to send starts.
+type startWatcher interface {
+	starting(p ProcessSpec)
+}
+
+func readPIDCmd(pidFile string) string {
+	return fmt.Sprintf("if [ -s %[1]s ]; then cat %[1]s; fi", QuotePath(pidFile))
+}
+
+func groupMembersCmd(g int) string { return fmt.Sprintf("%sg=%d; members", groupMembersFn, g) }
+
+func removePIDCmd(pidFile string) string { return "rm -f " + QuotePath(pidFile) }
+
+// ExitStatus reads the exit status a job (ProcessSpec.ExitFile) wrote when
+// it ended: "" while it has not, or when it was killed before it could.
+func ExitStatus(ctx context.Context, h Host, exitFile string) (string, error) {
+	out, _, err := h.Run(ctx, exitStatusCmd(exitFile))
+	if err != nil {
+		return "", fmt.Errorf("%s: reading the exit status %s: %w", h.Name(), exitFile, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func exitStatusCmd(exitFile string) string {
+	return "cat " + QuotePath(exitFile) + " 2>/dev/null || true"
+}
+
+// HasCommand reports whether the host's shell finds the command name.
+func HasCommand(ctx context.Context, h Host, name string) (bool, error) {
+	out, _, err := h.Run(ctx, hasCommandCmd(name))
+	if err != nil {
+		return false, fmt.Errorf("%s: looking for %s: %w", h.Name(), name, err)
+	}
+	return strings.TrimSpace(string(out)) == "yes", nil
+}
+
+const hasCommandPrefix = "command -v "
+
+func hasCommandCmd(name string) string {
+	return hasCommandPrefix + Quote(name) + " >/dev/null 2>&1 && echo yes || true"
+}
+
 // groupMembers returns the live processes in the process group or session g.
 func groupMembers(ctx context.Context, h Host, g int) ([]int, error) {
-	out, _, err := h.Run(ctx, fmt.Sprintf("%sg=%d; members", groupMembersFn, g))
+	out, _, err := h.Run(ctx, groupMembersCmd(g))
 	if err != nil {
 		return nil, fmt.Errorf("%s: listing the processes of group %d: %w", h.Name(), g, err)
 	}
@@ -255,7 +309,7 @@ func StopReport(ctx context.Context, h Host, pidFile string, grace time.Duration
 			return st, nil // stopOnHost removed the pid file
 		}
 	}
-	if _, _, err := h.Run(ctx, "rm -f "+QuotePath(pidFile)); err != nil {
+	if _, _, err := h.Run(ctx, removePIDCmd(pidFile)); err != nil {
 		return Stopped{}, fmt.Errorf("%s: removing pid file %s: %w", h.Name(), pidFile, err)
 	}
 	return Stopped{}, nil

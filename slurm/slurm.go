@@ -169,7 +169,7 @@ func (c *Cluster) Allocate(ctx context.Context, req Request, onState func(Job)) 
 	for _, j := range before {
 		known[j.ID] = true
 	}
-	cmd := "salloc --no-shell " + strings.Join(quoteAll(req.args()), " ")
+	cmd := req.Command()
 	sctx, stopSalloc := context.WithCancel(ctx)
 	defer stopSalloc()
 	type sallocEnd struct {
@@ -275,6 +275,14 @@ func (c *Cluster) poll() time.Duration {
 	return c.Poll
 }
 
+// Command is the salloc command line that asks for r's allocation.
+func (r Request) Command() string {
+	return "salloc --no-shell " + strings.Join(quoteAll(r.args()), " ")
+}
+
+// ReleaseCommand is the command line that cancels job id.
+func ReleaseCommand(id string) string { return "scancel " + id }
+
 // args are salloc's options for r.
 func (r Request) args() []string {
 	a := []string{"--job-name=" + r.Name, "--nodes=" + strconv.Itoa(max(r.Nodes, 1))}
@@ -379,7 +387,7 @@ func (c *Cluster) Release(ctx context.Context, id string) error {
 	if !validID(id) {
 		return fmt.Errorf("slurm: %q is not a job id", id)
 	}
-	if _, err := c.run(ctx, "releasing job "+id, "scancel "+id); err != nil {
+	if _, err := c.run(ctx, "releasing job "+id, ReleaseCommand(id)); err != nil {
 		msg := err.Error()
 		if !strings.Contains(msg, "already completing or completed") && !strings.Contains(msg, "Invalid job id") {
 			return err

@@ -66,7 +66,7 @@ func eventLine(ev orchestrator.Event) string {
 	case orchestrator.EventScenarioSkip:
 		return who + "already " + ev.Outcome + " in this run, skipped"
 	case orchestrator.EventPhaseStart:
-		return who + ev.Phase + " …"
+		return who + string(ev.Phase) + " …"
 	case orchestrator.EventPhaseEnd:
 		line := fmt.Sprintf("%s%s %s in %s", who, ev.Phase, ev.Outcome, fmtSeconds(ev.Duration))
 		if ev.Err != nil && ev.Phase != "" {

@@ -106,7 +106,7 @@ func (l *liveProgress) event(ev orchestrator.Event) {
 		l.println(eventLine(ev))
 	case orchestrator.EventPhaseStart:
 		if sl := l.slots[ev.Host]; sl != nil {
-			l.setText(func() { sl.phase, sl.status = ev.Phase, "" })
+			l.setText(func() { sl.phase, sl.status = string(ev.Phase), "" })
 		}
 	case orchestrator.EventPhaseEnd:
 		if ev.Outcome != orchestrator.OutcomeOK || ev.Scenario == "" {

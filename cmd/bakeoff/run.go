@@ -12,12 +12,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/internal/buildinfo"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/placement"
 	"github.com/bakeoff-dev/bakeoff/remote"
 	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
@@ -164,47 +164,24 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	opt := orchestrator.Options{
 		Campaign: c, Bakeoff: e.Executable, Version: buildinfo.Version(),
 		ResultsRoot: f.root, OutDir: f.out, ResumeDir: f.resume, Only: only, Round: f.round,
-		DryRun: f.dryRun, KeepServer: f.keepServer,
-		Now: e.Now, Machine: e.Hostname, PID: e.PID,
+		KeepServer: f.keepServer,
+		Now:        e.Now, Machine: e.Hostname, PID: e.PID,
 	}
 	if f.dryRun {
-		p := newDryPrinter(e.Stdout, c)
-		opt.Events = p.event
-		if _, err := orchestrator.Run(ctx, opt); err != nil {
-			fmt.Fprintln(e.Stderr, "bakeoff run:", err)
-			return exitFailed
-		}
-		return exitOK
+		return runDry(ctx, e, c, opt)
 	}
 
-	if c.Host.Slurm != nil {
-		// The allocation is released however the run ends; a SIGKILL
-		// leaves it to its time limit, and --resume reattaches to it.
-		s, err := startSlurm(ctx, e, c, f.resume)
-		if err != nil {
-			fmt.Fprintln(e.Stderr, "bakeoff run:", err)
-			return exitFailed
-		}
-		defer s.close(ctx)
-		opt.Hosts = s.hosts()
-		opt.Deadline = s.deadline()
-		opt.Allocation = s.allocation()
-	} else if len(c.Hosts) > 0 {
-		hosts, unreachable := connectFleet(ctx, e, c)
-		for _, h := range hosts {
-			defer h.Close()
-		}
-		opt.Hosts, opt.Unreachable = hosts, unreachable
-	} else {
-		h, err := connectHost(ctx, e, c)
-		if err != nil {
-			fmt.Fprintln(e.Stderr, "bakeoff run:", err)
-			return exitFailed
-		}
-		defer h.Close()
-		printConfigNotes(e, h)
-		opt.Host = h
+	// The hosts are released however the run ends (a Slurm allocation
+	// too); a SIGKILL leaves an allocation to its time limit, and --resume
+	// reattaches to it.
+	place := placement.For(c, f.resume, placementEnv(e))
+	hosts, err := place.Acquire(ctx)
+	if err != nil {
+		fmt.Fprintln(e.Stderr, "bakeoff run:", err)
+		return exitFailed
 	}
+	defer place.Release(ctx)
+	setHosts(&opt, hosts)
 
 	// The first Ctrl-C cancels ctx: the orchestrator stops the server and
 	// writes what it has. From then on the signals' default action applies,
@@ -239,42 +216,26 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-// connectHost opens the campaign's host: this machine, or SSH.
-func connectHost(ctx context.Context, e *env, c *campaign.Campaign) (remote.Host, error) {
-	if c.Host.Local {
-		return remote.NewLocal(), nil
-	}
-	return dialSSH(ctx, e, c.Host)
+// placementEnv is the process as the placement providers see it: their
+// notes go to stderr, each line timestamped by the provider where it
+// matters.
+func placementEnv(e *env) placement.Env {
+	return placement.Env{Getenv: e.Getenv, Now: e.Now,
+		Notes:     func(line string) { fmt.Fprintln(e.Stderr, line) },
+		Connected: func(h remote.Host) { printConfigNotes(e, h) }}
 }
 
-// connectFleet connects every host of hosts: at once. A host that cannot be
-// reached is left out; the orchestrator records it as lost before its first
-// round (journal, manifest, end report), and the campaign runs on the
-// others, failing only when none can be used.
-func connectFleet(ctx context.Context, e *env, c *campaign.Campaign) ([]remote.Host, []orchestrator.HostLoss) {
-	hosts := make([]remote.Host, len(c.Hosts))
-	errs := make([]error, len(c.Hosts))
-	var wg sync.WaitGroup
-	for i, h := range c.Hosts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			hosts[i], errs[i] = dialSSH(ctx, e, h)
-		}()
+// setHosts puts what a provider acquired into the orchestrator's options.
+func setHosts(opt *orchestrator.Options, hosts *placement.Hosts) {
+	if hosts.Fleet {
+		opt.Hosts = hosts.Hosts
+	} else {
+		opt.Host = hosts.Hosts[0]
 	}
-	wg.Wait()
-	var up []remote.Host
-	var unreachable []orchestrator.HostLoss
-	for i, h := range hosts {
-		if errs[i] != nil {
-			unreachable = append(unreachable, orchestrator.HostLoss{Host: c.Hosts[i].SSH,
-				Reason: "cannot be reached: " + errs[i].Error()})
-			continue
-		}
-		printConfigNotes(e, h)
-		up = append(up, h)
+	for _, u := range hosts.Unreachable {
+		opt.Unreachable = append(opt.Unreachable, orchestrator.HostLoss{Host: u.Host, Reason: u.Reason})
 	}
-	return up, unreachable
+	opt.Deadline, opt.Allocation = hosts.Deadline, hosts.Allocation
 }
 
 // printConfigNotes warns of the ssh config's Match blocks a host skipped.

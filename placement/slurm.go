@@ -1,4 +1,4 @@
-package main
+package placement
 
 import (
 	"context"
@@ -16,14 +16,20 @@ import (
 	"github.com/bakeoff-dev/bakeoff/slurm"
 )
 
-// slurmReleaseTimeout bounds the release of an allocation at the end, after
+// SlurmReleaseTimeout bounds the release of an allocation at the end, after
 // a failure or an interruption: scancel and the wait for the job to end.
-const slurmReleaseTimeout = time.Minute
+const SlurmReleaseTimeout = time.Minute
 
-// slurmRun is a Slurm campaign's allocation and its connections: the login
-// node, and each allocated node reached through it.
-type slurmRun struct {
-	e     *env
+// Slurm places a campaign on the nodes of a Slurm allocation: it connects to
+// the login node, reattaches to a resumed run's job while it runs (else asks
+// for a new one and waits in the queue), and connects to each node through
+// the login node. Release ends the job however the run ended.
+type Slurm struct {
+	Campaign *campaign.Campaign
+	// ResumeDir is the run being resumed, whose job may still run.
+	ResumeDir string
+	Env       Env
+
 	spec  *campaign.SlurmSpec
 	login *remote.SSH
 	cl    *slurm.Cluster
@@ -33,43 +39,46 @@ type slurmRun struct {
 	reattached bool
 }
 
-// slurmJobName names a campaign's job in squeue: bakeoff's, and which
+// SlurmJobName names a campaign's job in squeue: bakeoff's, and which
 // campaign.
-func slurmJobName(c *campaign.Campaign) string { return "bakeoff-" + c.Name }
+func SlurmJobName(c *campaign.Campaign) string { return "bakeoff-" + c.Name }
 
-// startSlurm connects to the login node, reattaches to the resumed run's
-// allocation while it still runs (else asks for a new one and says so),
-// waits in the queue showing the job's state, and connects to the nodes.
-// On any failure the allocation it made is released before it returns.
-func startSlurm(ctx context.Context, e *env, c *campaign.Campaign, resumeDir string) (*slurmRun, error) {
-	spec := c.Host.Slurm
-	login, err := remote.DialSSH(ctx, remote.SSHOptions{Target: spec.Login, AcceptNew: c.Host.AcceptNew, Getenv: e.Getenv})
+var _ Provider = (*Slurm)(nil)
+
+// Acquire connects to the login node, gets the allocation (the resumed
+// run's job, or a new one) and connects to its nodes. On any failure the
+// allocation it made is released before it returns.
+func (s *Slurm) Acquire(ctx context.Context) (*Hosts, error) {
+	c := s.Campaign
+	s.spec = c.Host.Slurm
+	login, err := remote.DialSSH(ctx, remote.SSHOptions{Target: s.spec.Login, AcceptNew: c.Host.AcceptNew, Getenv: s.Env.Getenv})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the Slurm login node: %w", err)
 	}
-	printConfigNotes(e, login)
-	s := &slurmRun{e: e, spec: spec, login: login, cl: slurm.New(login)}
-	s.cl.Now = e.Now
-	if resumeDir != "" {
-		s.job = s.reattach(ctx, resumeDir)
+	s.Env.connected(login)
+	s.login, s.cl = login, slurm.New(login)
+	s.cl.Now = s.Env.now
+	if s.ResumeDir != "" {
+		s.job = s.reattach(ctx, s.ResumeDir)
 	}
 	if s.job == nil {
 		if err := s.allocate(ctx, c); err != nil {
 			login.Close()
+			s.login = nil
 			return nil, err
 		}
 	}
 	if err := s.connectNodes(ctx, c); err != nil {
-		s.close(ctx)
+		s.Release(ctx)
 		return nil, err
 	}
-	return s, nil
+	return &Hosts{Hosts: s.hosts(), Fleet: true, Deadline: s.deadline(), Allocation: s.allocation()}, nil
 }
 
 // reattach returns the resumed run's job if the manifest names one on this
 // login node and squeue says it still runs; otherwise it says why not and
 // returns nil.
-func (s *slurmRun) reattach(ctx context.Context, runDir string) *slurm.Job {
+func (s *Slurm) reattach(ctx context.Context, runDir string) *slurm.Job {
 	var m results.Manifest
 	data, err := os.ReadFile(filepath.Join(runDir, results.ManifestFile))
 	if err != nil || json.Unmarshal(data, &m) != nil || m.Allocation == nil || m.Allocation.System != "slurm" {
@@ -77,19 +86,19 @@ func (s *slurmRun) reattach(ctx context.Context, runDir string) *slurm.Job {
 	}
 	a := m.Allocation
 	if a.Login != s.spec.Login {
-		fmt.Fprintf(s.e.Stderr, "slurm: the run's job %s was on login node %s, not %s; asking for a new allocation\n", a.JobID, a.Login, s.spec.Login)
+		s.Env.notef("slurm: the run's job %s was on login node %s, not %s; asking for a new allocation\n", a.JobID, a.Login, s.spec.Login)
 		return nil
 	}
 	job, err := s.cl.Job(ctx, a.JobID)
 	switch {
 	case errors.Is(err, slurm.ErrGone):
-		fmt.Fprintf(s.e.Stderr, "slurm: the run's job %s has ended; asking for a new allocation\n", a.JobID)
+		s.Env.notef("slurm: the run's job %s has ended; asking for a new allocation\n", a.JobID)
 		return nil
 	case err != nil:
-		fmt.Fprintf(s.e.Stderr, "slurm: cannot read the run's job %s (%v); asking for a new allocation\n", a.JobID, err)
+		s.Env.notef("slurm: cannot read the run's job %s (%v); asking for a new allocation\n", a.JobID, err)
 		return nil
 	case !job.Running():
-		fmt.Fprintf(s.e.Stderr, "slurm: the run's job %s is %s, not running; asking for a new allocation\n", a.JobID, job.State)
+		s.Env.notef("slurm: the run's job %s is %s, not running; asking for a new allocation\n", a.JobID, job.State)
 		if job.Live() {
 			// A job of this run that pends or is suspended would only hold
 			// the queue; the new one replaces it.
@@ -98,18 +107,14 @@ func (s *slurmRun) reattach(ctx context.Context, runDir string) *slurm.Job {
 		return nil
 	}
 	s.reattached = true
-	fmt.Fprintf(s.e.Stderr, "slurm: reattached to job %s on %s (%s left)\n", job.ID, strings.Join(job.Nodes, ","), leftText(job, s.e.Now()))
+	s.Env.notef("slurm: reattached to job %s on %s (%s left)\n", job.ID, strings.Join(job.Nodes, ","), leftText(job, s.Env.now()))
 	return job
 }
 
 // allocate asks for the campaign's allocation and waits for it, a line per
 // change of the job's state.
-func (s *slurmRun) allocate(ctx context.Context, c *campaign.Campaign) error {
-	// --no-kill: a node that fails loses its round to the other nodes, as
-	// a fleet's host does; without it Slurm would end the whole job, and
-	// the rounds running on the nodes that still work with it.
-	req := slurm.Request{Name: slurmJobName(c), Partition: s.spec.Partition, Account: s.spec.Account, Gres: s.spec.Gres,
-		Nodes: s.spec.Nodes, Time: s.spec.Time, NoKill: true}
+func (s *Slurm) allocate(ctx context.Context, c *campaign.Campaign) error {
+	req := slurmRequest(c)
 	what := fmt.Sprintf("%d node(s)", req.Nodes)
 	if req.Gres != "" {
 		what += " with " + req.Gres
@@ -117,7 +122,7 @@ func (s *slurmRun) allocate(ctx context.Context, c *campaign.Campaign) error {
 	if req.Partition != "" {
 		what += " in partition " + req.Partition
 	}
-	fmt.Fprintf(s.e.Stderr, "slurm: asking %s for %s for %s (job %s)\n", s.spec.Login, what, s.spec.TimeText, req.Name)
+	s.Env.notef("slurm: asking %s for %s for %s (job %s)\n", s.spec.Login, what, s.spec.TimeText, req.Name)
 	job, err := s.cl.Allocate(ctx, req, func(j slurm.Job) {
 		line := fmt.Sprintf("job %s %s", j.ID, j.State)
 		if j.State == slurm.StatePending && j.Reason != "" && j.Reason != "None" {
@@ -126,7 +131,7 @@ func (s *slurmRun) allocate(ctx context.Context, c *campaign.Campaign) error {
 		if j.Running() {
 			line += " on " + strings.Join(j.Nodes, ",")
 		}
-		fmt.Fprintf(s.e.Stderr, "%s slurm: %s\n", s.e.Now().UTC().Format("15:04:05"), line)
+		s.Env.notef("%s slurm: %s\n", s.Env.now().UTC().Format("15:04:05"), line)
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -135,21 +140,31 @@ func (s *slurmRun) allocate(ctx context.Context, c *campaign.Campaign) error {
 		return err
 	}
 	s.job = job
-	fmt.Fprintf(s.e.Stderr, "slurm: job %s runs on %s until %s (%s left)\n", job.ID, strings.Join(job.Nodes, ","),
-		job.End.Local().Format("15:04:05"), leftText(job, s.e.Now()))
+	s.Env.notef("slurm: job %s runs on %s until %s (%s left)\n", job.ID, strings.Join(job.Nodes, ","),
+		job.End.Local().Format("15:04:05"), leftText(job, s.Env.now()))
 	return nil
+}
+
+// slurmRequest is the allocation a campaign asks for. --no-kill: a node
+// that fails loses its round to the other nodes, as a fleet's host does;
+// without it Slurm would end the whole job, and the rounds running on the
+// nodes that still work with it.
+func slurmRequest(c *campaign.Campaign) slurm.Request {
+	s := c.Host.Slurm
+	return slurm.Request{Name: SlurmJobName(c), Partition: s.Partition, Account: s.Account, Gres: s.Gres,
+		Nodes: s.Nodes, Time: s.Time, NoKill: true}
 }
 
 // connectNodes opens an SSH connection to each node through the login node,
 // at the node's NodeAddr unless the ssh config names a HostName for it.
-func (s *slurmRun) connectNodes(ctx context.Context, c *campaign.Campaign) error {
+func (s *Slurm) connectNodes(ctx context.Context, c *campaign.Campaign) error {
 	addrs, err := s.cl.NodeAddrs(ctx, s.job.Nodes)
 	if err != nil {
 		return err
 	}
 	for _, n := range s.job.Nodes {
 		h, err := remote.DialSSH(ctx, remote.SSHOptions{Target: n, HostName: addrs[n], Via: s.login,
-			AcceptNew: c.Host.AcceptNew, Getenv: s.e.Getenv})
+			AcceptNew: c.Host.AcceptNew, Getenv: s.Env.Getenv})
 		if err != nil {
 			return fmt.Errorf("connecting to node %s of Slurm job %s through %s: %w", n, s.job.ID, s.spec.Login, err)
 		}
@@ -159,7 +174,7 @@ func (s *slurmRun) connectNodes(ctx context.Context, c *campaign.Campaign) error
 }
 
 // hosts are the nodes as the orchestrator's hosts, in Slurm's order.
-func (s *slurmRun) hosts() []remote.Host {
+func (s *Slurm) hosts() []remote.Host {
 	out := make([]remote.Host, len(s.nodes))
 	for i, n := range s.nodes {
 		out[i] = n
@@ -168,35 +183,37 @@ func (s *slurmRun) hosts() []remote.Host {
 }
 
 // allocation is the job as the manifest records it.
-func (s *slurmRun) allocation() *results.Allocation {
+func (s *Slurm) allocation() *results.Allocation {
 	return &results.Allocation{System: "slurm", JobID: s.job.ID, Login: s.spec.Login, Nodes: s.job.Nodes, End: s.job.End.UTC()}
 }
 
 // deadline is when no round may still be running: the allocation's end
 // minus the margin kept for teardown; zero for a job without a limit.
-func (s *slurmRun) deadline() time.Time {
+func (s *Slurm) deadline() time.Time {
 	if s.job.End.IsZero() {
 		return time.Time{}
 	}
 	return s.job.End.Add(-s.spec.Margin)
 }
 
-// close releases the allocation and closes the connections. It runs at the
-// end, after a failure and after Ctrl-C or SIGTERM, so it works on a context
-// of its own that survives their cancellation, bounded by
-// slurmReleaseTimeout.
-func (s *slurmRun) close(ctx context.Context) {
+// Release releases the allocation and closes the connections. It runs at
+// the end, after a failure and after Ctrl-C or SIGTERM, so it works on a
+// context of its own that survives their cancellation, bounded by
+// SlurmReleaseTimeout.
+func (s *Slurm) Release(ctx context.Context) {
 	for _, n := range s.nodes {
 		n.Close()
 	}
 	if s.job != nil {
 		s.release(ctx, s.job.ID)
 	}
-	s.login.Close()
+	if s.login != nil {
+		s.login.Close()
+	}
 }
 
-func (s *slurmRun) release(ctx context.Context, id string) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), slurmReleaseTimeout)
+func (s *Slurm) release(ctx context.Context, id string) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), SlurmReleaseTimeout)
 	defer cancel()
 	// A job Slurm ended on its own (its time limit, an administrator's
 	// scancel, every node failed) is said to have ended, not released:
@@ -209,7 +226,7 @@ func (s *slurmRun) release(ctx context.Context, id string) {
 				state += " (" + j.Reason + ")"
 			}
 		}
-		fmt.Fprintf(s.e.Stderr, "slurm: job %s had already ended %s; nothing to release\n", id, state)
+		s.Env.notef("slurm: job %s had already ended %s; nothing to release\n", id, state)
 		return
 	}
 	if err := s.cl.Release(rctx, id); err != nil {
@@ -217,13 +234,13 @@ func (s *slurmRun) release(ctx context.Context, id string) {
 		// DOWN holds the job in COMPLETING until Slurm does: there is
 		// nothing left to cancel by hand.
 		if j, jerr := s.cl.Job(rctx, id); jerr == nil && j.State == slurm.StateCompleting {
-			fmt.Fprintf(s.e.Stderr, "slurm: cancelled job %s; it stays COMPLETING until Slurm has ended it on every node (a node that no longer answers, until Slurm sets it DOWN)\n", id)
+			s.Env.notef("slurm: cancelled job %s; it stays COMPLETING until Slurm has ended it on every node (a node that no longer answers, until Slurm sets it DOWN)\n", id)
 			return
 		}
-		fmt.Fprintf(s.e.Stderr, "bakeoff run: releasing Slurm job %s: %v\n  cancel it by hand: ssh %s scancel %s\n", id, err, s.spec.Login, id)
+		s.Env.notef("bakeoff run: releasing Slurm job %s: %v\n  cancel it by hand: ssh %s scancel %s\n", id, err, s.spec.Login, id)
 		return
 	}
-	fmt.Fprintf(s.e.Stderr, "slurm: released job %s\n", id)
+	s.Env.notef("slurm: released job %s\n", id)
 }
 
 // leftText is the time a job has left, to the second.

@@ -1,0 +1,111 @@
+package orchestrator
+
+import (
+	"slices"
+	"sync"
+)
+
+// roundJob is one round to place on a host: its launches in order, those
+// this invocation runs, and where it must or may go.
+type roundJob struct {
+	round    int
+	launches []plannedLaunch
+	run      map[LaunchKey]bool
+	// home is the host the round must run on ("" for any): the one its
+	// counted launches ran on, in a resumed fleet run.
+	home string
+	// whole says every launch of the round that counts runs again, so that
+	// all of them share the host it now runs on (it moved, or its home is
+	// not in this fleet).
+	whole bool
+	from  []string // hosts it was moved away from
+}
+
+// scheduler hands rounds to hosts: a host that is free takes the first
+// round homed to it, else the first round homed nowhere. A lost host's
+// round goes back to the front of the queue, to be run whole elsewhere.
+type scheduler struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []*roundJob
+	running int
+	lost    map[string]bool
+	stopped bool
+}
+
+func newScheduler(jobs []*roundJob) *scheduler {
+	s := &scheduler{queue: jobs, lost: map[string]bool{}}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+// next returns the round host runs next, waiting while rounds it may not
+// take are queued or others are still running (a host lost meanwhile
+// hands its round back); nil when nothing is left for it or after stop.
+func (s *scheduler) next(host string) *roundJob {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		if s.stopped || s.lost[host] {
+			return nil
+		}
+		i := slices.IndexFunc(s.queue, func(j *roundJob) bool { return j.home == host })
+		if i < 0 {
+			i = slices.IndexFunc(s.queue, func(j *roundJob) bool { return j.home == "" })
+		}
+		if i >= 0 {
+			j := s.queue[i]
+			s.queue = slices.Delete(s.queue, i, i+1)
+			s.running++
+			return j
+		}
+		if len(s.queue) == 0 && s.running == 0 {
+			return nil
+		}
+		s.cond.Wait()
+	}
+}
+
+// done ends a round taken with next.
+func (s *scheduler) done(*roundJob) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running--
+	s.cond.Broadcast()
+}
+
+// lose gives host up: the round it was running (j, nil if none) and those
+// homed to it go to the front of the queue for any other host, to be run
+// whole there.
+func (s *scheduler) lose(host string, j *roundJob) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lost[host] = true
+	for _, q := range s.queue {
+		if q.home == host {
+			q.home, q.whole = "", true
+		}
+	}
+	if j != nil {
+		s.running--
+		j.home, j.whole = "", true
+		j.from = append(j.from, host)
+		s.queue = slices.Insert(s.queue, 0, j)
+	}
+	s.cond.Broadcast()
+}
+
+// stop hands out no more rounds.
+func (s *scheduler) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
+	s.cond.Broadcast()
+}
+
+// left returns the rounds still queued.
+func (s *scheduler) left() []*roundJob {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.queue)
+}
