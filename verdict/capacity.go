@@ -328,7 +328,10 @@ func (cv *CapacityVerdict) finish(v *Verdict) {
 	base := cv.scenario(v.Baseline)
 	for i := range cv.Comparisons {
 		cc := &cv.Comparisons[i]
-		SettleCapacity(&cc.Comparison, base, cv.scenario(cc.Variant))
+		if v.Sequential == nil {
+			// A sequential look settled it on the launches it had.
+			SettleCapacity(&cc.Comparison, base, cv.scenario(cc.Variant))
+		}
 		switch cc.Outcome {
 		case OutcomeFaster:
 			cc.Winner = cc.Variant

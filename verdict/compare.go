@@ -225,51 +225,82 @@ func (c Comparison) flip() Comparison {
 	return f
 }
 
-// compareAll makes every comparison of the run: each pair of measured
-// scenarios at each level they share, one family for the correction. The
-// cells show each variant against the baseline; the rows' winners come from
-// the leader's comparisons with every other scenario.
-func compareAll(v *Verdict) {
+// pairKey names one comparison of the run: scenario j against scenario i
+// (i < j, indices into Verdict.Scenarios) at level c.
+type pairKey struct {
+	i, j int
+	c    measure.Level
+}
+
+// comparePairs makes every comparison of the run on the launches given:
+// each pair of measured scenarios at each level they share, in the family's
+// order (by pair, then level), undecided. A round whose two launches ran on
+// different hosts is left out (hosts.go); mixed names those rounds.
+func comparePairs(v *Verdict, upTo int) (pairs map[pairKey]*Comparison, family []pairKey, mixed []MixedHostRounds) {
 	n := len(v.Scenarios)
-	type key struct {
-		i, j int
-		c    measure.Level
-	}
-	pairs := map[key]*Comparison{}
-	var family []*Comparison
+	pairs = map[pairKey]*Comparison{}
 	for i := range n {
 		for j := i + 1; j < n; j++ {
 			a, b := &v.Scenarios[i], &v.Scenarios[j]
 			if a.Failed() || b.Failed() {
 				continue
 			}
-			la, lb, mixed, left := sameHostRounds(a.Levels, b.Levels)
-			if len(mixed) > 0 {
-				v.MixedHosts = append(v.MixedHosts, MixedHostRounds{A: a.Name, B: b.Name, Rounds: mixed, Left: left})
+			la, lb, mix, left := sameHostRounds(a.Levels, b.Levels)
+			if len(mix) > 0 {
+				mixed = append(mixed, MixedHostRounds{A: a.Name, B: b.Name, Rounds: mix, Left: left})
+			}
+			if upTo > 0 {
+				la, lb = levelsUpTo(la, upTo), levelsUpTo(lb, upTo)
 			}
 			cs := compareLevels(la, lb, true, v.Confidence)
 			for _, c := range v.Levels {
 				if cmp, ok := cs[c]; ok {
-					pairs[key{i, j, c}] = cmp
-					family = append(family, cmp)
+					k := pairKey{i, j, c}
+					pairs[k] = cmp
+					family = append(family, k)
 				}
 			}
 		}
 	}
-	// Deterministic family order: by level, then pair; then the capacities.
+	return pairs, family, mixed
+}
+
+// compareAll makes every comparison of the run: each pair of measured
+// scenarios at each level they share, one family for the correction. The
+// cells show each variant against the baseline; the rows' winners come from
+// the leader's comparisons with every other scenario. Under a sequential
+// plan the looks are replayed instead (sequential.go).
+func compareAll(v *Verdict, plan *SequentialPlan) {
+	if plan != nil {
+		compareSequential(v, *plan)
+		return
+	}
+	pairs, keys, mixed := comparePairs(v, 0)
+	v.MixedHosts = mixed
+	family := make([]*Comparison, 0, len(keys))
+	for _, k := range keys {
+		family = append(family, pairs[k])
+	}
+	// Deterministic family order: by pair, then level; then the capacities.
 	family = append(family, v.Capacity.family()...)
 	decide(family, rule{Alpha: v.Alpha, Confidence: v.Confidence, Correction: v.Correction,
 		MinEffectPct: v.MinEffectPct, EquivalenceMarginPct: v.EquivalenceMarginPct})
 	v.Comparisons = len(family)
+	buildRows(v, pairs)
+}
+
+// buildRows fills the table from the run's decided comparisons: each
+// variant's cell against the baseline and each row's winner.
+func buildRows(v *Verdict, pairs map[pairKey]*Comparison) {
 	get := func(i, j int, c measure.Level) (Comparison, bool) { // j against i
 		if i < j {
-			cmp, ok := pairs[key{i, j, c}]
+			cmp, ok := pairs[pairKey{i, j, c}]
 			if !ok {
 				return Comparison{}, false
 			}
 			return *cmp, true
 		}
-		cmp, ok := pairs[key{j, i, c}]
+		cmp, ok := pairs[pairKey{j, i, c}]
 		if !ok {
 			return Comparison{}, false
 		}

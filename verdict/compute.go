@@ -149,7 +149,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 	v.Levels = slices.SortedFunc(maps.Keys(levelSet), measure.Level.Compare)
 	v.Hosts = hostSpeeds(v)
 	v.Capacity = measureSLO(v, in, o.maxSlices())
-	compareAll(v)
+	compareAll(v, o.Sequential)
 	v.Capacity.finish(v)
 	v.Crossovers = crossovers(v)
 	v.Notes = fairness(v, in)

@@ -110,6 +110,16 @@ type Comparison struct {
 	// means more requests per level would help, low that only more rounds
 	// will.
 	WithinShare float64 `json:"within_share,omitempty"`
+	// Decided is set, under a sequential plan, when a look closed the
+	// comparison as faster, slower or tie; DecidedAtRound is the round after
+	// which that look was taken. Its interval is then the repeated
+	// confidence interval at that look, and P the repeated p-value.
+	Decided        bool `json:"decided,omitempty"`
+	DecidedAtRound int  `json:"decided_at_round,omitempty"`
+	// Open is set, under a sequential plan, while the comparison is
+	// undecided and can still get rounds (its Outcome is then
+	// inconclusive, for now).
+	Open bool `json:"open,omitempty"`
 
 	est logDiff
 }

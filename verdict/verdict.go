@@ -63,6 +63,12 @@ type Options struct {
 	// manifest's, else DefaultMinEffectPct and DefaultEquivalenceMarginPct)
 	// when positive.
 	MinEffectPct, EquivalenceMarginPct float64
+	// Sequential, when set, judges the run as a sequential campaign
+	// (sequential.go): the looks after each round from MinRounds to
+	// MaxRounds are replayed, and each comparison is decided at the first
+	// look that closes it. Nil keeps the fixed design: every comparison on
+	// all the rounds.
+	Sequential *SequentialPlan
 }
 
 func (o Options) correction() string {
@@ -136,6 +142,9 @@ type Verdict struct {
 	// launches ran on different hosts: those rounds are left out of the
 	// pair's comparison.
 	MixedHosts []MixedHostRounds `json:"mixed_hosts,omitempty"`
+	// Sequential is what a sequential plan did to each variant (rounds,
+	// whether it stopped and why); nil under a fixed design.
+	Sequential *SequentialVerdict `json:"sequential,omitempty"`
 
 	energyProblems []energyProblem // why levels have no energy, for the notes
 }

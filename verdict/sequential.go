@@ -1,0 +1,356 @@
+package verdict
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// The sequential rule (docs/METHOD.md, "Sequential rounds"). A campaign with
+// a sequential plan looks at its comparisons after every round from
+// MinRounds to MaxRounds, and each comparison closes at the first look that
+// decides it; a variant whose comparisons are all closed is launched no
+// more. The verdict stays a pure function of the records: it replays the
+// looks, each on the rounds it had.
+//
+//   - Each comparison's test spends its share of alpha over its looks by the
+//     Lan–DeMets O'Brien–Fleming-type function of the information fraction
+//     R/MaxRounds (spending.go), and a look's z boundary is applied to the t
+//     statistic at the same nominal level with the look's pooled df.
+//   - The family is corrected by Holm's procedure made sequential (Maurer &
+//     Bretz 2013): each unrejected comparison is tested at alpha over the
+//     number still unrejected, with boundaries computed at that level for
+//     every look it has taken; a rejection passes its level on to the rest.
+//   - A tie is the (1 − 2α) repeated confidence interval (Jennison & Turnbull
+//     2000, ch. 9) inside ±equivalence_margin at a look.
+//   - The interval reported is the repeated confidence interval at the look
+//     that closed the comparison, or the last look taken: it holds the truth
+//     at every look at once with the stated confidence, so it does after any
+//     stopping rule.
+
+// SequentialPlan is a campaign's sequential design: at least MinRounds
+// rounds, at most MaxRounds, a look after each round from MinRounds on.
+type SequentialPlan struct {
+	MinRounds, MaxRounds int
+}
+
+// DefaultMinRounds is the fewest rounds before the first look: with two
+// rounds the launch-to-launch variance has one df, and no boundary can be
+// met.
+const DefaultMinRounds = 3
+
+// normalised is the plan with MinRounds at least 2 (a variance needs two
+// rounds) and MaxRounds at least MinRounds.
+func (p SequentialPlan) normalised() SequentialPlan {
+	if p.MinRounds < 2 {
+		p.MinRounds = DefaultMinRounds
+	}
+	p.MaxRounds = max(p.MaxRounds, p.MinRounds)
+	return p
+}
+
+// schedule is the plan's information fractions, R/MaxRounds for R from
+// MinRounds to MaxRounds: the looks a comparison with a launch in every
+// round takes.
+func (p SequentialPlan) schedule() []float64 {
+	var out []float64
+	for r := p.MinRounds; r <= p.MaxRounds; r++ {
+		out = append(out, float64(r)/float64(p.MaxRounds))
+	}
+	return out
+}
+
+// lookLevel is the nominal two-sided level of the last of looks for a test
+// spending alpha. Looks that begin the plan's schedule (every comparison
+// whose rounds all completed) share the schedule's boundaries; others (a
+// failed launch skipped a look) get their own.
+func (p SequentialPlan) lookLevel(alpha float64, looks []float64) float64 {
+	if len(looks) == 0 {
+		return 0
+	}
+	sched := p.schedule()
+	prefix := len(looks) <= len(sched)
+	for i := 0; prefix && i < len(looks); i++ {
+		prefix = looks[i] == sched[i]
+	}
+	if prefix {
+		return sequentialLevels(alpha, sched)[len(looks)-1]
+	}
+	return sequentialLevels(alpha, looks)[len(looks)-1]
+}
+
+// critical is the critical |t| at the last of looks, df degrees of freedom,
+// for a test spending alpha: the t quantile at the look's nominal level.
+func (p SequentialPlan) critical(alpha float64, looks []float64, df float64) float64 {
+	lvl := p.lookLevel(alpha, looks)
+	if df <= 0 || lvl <= 0 {
+		return math.Inf(1)
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - lvl/2)
+}
+
+// repeatedP is the repeated p-value of e at the last of looks: the smallest
+// alpha at which the boundary of that look rejects (Jennison & Turnbull
+// 2000, §9.5), found on a grid of levels, interpolated log-linearly, and
+// only as fine as the grid (it is shown, never tested: the tests use the
+// boundaries themselves).
+func (p SequentialPlan) repeatedP(e logDiff, looks []float64) float64 {
+	if !e.ok() || len(looks) == 0 {
+		return 1
+	}
+	nominal := e.P() // the t statistic's two-sided level
+	if nominal >= 1 {
+		return 1
+	}
+	const decades, perDecade = 8, 6
+	prevA, prevL := 0.0, 0.0
+	for i := decades * perDecade; i >= 0; i-- {
+		a := math.Pow(10, -float64(i)/perDecade)
+		l := p.lookLevel(a, looks)
+		if l >= nominal {
+			if prevA == 0 || l == prevL || prevL <= 0 {
+				return a
+			}
+			f := (math.Log(nominal) - math.Log(prevL)) / (math.Log(l) - math.Log(prevL))
+			return math.Exp(math.Log(prevA) + f*(math.Log(a)-math.Log(prevA)))
+		}
+		prevA, prevL = a, l
+	}
+	return 1
+}
+
+// hypothesis is one comparison of the family followed through the looks.
+type hypothesis struct {
+	key      pairKey // a throughput comparison; unused for a capacity
+	capacity int     // index into the capacity comparisons, or −1
+	// looks are the information fractions of the looks taken; n the rounds
+	// at the latest.
+	looks []float64
+	n     int
+	// at is the comparison at the latest look (before any look: on the
+	// latest data), after round atRound.
+	at      Comparison
+	atRound int
+	// base and variant are the two capacities at the latest look, which
+	// settle whether a capacity may be called (SettleCapacity).
+	base, variant *ScenarioCapacity
+	// rejected: Holm rejected no difference; alive is how many hypotheses
+	// were unrejected when it was last tested (its level was alpha/alive).
+	rejected bool
+	alive    int
+	// closed: decided, or out of looks; decided: faster, slower or tie.
+	closed, decided bool
+	closedAt        int
+}
+
+// t is the hypothesis's t statistic at its latest look.
+func (h *hypothesis) t() float64 {
+	e := h.at.est
+	if e.SE == 0 {
+		if e.D == 0 {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	return math.Abs(e.D) / e.SE
+}
+
+// callable reports whether the capacity bounds let the comparison be called
+// outcome (always, for a throughput).
+func (h *hypothesis) callable(outcome string) bool {
+	if h.capacity < 0 {
+		return true
+	}
+	c := h.at
+	c.Outcome = outcome
+	SettleCapacity(&c, h.base, h.variant)
+	return c.Outcome == outcome
+}
+
+func (h *hypothesis) direction() string {
+	if h.at.est.D > 0 {
+		return OutcomeFaster
+	}
+	return OutcomeSlower
+}
+
+// compareSequential replays the looks of plan over the run's rounds and
+// decides every comparison at the look that closes it.
+func compareSequential(v *Verdict, plan SequentialPlan) {
+	plan = plan.normalised()
+	_, keys, mixed := comparePairs(v, 0)
+	v.MixedHosts = mixed
+	var hs []*hypothesis
+	for _, k := range keys {
+		hs = append(hs, &hypothesis{key: k, capacity: -1})
+	}
+	if cv := v.Capacity; cv != nil {
+		for i := range cv.Comparisons {
+			if cv.Comparisons[i].est.ok() {
+				hs = append(hs, &hypothesis{capacity: i})
+			}
+		}
+	}
+	v.Comparisons = len(hs)
+	alive := len(hs)
+	margin := v.EquivalenceMarginPct / 100
+	tieLo, tieHi := math.Log1p(-margin), math.Log1p(margin)
+	for _, k := range campaignRounds(v) {
+		pairs, _, _ := comparePairs(v, k)
+		var cvk *CapacityVerdict
+		if v.Capacity != nil {
+			cvk = v.Capacity.upTo(v.Baseline, k, v.Confidence)
+		}
+		var now []*hypothesis
+		for _, h := range hs {
+			if h.closed {
+				continue
+			}
+			c := pairs[h.key]
+			if h.capacity >= 0 {
+				c = &cvk.Comparisons[h.capacity].Comparison
+				h.base, h.variant = cvk.scenario(v.Baseline), cvk.scenario(cvk.Comparisons[h.capacity].Variant)
+			}
+			if c == nil {
+				continue
+			}
+			look := c.est.ok() && c.Method == MethodLaunches && c.Rounds >= plan.MinRounds &&
+				c.Rounds > h.n && c.Rounds <= plan.MaxRounds
+			if !look {
+				if len(h.looks) == 0 {
+					h.at, h.atRound = *c, k
+				}
+				continue
+			}
+			h.looks = append(h.looks, float64(c.Rounds)/float64(plan.MaxRounds))
+			h.n, h.at, h.atRound = c.Rounds, *c, k
+			now = append(now, h)
+		}
+		// Holm, step by step: each rejection raises the others' level, and
+		// a raised level may reject another at this look.
+		for changed := true; changed; {
+			changed = false
+			for _, h := range now {
+				if h.rejected {
+					continue
+				}
+				h.alive = alive
+				if h.t() >= plan.critical(v.Alpha/float64(alive), h.looks, h.at.DF) && h.callable(h.direction()) {
+					h.rejected, changed = true, true
+					alive--
+				}
+			}
+		}
+		for _, h := range now {
+			lo, hi := h.at.est.D, h.at.est.D
+			if crit := plan.critical(2*v.Alpha, h.looks, h.at.DF); !math.IsInf(crit, 1) {
+				lo, hi = lo-crit*h.at.est.SE, hi+crit*h.at.est.SE
+			}
+			tie := margin > 0 && lo >= tieLo && hi <= tieHi && !math.IsInf(plan.critical(2*v.Alpha, h.looks, h.at.DF), 1) &&
+				h.callable(OutcomeTie)
+			switch {
+			case tie:
+				h.at.Outcome = OutcomeTie
+			case h.rejected:
+				h.at.Outcome = h.direction()
+			}
+			if tie || h.rejected {
+				h.closed, h.decided, h.closedAt = true, true, k
+			} else if h.n >= plan.MaxRounds {
+				h.closed, h.closedAt = true, k
+			}
+		}
+	}
+	settleOpen(v, hs)
+	pairs := map[pairKey]*Comparison{}
+	for _, h := range hs {
+		c := finishHypothesis(v, plan, h, len(hs))
+		if h.capacity >= 0 {
+			v.Capacity.Comparisons[h.capacity].Comparison = c
+			continue
+		}
+		pairs[h.key] = &c
+	}
+	buildRows(v, pairs)
+	v.Sequential = stopping(v, plan, hs)
+}
+
+// settleOpen closes, undecided, the comparisons between two variants that
+// can get no more data because one of them stopped: only a comparison with
+// the baseline keeps a variant launching.
+func settleOpen(v *Verdict, hs []*hypothesis) {
+	base := v.baselineIndex()
+	open := map[int]bool{}
+	for _, h := range hs {
+		if h.capacity < 0 && h.key.i == base && !h.closed {
+			open[h.key.j] = true
+		}
+		if h.capacity < 0 && h.key.j == base && !h.closed {
+			open[h.key.i] = true
+		}
+		if h.capacity >= 0 && !h.closed {
+			if i := v.scenarioIndex(v.Capacity.Comparisons[h.capacity].Variant); i >= 0 {
+				open[i] = true
+			}
+		}
+	}
+	for _, h := range hs {
+		if h.closed || h.capacity >= 0 || h.key.i == base || h.key.j == base {
+			continue
+		}
+		if !open[h.key.i] || !open[h.key.j] {
+			h.closed, h.closedAt = true, h.atRound
+		}
+	}
+}
+
+// finishHypothesis is the comparison a hypothesis reports: its estimate at
+// the look that closed it (or the latest), the repeated confidence interval
+// there, the repeated p-value and the outcome. m is the family's size.
+func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Comparison {
+	c := h.at
+	c.Decided, c.Open = h.decided, !h.closed
+	if h.decided {
+		c.DecidedAtRound = h.closedAt
+	} else {
+		c.Outcome = OutcomeInconclusive
+	}
+	c.Significant = h.rejected
+	c.BelowMinEffect = false
+	looks := h.looks
+	if len(looks) == 0 && c.est.ok() && c.Method == MethodLaunches {
+		// No look yet: the interval as the first look would give it.
+		looks = []float64{math.Min(1, float64(c.Rounds)/float64(plan.MaxRounds))}
+	}
+	if len(looks) == 0 {
+		// One launch a side, or no error estimate: no test, the fixed
+		// interval, never a decision.
+		c.MDEPct = 0
+		c.PAdjusted = 1
+		return c
+	}
+	if crit := plan.critical(1-v.Confidence, looks, c.DF); !math.IsInf(crit, 1) {
+		c.SpeedupLo, c.SpeedupHi = math.Exp(c.est.D-crit*c.est.SE), math.Exp(c.est.D+crit*c.est.SE)
+	} else {
+		c.SpeedupLo, c.SpeedupHi = 0, math.Inf(1)
+	}
+	c.P = plan.repeatedP(c.est, looks)
+	c.PAdjusted = math.Min(1, c.P*float64(max(h.alive, 1)))
+	c.MDEPct = 0
+	if crit := plan.critical(v.Alpha/float64(max(m, 1)), looks, c.DF); !math.IsInf(crit, 1) {
+		power := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}.Quantile(DefaultPower)
+		c.MDEPct = pctOf((crit + power) * c.est.SE)
+	}
+	return c
+}
+
+func (v *Verdict) baselineIndex() int { return v.scenarioIndex(v.Baseline) }
+
+func (v *Verdict) scenarioIndex(name string) int {
+	for i := range v.Scenarios {
+		if v.Scenarios[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}

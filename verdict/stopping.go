@@ -1,0 +1,142 @@
+package verdict
+
+import (
+	"fmt"
+	"math"
+)
+
+// What a sequential plan did to each variant: how many rounds it was
+// launched for, whether it stopped, and why. The orchestrator launches the
+// variants Open names in the next round, and the baseline while there is
+// any.
+
+// SequentialVerdict is the verdict's account of a sequential plan.
+type SequentialVerdict struct {
+	MinRounds int `json:"min_rounds"`
+	MaxRounds int `json:"max_rounds"`
+	// Variants hold one entry per variant, in campaign order.
+	Variants []VariantStop `json:"variants"`
+}
+
+// VariantStop is one variant under a sequential plan.
+type VariantStop struct {
+	Variant string `json:"variant"`
+	// Rounds is the launches the variant took that the verdict counts: its
+	// completed launches up to the round after which it stopped, or all of
+	// them while it is open.
+	Rounds int `json:"rounds"`
+	// Stopped is set when every comparison with the baseline (each level,
+	// and the capacity) is closed, or the variant failed; StoppedAfter is
+	// the round after which it stopped.
+	Stopped      bool `json:"stopped"`
+	StoppedAfter int  `json:"stopped_after,omitempty"`
+	// Comparisons counts its comparisons with the baseline; Decided those
+	// closed as faster, slower or tie; Inconclusive those that reached the
+	// maximum rounds undecided.
+	Comparisons  int `json:"comparisons"`
+	Decided      int `json:"decided"`
+	Inconclusive int `json:"inconclusive"`
+	// MaxMDEPct is the largest minimum detectable effect, percent, among its
+	// inconclusive comparisons.
+	MaxMDEPct float64 `json:"max_mde_pct,omitempty"`
+	// Reason says why it stopped or goes on: "decided after 3 rounds",
+	// "max rounds reached: inconclusive at 2 of 8 comparisons, MDE 4.1%",
+	// "open after 4 rounds: 3 of 9 comparisons undecided".
+	Reason string `json:"reason"`
+}
+
+// stopping is each variant's state once the looks are replayed.
+func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerdict {
+	sv := &SequentialVerdict{MinRounds: plan.MinRounds, MaxRounds: plan.MaxRounds}
+	base := v.baselineIndex()
+	for i := range v.Scenarios {
+		s := &v.Scenarios[i]
+		if i == base {
+			continue
+		}
+		vs := VariantStop{Variant: s.Name}
+		open, last := 0, 0
+		for _, h := range hs {
+			if !h.against(v, base, i) {
+				continue
+			}
+			vs.Comparisons++
+			switch {
+			case !h.closed:
+				open++
+			case h.decided:
+				vs.Decided++
+			default:
+				vs.Inconclusive++
+				c := h.at
+				if h.capacity >= 0 {
+					c = v.Capacity.Comparisons[h.capacity].Comparison
+				} else if cell := v.Cell(h.key.c, s.Name); cell != nil {
+					c = cell.Comparison
+				}
+				vs.MaxMDEPct = math.Max(vs.MaxMDEPct, c.MDEPct)
+			}
+			if h.closed {
+				last = max(last, h.closedAt)
+			}
+		}
+		completed := s.Completed()
+		switch {
+		case s.Failed() || (base >= 0 && v.Scenarios[base].Failed()):
+			vs.Stopped, vs.Rounds = true, completed
+			vs.Reason = "failed: nothing to compare"
+		case vs.Comparisons == 0 && completed >= plan.MaxRounds:
+			vs.Stopped, vs.StoppedAfter, vs.Rounds = true, plan.MaxRounds, completed
+			vs.Reason = "max rounds reached: nothing compared"
+		case vs.Comparisons == 0 || open > 0:
+			vs.Rounds = completed
+			vs.Reason = fmt.Sprintf("open after %s: %d of %d comparisons undecided", plural(completed, "round", "rounds"), max(open, vs.Comparisons-vs.Decided-vs.Inconclusive), vs.Comparisons)
+		default:
+			vs.Stopped, vs.StoppedAfter = true, last
+			vs.Rounds = launchesUpTo(s, last)
+			if vs.Inconclusive == 0 {
+				vs.Reason = fmt.Sprintf("decided after %s", plural(last, "round", "rounds"))
+			} else {
+				vs.Reason = fmt.Sprintf("max rounds reached: inconclusive at %d of %d comparisons, MDE %.1f%%", vs.Inconclusive, vs.Comparisons, vs.MaxMDEPct)
+			}
+		}
+		sv.Variants = append(sv.Variants, vs)
+	}
+	return sv
+}
+
+// against reports whether h compares scenario i with the baseline.
+func (h *hypothesis) against(v *Verdict, base, i int) bool {
+	if h.capacity >= 0 {
+		return v.Capacity.Comparisons[h.capacity].Variant == v.Scenarios[i].Name
+	}
+	return (h.key.i == base && h.key.j == i) || (h.key.j == base && h.key.i == i)
+}
+
+// launchesUpTo counts the scenario's completed launches in rounds up to k.
+func launchesUpTo(s *Scenario, k int) int {
+	n := 0
+	for _, l := range s.Launches {
+		if !l.Cut() && l.Round <= k {
+			n++
+		}
+	}
+	return n
+}
+
+// Open returns the variants that a sequential plan still launches, in
+// campaign order: those with a comparison with the baseline not yet
+// closed. The baseline is launched in every round while any is. Nil under a
+// fixed design.
+func Open(v *Verdict) []string {
+	if v.Sequential == nil {
+		return nil
+	}
+	var out []string
+	for _, vs := range v.Sequential.Variants {
+		if !vs.Stopped {
+			out = append(out, vs.Variant)
+		}
+	}
+	return out
+}
