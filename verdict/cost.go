@@ -1,0 +1,176 @@
+package verdict
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// What a campaign cost: the launches each scenario took and the time they
+// ran, against what the fixed design of the same maximum would have taken.
+// Under a sequential plan a variant's launches count until it stopped and
+// the baseline's until the last variant stopped; under a fixed design every
+// completed launch counts.
+
+// CampaignCost is the cost line of a verdict.
+type CampaignCost struct {
+	// Comparisons counts the comparisons of the variants with the baseline
+	// (each level, and each capacity); Decided those closed as faster,
+	// slower or tie, Inconclusive those the campaign could not decide, Open
+	// those a sequential plan has not closed yet.
+	Comparisons  int `json:"comparisons"`
+	Decided      int `json:"decided"`
+	Inconclusive int `json:"inconclusive"`
+	Open         int `json:"open"`
+	// MaxMDEPct is the largest minimum detectable effect, percent, among
+	// the inconclusive comparisons.
+	MaxMDEPct float64 `json:"max_mde_pct,omitempty"`
+	// Launches is the launches counted over all scenarios; FixedLaunches
+	// what the fixed design of the plan's maximum rounds takes (scenarios ×
+	// rounds), equal to Launches when there is no plan.
+	Launches      int `json:"launches"`
+	FixedLaunches int `json:"fixed_launches"`
+	// Duration is the counted launches' time, first start to last end of
+	// each attempt (a failed or rerun attempt's time is paid too); zero
+	// when the results do not say.
+	Duration time.Duration `json:"duration_ns"`
+	// Scenarios hold each scenario's share, in campaign order.
+	Scenarios []ScenarioCost `json:"scenarios"`
+	// Sentence is the line the table ends with: "decided 14 of 16
+	// comparisons in 5h10m; 2 inconclusive (MDE 2.6%)".
+	Sentence string `json:"sentence"`
+}
+
+// ScenarioCost is one scenario's launches and their time.
+type ScenarioCost struct {
+	Scenario string        `json:"scenario"`
+	Launches int           `json:"launches"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// Cost is the verdict's cost line; run gives the launches' start and end
+// times and may be nil (no durations).
+func Cost(v *Verdict, run *results.Run) CampaignCost {
+	var cc CampaignCost
+	upTo := map[string]int{} // the last round counted, per scenario
+	last := 0
+	open := false
+	if v.Sequential != nil {
+		for _, vs := range v.Sequential.Variants {
+			cc.Comparisons += vs.Comparisons
+			cc.Decided += vs.Decided
+			cc.Inconclusive += vs.Inconclusive
+			cc.MaxMDEPct = max(cc.MaxMDEPct, vs.MaxMDEPct)
+			if vs.Stopped {
+				upTo[vs.Variant] = vs.StoppedAfter
+				last = max(last, vs.StoppedAfter)
+			} else {
+				open = true
+			}
+		}
+		cc.Open = cc.Comparisons - cc.Decided - cc.Inconclusive
+		if !open {
+			upTo[v.Baseline] = last
+		}
+		cc.FixedLaunches = len(v.Scenarios) * v.Sequential.MaxRounds
+	} else {
+		for _, row := range v.Rows {
+			for _, c := range row.Cells {
+				if !c.Compared {
+					continue
+				}
+				cc.Comparisons++
+				if c.Outcome == OutcomeInconclusive {
+					cc.Inconclusive++
+					cc.MaxMDEPct = max(cc.MaxMDEPct, c.MDEPct)
+				} else {
+					cc.Decided++
+				}
+			}
+		}
+		if v.Capacity != nil {
+			for _, c := range v.Capacity.Comparisons {
+				cc.Comparisons++
+				if c.Outcome == OutcomeInconclusive || c.Outcome == "" {
+					cc.Inconclusive++
+					cc.MaxMDEPct = max(cc.MaxMDEPct, c.MDEPct)
+				} else {
+					cc.Decided++
+				}
+			}
+		}
+	}
+	for i := range v.Scenarios {
+		s := &v.Scenarios[i]
+		k, stopped := upTo[s.Name]
+		sc := ScenarioCost{Scenario: s.Name}
+		for _, l := range s.Launches {
+			if l.Cut() || (stopped && l.Round > k) {
+				continue
+			}
+			sc.Launches++
+			sc.Duration += launchDuration(run, s.Name, l.Round)
+		}
+		cc.Launches += sc.Launches
+		cc.Duration += sc.Duration
+		cc.Scenarios = append(cc.Scenarios, sc)
+	}
+	if cc.FixedLaunches == 0 {
+		cc.FixedLaunches = cc.Launches
+	}
+	cc.Sentence = cc.sentence()
+	return cc
+}
+
+// launchDuration is the time of every attempt at one launch, from the run's
+// summary; zero without a run.
+func launchDuration(run *results.Run, name string, round int) time.Duration {
+	if run == nil {
+		return 0
+	}
+	var d time.Duration
+	for _, sr := range run.Summary.Scenarios {
+		if sr.Name != name || sr.RoundOf() != round {
+			continue
+		}
+		for _, a := range append([]results.ScenarioResult{sr}, sr.History...) {
+			if !a.Started.IsZero() && a.Ended.After(a.Started) {
+				d += a.Ended.Sub(a.Started)
+			}
+		}
+	}
+	return d
+}
+
+func (cc CampaignCost) sentence() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "decided %d of %d comparisons", cc.Decided, cc.Comparisons)
+	if cc.Duration > 0 {
+		fmt.Fprintf(&b, " in %s", formatHours(cc.Duration))
+	}
+	fmt.Fprintf(&b, " with %s", plural(cc.Launches, "launch", "launches"))
+	if cc.FixedLaunches > cc.Launches {
+		fmt.Fprintf(&b, " (the fixed design: %d)", cc.FixedLaunches)
+	}
+	if cc.Inconclusive > 0 {
+		fmt.Fprintf(&b, "; %d inconclusive (MDE %.1f%%)", cc.Inconclusive, cc.MaxMDEPct)
+	}
+	if cc.Open > 0 {
+		fmt.Fprintf(&b, "; %d open", cc.Open)
+	}
+	return b.String()
+}
+
+// formatHours writes a duration as "5h10m", "42m" or "35s".
+func formatHours(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	}
+	return d.String()
+}
