@@ -30,9 +30,9 @@ func checkRounds(v *Verdict) []Note {
 				got++
 			}
 		}
-		if v.RoundsPlanned > 1 && got < v.RoundsPlanned {
+		if want := v.roundsAskedOf(s.Name); want > 1 && got < want {
 			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckRounds, Scenario: s.Name,
-				Text: fmt.Sprintf("%s has %d complete launches of the %d rounds asked for; its intervals are wider for it", s.Name, got, v.RoundsPlanned)})
+				Text: fmt.Sprintf("%s has %d complete launches of the %d rounds asked for; its intervals are wider for it", s.Name, got, want)})
 		}
 	}
 	for _, s := range v.Scenarios {

@@ -273,6 +273,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 	}
 	buildRows(v, pairs)
 	v.Sequential = stopping(v, plan, hs)
+	sequentialRounds(v)
 }
 
 // settleOpen closes, undecided, the comparisons between two variants that

@@ -140,3 +140,50 @@ func Open(v *Verdict) []string {
 	}
 	return out
 }
+
+// roundsAskedOf is the rounds the campaign asked of a scenario: the planned
+// rounds, or under a sequential plan the rounds up to the one after which
+// the scenario stopped (the baseline stops with the last variant), and for
+// one still launched the rounds run so far.
+func (v *Verdict) roundsAskedOf(name string) int {
+	if v.Sequential == nil {
+		return v.RoundsPlanned
+	}
+	last, open := 0, false
+	for _, vs := range v.Sequential.Variants {
+		if vs.Variant == name && vs.Stopped {
+			return vs.StoppedAfter
+		}
+		open = open || !vs.Stopped
+		last = max(last, vs.StoppedAfter)
+	}
+	if name == v.Baseline && !open {
+		return last
+	}
+	return v.Rounds
+}
+
+// sequentialRounds sets the verdict's planned and completed rounds under a
+// sequential plan: planned is the plan's maximum while a variant is open,
+// else the round after which the last one stopped; completed is that less
+// the largest shortfall of any scenario against the rounds asked of it (a
+// stopped variant's later rounds were never asked for).
+func sequentialRounds(v *Verdict) {
+	if v.Sequential == nil {
+		return
+	}
+	v.RoundsPlanned = v.Sequential.MaxRounds
+	done := v.Rounds
+	if len(Open(v)) == 0 {
+		v.RoundsPlanned = v.roundsAskedOf(v.Baseline)
+		done = v.RoundsPlanned
+	}
+	short := 0
+	for _, s := range v.Scenarios {
+		if s.Failed() || len(s.Launches) == 0 {
+			continue
+		}
+		short = max(short, v.roundsAskedOf(s.Name)-s.Completed())
+	}
+	v.RoundsCompleted = max(done-short, 0)
+}

@@ -1,0 +1,174 @@
+package verdict
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
+)
+
+// truncated is in with the named scenario's launches after round k removed,
+// as if it had stopped there.
+func truncated(in Input, name string, k int) Input {
+	out := in
+	out.Launches = map[string][]Launch{}
+	for n, ls := range in.Launches {
+		if n == name {
+			ls = slices.DeleteFunc(slices.Clone(ls), func(l Launch) bool { return l.Round > k })
+		}
+		out.Launches[n] = ls
+	}
+	return out
+}
+
+// TestSequentialStopsAndOpen: a variant 50% slower is decided by round 5 of
+// a plan that looks from round 3 (at 3 and 4 rounds the pooled variance has
+// 2 to 4 df, and no boundary can be met) and stops; an A/A pair six rounds
+// in is open, and Open names it; the fixed design has nothing open.
+func TestSequentialStopsAndOpen(t *testing.T) {
+	slow := realBaseline
+	slow.Slowdown = 1.5
+	s := verdicttest.DefaultSweep()
+	names := []string{"baseline", "slow", "same"}
+	in := campaignInput(names, s, 6, verdicttest.Campaign([]verdicttest.Engine{realBaseline, slow, realBaseline}, s, 6, 41))
+	v := mustVerdict(t, in, Options{Sequential: &SequentialPlan{MinRounds: 3, MaxRounds: 12}})
+	if got := Open(v); !slices.Equal(got, []string{"same"}) {
+		t.Errorf("Open = %v, want [same]", got)
+	}
+	for _, vs := range v.Sequential.Variants {
+		t.Logf("%s: %d rounds, %s", vs.Variant, vs.Rounds, vs.Reason)
+	}
+	st := v.Sequential.Variants[0]
+	if !st.Stopped || st.StoppedAfter > 5 || st.Rounds != st.StoppedAfter || !strings.HasPrefix(st.Reason, "decided after") {
+		t.Errorf("the 50%% slower variant: %+v, want decided after 5 rounds at most", st)
+	}
+	for _, row := range v.Rows {
+		c := v.Cell(row.Level, "slow")
+		if c.Outcome != OutcomeSlower || !c.Decided || c.DecidedAtRound > st.StoppedAfter {
+			t.Errorf("C=%d: %s decided %v at %d", row.Level, c.Outcome, c.Decided, c.DecidedAtRound)
+		}
+		if o := v.Cell(row.Level, "same"); o.Decided == o.Open {
+			t.Errorf("C=%d: the A/A comparison is decided %v and open %v", row.Level, o.Decided, o.Open)
+		}
+	}
+	if Open(mustVerdict(t, in, Options{})) != nil {
+		t.Error("a fixed design names open variants")
+	}
+}
+
+// TestSequentialLaterDataUnused: a comparison closed at a look reports the
+// same outcome, estimate and interval whether the variant's later launches
+// exist or not: the verdict replays the looks, and a stopped variant's
+// later data decide nothing.
+func TestSequentialLaterDataUnused(t *testing.T) {
+	s := verdicttest.DefaultSweep()
+	e3 := verdicttest.RealisticNoise(verdicttest.Eagle3TopK4)
+	in := campaignInput([]string{"baseline", "eagle3"}, s, 12, verdicttest.Campaign([]verdicttest.Engine{realBaseline, e3}, s, 12, 43))
+	plan := &SequentialPlan{MinRounds: 3, MaxRounds: 12}
+	full := mustVerdict(t, in, Options{Sequential: plan})
+	st := full.Sequential.Variants[0]
+	if !st.Stopped || st.StoppedAfter >= 12 {
+		t.Fatalf("EAGLE-3 did not stop early: %+v", st)
+	}
+	cut := mustVerdict(t, truncated(in, "eagle3", st.StoppedAfter), Options{Sequential: plan})
+	for _, row := range full.Rows {
+		a, b := full.Cell(row.Level, "eagle3"), cut.Cell(row.Level, "eagle3")
+		if a.Outcome != b.Outcome || a.DecidedAtRound != b.DecidedAtRound || a.DeltaPct != b.DeltaPct ||
+			a.SpeedupLo != b.SpeedupLo || a.SpeedupHi != b.SpeedupHi {
+			t.Errorf("C=%d: with the later launches %s %+.2f%% [%.4f, %.4f] at %d; without %s %+.2f%% [%.4f, %.4f] at %d",
+				row.Level, a.Outcome, a.DeltaPct, a.SpeedupLo, a.SpeedupHi, a.DecidedAtRound,
+				b.Outcome, b.DeltaPct, b.SpeedupLo, b.SpeedupHi, b.DecidedAtRound)
+		}
+	}
+	if got := Cost(full, nil); got.Launches != 2*st.StoppedAfter || got.FixedLaunches != 24 {
+		t.Errorf("cost: %d launches of %d, want %d of 24 (the baseline stops with the last variant)", got.Launches, got.FixedLaunches, 2*st.StoppedAfter)
+	}
+}
+
+// TestSequentialRepeatedInterval: the reported interval is the repeated
+// one, wider than the fixed design's on the same rounds, and narrows to
+// near it at the last look.
+func TestSequentialRepeatedInterval(t *testing.T) {
+	plan := SequentialPlan{MinRounds: 3, MaxRounds: 12}
+	sched := plan.schedule()
+	for _, tc := range []struct {
+		looks int
+		df    float64
+		min   float64 // the critical value must exceed the fixed t's by this factor
+		max   float64
+	}{
+		{1, 5, 2, 1e9},
+		{4, 10, 1.2, 2},
+		{10, 20, 1.02, 1.15},
+	} {
+		fixed := logDiff{DF: tc.df, SE: 1}.quantile(0.025)
+		got := plan.critical(0.05, sched[:tc.looks], tc.df)
+		if r := got / fixed; r < tc.min || r > tc.max {
+			t.Errorf("look %d, df %g: critical t %.3f, %.3f× the fixed design's %.3f, want %g..%g×", tc.looks, tc.df, got, r, fixed, tc.min, tc.max)
+		}
+	}
+}
+
+// TestCostSentence: the cost line's words.
+func TestCostSentence(t *testing.T) {
+	for _, tc := range []struct {
+		cc   CampaignCost
+		want string
+	}{
+		{CampaignCost{Comparisons: 16, Decided: 14, Inconclusive: 2, MaxMDEPct: 2.6, Launches: 20, FixedLaunches: 36, Duration: 5*time.Hour + 10*time.Minute},
+			"decided 14 of 16 comparisons in 5h10m with 20 launches (the fixed design: 36); 2 inconclusive (MDE 2.6%)"},
+		{CampaignCost{Comparisons: 8, Decided: 5, Open: 3, Launches: 8, FixedLaunches: 24},
+			"decided 5 of 8 comparisons with 8 launches (the fixed design: 24); 3 open"},
+		{CampaignCost{Comparisons: 8, Decided: 8, Launches: 12, FixedLaunches: 12, Duration: 42 * time.Minute},
+			"decided 8 of 8 comparisons in 42m with 12 launches"},
+	} {
+		if got := tc.cc.sentence(); got != tc.want {
+			t.Errorf("got  %q\nwant %q", got, tc.want)
+		}
+	}
+}
+
+// TestSequentialCapacity: the capacity comparison is one of the family's
+// sequential comparisons: EAGLE-3 topk=4's capacity, a third of the
+// baseline's, is decided at a look and keeps the variant open until then.
+func TestSequentialCapacity(t *testing.T) {
+	s := sloSweep()
+	names := []string{"baseline", "eagle3"}
+	in := campaignInput(names, s, 12, verdicttest.Campaign([]verdicttest.Engine{realBaseline, verdicttest.RealisticNoise(verdicttest.Eagle3TopK4)}, s, 12, 45))
+	o := sloTestObjective
+	in.Manifest.SLO = &o
+	v := mustVerdict(t, in, Options{Sequential: &SequentialPlan{MinRounds: 3, MaxRounds: 12}})
+	cc := v.Capacity.Comparisons[0]
+	st := v.Sequential.Variants[0]
+	t.Logf("%s; decided %v after round %d; %s", cc.Sentence, cc.Decided, cc.DecidedAtRound, st.Reason)
+	if !cc.Decided || cc.Outcome != OutcomeSlower || cc.Winner != "baseline" {
+		t.Errorf("capacity: %s, decided %v, want the baseline the winner", cc.Outcome, cc.Decided)
+	}
+	if st.Comparisons != len(s.Concurrency)+1 || !st.Stopped || st.StoppedAfter < cc.DecidedAtRound {
+		t.Errorf("EAGLE-3: %+v, want %d comparisons with the capacity, stopped no earlier than round %d", st, len(s.Concurrency)+1, cc.DecidedAtRound)
+	}
+}
+
+// TestSequentialRounds: once every variant stopped, the campaign planned
+// the rounds up to the last stop and completed them, and no note calls a
+// stopped variant's missing rounds a shortfall.
+func TestSequentialRounds(t *testing.T) {
+	s := verdicttest.DefaultSweep()
+	slow := realBaseline
+	slow.Slowdown = 1.5
+	in := campaignInput([]string{"baseline", "slow"}, s, 12, verdicttest.Campaign([]verdicttest.Engine{realBaseline, slow}, s, 12, 47))
+	plan := &SequentialPlan{MinRounds: 3, MaxRounds: 12}
+	full := mustVerdict(t, in, Options{Sequential: plan})
+	k := full.Sequential.Variants[0].StoppedAfter
+	v := mustVerdict(t, truncated(truncated(in, "slow", k), "baseline", k), Options{Sequential: plan})
+	if v.RoundsPlanned != k || v.RoundsCompleted != k {
+		t.Errorf("planned %d, completed %d, want %d and %d", v.RoundsPlanned, v.RoundsCompleted, k, k)
+	}
+	for _, n := range v.Notes {
+		if n.Check == CheckRounds && strings.Contains(n.Text, "rounds asked for") {
+			t.Errorf("note: %s", n.Text)
+		}
+	}
+}
