@@ -295,7 +295,8 @@ func seedsShaped() ([]verdicttest.Engine, []string) {
 // the last variant stops) against the fixed design of the plan's maximum,
 // with the error rates intact: no comparison decided against the truth's
 // sign (EAGLE-3 faster only at C=1, the flag never slower), and EAGLE-3
-// stopped before the maximum in every campaign. The figure is logged and
+// found slower under load (C ≥ 2, 14% and more) in every campaign. The
+// figure is logged and
 // checked against docs/METHOD.md's goal of 40% fewer launches only with
 // BAKEOFF_SEQUENTIAL_SAVINGS_GOAL set: the flag, a tie that takes most of
 // the plan to show, bounds what the rule can save (METHOD.md says why).
@@ -303,7 +304,7 @@ func TestSequentialSavings(t *testing.T) {
 	n := seqCampaigns(8)
 	engines, names := seedsShaped()
 	var used, fixed, eagleRounds, flagRounds, wrong int
-	var eagleStopped int
+	var eagleLoadFound, eagleLoad int
 	for seed := range uint64(n) {
 		v := mustVerdict(t, seqInput(engines, names, 23000+seed), Options{Sequential: &seqPlan})
 		cost := Cost(v, nil)
@@ -313,14 +314,17 @@ func TestSequentialSavings(t *testing.T) {
 			switch vs.Variant {
 			case "eagle3-topk4":
 				eagleRounds += vs.Rounds
-				if vs.Stopped && vs.StoppedAfter < seqPlan.MaxRounds {
-					eagleStopped++
-				}
 			case "flag":
 				flagRounds += vs.Rounds
 			}
 		}
 		for c, cmp := range againstBaseline(v, "eagle3-topk4") {
+			if c > 1 {
+				eagleLoad++
+				if cmp.Outcome == OutcomeSlower {
+					eagleLoadFound++
+				}
+			}
 			if (c == 1 && cmp.Outcome == OutcomeSlower) || (c > 1 && cmp.Outcome == OutcomeFaster) {
 				wrong++
 				t.Logf("seed %d: EAGLE-3 called %s at C=%d", seed, cmp.Outcome, c)
@@ -340,8 +344,8 @@ func TestSequentialSavings(t *testing.T) {
 	if wrong > 0 {
 		t.Errorf("%d comparisons decided against the truth's sign", wrong)
 	}
-	if eagleStopped < n {
-		t.Errorf("EAGLE-3 stopped before the maximum in %d of %d campaigns, want every one", eagleStopped, n)
+	if eagleLoadFound < eagleLoad {
+		t.Errorf("EAGLE-3 found slower under load at %d of %d levels, want every one", eagleLoadFound, eagleLoad)
 	}
 	if os.Getenv("BAKEOFF_SEQUENTIAL_SAVINGS_GOAL") != "" && saved < 0.40 {
 		t.Errorf("%.1f%% fewer launches than the fixed design, the goal is 40%%", 100*saved)
