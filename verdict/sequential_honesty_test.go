@@ -174,9 +174,9 @@ func TestSequentialAA(t *testing.T) {
 // fixedAtStop is, per level, the fixed design's comparison of the variant
 // with the baseline on the rounds the sequential rule stopped after: its
 // ordinary 95% interval there, which the repeated interval replaces.
-func fixedAtStop(v *Verdict, variant string) map[int]Comparison {
+func fixedAtStop(v *Verdict, variant string) map[measure.Level]Comparison {
 	base, vi := v.baselineIndex(), v.scenarioIndex(variant)
-	out := map[int]Comparison{}
+	out := map[measure.Level]Comparison{}
 	for c, cmp := range againstBaseline(v, variant) {
 		k := cmp.DecidedAtRound
 		if k == 0 {
@@ -319,21 +319,21 @@ func TestSequentialSavings(t *testing.T) {
 			}
 		}
 		for c, cmp := range againstBaseline(v, "eagle3-topk4") {
-			if c > 1 {
+			if c.Concurrency > 1 {
 				eagleLoad++
 				if cmp.Outcome == OutcomeSlower {
 					eagleLoadFound++
 				}
 			}
-			if (c == 1 && cmp.Outcome == OutcomeSlower) || (c > 1 && cmp.Outcome == OutcomeFaster) {
+			if (c.Concurrency == 1 && cmp.Outcome == OutcomeSlower) || (c.Concurrency > 1 && cmp.Outcome == OutcomeFaster) {
 				wrong++
-				t.Logf("seed %d: EAGLE-3 called %s at C=%d", seed, cmp.Outcome, c)
+				t.Logf("seed %d: EAGLE-3 called %s at %s", seed, cmp.Outcome, c)
 			}
 		}
 		for c, cmp := range againstBaseline(v, "flag") {
 			if cmp.Outcome == OutcomeSlower {
 				wrong++
-				t.Logf("seed %d: the flag called slower at C=%d", seed, c)
+				t.Logf("seed %d: the flag called slower at %s", seed, c)
 			}
 		}
 		t.Logf("seed %d: %s", seed, cost.Sentence)

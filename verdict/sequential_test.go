@@ -47,10 +47,10 @@ func TestSequentialStopsAndOpen(t *testing.T) {
 	for _, row := range v.Rows {
 		c := v.Cell(row.Level, "slow")
 		if c.Outcome != OutcomeSlower || !c.Decided || c.DecidedAtRound > st.StoppedAfter {
-			t.Errorf("C=%d: %s decided %v at %d", row.Level, c.Outcome, c.Decided, c.DecidedAtRound)
+			t.Errorf("%s: %s decided %v at %d", row.Level, c.Outcome, c.Decided, c.DecidedAtRound)
 		}
 		if o := v.Cell(row.Level, "same"); o.Decided == o.Open {
-			t.Errorf("C=%d: the A/A comparison is decided %v and open %v", row.Level, o.Decided, o.Open)
+			t.Errorf("%s: the A/A comparison is decided %v and open %v", row.Level, o.Decided, o.Open)
 		}
 	}
 	if Open(mustVerdict(t, in, Options{})) != nil {
@@ -77,7 +77,7 @@ func TestSequentialLaterDataUnused(t *testing.T) {
 		a, b := full.Cell(row.Level, "eagle3"), cut.Cell(row.Level, "eagle3")
 		if a.Outcome != b.Outcome || a.DecidedAtRound != b.DecidedAtRound || a.DeltaPct != b.DeltaPct ||
 			a.SpeedupLo != b.SpeedupLo || a.SpeedupHi != b.SpeedupHi {
-			t.Errorf("C=%d: with the later launches %s %+.2f%% [%.4f, %.4f] at %d; without %s %+.2f%% [%.4f, %.4f] at %d",
+			t.Errorf("%s: with the later launches %s %+.2f%% [%.4f, %.4f] at %d; without %s %+.2f%% [%.4f, %.4f] at %d",
 				row.Level, a.Outcome, a.DeltaPct, a.SpeedupLo, a.SpeedupHi, a.DecidedAtRound,
 				b.Outcome, b.DeltaPct, b.SpeedupLo, b.SpeedupHi, b.DecidedAtRound)
 		}
