@@ -14,7 +14,10 @@
 // run (Holm), and each comparison ends as faster, slower, tie (two one-sided
 // tests against the equivalence margin) or inconclusive. With one launch
 // per scenario the within-launch samples stand in, and a winner must also
-// clear the minimum effect. docs/METHOD.md says how every number is made.
+// clear the minimum effect. Under a sequential plan (Options.Sequential)
+// the looks after each round are replayed and each comparison is decided at
+// the first that closes it, with group-sequential boundaries
+// (sequential.go). docs/METHOD.md says how every number is made.
 package verdict
 
 import (
