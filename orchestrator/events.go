@@ -29,6 +29,9 @@ const (
 	// EventRoundOutOfTime: Round was not started, for lack of time before
 	// Options.Deadline (Message: the estimate).
 	EventRoundOutOfTime EventKind = "round_out_of_time"
+	// EventLook: a sequential campaign looked before Round; Message says
+	// what it decided (which variants stopped and why, which go on).
+	EventLook EventKind = "look"
 )
 
 // Event is one thing worth showing a person watching a campaign. Packages

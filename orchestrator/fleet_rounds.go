@@ -160,7 +160,7 @@ func (o *orch) work(ctx context.Context, w *worker, sched *scheduler) {
 			sched.stop()
 			return
 		}
-		if !o.fits(j) {
+		if !o.fits(j) || !o.gate(ctx, j) {
 			sched.done(j)
 			continue
 		}
@@ -207,6 +207,7 @@ func (o *orch) runRound(ctx context.Context, w *worker, j *roundJob) (lost strin
 			continue
 		}
 		sr := o.newScenarioRun(pl, w)
+		sr.requests = j.requests
 		res := o.runScenario(ctx, sr)
 		w.last = sr
 		o.mu.Lock()

@@ -19,6 +19,9 @@ type roundJob struct {
 	// not in this fleet).
 	whole bool
 	from  []string // hosts it was moved away from
+	// requests, when above 0, is the requests per level its sweeps take
+	// (a sequential campaign's planner); 0 keeps the campaign's.
+	requests int
 }
 
 // scheduler hands rounds to hosts: a host that is free takes the first

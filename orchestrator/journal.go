@@ -60,6 +60,9 @@ type JournalEntry struct {
 	// Stop is what a stop of a process group did, on an EventStopped line
 	// within the step that stopped it.
 	Stop *StopRecord `json:"stop,omitempty"`
+	// Look is what the look before a round of a sequential campaign
+	// decided, on a PhaseLook line.
+	Look *LookRecord `json:"look,omitempty"`
 }
 
 // EventStopped is the Event of a journal line that records one stop of a

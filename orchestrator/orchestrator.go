@@ -80,6 +80,11 @@ type Options struct {
 	// ResumeDir its launches are run again even if finished.
 	Round int
 
+	// Look, for a sequential campaign, decides before each round past
+	// rounds.min which variants are still open (sequential.go); nil runs
+	// every round whole.
+	Look LookFunc
+
 	// KeepServer leaves the last scenario's server running at the end.
 	KeepServer bool
 	// MaxFailedFraction overrides DefaultMaxFailedFraction.

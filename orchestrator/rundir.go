@@ -98,6 +98,9 @@ func (o *orch) openRun() error {
 		// manifest describes the scenarios as they run from now on.
 		o.man.Run, o.man.Started, o.man.Host = old.Manifest.Run, old.Manifest.Started, old.Manifest.Host
 		o.man.Hosts, o.man.Fleet = old.Manifest.Hosts, old.Manifest.Fleet
+		// The rounds already laid out keep their rows: a sequential
+		// campaign's looks left decided variants out of them.
+		copy(o.man.Order, old.Manifest.Order)
 		o.sum = old.Summary
 		entries, err := ReadJournal(filepath.Join(o.runDir, results.JournalFile))
 		if err != nil {

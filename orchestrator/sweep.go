@@ -50,6 +50,16 @@ func sweepSpec(sw campaign.Sweep, eng, url string) loadgen.Spec {
 		UniquePrompts: sw.UniquePrompts, Prompts: sw.PromptSpec()}
 }
 
+// sweepSpec is this launch's sweep: the campaign's, with the round's
+// requests per level when a planner set them.
+func (s *scenarioRun) sweepSpec() loadgen.Spec {
+	sw := s.o.c.Sweep
+	if s.requests > 0 {
+		sw.Requests = s.requests
+	}
+	return sweepSpec(sw, s.profile.Name, s.baseURL)
+}
+
 // sweepArgv is the `bakeoff sweep` command line for spec, writing into dir.
 // Host mode runs it; --dry-run shows it.
 func sweepArgv(bakeoff string, spec loadgen.Spec, dir string) []string {
@@ -113,7 +123,7 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 	if promptsPath != prompts.Builtin && promptsPath != "" && !o.c.Host.Local {
 		promptsPath = path.Join(s.sweepDir, "prompts.jsonl")
 	}
-	spec := sweepSpec(o.c.Sweep, s.profile.Name, s.baseURL)
+	spec := s.sweepSpec()
 	spec.Prompts.File = promptsPath
 	argv := sweepArgv(s.w.hostBakeoff, spec, s.sweepDir)
 	eventsPath := path.Join(s.sweepDir, sweepEvents)
@@ -300,7 +310,7 @@ func downloadDir(ctx context.Context, h remote.Host, dir, local string) error {
 // dialed through the host: the fallback when the host cannot run this binary.
 func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, error) {
 	o := s.o
-	spec := sweepSpec(o.c.Sweep, s.profile.Name, s.baseURL)
+	spec := s.sweepSpec()
 	spec.MetricsDir = filepath.Join(s.dir, results.MetricsDir)
 	opts, err := spec.Options()
 	if err != nil {

@@ -85,11 +85,22 @@ func Compute(run *results.Run, o Options) (*Verdict, error) {
 			in.Launches[name] = append(in.Launches[name], launch)
 		}
 	}
-	return FromRecords(in, o)
+	v, err := FromRecords(in, o)
+	if err != nil {
+		return nil, err
+	}
+	cost := Cost(v, run)
+	v.Cost = &cost
+	return v, nil
 }
 
 // FromRecords computes the verdict from records already in memory.
 func FromRecords(in Input, o Options) (*Verdict, error) {
+	if o.Sequential == nil && in.Manifest.MinRounds > 0 && in.Manifest.MinRounds < in.Manifest.Rounds {
+		// A sequential campaign is judged by the rule it ran under, so the
+		// report and diff replay the looks the run took.
+		o.Sequential = &SequentialPlan{MinRounds: in.Manifest.MinRounds, MaxRounds: in.Manifest.Rounds}
+	}
 	v := &Verdict{
 		Campaign: in.Manifest.Campaign, Run: in.Manifest.Run, Dir: in.Dir,
 		Fingerprint: in.Manifest.Fingerprint, Baseline: in.Manifest.Baseline,

@@ -148,6 +148,10 @@ type Verdict struct {
 	// Sequential is what a sequential plan did to each variant (rounds,
 	// whether it stopped and why); nil under a fixed design.
 	Sequential *SequentialVerdict `json:"sequential,omitempty"`
+	// Cost is what the campaign spent on its answer: the comparisons
+	// decided, the launches and their time (Cost); nil when computed
+	// from records alone.
+	Cost *CampaignCost `json:"cost,omitempty"`
 
 	energyProblems []energyProblem // why levels have no energy, for the notes
 }

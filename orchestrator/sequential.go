@@ -1,0 +1,119 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+)
+
+// A sequential campaign (`rounds: {min, max}`) looks at its comparisons
+// before each round past min: a variant whose comparisons are all decided
+// is launched no more, and when none is open the rounds left are not run.
+// The look itself (the verdict's sequential rule, and the planner's
+// requests for the rounds to come) is the caller's: the orchestrator only
+// acts on what it says, so that it needs no statistics of its own, and the
+// report, which replays the same looks from the same records, agrees.
+
+// LookFunc looks at the run in runDir after round rounds have been run: it
+// says which variants are still open and how many requests per level the
+// next rounds take.
+type LookFunc func(ctx context.Context, runDir string, rounds int) (Look, error)
+
+// Look is what a look decided.
+type Look struct {
+	// Open are the variants with a comparison still open, in campaign
+	// order; the baseline runs while any is.
+	Open []string
+	// Stopped says, one line per variant that stopped, why ("eagle3-topk4:
+	// decided after 3 rounds").
+	Stopped []string
+	// Requests, when above 0, is the requests per level the next rounds
+	// take (the planner's); 0 keeps the campaign's.
+	Requests int
+	// Plan is the planner's line, for the log; empty without one.
+	Plan string
+}
+
+// LookRecord is a look as the journal keeps it, on a PhaseLook line.
+type LookRecord struct {
+	// After is the rounds the look saw; Open and Stopped as in Look.
+	After    int      `json:"after"`
+	Open     []string `json:"open"`
+	Stopped  []string `json:"stopped,omitempty"`
+	Requests int      `json:"requests,omitempty"`
+	Plan     string   `json:"plan,omitempty"`
+}
+
+// PhaseLook is the journal phase of a look before a round of a
+// sequential campaign (Event "end", Round the round it gates, Look what it
+// decided).
+const PhaseLook = "look"
+
+// gate decides, before round j of a sequential campaign, which of its
+// launches run: the baseline and the variants still open, in the
+// counterbalanced order of that subset. It reports false when nothing is
+// open, so the round is not run. A look that fails runs the round whole
+// (measuring more never hurts the verdict) and says so.
+func (o *orch) gate(ctx context.Context, j *roundJob) bool {
+	if !o.c.Sequential() || o.opt.Look == nil || j.round <= o.c.MinRounds {
+		return true
+	}
+	look, err := o.opt.Look(ctx, o.runDir, j.round-1)
+	if err != nil {
+		o.warn("", fmt.Sprintf("the look before round %d failed, so the round runs every scenario: %v", j.round, err))
+		return true
+	}
+	rec := LookRecord{After: j.round - 1, Open: look.Open, Stopped: look.Stopped, Requests: look.Requests, Plan: look.Plan}
+	o.journal(JournalEntry{Time: o.now(), Phase: PhaseLook, Event: "end", Round: j.round, Look: &rec})
+	o.emit(Event{Time: o.now(), Kind: EventLook, Round: j.round, Rounds: len(o.man.Order), Message: lookLine(rec)})
+	if len(look.Open) == 0 {
+		return false
+	}
+	keep := append([]string{o.c.Baseline}, look.Open...)
+	var names []string // the campaign's order, which LaunchOrder counterbalances
+	for _, sc := range o.c.Scenarios {
+		if slices.Contains(keep, sc.Name) {
+			names = append(names, sc.Name)
+		}
+	}
+	row := campaign.LaunchOrder(names, j.round)[j.round-1]
+	byName := map[string]plannedLaunch{}
+	for _, pl := range j.launches {
+		byName[pl.key.Scenario] = pl
+	}
+	j.launches = j.launches[:0]
+	for _, name := range row {
+		if pl, ok := byName[name]; ok {
+			j.launches = append(j.launches, pl)
+		}
+	}
+	j.requests = look.Requests
+	o.mu.Lock()
+	o.man.Order[j.round-1] = row
+	err = o.writeManifest()
+	o.mu.Unlock()
+	if err != nil {
+		o.noteLocalWrite(err)
+		o.warn("", fmt.Sprintf("recording round %d's launches in the manifest: %v", j.round, err))
+	}
+	return true
+}
+
+// lookLine is a look for the log: "after 3 rounds: eagle3-topk4 decided
+// after 3 rounds; open: a, b; next: 120 requests per level".
+func lookLine(r LookRecord) string {
+	var parts []string
+	parts = append(parts, r.Stopped...)
+	if len(r.Open) == 0 {
+		parts = append(parts, "every variant decided: no more rounds")
+	} else {
+		parts = append(parts, "open: "+strings.Join(r.Open, ", "))
+	}
+	if r.Plan != "" {
+		parts = append(parts, r.Plan)
+	}
+	return fmt.Sprintf("look after %d rounds: %s", r.After, strings.Join(parts, "; "))
+}
