@@ -70,17 +70,26 @@ type Profile struct {
 	// Info is the call that tells the engine's version (and, for SGLang, its
 	// lifetime accept length), made once after the sweep; nil: none.
 	Info *InfoCall
-	// Accept reads the level's speculative accept length from the server's
-	// /metrics and info scrapes around it; nil: the engine publishes none
-	// there.
+	// Accept reads the level's speculative accept length from the increase
+	// of the server's counters between the scrapes before and after it;
+	// nil: the engine publishes none there.
 	Accept func(s Scrapes) (float64, string)
 	// ResponseAccept is set for an engine whose responses each carry their
-	// own speculative draft counts, which the records keep (DraftTokens,
-	// DraftAccepted) and package measure turns into an accept length
-	// (tokens per target step): it names that source for the results. A
-	// level's accept length comes from the counts when they are there,
-	// else from Accept. Empty: the responses carry none.
+	// own speculative counts (llama.cpp's timings, SGLang's
+	// sglext.spec_tokens_details, vLLM's metrics.speculative_decoding),
+	// which the records keep (measure.Record's draft counts, verify steps
+	// and histogram) and package measure turns into a token-weighted accept
+	// length: it names that source for the results. A level's accept length
+	// comes from the counts when its responses carried them, else from
+	// Accept. Empty: the responses carry none.
 	ResponseAccept string
+	// AcceptRequest are fields every request's body carries so that the
+	// response has its speculative counts (SGLang's
+	// return_spec_tokens_details). Every scenario of the engine sends them,
+	// speculative or not, so that the requests stay identical. nil: none
+	// needed (llama.cpp always sends its timings; vLLM needs a server flag,
+	// which its Check asks for).
+	AcceptRequest map[string]any
 
 	// Reset clears the server's prefix cache and says what it did. An engine
 	// without such a call has Reset nil and NoReset saying why.

@@ -221,10 +221,7 @@ func metrics(t *testing.T, file string) map[string]float64 {
 
 func TestAcceptFromScrapes(t *testing.T) {
 	sg := metrics(t, "sglang-metrics.prom")
-	info, err := os.ReadFile(filepath.Join("testdata", "sglang-server-info.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sb, sa := metrics(t, "sglang-metrics-before.prom"), metrics(t, "sglang-metrics-after.prom")
 	vb, va := metrics(t, "vllm-metrics-before.prom"), metrics(t, "vllm-metrics-after.prom")
 	tests := []struct {
 		name, engine string
@@ -232,16 +229,19 @@ func TestAcceptFromScrapes(t *testing.T) {
 		want         float64
 		source       string
 	}{
-		{"sglang mid gauge", engine.SGLang, engine.Scrapes{Mid: sg, After: sg, InfoAfter: info}, 2.87, engine.SourceSGLangMid},
-		{"sglang after gauge", engine.SGLang, engine.Scrapes{After: sg}, 2.87, engine.SourceSGLangAfter},
-		{"sglang server info", engine.SGLang, engine.Scrapes{InfoAfter: info}, 2.64, engine.SourceServerInfo},
+		// 24,920 tokens over 10,000 verify steps.
+		{"sglang counters", engine.SGLang, engine.Scrapes{Before: sb, After: sa}, 2.492, engine.SourceSGLangCounters},
+		// The gauges over the last 40 batches are never a level's figure.
+		{"sglang gauge only", engine.SGLang, engine.Scrapes{Before: sg, Mid: sg, After: sg}, 0, ""},
+		{"sglang counters went down", engine.SGLang, engine.Scrapes{Before: sa, After: sb}, 0, ""},
+		{"sglang no before", engine.SGLang, engine.Scrapes{After: sa}, 0, ""},
 		{"sglang nothing", engine.SGLang, engine.Scrapes{}, 0, ""},
 		// 1 + 720 accepted / 400 drafts.
 		{"vllm counters", engine.VLLM, engine.Scrapes{Before: vb, After: va}, 2.8, engine.SourceVLLMCounters},
 		{"vllm no delta", engine.VLLM, engine.Scrapes{Before: vb, After: vb}, 0, ""},
 		{"vllm no before", engine.VLLM, engine.Scrapes{After: va}, 0, ""},
 		{"generic reads vllm", engine.Generic, engine.Scrapes{Before: vb, After: va}, 2.8, engine.SourceVLLMCounters},
-		{"generic reads sglang", engine.Generic, engine.Scrapes{Mid: sg}, 2.87, engine.SourceSGLangMid},
+		{"generic reads sglang", engine.Generic, engine.Scrapes{Before: sb, After: sa}, 2.492, engine.SourceSGLangCounters},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -387,6 +387,12 @@ func TestWarnings(t *testing.T) {
 			[]string{"max-num-seqs=32"}},
 		{"vllm without dev mode", engine.VLLM, args{}, nil, 8, false, []string{"VLLM_SERVER_DEV_MODE=1"}},
 		{"vllm without dev mode, unique prompts", engine.VLLM, args{}, nil, 8, true, nil},
+		{"vllm speculative without per-request metrics", engine.VLLM, args{"speculative-config": `{"method":"eagle3"}`}, nil, 8, true,
+			[]string{"without per-request-spec-decode-metrics summary"}},
+		{"vllm speculative with per-request metrics off", engine.VLLM, args{"speculative-config": `{"method":"eagle3"}`,
+			"per-request-spec-decode-metrics": "none"}, nil, 8, true, []string{"per-request-spec-decode-metrics"}},
+		{"vllm speculative with per-request metrics", engine.VLLM, args{"speculative-config": `{"method":"eagle3"}`,
+			"per-request-spec-decode-metrics": "summary"}, nil, 8, true, nil},
 		{"llamacpp parallel below the top", engine.LlamaCpp, args{"parallel": "4", "slot-save-path": "/tmp/s", "cache-ram": "0"}, nil, 8, false,
 			[]string{"parallel=4"}},
 		{"llamacpp parallel unset", engine.LlamaCpp, args{}, nil, 8, true, []string{"parallel is unset"}},

@@ -19,13 +19,12 @@ import (
 // reset to 48 for speculative decoding").
 const SGLangSpecMaxRunning = 48
 
-// SGLang's metric names and accept-length sources.
+// SGLang's counters of generated tokens and of verify steps: over a level,
+// the increase of the first over that of the second is the token-weighted
+// accept length of the requests that finished in it.
 const (
-	sglangAcceptGauge = "sglang:spec_accept_length"
-
-	SourceSGLangMid   = "sglang:spec_accept_length at mid-level (gauge over the last 40 decode batches)"
-	SourceSGLangAfter = "sglang:spec_accept_length after the level (gauge over the last 40 decode batches, so it leans to the drain tail)"
-	SourceServerInfo  = "/get_server_info avg_spec_accept_length (cumulative over the server's life)"
+	sglangGenTokens   = "sglang:generation_tokens_total"
+	sglangVerifyCalls = "sglang:spec_verify_calls_total"
 )
 
 var sglang = &Profile{
@@ -46,11 +45,17 @@ var sglang = &Profile{
 		"Capture cuda graph failed",
 		"NCCL error",
 	),
-	Info:        &InfoCall{Path: "/get_server_info", File: "get_server_info.json", Parse: parseSGLangInfo},
-	Accept:      sglangAccept,
-	Reset:       sglangReset,
-	Speculative: func(a Args) bool { return argSet(a, "speculative-algorithm") },
-	Check:       sglangCheck,
+	Info:   &InfoCall{Path: "/get_server_info", File: "get_server_info.json", Parse: parseSGLangInfo},
+	Accept: sglangAccept,
+	// PR #33518: with this field a speculative server adds each request's
+	// verify steps, draft counts and histogram to its response (a chunk of
+	// their own when streaming); a server without speculation, or a build
+	// from before it, ignores the field.
+	AcceptRequest:  map[string]any{"return_spec_tokens_details": true},
+	ResponseAccept: SourceSGLangSpecDetails,
+	Reset:          sglangReset,
+	Speculative:    func(a Args) bool { return argSet(a, "speculative-algorithm") },
+	Check:          sglangCheck,
 }
 
 func init() { register(sglang) }
@@ -74,19 +79,18 @@ func parseSGLangInfo(body []byte) Info {
 	return out
 }
 
-// sglangAccept prefers the windowed gauge at mid-level (the steady state),
-// then after the level, then the lifetime average from server info.
+// sglangAccept is the token-weighted accept length of the level from the
+// increase of SGLang's counters: generated tokens over verify steps. Builds
+// without sglang:spec_verify_calls_total (before PR #25689) give none: the
+// spec_accept_length gauge averages the server's last 40 batches, whatever
+// they were, and /get_server_info's average runs over the server's life.
 func sglangAccept(s Scrapes) (float64, string) {
-	if v := s.Mid[sglangAcceptGauge]; v > 0 {
-		return v, SourceSGLangMid
+	tokens, okT := increase(s, sglangGenTokens)
+	steps, okS := increase(s, sglangVerifyCalls)
+	if !okT || !okS || steps <= 0 {
+		return 0, ""
 	}
-	if v := s.After[sglangAcceptGauge]; v > 0 {
-		return v, SourceSGLangAfter
-	}
-	if a := parseSGLangInfo(s.InfoAfter).AcceptLength; a != nil && *a > 0 {
-		return *a, SourceServerInfo
-	}
-	return 0, ""
+	return tokens / steps, SourceSGLangCounters
 }
 
 // sglangReset flushes the radix cache. SGLang refuses (400, http_server.py's

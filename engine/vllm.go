@@ -38,11 +38,14 @@ var vllm = &Profile{
 		// The API process's last words when the engine core process died.
 		"Engine core initialization failed",
 	),
-	Info:        &InfoCall{Path: "/version", File: "version.json", Parse: parseVersion},
-	Accept:      vllmAccept,
-	Reset:       vllmReset,
-	Speculative: func(a Args) bool { return argSet(a, "speculative-config") },
-	Check:       vllmCheck,
+	Info:   &InfoCall{Path: "/version", File: "version.json", Parse: parseVersion},
+	Accept: vllmAccept,
+	// With --per-request-spec-decode-metrics (PR #48915) the final usage
+	// chunk carries metrics.speculative_decoding; vllmCheck asks for it.
+	ResponseAccept: SourceVLLMResponseMetrics,
+	Reset:          vllmReset,
+	Speculative:    func(a Args) bool { return argSet(a, "speculative-config") },
+	Check:          vllmCheck,
 }
 
 func init() { register(vllm) }
@@ -89,6 +92,13 @@ func vllmCheck(s Setup) []Warning {
 		out = append(out, Warning{Arg: "max-num-seqs", Text: fmt.Sprintf(
 			"scenario %s: vLLM runs at most max-num-seqs=%d sequences at once and the sweep goes to %d: the levels above it measure queueing; set it to at least %d (the same in every scenario)",
 			s.Scenario, n, s.MaxLevel, s.MaxLevel)})
+	}
+	if argSet(s.Args, "speculative-config") {
+		if v, ok := s.Args.ArgValue(VLLMPerRequestSpecFlag); !ok || v == "" || v == "none" {
+			out = append(out, Warning{Arg: "speculative-config", Text: fmt.Sprintf(
+				"scenario %s: without %s summary (vLLM builds with PR #48915) responses carry no acceptance of their own, and the accept length falls back to the server's counters over each whole level; set it",
+				s.Scenario, VLLMPerRequestSpecFlag)})
+		}
 	}
 	if v, ok := s.Env(VLLMDevMode); (!ok || !isOn(v)) && !s.UniquePrompts {
 		out = append(out, Warning{Text: fmt.Sprintf(

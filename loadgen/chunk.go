@@ -9,13 +9,16 @@ import (
 // chat deltas (content, and reasoning_content from servers that split a
 // reasoning model's thinking out), completion text, the usage object and an
 // error object some servers send in place of a chunk when generation fails,
-// and the timings object some servers add to a response's final chunk (its
-// speculative-decoding counts; engine.Profile.ResponseAccept says whose).
+// and the objects in which servers give a response's own speculative
+// counts (timings, sglext, metrics: chunkaccept.go;
+// engine.Profile.ResponseAccept says whose).
 type chunk struct {
 	Choices []choice     `json:"choices"`
 	Usage   *usage       `json:"usage"`
 	Error   *streamError `json:"error"`
 	Timings *timings     `json:"timings"`
+	Sglext  *sglext      `json:"sglext"`
+	Metrics *respMetrics `json:"metrics"`
 }
 
 type choice struct {

@@ -551,6 +551,10 @@ func decodeChunk(data []byte, c *chunk, s *scanner) error {
 				}
 				return s.skip()
 			})
+		case is(key, "sglext"):
+			return s.decodeSglext(&c.Sglext)
+		case is(key, "metrics"):
+			return s.decodeMetrics(&c.Metrics)
 		case is(key, "error"):
 			if s.null() {
 				c.Error = nil

@@ -27,10 +27,17 @@ func TestChunkDecoderMatchesEncodingJSON(t *testing.T) {
 		`{"error":{"message":"out of memory","type":"InternalError","code":500}}`,
 		`{"CHOICES":[{"Delta":{"Content":"case"}}]}`,
 		` null `, `{}`, `{"choices":null,"usage":null,"error":null}`,
+		sglextChunk, vllmMetricsChunk,
+		`{"sglext":null,"metrics":null}`, `{"sglext":{"spec_tokens_details":null},"metrics":{"speculative_decoding":null}}`,
+		`{"sglext":{"spec_tokens_details":{"spec_correct_drafts_histogram":null,"spec_verify_ct":0}}}`,
+		`{"metrics":{"speculative_decoding":{"acceptance_histogram":[],"num_spec_steps":0}}}`,
+		`{"metrics":{"speculative_decoding":{"acceptance_histogram":[1,2],"acceptance_histogram":[3]}}}`,
 		"{\"choices\":[{\"delta\":{\"content\":\"bad \xff utf8\"}}]}",
 		// Errors, in both.
 		`{`, `{"choices":[}`, `{"choices":5}`, `{"usage":{"completion_tokens":1.5}}`,
 		`{"usage":{"completion_tokens":"3"}}`, `{"a":01}`, `{"a":tru}`, `{} x`, `[]`, `"s"`,
+		`{"metrics":{"speculative_decoding":{"acceptance_histogram":[1,2.5]}}}`, `{"sglext":{"spec_tokens_details":[{"spec_verify_ct":3}]}}`,
+		`{"sglext":{"spec_tokens_details":{"spec_correct_drafts_histogram":[1,]}}}`, `{"metrics":{"speculative_decoding":{"acceptance_histogram":{}}}}`,
 		`{"choices":[{"delta":{"content":"ctl ` + "\x01" + `"}}]}`, `{"a":"\x"}`, `{"a":1.}`, `{"a":-}`,
 	}
 	for _, in := range tests {
@@ -63,13 +70,26 @@ const llamaCppFinalChunk = `{"choices":[{"text":"","index":0,"logprobs":null,"fi
 	`"timings":{"cache_n":32,"prompt_n":8,"prompt_ms":41.2,"prompt_per_token_ms":5.15,"prompt_per_second":194.2,` +
 	`"predicted_n":128,"predicted_ms":2100.5,"predicted_per_token_ms":16.4,"predicted_per_second":60.9,"draft_n":96,"draft_n_accepted":71}}`
 
+// sglextChunk and vllmMetricsChunk are the chunks that carry SGLang's and
+// vLLM's per-request speculative counts (testdata/README.md).
+const (
+	sglextChunk = `{"id":"8c1f","choices":[],"usage":null,"sglext":{"spec_tokens_details":{"spec_accept_rate":0.293,` +
+		`"spec_accept_length":2.465,"spec_num_correct_drafts":63,"spec_num_proposed_drafts":215,"spec_verify_ct":43,` +
+		`"spec_correct_drafts_histogram":[11,14,11,4,0,3]}}}`
+	vllmMetricsChunk = `{"choices":[],"usage":{"prompt_tokens":11,"completion_tokens":54},"metrics":{"speculative_decoding":` +
+		`{"mean_acceptance_length":1.23,"draft_acceptance_rate":0.0775,"acceptance_histogram":[39,1,0,3],"num_spec_steps":43,` +
+		`"num_accepted_draft_tokens":10,"num_draft_tokens":129,"num_spec_tokens":3}}}`
+)
+
 // FuzzChunkDecoders checks the hand-written decoder against encoding/json
 // on arbitrary input: the same error or success, the same fields.
 func FuzzChunkDecoders(f *testing.F) {
 	for _, s := range []string{chatChunk, `{"choices":[{"delta":{"content":"\u00e9\ud83d\ude00"}}],"usage":{"completion_tokens":3}}`,
 		`{"error":{"message":"x"}}`, `{"choices":[{"text":"t","finish_reason":"stop"}]}`, `null`, `{"a":[1,{"b":-2.5E+3}]}`,
 		llamaCppFinalChunk, `{"usage":{"prompt_tokens_details":null},"timings":{"draft_n":null}}`,
-		`{"usage":{"prompt_tokens_details":{"cached_tokens":1,"cached_tokens":null}}}`, `{"timings":[]}`} {
+		`{"usage":{"prompt_tokens_details":{"cached_tokens":1,"cached_tokens":null}}}`, `{"timings":[]}`,
+		sglextChunk, vllmMetricsChunk, `{"metrics":{"speculative_decoding":{"acceptance_histogram":[1,2.5]}}}`,
+		`{"sglext":{"spec_tokens_details":[{"spec_verify_ct":3}]}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -239,16 +239,7 @@ func (s *streamState) add(c *chunk, now int64, rec *measure.Record) {
 			rec.CachedTokens = &n
 		}
 	}
-	if t := c.Timings; t != nil {
-		// llama.cpp's final chunk; earlier chunks may carry partial timings,
-		// so the last value wins. A 0 is kept: none accepted is an answer.
-		if t.DraftN != nil {
-			rec.DraftTokens = new(*t.DraftN)
-		}
-		if t.DraftNAccepted != nil {
-			rec.DraftAccepted = new(*t.DraftNAccepted)
-		}
-	}
+	takeAccept(c, rec)
 	if content == 0 {
 		return // role-only, usage-only or finish-only: not a token
 	}

@@ -307,7 +307,7 @@ func (s *sweep) encode(p prompts.Prompt, prefix string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding request: %w", err)
 	}
-	return data, nil
+	return withFields(data, s.o.Engine.AcceptRequest)
 }
 
 // maxTokens is what prompt p asks for: its own max_tokens (a recorded or
@@ -418,8 +418,8 @@ func (s *sweep) run(ctx context.Context) error {
 			sum := measure.Summarize(c, r, recs)
 			sum.CacheReset, sum.CacheResetNote, sum.UniquePrompts = reset, resetNote, s.o.UniquePrompts
 			sum.Categories = measure.Categories(c, recs)
-			if al, ok := measure.RecordsAcceptLength(recs); ok && s.o.Engine.ResponseAccept != "" {
-				sum.AcceptLength, sum.AcceptLengthSource = &al, s.o.Engine.ResponseAccept
+			if acc, ok := measure.LevelAcceptance(c, recs); ok && s.o.Engine.ResponseAccept != "" {
+				sum.AcceptLength, sum.AcceptLengthSource = new(acc.Length), s.o.Engine.ResponseAccept
 			} else if al, src := m.acceptLength(); src != "" {
 				sum.AcceptLength, sum.AcceptLengthSource = &al, src
 			}

@@ -326,10 +326,11 @@ func TestNoUsageMarksResult(t *testing.T) {
 }
 
 // metricsServer is a streaming server that also exposes engine metrics:
-// vLLM-style speculative counters that grow with every request, an SGLang
-// gauge, and /get_server_info.
+// vLLM-style speculative counters that grow with every request, SGLang's
+// counters of tokens and verify steps (and its gauge, which must not be
+// read), and /get_server_info.
 func metricsServer(t *testing.T, vllm, sglang bool) *httptest.Server {
-	var drafts, accepted atomic.Int64
+	var drafts, accepted, genTokens, verifyCalls atomic.Int64
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"data":[{"id":"m"}]}`)
@@ -337,6 +338,8 @@ func metricsServer(t *testing.T, vllm, sglang bool) *httptest.Server {
 	mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		drafts.Add(10)
 		accepted.Add(17)
+		genTokens.Add(5)
+		verifyCalls.Add(2)
 		script{chunks: 2}.serve(w, r)
 	})
 	if vllm || sglang {
@@ -349,7 +352,9 @@ func metricsServer(t *testing.T, vllm, sglang bool) *httptest.Server {
 			}
 			if sglang {
 				fmt.Fprintf(w, "# HELP sglang:spec_accept_length The average acceptance length.\n# TYPE sglang:spec_accept_length gauge\n")
-				fmt.Fprintf(w, "sglang:spec_accept_length{model_name=\"m\"} 2.5\n")
+				fmt.Fprintf(w, "sglang:spec_accept_length{model_name=\"m\"} 4.5\n")
+				fmt.Fprintf(w, "# TYPE sglang:generation_tokens_total counter\nsglang:generation_tokens_total{model_name=\"m\"} %d\n", genTokens.Load())
+				fmt.Fprintf(w, "# TYPE sglang:spec_verify_calls_total counter\nsglang:spec_verify_calls_total{model_name=\"m\"} %d\n", verifyCalls.Load())
 			}
 		})
 	}
@@ -371,7 +376,7 @@ func TestAcceptLength(t *testing.T) {
 		source       string
 	}{
 		{"vllm counters", true, false, 2.7, engine.SourceVLLMCounters},
-		{"sglang gauge", false, true, 2.5, engine.SourceSGLangMid},
+		{"sglang counters", false, true, 2.5, engine.SourceSGLangCounters},
 		{"no metrics", false, false, 0, ""},
 	}
 	for _, tt := range tests {

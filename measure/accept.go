@@ -1,12 +1,28 @@
 package measure
 
+// Steps returns the target-model steps that produced the request's tokens,
+// and ok false when its response reported no speculative counts. A verify
+// count the server gave (SGLang's spec_verify_ct, vLLM's num_spec_steps) is
+// taken as it is; from draft counts alone (llama.cpp's timings) every step
+// yields one token of its own plus the drafts it accepted, so steps =
+// tokens − accepted. Which engines' responses carry the counts is the engine
+// profile's to say (engine.Profile.ResponseAccept).
+func (r Record) Steps() (steps int, ok bool) {
+	if r.VerifySteps != nil {
+		return *r.VerifySteps, true
+	}
+	if _, acc, ok := r.Draft(); ok && acc >= 0 && acc < r.Tokens {
+		return r.Tokens - acc, true
+	}
+	return 0, false
+}
+
 // DraftAcceptLength is the mean accept length of speculative decoding from
-// per-response draft counts summed over requests (Record.Draft): every
-// target-model step yields one token of its own plus the drafts it
-// accepted, so steps = tokens − accepted and tokens per step = tokens /
-// steps (counting the bonus token, as SGLang's and vLLM's figures do).
-// ok is false when nothing was drafted. Which engines' responses carry the
-// counts is the engine profile's to say (engine.Profile.ResponseAccept).
+// draft counts summed over requests (Record.Draft): every target-model step
+// yields one token of its own plus the drafts it accepted, so steps =
+// tokens − accepted and tokens per step = tokens / steps (counting the
+// bonus token, as SGLang's and vLLM's figures do). ok is false when nothing
+// was drafted.
 func DraftAcceptLength(tokens, drafted, accepted int) (length float64, ok bool) {
 	if drafted <= 0 || accepted < 0 || accepted >= tokens {
 		return 0, false
@@ -14,18 +30,30 @@ func DraftAcceptLength(tokens, drafted, accepted int) (length float64, ok bool) 
 	return float64(tokens) / float64(tokens-accepted), true
 }
 
-// RecordsAcceptLength is DraftAcceptLength over the successful measured
-// records of recs.
+// RecordsAcceptLength is the token-weighted accept length of the successful
+// measured records of recs that reported their counts: Σ tokens / Σ steps
+// (Record.Steps), every request whole. ok is false when none reported, or
+// when nothing was speculated (no verify step reported and no draft
+// proposed). LevelAcceptance is the level's figure, over its window.
 func RecordsAcceptLength(recs []Record) (length float64, ok bool) {
-	var tokens, drafted, accepted int
+	var tokens, steps, drafted int
+	verified := false
 	for _, r := range recs {
 		if r.Warmup || !r.OK() {
 			continue
 		}
-		tokens += r.Tokens
-		if d, acc, ok := r.Draft(); ok {
-			drafted, accepted = drafted+d, accepted+acc
+		s, ok := r.Steps()
+		if !ok {
+			continue
 		}
+		tokens, steps = tokens+r.Tokens, steps+s
+		if d, _, ok := r.Draft(); ok {
+			drafted += d
+		}
+		verified = verified || r.VerifySteps != nil
 	}
-	return DraftAcceptLength(tokens, drafted, accepted)
+	if steps <= 0 || (!verified && drafted <= 0) {
+		return 0, false
+	}
+	return float64(tokens) / float64(steps), true
 }

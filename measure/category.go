@@ -82,6 +82,7 @@ func Categories(level Level, repeats ...[]Record) []CategorySummary {
 	if !labelled {
 		return nil
 	}
+	accept := CategoryAcceptance(level, repeats...)
 	out := make([]CategorySummary, 0, len(byCat))
 	for _, a := range byCat {
 		s := a.CategorySummary
@@ -94,9 +95,9 @@ func Categories(level Level, repeats ...[]Record) []CategorySummary {
 		s.TPOTP50 = Percentile(a.tpot, 50)
 		if a.reported {
 			s.DraftTokens, s.DraftAccepted = new(a.drafted), new(a.accepted)
-			if al, ok := DraftAcceptLength(s.Tokens, a.drafted, a.accepted); ok {
-				s.AcceptLength = &al
-			}
+		}
+		if acc, ok := accept[s.Category]; ok {
+			s.AcceptLength = new(acc.Length)
 		}
 		out = append(out, s)
 	}

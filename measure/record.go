@@ -21,7 +21,8 @@ const (
 // A field left out when zero (omitempty) is one of the client's own, where
 // absent and zero mean the same. A count the server sends, where 0 is an
 // answer of its own, is a pointer so that a 0 it sent is written and one it
-// did not send is absent (CachedTokens, DraftTokens, DraftAccepted).
+// did not send is absent (CachedTokens, DraftTokens, DraftAccepted,
+// VerifySteps).
 // PromptTokens and Tokens are always written; TokensEstimated says when the
 // server sent no usage.
 type Record struct {
@@ -82,15 +83,26 @@ type Record struct {
 	// prompt tokens served from its prefix cache instead of computed; nil
 	// when the server does not report it.
 	CachedTokens *int `json:"cached_tokens,omitempty"`
-	// DraftTokens and DraftAccepted are llama.cpp's timings.draft_n and
-	// timings.draft_n_accepted from the final chunk: tokens a draft model
-	// proposed for speculative decoding, and those the target accepted.
-	// Pointers, because 0 is an answer: a random draft gets none accepted,
-	// and "accepted none" (accept length 1.00) must not read as "not
-	// reported". nil when the server did not send the field; Draft reads
-	// them.
+	// DraftTokens and DraftAccepted are the draft tokens proposed for this
+	// request's speculative decoding and those the target accepted, as its
+	// response said: llama.cpp's timings.draft_n and draft_n_accepted,
+	// SGLang's spec_num_proposed_drafts and spec_num_correct_drafts, vLLM's
+	// num_draft_tokens and num_accepted_draft_tokens. Pointers, because 0
+	// is an answer: a random draft gets none accepted, and "accepted none"
+	// (accept length 1.00) must not read as "not reported". nil when the
+	// server did not send the field; Draft reads them.
 	DraftTokens   *int `json:"draft_n,omitempty"`
 	DraftAccepted *int `json:"draft_n_accepted,omitempty"`
+	// VerifySteps is the target-model steps that verified this request's
+	// drafts (SGLang's spec_verify_ct, vLLM's num_spec_steps), from which
+	// its accept length is Tokens / VerifySteps; nil when the response did
+	// not say (llama.cpp's timings: Steps counts them from the drafts).
+	VerifySteps *int `json:"verify_steps,omitempty"`
+	// AcceptHistogram[j] is the number of this request's verify steps that
+	// accepted exactly j draft tokens (SGLang's
+	// spec_correct_drafts_histogram, vLLM's acceptance_histogram); nil when
+	// the response had none.
+	AcceptHistogram []int `json:"accept_histogram,omitempty"`
 }
 
 // Draft returns the request's draft counts; ok is false when the server

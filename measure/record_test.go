@@ -31,6 +31,10 @@ func TestRecordKeepsSentZeros(t *testing.T) {
 		{"some accepted", `,"draft_n":12,"draft_n_accepted":7`, []string{"draft_n", "draft_n_accepted"}},
 		{"not reported", ``, nil},
 		{"no cached tokens, said so", `,"cached_tokens":0`, []string{"cached_tokens"}},
+		{"one token, no verify step, said so", `,"draft_n":0,"draft_n_accepted":0,"verify_steps":0`,
+			[]string{"draft_n", "draft_n_accepted", "verify_steps"}},
+		{"verify steps and histogram", `,"draft_n":21,"draft_n_accepted":8,"verify_steps":7,"accept_histogram":[2,2,1,2]`,
+			[]string{"draft_n", "draft_n_accepted", "verify_steps", "accept_histogram"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			in := recordLine(tt.draft)
@@ -52,7 +56,7 @@ func TestRecordKeepsSentZeros(t *testing.T) {
 			if !reflect.DeepEqual(a, b) {
 				t.Errorf("read and written again:\n got %s\nwant %s", out, in)
 			}
-			for _, k := range []string{"draft_n", "draft_n_accepted", "cached_tokens"} {
+			for _, k := range []string{"draft_n", "draft_n_accepted", "cached_tokens", "verify_steps", "accept_histogram"} {
 				if _, ok := b[k]; ok != slices.Contains(tt.keys, k) {
 					t.Errorf("%s present %v in %s", k, ok, out)
 				}

@@ -8,6 +8,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -190,15 +191,26 @@ func hasHopeless(v *verdict.Verdict) bool {
 const hopelessFootnote = "¹ too few launches or samples to ever reach significance at this level"
 
 // acceptLengths lists the speculative scenarios' accept lengths, overall
-// and per level, one line each.
+// and per level (with the interval across launches when there are several),
+// one line each, ending with where the level figures came from.
 func acceptLengths(v *verdict.Verdict) []string {
 	var out []string
 	for _, s := range v.Scenarios {
-		var parts []string
+		var parts, sources []string
 		for _, l := range s.Levels {
-			if l.AcceptLength != nil {
-				parts = append(parts, fmt.Sprintf("%s %.2f", measure.LevelName(l.Level), *l.AcceptLength))
+			if l.AcceptLength == nil {
+				continue
 			}
+			part := fmt.Sprintf("%s %.2f", measure.LevelName(l.Level), *l.AcceptLength)
+			if a := l.Accept; a != nil {
+				if a.Length.N >= 2 {
+					part += fmt.Sprintf(" [%.2f, %.2f]", a.Length.Lo, a.Length.Hi)
+				}
+				if a.Source != "" && !slices.Contains(sources, a.Source) {
+					sources = append(sources, a.Source)
+				}
+			}
+			parts = append(parts, part)
 		}
 		if s.AcceptLength == nil && len(parts) == 0 {
 			continue
@@ -209,6 +221,9 @@ func acceptLengths(v *verdict.Verdict) []string {
 		}
 		if len(parts) > 0 {
 			line += " (" + strings.Join(parts, ", ") + ")"
+		}
+		if len(sources) > 0 {
+			line += "; from " + strings.Join(sources, "; ")
 		}
 		out = append(out, line)
 	}

@@ -143,6 +143,9 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 			for i := range s.Levels {
 				l := &s.Levels[i]
 				l.AcceptLength, l.ClientLimited = summaryLevelFacts(in.Launches[name], l.Level)
+				if a := levelAccept(in.Launches[name], l.Level, v.Confidence); a != nil {
+					l.Accept, l.AcceptLength = a, new(a.Length.Center)
+				}
 				l.ClientLimited = l.ClientLimited || clientLimited(l)
 				levelSet[l.Level] = true
 			}

@@ -304,8 +304,12 @@ type Level struct {
 	// ClientLimited flags a level where the load generator, not the
 	// server, may have set the pace.
 	ClientLimited bool `json:"client_limited,omitempty"`
-	// AcceptLength is the level's speculative accept length, when reported.
+	// AcceptLength is the level's speculative accept length, when reported:
+	// Accept's center.
 	AcceptLength *float64 `json:"accept_length,omitempty"`
+	// Accept is the level's speculative acceptance over the launches, with
+	// its interval and source; nil when none was reported.
+	Accept *LevelAccept `json:"accept,omitempty"`
 	// Categories are the level's figures per prompt category, when the
 	// prompt set has categories.
 	Categories []measure.CategorySummary `json:"categories,omitempty"`
