@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/loadgen"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
@@ -61,7 +62,7 @@ func (o *orch) openRun() error {
 	o.man = results.Manifest{Campaign: o.c.Name, Run: start.Format(RunIDFormat), Started: start,
 		ConfigFile: o.c.File, Fingerprint: fp, Baseline: o.c.Baseline, Sweep: sweepInfo(sweepSpec(o.c.Sweep, "", ""), o.c.PromptHash),
 		BakeoffVersion: o.opt.Version, Host: results.HostFacts{Name: o.firstHostName()}, Resolved: o.c,
-		Rounds: max(o.c.Rounds, 1), MinRounds: o.c.MinRounds, MinEffectPct: o.c.MinEffectPct, EquivalenceMarginPct: o.c.EquivalenceMarginPct,
+		Rounds: max(o.c.Rounds, 1), MinRounds: o.c.MinRounds, Budget: budgetText(o.c), MinEffectPct: o.c.MinEffectPct, EquivalenceMarginPct: o.c.EquivalenceMarginPct,
 		Order: o.c.Order(), SLO: o.c.SLO, Allocation: o.opt.Allocation}
 	for _, s := range o.c.Scenarios {
 		o.man.Scenarios = append(o.man.Scenarios, s.Name)
@@ -282,4 +283,15 @@ func (o *orch) history(name string, round, archived int, moved string) []results
 		hist = append(hist, interrupted)
 	}
 	return hist
+}
+
+// budgetText is the campaign's budget as the manifest records it.
+func budgetText(c *campaign.Campaign) string {
+	switch {
+	case c.Deadline != nil:
+		return fmt.Sprintf("until %02d:%02d", c.Deadline.Hour, c.Deadline.Minute)
+	case c.Budget > 0:
+		return strings.TrimSuffix(strings.TrimSuffix(c.Budget.String(), "0s"), "0m")
+	}
+	return ""
 }

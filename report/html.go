@@ -226,6 +226,9 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 // crossovers and the speculative accept lengths.
 func sentenceSections(v *verdict.Verdict) []hSection {
 	var out []hSection
+	if lines := sequentialLines(v); len(lines) > 0 {
+		out = append(out, hSection{ID: "sequential", Title: "Sequential rounds", Intro: sequentialHeading(v) + ".", Lines: lines})
+	}
 	if len(v.Crossovers) > 0 {
 		s := hSection{ID: "crossovers", Title: "Crossovers"}
 		for _, x := range v.Crossovers {

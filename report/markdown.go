@@ -38,6 +38,12 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 		fmt.Fprintln(ew)
 		fmt.Fprintln(ew, hopelessFootnote)
 	}
+	if lines := sequentialLines(v); len(lines) > 0 {
+		fmt.Fprintf(ew, "\n### Sequential rounds\n\n%s.\n\n", sequentialHeading(v))
+		for _, line := range lines {
+			fmt.Fprintf(ew, "- %s\n", line)
+		}
+	}
 	if len(v.Crossovers) > 0 {
 		fmt.Fprintln(ew)
 		fmt.Fprintln(ew, "### Crossovers")

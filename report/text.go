@@ -39,6 +39,12 @@ func TextWidth(w io.Writer, v *verdict.Verdict, width int) error {
 	if hasHopeless(v) {
 		fmt.Fprintln(ew, hopelessFootnote)
 	}
+	if lines := sequentialLines(v); len(lines) > 0 {
+		fmt.Fprintf(ew, "\n%s:\n", sequentialHeading(v))
+		for _, line := range lines {
+			fmt.Fprintln(ew, "  "+line)
+		}
+	}
 	if len(v.Crossovers) > 0 {
 		fmt.Fprintln(ew)
 		for _, x := range v.Crossovers {

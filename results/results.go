@@ -76,6 +76,9 @@ type Manifest struct {
 	// max}`, Rounds the max): from it on, a variant whose comparisons are
 	// all decided is launched no more. 0: the fixed design.
 	MinRounds int `json:"min_rounds,omitempty"`
+	// Budget is the time the campaign was given, as the user wrote it
+	// ("8h", or "until 07:00"); empty without one.
+	Budget string `json:"budget,omitempty"`
 	// MinEffectPct is the campaign's min_effect, in percent.
 	MinEffectPct float64 `json:"min_effect_pct,omitempty"`
 	// EquivalenceMarginPct is the campaign's equivalence_margin, in percent.

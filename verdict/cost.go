@@ -36,6 +36,12 @@ type CampaignCost struct {
 	// each attempt (a failed or rerun attempt's time is paid too); zero
 	// when the results do not say.
 	Duration time.Duration `json:"duration_ns"`
+	// GPUs is the GPUs of the host the launches held (0 when the results do
+	// not say, or a host without a GPU); GPU-hours are Duration × GPUs.
+	GPUs int `json:"gpus,omitempty"`
+	// Budget is the time the campaign was given ("8h", "until 07:00"), from
+	// the manifest; empty without one.
+	Budget string `json:"budget,omitempty"`
 	// Scenarios hold each scenario's share, in campaign order.
 	Scenarios []ScenarioCost `json:"scenarios"`
 	// Sentence is the line the table ends with: "decided 14 of 16
@@ -120,6 +126,9 @@ func Cost(v *Verdict, run *results.Run) CampaignCost {
 	if cc.FixedLaunches == 0 {
 		cc.FixedLaunches = cc.Launches
 	}
+	if run != nil {
+		cc.GPUs, cc.Budget = len(run.Manifest.Host.GPUs), run.Manifest.Budget
+	}
 	cc.Sentence = cc.sentence()
 	return cc
 }
@@ -149,6 +158,9 @@ func (cc CampaignCost) sentence() string {
 	fmt.Fprintf(&b, "decided %d of %d comparisons", cc.Decided, cc.Comparisons)
 	if cc.Duration > 0 {
 		fmt.Fprintf(&b, " in %s", formatHours(cc.Duration))
+		if cc.Budget != "" {
+			fmt.Fprintf(&b, " of launches (budget %s)", cc.Budget)
+		}
 	}
 	fmt.Fprintf(&b, " with %s", plural(cc.Launches, "launch", "launches"))
 	if cc.FixedLaunches > cc.Launches {
@@ -173,4 +185,10 @@ func formatHours(d time.Duration) string {
 		return fmt.Sprintf("%dm", int(d.Minutes()))
 	}
 	return d.String()
+}
+
+// GPUHours is a scenario's launch time times the host's GPUs; 0 when
+// either is unknown.
+func (cc CampaignCost) GPUHours(sc ScenarioCost) float64 {
+	return sc.Duration.Hours() * float64(cc.GPUs)
 }

@@ -107,10 +107,15 @@ func typicalLaunch(root string, c *campaign.Campaign) (d time.Duration, n int, d
 // printRounds writes the rounds, their launch order, the verdict's margins
 // and the duration estimate of `bakeoff validate`. root is where earlier
 // runs of the campaign are looked for.
-func printRounds(w io.Writer, c *campaign.Campaign, root string) {
+func printRounds(w io.Writer, c *campaign.Campaign, root string, now time.Time) {
 	n, rounds := len(c.Scenarios), max(c.Rounds, 1)
-	fmt.Fprintf(w, "rounds    %s × %s = %d launches, in this order:\n", plural(rounds, "round"), plural(n, "scenario"),
-		launchCount(c))
+	if c.Sequential() {
+		fmt.Fprintf(w, "rounds    sequential: %d to %d rounds × %s, at most %d launches; from round %d on, a variant whose comparisons are all decided is launched no more; in this order while all are open:\n",
+			c.MinRounds, rounds, plural(n, "scenario"), launchCount(c), c.MinRounds)
+	} else {
+		fmt.Fprintf(w, "rounds    %s × %s = %d launches, in this order:\n", plural(rounds, "round"), plural(n, "scenario"),
+			launchCount(c))
+	}
 	order := c.Order()
 	shown := min(rounds, orderPeriod(n))
 	for k := range shown {
@@ -121,6 +126,9 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string) {
 	}
 	fmt.Fprintf(w, "verdict   equivalence_margin %s%%; min_effect %s%% (applies when rounds is 1)\n",
 		fmtPct(c.EquivalenceMarginPct), fmtPct(c.MinEffectPct))
+	if c.Sequential() || c.Budget > 0 || c.Deadline != nil {
+		fmt.Fprintf(w, "plan      %s\n", planBefore(c, now))
+	}
 
 	launches := launchCount(c)
 	// Time runs on every host at once: the time figures count the

@@ -96,6 +96,8 @@ func eventLine(ev orchestrator.Event) string {
 			return fmt.Sprintf("host %s lost during round %d: %s; the round runs again whole on another host", ev.Host, ev.Round, firstLine(ev.Message))
 		}
 		return fmt.Sprintf("host %s lost: %s", ev.Host, firstLine(ev.Message))
+	case orchestrator.EventLook:
+		return ev.Message
 	case orchestrator.EventRoundOutOfTime:
 		return "out of time: " + ev.Message
 	}

@@ -130,7 +130,7 @@ func (l *liveProgress) event(ev orchestrator.Event) {
 			l.campaign.Increment()
 		}
 		l.println(eventLine(ev))
-	case orchestrator.EventWarning, orchestrator.EventHostLost, orchestrator.EventRoundOutOfTime:
+	case orchestrator.EventWarning, orchestrator.EventHostLost, orchestrator.EventRoundOutOfTime, orchestrator.EventLook:
 		l.println(eventLine(ev))
 	case orchestrator.EventCampaignEnd:
 		if l.campaign != nil {

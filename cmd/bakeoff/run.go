@@ -28,7 +28,7 @@ func init() {
 		Name:    "run",
 		Summary: "run a campaign: every scenario's server, the identical sweep, the verdict",
 		Usage: `
-Usage: bakeoff run CONFIG [--only NAME,...] [--round K] [--out DIR | --resume DIR | --into DIR] [--dry-run] [--keep-server]
+Usage: bakeoff run CONFIG [--only NAME,...] [--round K] [--out DIR | --resume DIR | --into DIR] [--budget D | --deadline HH:MM] [--dry-run] [--keep-server]
 
 Runs the campaign's rounds on its host; each round launches every scenario
 once, in a counterbalanced order (docs/CONFIG.md). With hosts: (a fleet),
@@ -61,6 +61,10 @@ Flags:
   --results DIR    root for new runs (default results)
   --dry-run        print every command the run would execute; run nothing
   --keep-server    leave the last scenario's server running at the end
+  --budget D       the campaign may run for D (e.g. 8h): a round that would
+                   end after it is not started (replaces budget: and deadline:)
+  --deadline HH:MM the same, ending at that time of day on this machine's
+                   clock (the next one to come; replaces budget: and deadline:)
 
 Ctrl-C stops gracefully (the server is stopped, what was measured is kept,
 the resume command printed); a second Ctrl-C exits at once.
@@ -80,6 +84,8 @@ type runFlags struct {
 	root       string
 	dryRun     bool
 	keepServer bool
+	budget     string
+	deadline   string
 }
 
 // parseRunFlags accepts flags before and after CONFIG.
@@ -95,6 +101,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.StringVar(&f.root, "results", orchestrator.DefaultResultsRoot, "")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "")
 	fs.BoolVar(&f.keepServer, "keep-server", false, "")
+	fs.StringVar(&f.budget, "budget", "", "")
+	fs.StringVar(&f.deadline, "deadline", "", "")
 	fs.Usage = func() { fmt.Fprintln(stderr, strings.TrimSpace(commands["run"].Usage)) }
 	var pos []string
 	for len(args) > 0 {
@@ -120,6 +128,9 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 			return nil, usagef("--resume %s and --into %s name different runs; --into is --resume under another name", f.resume, f.into)
 		}
 		f.resume = f.into
+	}
+	if f.budget != "" && f.deadline != "" {
+		return nil, usagef("--budget and --deadline are exclusive: give the time the campaign may take, or when it must end")
 	}
 	if f.out != "" && f.resume != "" {
 		return nil, usagef("--out and --resume (or --into) are exclusive: a resumed run stays in its directory")
@@ -161,11 +172,32 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return exitBadInput
 	}
 
+	if f.budget != "" {
+		if c.Budget, err = campaign.ParseBudget(f.budget); err != nil {
+			fmt.Fprintln(e.Stderr, "bakeoff run: --budget:", err)
+			return exitBadInput
+		}
+		c.Deadline = nil
+	}
+	if f.deadline != "" {
+		clock, err := campaign.ParseClock(f.deadline)
+		if err != nil {
+			fmt.Fprintln(e.Stderr, "bakeoff run: --deadline:", err)
+			return exitBadInput
+		}
+		c.Deadline, c.Budget = &clock, 0
+	}
 	opt := orchestrator.Options{
 		Campaign: c, Bakeoff: e.Executable, Version: buildinfo.Version(),
 		ResultsRoot: f.root, OutDir: f.out, ResumeDir: f.resume, Only: only, Round: f.round,
 		KeepServer: f.keepServer,
 		Now:        e.Now, Machine: e.Hostname, PID: e.PID,
+	}
+	if c.Sequential() {
+		opt.Look = lookFor(c)
+	}
+	if c.Sequential() || c.Budget > 0 || c.Deadline != nil {
+		fmt.Fprintln(e.Stderr, planBefore(c, e.Now()))
 	}
 	if f.dryRun {
 		return runDry(ctx, e, c, opt)
@@ -182,6 +214,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	defer place.Release(ctx)
 	setHosts(&opt, hosts)
+	if end, ok := c.End(e.Now()); ok && (opt.Deadline.IsZero() || end.Before(opt.Deadline)) {
+		// A round that would end after the budget or the deadline is not
+		// started; the resume command at the end says how to go on.
+		opt.Deadline = end
+	}
 
 	// The first Ctrl-C cancels ctx: the orchestrator stops the server and
 	// writes what it has. From then on the signals' default action applies,

@@ -71,7 +71,7 @@ func runValidate(_ context.Context, e *env, args []string) int {
 	if c.Host.Local {
 		bakeoff = e.Executable
 	}
-	if err := printCampaign(e.Stdout, c, bakeoff, *root); err != nil {
+	if err := printCampaign(e.Stdout, c, bakeoff, *root, e.Now()); err != nil {
 		fmt.Fprintf(e.Stderr, "bakeoff validate: %v\n", err)
 		return exitBadInput
 	}
@@ -80,7 +80,7 @@ func runValidate(_ context.Context, e *env, args []string) int {
 
 // printCampaign writes the resolved campaign summary; root is where earlier
 // runs are looked for, for the duration estimate.
-func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string) error {
+func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string, now time.Time) error {
 	fmt.Fprintf(w, "campaign  %s (%s)\n", c.Name, c.File)
 	h := c.Host
 	if h.Local {
@@ -137,7 +137,7 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string) erro
 	fmt.Fprintf(w, "          prompts %s (%s)%s%s\n", promptsShown(c), c.PromptHash, workloadShown(s), unique)
 	fmt.Fprintf(w, "          fingerprint %s\n", c.Fingerprint())
 	fmt.Fprintf(w, "baseline  %s\n", c.Baseline)
-	printRounds(w, c, root)
+	printRounds(w, c, root, now)
 	for _, sc := range c.Scenarios {
 		// The workdir as written: on a fleet it may still hold {host}.
 		l, err := campaign.Render(c, sc, campaign.On{Bakeoff: bakeoff, Workdir: c.Host.Workdir})

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/plan"
+	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+// The night's plan: what the CLI tells before a campaign starts, and the
+// look a sequential campaign takes before each round past rounds.min (the
+// verdict's sequential rule on the records so far, and the planner's
+// requests for the rounds to come).
+
+// goalOf is the planner's goal for campaign c: its rounds and margin.
+func goalOf(c *campaign.Campaign) plan.Goal {
+	return plan.Goal{MarginPct: c.EquivalenceMarginPct, MinRounds: max(c.MinRounds, 2), MaxRounds: max(c.Rounds, 1)}
+}
+
+// planned reports whether the planner sets the requests per level: a
+// sequential campaign whose sweep asks for `requests: auto`. A number the
+// user wrote is kept.
+func planned(c *campaign.Campaign) bool { return c.Sequential() && c.Sweep.Requests == 0 }
+
+// planBefore is the plan line printed before the campaign starts (and by
+// validate): with a budget or deadline, what it buys; without, what
+// reaching the margin would take. Before any round has run its figures are
+// assumptions, and it says so.
+func planBefore(c *campaign.Campaign, now time.Time) string {
+	if end, ok := c.End(now); ok {
+		f := plan.AffordAssumed(c, goalOf(c), end.Sub(now).Seconds())
+		return f.String()
+	}
+	p := plan.Next(plan.Assumed(c, goalOf(c)))
+	return p.String() + " (assumed costs and noise, before any round has run)"
+}
+
+// lookFor is the look of a sequential campaign c: the variants whose
+// comparisons the sequential rule has not all closed, why the others
+// stopped, and, with requests: auto, the planner's requests per level for
+// the next rounds.
+func lookFor(c *campaign.Campaign) orchestrator.LookFunc {
+	rule := &verdict.SequentialPlan{MinRounds: c.MinRounds, MaxRounds: c.Rounds}
+	return func(_ context.Context, runDir string, rounds int) (orchestrator.Look, error) {
+		run, err := results.ReadRun(runDir)
+		if err != nil {
+			return orchestrator.Look{}, fmt.Errorf("reading the run: %w", err)
+		}
+		v, err := verdict.Compute(run, verdict.Options{Sequential: rule})
+		if err != nil {
+			return orchestrator.Look{}, fmt.Errorf("the verdict after %d rounds: %w", rounds, err)
+		}
+		look := orchestrator.Look{Open: verdict.Open(v)}
+		if v.Sequential != nil {
+			for _, vs := range v.Sequential.Variants {
+				if vs.Stopped {
+					look.Stopped = append(look.Stopped, vs.Variant+": "+vs.Reason)
+				}
+			}
+		}
+		if len(look.Open) == 0 || !planned(c) {
+			return look, nil
+		}
+		in := plan.Observed(v, run.Summary.Scenarios, pastRequests(run, v), levelBounds(c, v), openComparison, goalOf(c))
+		in.Scenarios = len(look.Open) + 1
+		p := plan.Next(in)
+		look.Requests, look.Plan = p.Single(), p.String()
+		return look, nil
+	}
+}
+
+// openComparison is the planner's Open under the sequential rule: the
+// comparisons it has not closed.
+func openComparison(_ string, _ measure.Level, c verdict.Comparison) bool { return c.Open }
+
+// levelBounds is each level's request bounds: at least the `auto` count
+// (enough for a steady state), at most MaxPlannedFactor times it.
+func levelBounds(c *campaign.Campaign, v *verdict.Verdict) map[measure.Level]plan.Level {
+	out := map[measure.Level]plan.Level{}
+	for _, lv := range v.Levels {
+		lo := measure.RequestsAt(0, lv)
+		out[lv] = plan.Level{Min: lo, Max: lo * maxPlannedFactor}
+	}
+	return out
+}
+
+// maxPlannedFactor bounds the planner's requests per level, as a multiple
+// of the `auto` count: a level's sweep time grows with it, and a plan that
+// asks for more than ten times the usual load is better met with rounds.
+const maxPlannedFactor = 10
+
+// pastRequests is the requests each level took in each round so far, by
+// round then level (v.Levels order): the most any scenario's launch took
+// there, since every scenario of a round takes the same.
+func pastRequests(run *results.Run, v *verdict.Verdict) [][]int {
+	rounds := 0
+	for _, sr := range run.Summary.Scenarios {
+		rounds = max(rounds, sr.RoundOf())
+	}
+	out := make([][]int, rounds)
+	for k := range out {
+		out[k] = make([]int, len(v.Levels))
+	}
+	for _, sr := range run.Summary.Scenarios {
+		k := sr.RoundOf() - 1
+		if sr.Status != results.StatusOK || k < 0 {
+			continue
+		}
+		for _, l := range sr.Levels {
+			for j, lv := range v.Levels {
+				if l.Level == lv {
+					out[k][j] = max(out[k][j], l.Requests)
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,38 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+// sequentialHeading introduces the lines of a sequential campaign.
+func sequentialHeading(v *verdict.Verdict) string {
+	return fmt.Sprintf("Sequential rounds (%d to %d): each variant stopped when every comparison with the baseline was decided",
+		v.Sequential.MinRounds, v.Sequential.MaxRounds)
+}
+
+// sequentialLines say, per variant of a sequential campaign, how many
+// rounds it took, its GPU-hours, and why it stopped or went on, then what
+// the whole answer cost; nil under a fixed design.
+func sequentialLines(v *verdict.Verdict) []string {
+	if v.Sequential == nil {
+		return nil
+	}
+	var out []string
+	for _, vs := range v.Sequential.Variants {
+		line := fmt.Sprintf("%s: %d rounds", vs.Variant, vs.Rounds)
+		if v.Cost != nil {
+			for _, sc := range v.Cost.Scenarios {
+				if h := v.Cost.GPUHours(sc); sc.Scenario == vs.Variant && h > 0 {
+					line += fmt.Sprintf(", %.1f GPU-hours", h)
+				}
+			}
+		}
+		out = append(out, line+"; "+vs.Reason)
+	}
+	if v.Cost != nil {
+		out = append(out, v.Cost.Sentence)
+	}
+	return out
+}
