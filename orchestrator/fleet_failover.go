@@ -15,63 +15,35 @@ import (
 // luck, two in a row point at the host.
 const MaxLoadStrikes = 2
 
-// pinger is a host that can say whether it answers without running a
-// command: remote.SSH asks its sshd, which a login shell slow to start
-// (conda or pyenv init in ~/.bashrc, a hung NFS home) cannot delay.
-type pinger interface {
-	Ping(ctx context.Context) error
+// Watcher says whether a host of the campaign can still be used: nil if
+// it can, else why it is lost. The placement that acquired the hosts knows
+// how its kind of host is lost (an SSH host that no longer answers, a node
+// whose allocation ended), so the fleet asks it rather than the host.
+type Watcher interface {
+	Watch(ctx context.Context, h remote.Host) error
 }
 
-// reachable reports whether the host still answers, trying for up to the
-// link patience; the error is the last try's. A host that can be pinged is
-// pinged; any other is asked to run a trivial command.
-func (w *worker) reachable(ctx context.Context) (bool, error) {
-	o := w.o
-	start := o.now()
-	for {
-		// Each try gets what is left of the patience (at least one retry
-		// interval), so a try that hangs cannot stretch the wait to twice it.
-		left := max(o.linkPatience-o.now().Sub(start), DefaultLinkRetry)
-		pctx, cancel := context.WithTimeout(ctx, left)
-		err := w.answer(pctx)
-		cancel()
-		if err == nil || ctx.Err() != nil {
-			return true, nil
-		}
-		if o.now().Sub(start) >= o.linkPatience {
-			return false, err
-		}
-		if sleep(ctx, DefaultLinkRetry) != nil {
-			return true, nil
-		}
+// watch asks Options.Watch about w's host; without one, every host is
+// taken to be there.
+func (w *worker) watch(ctx context.Context) error {
+	if w.o.opt.Watch == nil {
+		return nil
 	}
-}
-
-// answer asks the host once whether it is there.
-func (w *worker) answer(ctx context.Context) error {
-	if p, ok := w.h.(pinger); ok {
-		return p.Ping(ctx)
-	}
-	_, _, err := w.h.Run(ctx, "true")
-	var exit *remote.ExitError
-	if errors.As(err, &exit) {
-		return nil // it ran: the host is there
-	}
-	return err
+	return w.o.opt.Watch.Watch(ctx, w.h)
 }
 
 // hostFailure decides whether a failed launch is its host's failure rather
-// than the scenario's: the host no longer answers (for the link patience),
-// or the GPUs or the old server could not be cleared before the launch, or
+// than the scenario's: the watcher says the host is lost (an SSH host that
+// has not answered for the link patience), or the GPUs or the old server could not be cleared before the launch, or
 // servers failed to load here MaxLoadStrikes times in a row whose scenarios
 // load on another host. It returns why, or "" when the failure is the
 // scenario's own (then a scenario that fails on every host fails, and no
 // host is blamed).
 func (o *orch) hostFailure(ctx context.Context, s *scenarioRun, failed error) string {
 	w := s.w
-	if ok, err := w.reachable(ctx); !ok {
+	if err := w.watch(ctx); err != nil {
 		w.unreachable = true
-		return fmt.Sprintf("unreachable for %s during %s (%v)", o.linkPatience, s.sc.Name, err)
+		return fmt.Sprintf("%v (during %s)", err, s.sc.Name)
 	}
 	var se *ScenarioError
 	if !errors.As(failed, &se) {

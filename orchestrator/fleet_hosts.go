@@ -33,8 +33,8 @@ type worker struct {
 	// loading on another host.
 	strikes int
 	// lost says why the fleet gave the host up ("" while it is usable);
-	// unreachable that it no longer answered, so nothing on it can be
-	// stopped or released.
+	// unreachable that the watcher gave it up (it no longer answers, or
+	// what held it ended), so nothing on it can be stopped or released.
 	lost        string
 	unreachable bool
 	last        *scenarioRun // the newest launch it ran, for --keep-server

@@ -59,6 +59,11 @@ type Options struct {
 	// estimated duration ends before Deadline; rounds left out are reported
 	// in Outcome.OutOfTime.
 	Deadline time.Time
+	// Watch says whether a host of a fleet whose launch failed is lost (the
+	// placement that acquired the hosts); nil takes every host to be there,
+	// so a host is then lost only by what its launches say (docs/
+	// ARCHITECTURE.md, The fleet).
+	Watch Watcher
 	// Bakeoff is this machine's bakeoff binary: launched as the engine for
 	// "{bakeoff}" and as the sweep on a local host, uploaded to a remote one.
 	Bakeoff string

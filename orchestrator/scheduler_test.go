@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strconv"
 	"strings"
@@ -169,6 +170,20 @@ func TestHostFailure(t *testing.T) {
 	if here.unreachable {
 		t.Errorf("a host that answers was marked unreachable")
 	}
+	// A host its watcher gives up is lost whatever the failure, and
+	// teardown leaves it alone.
+	o.opt.Watch = lostWatcher{}
+	why = o.hostFailure(context.Background(), newRun(o, here, "a"), fail("sweep"))
+	if why != "unreachable for 1s: no route to host (during a)" || !here.unreachable {
+		t.Errorf("a host the watcher lost: %q (unreachable %v), want it lost, naming the scenario", why, here.unreachable)
+	}
+}
+
+// lostWatcher says every host is lost.
+type lostWatcher struct{}
+
+func (lostWatcher) Watch(context.Context, remote.Host) error {
+	return errors.New("unreachable for 1s: no route to host")
 }
 
 // goneHost is a host whose name is all there is to it.

@@ -5,55 +5,47 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/remote"
-	"github.com/bakeoff-dev/bakeoff/slurm"
 )
 
-// DryNode names the node of a dry Slurm allocation: no job exists, so no
-// node is known.
-const DryNode = "NODE"
-
-// DryJob stands for the id of a dry Slurm allocation.
-const DryJob = "JOBID"
-
-// Dry places the campaign on hosts that run nothing (remote.Dry), each
-// recording what it is asked to do, under the names the campaign's own
-// provider would give them. A fleet shows its first host: every host would
-// get the same commands. A Slurm campaign shows what it would run on the
-// login node, the allocation before the campaign and its release after,
-// and what it would run on a node.
+// Dry places the campaign on a host that runs nothing (remote.Dry) and
+// records what it is asked to do, under the name the campaign's own
+// provider gives the host it shows (its Plan): a fleet shows its first
+// host, since every host would get the same commands. What the provider
+// runs on other hosts before the campaign and after it (a Slurm
+// allocation on the login node, and its release) is recorded too, from
+// the same Plan, so a new kind of host needs nothing here.
 type Dry struct {
 	Campaign *campaign.Campaign
-	// Record receives each line a host records, with the host's name.
-	Record func(host, line string)
+	// Record receives each thing a host is asked to do.
+	Record func(DryLine)
 	h      *remote.Dry
 }
 
 var _ Provider = (*Dry)(nil)
 
-// Acquire asks for nothing; with Slurm it records the allocation it would
-// ask for.
+// Plan is the plan of the campaign's own provider.
+func (d *Dry) Plan() Plan { return For(d.Campaign, "", Env{}).Plan() }
+
+// Acquire records what the provider would run before the campaign and
+// gives the one recording host.
 func (d *Dry) Acquire(context.Context) (*Hosts, error) {
-	c := d.Campaign
-	name := c.Host.SSH
-	switch {
-	case c.Host.Slurm != nil:
-		d.Record(c.Host.Slurm.Login, slurmRequest(c).Command())
-		name = DryNode
-	case len(c.Hosts) > 0:
-		name = c.Hosts[0].SSH // what {host} in the workdir becomes there
-	case c.Host.Local:
-		name = remote.NewLocal().Name()
+	p := d.Plan()
+	for _, l := range p.Before {
+		d.Record(l)
 	}
-	d.h = remote.NewDry(name, func(line string) { d.Record(name, line) })
+	d.h = remote.NewDry(p.Shown, func(line string) { d.Record(DryLine{Host: p.Shown, Line: line}) })
 	return &Hosts{Hosts: []remote.Host{d.h}}, nil
 }
 
-// Release records the release of a Slurm allocation.
+// Watch has nothing to watch: the recording host is always there.
+func (d *Dry) Watch(context.Context, remote.Host) error { return nil }
+
+// Release records what the provider would run after the campaign.
 func (d *Dry) Release(context.Context) {
 	if d.h != nil {
 		d.h.Close()
 	}
-	if s := d.Campaign.Host.Slurm; s != nil {
-		d.Record(s.Login, slurm.ReleaseCommand(DryJob))
+	for _, l := range d.Plan().After {
+		d.Record(l)
 	}
 }

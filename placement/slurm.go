@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,18 @@ import (
 // SlurmReleaseTimeout bounds the release of an allocation at the end, after
 // a failure or an interruption: scancel and the wait for the job to end.
 const SlurmReleaseTimeout = time.Minute
+
+// SlurmQueryTimeout bounds the question Watch asks the login node about
+// the job, so that a login node that hangs leaves the node's own answer to
+// decide instead of holding the round.
+const SlurmQueryTimeout = 30 * time.Second
+
+// DryNode names the node of a dry Slurm allocation: no job exists, so no
+// node is known.
+const DryNode = "NODE"
+
+// DryJob stands for the id of a dry Slurm allocation.
+const DryJob = "JOBID"
 
 // Slurm places a campaign on the nodes of a Slurm allocation: it connects to
 // the login node, reattaches to a resumed run's job while it runs (else asks
@@ -44,6 +57,22 @@ type Slurm struct {
 func SlurmJobName(c *campaign.Campaign) string { return "bakeoff-" + c.Name }
 
 var _ Provider = (*Slurm)(nil)
+
+// Plan is the allocation's nodes, asked for and released on the login
+// node; the deadline is the job's end less the margin kept for teardown.
+func (s *Slurm) Plan() Plan {
+	spec := s.Campaign.Host.Slurm
+	on := "the Slurm login node " + spec.Login
+	return Plan{
+		Where:      "the nodes of a Slurm allocation through " + spec.Login,
+		Hosts:      max(spec.Nodes, 1),
+		Shown:      DryNode,
+		Before:     []DryLine{{Host: spec.Login, On: on, Line: slurmRequest(s.Campaign).Command()}},
+		After:      []DryLine{{Host: spec.Login, On: on, Line: slurm.ReleaseCommand(DryJob)}},
+		Limit:      fmt.Sprintf("in the Slurm allocation, less host.slurm.margin %s", spec.Margin),
+		ResumeNote: "it asks for a new allocation",
+	}
+}
 
 // Acquire connects to the login node, gets the allocation (the resumed
 // run's job, or a new one) and connects to its nodes. On any failure the
@@ -196,6 +225,41 @@ func (s *Slurm) deadline() time.Time {
 	return s.job.End.Add(-s.spec.Margin)
 }
 
+// Watch asks Slurm first: a node whose job has ended (its time limit, a
+// preemption, an administrator's scancel) or that Slurm took out of the job
+// (a node set DOWN under --no-kill) is lost at once, since Slurm ended what
+// ran on it; waiting out the link patience would only delay its round's
+// move. When Slurm cannot be asked, or says the node is still the job's,
+// the node's own answer decides, as for any SSH host.
+func (s *Slurm) Watch(ctx context.Context, h remote.Host) error {
+	if err := s.holds(ctx, h.Name()); err != nil {
+		return err
+	}
+	return answers(ctx, s.Env, h, s.Campaign.Host.LinkPatience)
+}
+
+// holds returns why the job no longer holds node, or nil when it does or
+// the login node cannot say.
+func (s *Slurm) holds(ctx context.Context, node string) error {
+	if s.job == nil {
+		return nil
+	}
+	qctx, cancel := context.WithTimeout(ctx, SlurmQueryTimeout)
+	defer cancel()
+	j, err := s.cl.Job(qctx, s.job.ID)
+	switch {
+	case errors.Is(err, slurm.ErrGone):
+		return fmt.Errorf("slurm job %s has ended and been purged", s.job.ID)
+	case err != nil:
+		return nil
+	case !j.Running():
+		return fmt.Errorf("slurm job %s has ended: %s", s.job.ID, stateText(j))
+	case len(j.Nodes) > 0 && !slices.Contains(j.Nodes, node):
+		return fmt.Errorf("slurm took node %s out of job %s, which runs on %s", node, s.job.ID, strings.Join(j.Nodes, ","))
+	}
+	return nil
+}
+
 // Release releases the allocation and closes the connections. It runs at
 // the end, after a failure and after Ctrl-C or SIGTERM, so it works on a
 // context of its own that survives their cancellation, bounded by
@@ -221,10 +285,7 @@ func (s *Slurm) release(ctx context.Context, id string) {
 	if j, err := s.cl.Job(rctx, id); errors.Is(err, slurm.ErrGone) || (err == nil && !j.Live() && j.State != slurm.StateCompleting) {
 		state := "and been purged"
 		if err == nil {
-			state = j.State
-			if j.Reason != "" && j.Reason != "None" {
-				state += " (" + j.Reason + ")"
-			}
+			state = stateText(j)
 		}
 		s.Env.notef("slurm: job %s had already ended %s; nothing to release\n", id, state)
 		return
@@ -241,6 +302,14 @@ func (s *Slurm) release(ctx context.Context, id string) {
 		return
 	}
 	s.Env.notef("slurm: released job %s\n", id)
+}
+
+// stateText is the job's state with Slurm's reason for it, if it gives one.
+func stateText(j *slurm.Job) string {
+	if j.Reason != "" && j.Reason != "None" {
+		return j.State + " (" + j.Reason + ")"
+	}
+	return j.State
 }
 
 // leftText is the time a job has left, to the second.

@@ -2,7 +2,9 @@ package placement
 
 import (
 	"context"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/remote"
@@ -17,6 +19,11 @@ type SSH struct {
 
 var _ Provider = (*SSH)(nil)
 
+// Plan is the one host, under its name in the campaign.
+func (s *SSH) Plan() Plan {
+	return Plan{Where: "ssh " + s.Host.SSH, Hosts: 1, Shown: s.Host.SSH}
+}
+
 // Acquire connects to the host; a host that cannot be reached stops the
 // campaign.
 func (s *SSH) Acquire(ctx context.Context) (*Hosts, error) {
@@ -27,6 +34,12 @@ func (s *SSH) Acquire(ctx context.Context) (*Hosts, error) {
 	s.Env.connected(h)
 	s.h = h
 	return &Hosts{Hosts: []remote.Host{h}}, nil
+}
+
+// Watch waits for the host to answer, for up to host.link_patience: a link
+// that dropped and comes back within it loses nothing.
+func (s *SSH) Watch(ctx context.Context, h remote.Host) error {
+	return answers(ctx, s.Env, h, s.Host.LinkPatience)
 }
 
 // Release closes the connection.
@@ -42,11 +55,29 @@ func (s *SSH) Release(context.Context) {
 // campaign runs on the others.
 type Fleet struct {
 	Hosts []campaign.Host
-	Env   Env
-	up    []remote.Host
+	// LinkPatience is how long a host may not answer before it is lost
+	// (host.link_patience).
+	LinkPatience time.Duration
+	Env          Env
+	up           []remote.Host
 }
 
 var _ Provider = (*Fleet)(nil)
+
+// Plan is the hosts under their names in the campaign; a dry run shows the
+// first, since every host gets the same commands.
+func (f *Fleet) Plan() Plan {
+	names := make([]string, len(f.Hosts))
+	for i, h := range f.Hosts {
+		names[i] = h.SSH
+	}
+	shown := ""
+	if len(names) > 0 {
+		shown = names[0]
+	}
+	return Plan{Where: "a fleet of " + strings.Join(names, ", ") + " (every host gets the same commands; shown for " + shown + ")",
+		Hosts: len(f.Hosts), Shown: shown}
+}
 
 // Acquire connects every host; it fails only by leaving hosts out.
 func (f *Fleet) Acquire(ctx context.Context) (*Hosts, error) {
@@ -72,6 +103,11 @@ func (f *Fleet) Acquire(ctx context.Context) (*Hosts, error) {
 	}
 	f.up = out.Hosts
 	return out, nil
+}
+
+// Watch waits for the host to answer, for up to the link patience.
+func (f *Fleet) Watch(ctx context.Context, h remote.Host) error {
+	return answers(ctx, f.Env, h, f.LinkPatience)
 }
 
 // Release closes the connections.

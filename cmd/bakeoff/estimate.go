@@ -13,6 +13,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/placement"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
@@ -29,13 +30,10 @@ func serialLaunches(c *campaign.Campaign) int {
 	return len(c.Scenarios) * ((rounds + hosts - 1) / hosts)
 }
 
-// hostCount is how many hosts run rounds at once: the fleet's, a Slurm
-// allocation's nodes, else one.
+// hostCount is how many hosts run rounds at once, as the campaign's
+// placement plans them (a fleet's hosts, an allocation's nodes).
 func hostCount(c *campaign.Campaign) int {
-	if c.Host.Slurm != nil {
-		return c.Host.Slurm.Nodes
-	}
-	return max(len(c.Hosts), 1)
+	return max(placement.For(c, "", placement.Env{}).Plan().Hosts, 1)
 }
 
 // orderPeriod is how many rounds the launch order takes to repeat.

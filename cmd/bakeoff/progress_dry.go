@@ -36,14 +36,15 @@ func dryRun(ctx context.Context, w io.Writer, c *campaign.Campaign, opt orchestr
 		return fmt.Errorf("creating the dry run's scratch directory: %w", err)
 	}
 	defer os.RemoveAll(scratch)
-	p := newDryPrinter(w, c, scratch)
-	place := &placement.Dry{Campaign: c, Record: p.record}
+	place := &placement.Dry{Campaign: c}
+	p := newDryPrinter(w, c, place.Plan().Where, scratch)
+	place.Record = p.record
 	hosts, err := place.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	opt.OutDir, opt.ResumeDir, opt.Events = scratch, "", p.event
-	setHosts(&opt, hosts)
+	setHosts(&opt, place, hosts)
 	_, err = orchestrator.Run(ctx, opt)
 	place.Release(ctx)
 	return err
@@ -56,43 +57,31 @@ func dryRun(ctx context.Context, w io.Writer, c *campaign.Campaign, opt orchestr
 type dryPrinter struct {
 	mu      sync.Mutex
 	w       io.Writer
-	c       *campaign.Campaign
 	scratch string
-	node    string // the host the campaign runs on, whose lines need no name
 }
 
-func newDryPrinter(w io.Writer, c *campaign.Campaign, scratch string) *dryPrinter {
-	host := "local"
-	switch {
-	case c.Host.Slurm != nil:
-		host = "the nodes of a Slurm allocation through " + c.Host.Slurm.Login
-	case len(c.Hosts) > 0:
-		names := make([]string, len(c.Hosts))
-		for i, h := range c.Hosts {
-			names[i] = h.SSH
-		}
-		host = "a fleet of " + strings.Join(names, ", ") + " (every host gets the same commands; shown for " + names[0] + ")"
-	case !c.Host.Local:
-		host = "ssh " + c.Host.SSH
-	}
-	fmt.Fprintf(w, "# dry run of campaign %s on %s (workdir %s): nothing is executed\n", c.Name, host, c.Host.Workdir)
+// newDryPrinter prints the dry run's header: the campaign, where it runs
+// (the provider's words) and its workdir.
+func newDryPrinter(w io.Writer, c *campaign.Campaign, where, scratch string) *dryPrinter {
+	fmt.Fprintf(w, "# dry run of campaign %s on %s (workdir %s): nothing is executed\n", c.Name, where, c.Host.Workdir)
 	if c.GPU.None {
 		// Said once here, since the GPU phases it leaves out show nowhere below.
 		fmt.Fprintln(w, "# the host has no GPU (gpu: none): no wait for free GPU memory, no GPU facts, no power sampler")
 	}
-	return &dryPrinter{w: w, c: c, scratch: scratch}
+	return &dryPrinter{w: w, scratch: scratch}
 }
 
-// record prints one thing a host was asked to do.
-func (d *dryPrinter) record(host, line string) {
+// record prints one thing a host was asked to do; a host other than the
+// one shown gets a heading and its name in the prompt.
+func (d *dryPrinter) record(l placement.DryLine) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	prompt := "$ "
-	if s := d.c.Host.Slurm; s != nil && host == s.Login {
-		prompt = host + "$ "
-		fmt.Fprintf(d.w, "\n### on the Slurm login node %s\n", host)
+	if l.On != "" {
+		prompt = l.Host + "$ "
+		fmt.Fprintf(d.w, "\n### on %s\n", l.On)
 	}
-	lines := strings.Split(strings.ReplaceAll(line, d.scratch, dryRunDir), "\n")
+	lines := strings.Split(strings.ReplaceAll(l.Line, d.scratch, dryRunDir), "\n")
 	fmt.Fprintln(d.w, prompt+lines[0])
 	for _, l := range lines[1:] {
 		fmt.Fprintln(d.w, "  "+l)

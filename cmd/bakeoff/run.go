@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -213,7 +214,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return exitFailed
 	}
 	defer place.Release(ctx)
-	setHosts(&opt, hosts)
+	setHosts(&opt, place, hosts)
 	if end, ok := c.End(e.Now()); ok && (opt.Deadline.IsZero() || end.Before(opt.Deadline)) {
 		// A round that would end after the budget or the deadline is not
 		// started; the resume command at the end says how to go on.
@@ -246,7 +247,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 		return exitFailed
 	}
-	printEnd(e, c, f, out)
+	printEnd(e, c, f, place.Plan(), out)
 	if out.Canceled || out.Stopped != "" || out.Failed > 0 || len(out.OutOfTime) > 0 {
 		return exitFailed
 	}
@@ -262,8 +263,9 @@ func placementEnv(e *env) placement.Env {
 		Connected: func(h remote.Host) { printConfigNotes(e, h) }}
 }
 
-// setHosts puts what a provider acquired into the orchestrator's options.
-func setHosts(opt *orchestrator.Options, hosts *placement.Hosts) {
+// setHosts puts what a provider acquired into the orchestrator's options,
+// and the provider as the one the fleet asks whether a host is lost.
+func setHosts(opt *orchestrator.Options, place placement.Provider, hosts *placement.Hosts) {
 	if hosts.Fleet {
 		opt.Hosts = hosts.Hosts
 	} else {
@@ -272,7 +274,7 @@ func setHosts(opt *orchestrator.Options, hosts *placement.Hosts) {
 	for _, u := range hosts.Unreachable {
 		opt.Unreachable = append(opt.Unreachable, orchestrator.HostLoss{Host: u.Host, Reason: u.Reason})
 	}
-	opt.Deadline, opt.Allocation = hosts.Deadline, hosts.Allocation
+	opt.Deadline, opt.Allocation, opt.Watch = hosts.Deadline, hosts.Allocation, place
 }
 
 // printConfigNotes warns of the ssh config's Match blocks a host skipped.
@@ -285,8 +287,9 @@ func printConfigNotes(e *env, h remote.Host) {
 }
 
 // printEnd writes the verdict, where the time went, the results path and,
-// after an interruption, how to resume.
-func printEnd(e *env, c *campaign.Campaign, f *runFlags, out *orchestrator.Outcome) {
+// after an interruption, how to resume; plan says what the hosts' deadline
+// was, for rounds left out for time.
+func printEnd(e *env, c *campaign.Campaign, f *runFlags, plan placement.Plan, out *orchestrator.Outcome) {
 	w := e.Stdout
 	fmt.Fprintln(w)
 	if err := printVerdict(w, out.RunDir, e.columns()); err != nil {
@@ -336,12 +339,12 @@ func printEnd(e *env, c *campaign.Campaign, f *runFlags, out *orchestrator.Outco
 			fmt.Fprintf(w, "Stopped: %s.\nOnce that is fixed, resume with: %s\n", out.Stopped, resume)
 		case out.Canceled:
 			fmt.Fprintf(w, "Interrupted. Resume with: %s\n", resume)
-		case c.Host.Slurm != nil:
-			fmt.Fprintf(w, "Out of time: %s not started (not enough time left in the Slurm allocation, less host.slurm.margin %s).\nResume with: %s\n(it asks for a new allocation)\n",
-				roundList(out.OutOfTime), c.Host.Slurm.Margin, resume)
 		default:
-			fmt.Fprintf(w, "Out of time: %s not started (not enough time left on the hosts).\nResume with: %s\n",
-				roundList(out.OutOfTime), resume)
+			fmt.Fprintf(w, "Out of time: %s not started (not enough time left %s).\nResume with: %s\n",
+				roundList(out.OutOfTime), cmp.Or(plan.Limit, "on the hosts"), resume)
+			if plan.ResumeNote != "" {
+				fmt.Fprintf(w, "(%s)\n", plan.ResumeNote)
+			}
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package orchestrator
+package placement
 
 import (
 	"context"
@@ -17,11 +17,11 @@ import (
 // was before hosts could be pinged.
 type runOnly struct{ remote.Host }
 
-// TestReachable: a host is there when its sshd answers, however long its
+// TestAnswers: a host is there when its sshd answers, however long its
 // login shell takes to start. The hosts are real sshds on 127.0.0.1 whose
 // login shell is stuck in ~/.bashrc for the whole test, as a pyenv init on
 // a stale lock or a hung NFS home leaves it.
-func TestReachable(t *testing.T) {
+func TestAnswers(t *testing.T) {
 	dir := t.TempDir()
 	released := filepath.Join(dir, "released")
 	rc := fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done\n", remote.Quote(released))
@@ -58,13 +58,11 @@ func TestReachable(t *testing.T) {
 		{"this machine", remote.NewLocal(), there, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := &orch{now: time.Now, linkPatience: tc.patience}
-			w := &worker{o: o, h: tc.h}
-			ok, err := w.reachable(context.Background())
-			if ok != tc.want {
-				t.Fatalf("reachable = %v (%v), want %v", ok, err, tc.want)
+			err := answers(context.Background(), Env{}, tc.h, tc.patience)
+			if ok := err == nil; ok != tc.want {
+				t.Fatalf("answers = %v, want it there: %v", err, tc.want)
 			}
-			if !ok && !strings.Contains(fmt.Sprint(err), tc.wantErr) {
+			if err != nil && !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("error %v, want it to say %q", err, tc.wantErr)
 			}
 		})
@@ -88,15 +86,14 @@ func (p *clockedPinger) Ping(ctx context.Context) error {
 	return fmt.Errorf("no answer")
 }
 
-// TestReachableKeepsToThePatience: a try that used most of the patience
+// TestAnswersKeepsToThePatience: a try that used most of the patience
 // leaves the next only the rest of it, so a host that never answers is
 // given up on after about link_patience, not twice it.
-func TestReachableKeepsToThePatience(t *testing.T) {
+func TestAnswersKeepsToThePatience(t *testing.T) {
 	p := &clockedPinger{Host: remote.NewLocal(), now: time.Unix(1e9, 0), steps: []time.Duration{9 * time.Minute, 2 * time.Minute}}
-	o := &orch{now: func() time.Time { return p.now }, linkPatience: 10 * time.Minute}
-	ok, err := (&worker{o: o, h: p}).reachable(context.Background())
-	if ok || err == nil {
-		t.Fatalf("reachable = %v (%v), want false", ok, err)
+	err := answers(context.Background(), Env{Now: func() time.Time { return p.now }}, p, 10*time.Minute)
+	if err == nil || !strings.Contains(err.Error(), "unreachable for 10m0s") {
+		t.Fatalf("answers = %v, want unreachable for the patience", err)
 	}
 	if len(p.given) != 2 || p.given[0] > 10*time.Minute || p.given[0] < 9*time.Minute || p.given[1] > time.Minute {
 		t.Errorf("the tries were given %v, want about 10m and then at most the 1m left", p.given)
