@@ -108,7 +108,7 @@ func typicalLaunch(root string, c *campaign.Campaign) (d time.Duration, n int, d
 func printRounds(w io.Writer, c *campaign.Campaign, root string, now time.Time) {
 	n, rounds := len(c.Scenarios), max(c.Rounds, 1)
 	if c.Sequential() {
-		fmt.Fprintf(w, "rounds    sequential: %d to %d rounds × %s, at most %d launches; from round %d on, a variant whose comparisons are all decided is launched no more; in this order while all are open:\n",
+		fmt.Fprintf(w, "rounds    sequential: %d to %d rounds × %s, at most %d launches; after round %d and each one after it, a variant whose comparisons are all decided is launched no more; in this order while all are open:\n",
 			c.MinRounds, rounds, plural(n, "scenario"), launchCount(c), c.MinRounds)
 	} else {
 		fmt.Fprintf(w, "rounds    %s × %s = %d launches, in this order:\n", plural(rounds, "round"), plural(n, "scenario"),
