@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"time"
 )
 
@@ -210,3 +211,12 @@ func (t *Trace) At(speed float64) []time.Duration {
 // Hashed reports whether the trace is in the Mooncake form (its prompts are
 // built from hash ids) rather than the plain one.
 func (t *Trace) Hashed() bool { return t.Rows[0].Prompt == "" }
+
+// ReadTrace reads and parses the trace file at path.
+func ReadTrace(path string, blockSize int) (*Trace, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the trace: %w", err)
+	}
+	return ParseTrace(path, data, blockSize)
+}
