@@ -83,3 +83,17 @@ var (
 		return map[string]any{"content": text, "add_special": false}
 	}}
 )
+
+// Lengths says how a prompt asked for in tokens is made that long against
+// this engine: as token ids (completions, where the engine takes them), by
+// cutting text with its tokenize call, or estimated from words where it
+// has none. It is what validate and the manifest show.
+func (p *Profile) Lengths(completions bool) string {
+	switch {
+	case p.TokenizeCall == nil:
+		return "estimated (4/3 tokens per word): no tokenize call"
+	case completions && p.TokenPrompts:
+		return "exact: token ids (text through POST " + p.TokenizeCall.Path + ")"
+	}
+	return "exact where the words allow: text cut through POST " + p.TokenizeCall.Path
+}

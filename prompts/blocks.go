@@ -19,6 +19,10 @@ const (
 	// blockStream separates the blocks' random stream from the prompt
 	// order's and the synthetic sets'.
 	blockStream = 0xb10c_5eed
+	// Blocks names how blocks are made from hash ids (the stream, the id
+	// range, the words); it goes into the sweep fingerprint, so change it
+	// whenever they change.
+	Blocks = "bakeoff-blocks-v1"
 )
 
 // BlockTokens returns the size token ids of hash's block.
