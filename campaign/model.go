@@ -155,6 +155,10 @@ type Sweep struct {
 	Trace     string
 	BlockSize int
 	TraceHash string
+	// TraceRows and TraceSpan are the trace's rows (a speed level's
+	// requests) and its span at its own pace, for estimates.
+	TraceRows int
+	TraceSpan time.Duration
 	// Requests per level; 0 means auto (see RequestsFor).
 	Requests  int
 	MaxTokens int
@@ -209,7 +213,12 @@ func (s Sweep) Levels() []measure.Level {
 
 // RequestsAt returns the number of measured requests at a level of either
 // kind (measure.RequestsAt).
-func (s Sweep) RequestsAt(level measure.Level) int { return measure.RequestsAt(s.Requests, level) }
+func (s Sweep) RequestsAt(level measure.Level) int {
+	if measure.IsSpeed(level) {
+		return s.TraceRows
+	}
+	return measure.RequestsAt(s.Requests, level)
+}
 
 // Mode is "rate" for an open-loop sweep, "concurrency" for a closed loop.
 func (s Sweep) Mode() string {

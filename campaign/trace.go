@@ -115,7 +115,7 @@ func (l *loader) trace(c *Campaign, d *doc, at position, node *yaml.Node) {
 		l.p.errorf(at, "sweep.trace: %v", err)
 		return
 	}
-	c.Trace, s.TraceHash = t, t.Hash
+	c.Trace, s.TraceHash, s.TraceRows, s.TraceSpan = t, t.Hash, len(t.Rows), t.Duration()
 	if s.BlockSize == 0 {
 		s.BlockSize = t.BlockSize
 	}

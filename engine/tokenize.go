@@ -93,7 +93,7 @@ func (p *Profile) Lengths(completions bool) string {
 	case p.TokenizeCall == nil:
 		return "estimated (4/3 tokens per word): no tokenize call"
 	case completions && p.TokenPrompts:
-		return "exact: token ids (text through POST " + p.TokenizeCall.Path + ")"
+		return "exact: token ids (a synthetic set's text cut through POST " + p.TokenizeCall.Path + ")"
 	}
 	return "exact where the words allow: text cut through POST " + p.TokenizeCall.Path
 }
