@@ -139,7 +139,24 @@ func cutWords(p *prompts.Prompt, tok func(string) ([]int, error)) (int, error) {
 		}
 		lo, best = max(lo, 1), n
 	}
-	p.Text = text(lo)
+	out := text(lo)
+	// Whole words can step over the length (a word of several tokens):
+	// the next word's leading characters, one more at a time, fill it.
+	next := " " + words[lo%len(words)]
+	for k := 1; best < p.Target && k <= len(next); k++ {
+		ids, err := tok(out + next[:k])
+		if err != nil {
+			return 0, err
+		}
+		if len(ids) > p.Target {
+			break
+		}
+		if len(ids) > best || k == len(next) {
+			best = len(ids)
+			out, next, k = out+next[:k], next[k:], 0
+		}
+	}
+	p.Text = out
 	p.Messages = []prompts.Message{{Role: "user", Content: p.Text}}
 	return best, nil
 }
