@@ -26,7 +26,9 @@ const (
 // and own max_tokens), unique_prompts when it is on, output_lengths when it
 // is recorded, and a synthetic set's canonical spec (each written only when
 // set, so a fingerprint from before the option existed still matches its
-// campaign). An open-loop sweep writes its mode, its rates as the levels and
+// campaign). A trace replay writes its mode, its speeds as the levels, the
+// trace's content hash, the block size and the blocks' generator (the token
+// content is a function of these). An open-loop sweep writes its mode, its rates as the levels and
 // its burstiness (only then, for the same reason): the arrival schedule is a
 // function of these and the seed. The canonical text is built field by field
 // with fixed formatting (integers in decimal, the temperature as the
@@ -66,11 +68,23 @@ func fingerprint(s Sweep, promptSetHash string, legacy bool) string {
 		if len(s.Rates) > 0 {
 			levels[i] = measure.FormatRate(s.Rates[i])
 		}
+		if len(s.Speeds) > 0 {
+			levels[i] = measure.FormatRate(s.Speeds[i])
+		}
 		reqs[i] = strconv.Itoa(s.RequestsAt(c))
 	}
 	if len(s.Rates) > 0 {
 		line("mode", ModeRate)
 		line("burstiness", strconv.FormatFloat(s.ArrivalShape(), 'g', -1, 64))
+	}
+	if len(s.Speeds) > 0 {
+		// What a replay sends is a function of the trace's rows, the block
+		// size and the way blocks are made from hash ids (prompts.Blocks):
+		// the three together cover the token content.
+		line("mode", ModeTrace)
+		line("trace", s.TraceHash)
+		line("block_size", strconv.Itoa(s.BlockSize))
+		line("blocks", prompts.Blocks)
 	}
 	line("levels", strings.Join(levels, ","))
 	if legacy {

@@ -49,6 +49,7 @@ type campaignNodes struct {
 	scenarios, prompts *yaml.Node
 	sweep              *yaml.Node
 	rates, burstiness  *yaml.Node
+	speeds, trace      *yaml.Node
 	envAt              map[string]position
 	host, hosts        *yaml.Node
 	gpu, power         *yaml.Node
@@ -163,8 +164,12 @@ func (l *loader) campaign(path string) *Campaign {
 		switch {
 		case len(levelKeys) == 0:
 			d.errorf(nodes.sweep, "sweep.concurrency: missing (the levels to run, e.g. [1, 2, 5, 10], or sweep.rates in requests per second)")
-		case len(levelKeys) == 2:
+		case len(levelKeys) == 2 && nodes.speeds == nil:
 			d.errorf(nodes.rates, "sweep.rates: give either sweep.concurrency (a closed loop) or sweep.rates (open-loop arrivals), not both")
+		case len(levelKeys) >= 2:
+			d.errorf(nodes.speeds, "sweep.speeds: replay a trace, or give sweep.concurrency or sweep.rates, not more than one of them")
+		case nodes.speeds != nil && nodes.trace == nil:
+			d.errorf(nodes.speeds, "sweep.speeds: replay sweep.trace at these speeds, but sweep.trace is missing")
 		}
 		if nodes.burstiness != nil && len(c.Sweep.Rates) == 0 {
 			d.errorf(nodes.burstiness, "sweep.burstiness: shapes the arrivals of sweep.rates; a concurrency sweep has none")
@@ -194,6 +199,7 @@ func (l *loader) campaign(path string) *Campaign {
 		d.noGPUGres(c.Host.Slurm, nodes)
 	}
 	l.prompts(c, d.pos(nodes.prompts))
+	l.trace(c, d, d.pos(nodes.trace), nodes.trace)
 	l.scenarios(c, d, nodes)
 	return c
 }
@@ -569,6 +575,15 @@ func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) []string {
 			given = append(given, "rates")
 			nodes.rates = v
 			s.Rates = d.rates(v)
+		},
+		"speeds": func(_, v *yaml.Node) {
+			given = append(given, "speeds")
+			nodes.speeds = v
+			s.Speeds = d.speeds(v)
+		},
+		"trace": func(_, v *yaml.Node) {
+			nodes.trace = v
+			d.traceKey(v, s)
 		},
 		"burstiness": func(_, v *yaml.Node) {
 			nodes.burstiness = v

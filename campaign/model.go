@@ -31,6 +31,8 @@ type Campaign struct {
 	// PromptHash is the content hash of the sweep's prompt set
 	// ("sha256:..."), as prompts.Set.Hash computes it.
 	PromptHash string
+	// Trace is the sweep's trace, read and checked, when it replays one.
+	Trace *prompts.Trace
 	// Warnings are non-fatal findings (e.g. an unset max-running-requests on a
 	// speculative scenario swept above 48), each prefixed with file:line:col.
 	Warnings []string
@@ -143,6 +145,20 @@ type Sweep struct {
 	// loadgen.Arrivals); 0 means 1.
 	Rates      []float64
 	Burstiness float64
+	// Speeds replay Trace instead (exactly one of Concurrency, Rates and
+	// Speeds is set): each level sends every row of the trace at its
+	// timestamp divided by the speed. Trace is the absolute path of the
+	// JSONL trace, BlockSize the tokens each of its hash ids stands for
+	// (prompts.DefaultBlockSize unless given) and TraceHash its content
+	// hash (prompts.Trace.Hash), set when the campaign is loaded.
+	Speeds    []float64
+	Trace     string
+	BlockSize int
+	TraceHash string
+	// TraceRows and TraceSpan are the trace's rows (a speed level's
+	// requests) and its span at its own pace, for estimates.
+	TraceRows int
+	TraceSpan time.Duration
 	// Requests per level; 0 means auto (see RequestsFor).
 	Requests  int
 	MaxTokens int
@@ -174,6 +190,13 @@ func (s Sweep) RequestsFor(c int) int { return measure.RequestsFor(s.Requests, c
 
 // Levels are the sweep's levels in order: its concurrencies, or its rates.
 func (s Sweep) Levels() []measure.Level {
+	if len(s.Speeds) > 0 {
+		out := make([]measure.Level, len(s.Speeds))
+		for i, v := range s.Speeds {
+			out[i] = measure.SpeedLevel(v)
+		}
+		return out
+	}
 	if len(s.Rates) == 0 {
 		out := make([]measure.Level, len(s.Concurrency))
 		for i, c := range s.Concurrency {
@@ -190,10 +213,18 @@ func (s Sweep) Levels() []measure.Level {
 
 // RequestsAt returns the number of measured requests at a level of either
 // kind (measure.RequestsAt).
-func (s Sweep) RequestsAt(level measure.Level) int { return measure.RequestsAt(s.Requests, level) }
+func (s Sweep) RequestsAt(level measure.Level) int {
+	if measure.IsSpeed(level) {
+		return s.TraceRows
+	}
+	return measure.RequestsAt(s.Requests, level)
+}
 
 // Mode is "rate" for an open-loop sweep, "concurrency" for a closed loop.
 func (s Sweep) Mode() string {
+	if len(s.Speeds) > 0 {
+		return ModeTrace
+	}
 	if len(s.Rates) > 0 {
 		return ModeRate
 	}

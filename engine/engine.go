@@ -96,6 +96,13 @@ type Profile struct {
 	Reset   func(ctx context.Context, c *http.Client, base, apiKey string) (string, error)
 	NoReset string
 
+	// TokenizeCall is the engine's tokenize endpoint; nil: none, and prompt
+	// lengths in tokens are estimated from words.
+	TokenizeCall *TokenizeCall
+	// TokenPrompts is set when the engine's /v1/completions takes a prompt
+	// of token ids ([int…]), so a prompt built as ids is sent as they are.
+	TokenPrompts bool
+
 	// Speculative reports whether a scenario's flags switch speculative
 	// decoding on.
 	Speculative func(a Args) bool

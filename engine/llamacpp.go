@@ -54,8 +54,11 @@ var llamacpp = &Profile{
 	// response's timings (draft_n, draft_n_accepted in the final chunk).
 	ResponseAccept: SourceLlamaCppTimings,
 	Reset:          llamacppReset,
-	Speculative:    llamacppSpeculative,
-	Check:          llamacppCheck,
+	// /tokenize, and token-id prompts on /v1/completions (a prompt may be
+	// a list of token ids).
+	TokenizeCall: llamacppTokenize, TokenPrompts: true,
+	Speculative: llamacppSpeculative,
+	Check:       llamacppCheck,
 }
 
 func init() { register(llamacpp) }

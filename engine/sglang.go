@@ -54,8 +54,10 @@ var sglang = &Profile{
 	AcceptRequest:  map[string]any{"return_spec_tokens_details": true},
 	ResponseAccept: SourceSGLangSpecDetails,
 	Reset:          sglangReset,
-	Speculative:    func(a Args) bool { return argSet(a, "speculative-algorithm") },
-	Check:          sglangCheck,
+	// /v1/tokenize, and token-id prompts on /v1/completions.
+	TokenizeCall: sglangTokenize, TokenPrompts: true,
+	Speculative: func(a Args) bool { return argSet(a, "speculative-algorithm") },
+	Check:       sglangCheck,
 }
 
 func init() { register(sglang) }

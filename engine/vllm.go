@@ -44,8 +44,10 @@ var vllm = &Profile{
 	// chunk carries metrics.speculative_decoding; vllmCheck asks for it.
 	ResponseAccept: SourceVLLMResponseMetrics,
 	Reset:          vllmReset,
-	Speculative:    func(a Args) bool { return argSet(a, "speculative-config") },
-	Check:          vllmCheck,
+	// /tokenize, and token-id prompts on /v1/completions.
+	TokenizeCall: vllmTokenize, TokenPrompts: true,
+	Speculative: func(a Args) bool { return argSet(a, "speculative-config") },
+	Check:       vllmCheck,
 }
 
 func init() { register(vllm) }

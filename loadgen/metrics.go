@@ -107,7 +107,9 @@ func (m *metricsProbe) save(phase scrapePhase, name string, body []byte) {
 		return
 	}
 	lv := fmt.Sprintf("C%03d", m.level.Concurrency)
-	if measure.IsRate(m.level) {
+	if measure.IsSpeed(m.level) {
+		lv = "S" + measure.FormatRate(m.level.Speed)
+	} else if measure.IsRate(m.level) {
 		lv = "R" + measure.FormatRate(m.level.Rate)
 	}
 	path := filepath.Join(m.dir, fmt.Sprintf("%s-r%d-%s-%s", lv, m.repeat, phase, name))

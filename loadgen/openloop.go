@@ -19,6 +19,13 @@ const DefaultMaxInFlight = 4096
 
 // levels are the sweep's levels in order: the concurrencies, or the rates.
 func (o Options) levels() []measure.Level {
+	if len(o.Speeds) > 0 {
+		out := make([]measure.Level, len(o.Speeds))
+		for i, v := range o.Speeds {
+			out[i] = measure.SpeedLevel(v)
+		}
+		return out
+	}
 	if len(o.Rates) == 0 {
 		out := make([]measure.Level, len(o.Concurrency))
 		for i, c := range o.Concurrency {
@@ -35,6 +42,9 @@ func (o Options) levels() []measure.Level {
 
 // requestsAt is the number of measured requests at level.
 func (o Options) requestsAt(level measure.Level) int {
+	if measure.IsSpeed(level) {
+		return len(o.Trace.Rows) // every row, at every speed
+	}
 	return measure.RequestsAt(o.Requests, level)
 }
 
@@ -80,7 +90,7 @@ func (s *sweep) openLevel(ctx context.Context, stop context.CancelFunc, l levelS
 		p := s.promptFor(seq)
 		rec := measure.Record{Level: l.level, Rate: l.level.Rate, Repeat: l.repeat, Seq: seq, Prompt: p,
 			PromptSet: s.o.Prompts.Hash, Category: s.o.Prompts.Prompts[p].Category,
-			MaxTokens: s.o.Prompts.Prompts[p].MaxTokens, Capped: capped}
+			MaxTokens: s.o.Prompts.Prompts[p].MaxTokens, Capped: capped, Speed: l.level.Speed, InputTokens: s.exact[p]}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -76,6 +76,11 @@ type Options struct {
 	Rates       []float64
 	Burstiness  float64
 	MaxInFlight int
+	// Speeds replay Trace instead (with neither Concurrency nor Rates): each
+	// level sends every row of the trace at its timestamp divided by the
+	// speed. Prompts is then the trace's (replaySet), made by Run.
+	Speeds []float64
+	Trace  *prompts.Trace
 	// Requests per level; 0 is auto (measure.RequestsFor).
 	Requests    int
 	MaxTokens   int // 0: DefaultMaxTokens
@@ -162,7 +167,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.Model = m
 	}
 	s := &sweep{o: o, res: res, base: base}
-	if err := s.prepare(); err != nil {
+	if err := s.prepare(ctx); err != nil {
 		return nil, err
 	}
 	s.event(Event{Kind: EventStart, Message: res.Model})
@@ -177,7 +182,14 @@ func (o *Options) check() error {
 	if o.URL == "" {
 		return errors.New("loadgen: no server URL")
 	}
+	if o.Engine == nil {
+		o.Engine = engine.Lookup(engine.Generic)
+	}
+	if err := o.checkReplay(); err != nil {
+		return err
+	}
 	switch {
+	case len(o.Speeds) > 0:
 	case len(o.Concurrency) == 0 && len(o.Rates) == 0:
 		return errors.New("loadgen: no concurrency levels or rates")
 	case len(o.Concurrency) > 0 && len(o.Rates) > 0:
@@ -208,6 +220,13 @@ func (o *Options) check() error {
 	case EndpointChat, EndpointCompletions:
 	default:
 		return fmt.Errorf("loadgen: endpoint %q: want %q or %q", o.Endpoint, EndpointChat, EndpointCompletions)
+	}
+	if o.Trace != nil {
+		set, err := replaySet(o.Trace, o.Endpoint == EndpointCompletions && o.Engine != nil && o.Engine.TokenPrompts)
+		if err != nil {
+			return err
+		}
+		o.Prompts = set
 	}
 	if o.Prompts == nil || len(o.Prompts.Prompts) == 0 {
 		return errors.New("loadgen: no prompts")
@@ -246,7 +265,12 @@ type sweep struct {
 	q      *requester
 	probe  *http.Client // for the metrics scrapes
 	bodies [][]byte     // request body per prompt, built once
-	order  []int        // prompt index per sequence number, from the seed
+	// lengths is how prompts asked for in tokens were made that long
+	// (measure.LevelSummary.InputLengths); exact is each prompt's length in
+	// tokens as sent where known, else 0.
+	lengths string
+	exact   []int
+	order   []int // prompt index per sequence number, from the seed
 
 	mu      sync.Mutex      // serialises Records and Events
 	stopErr error           // the first error from Records
@@ -256,17 +280,18 @@ type sweep struct {
 // requestBody is the JSON a request sends. Sampling fields are always
 // present so every variant of a campaign gets exactly the same request.
 type requestBody struct {
-	Model         string            `json:"model"`
-	Messages      []prompts.Message `json:"messages,omitempty"`
-	Prompt        *string           `json:"prompt,omitempty"`
-	MaxTokens     int               `json:"max_tokens"`
-	Temperature   float64           `json:"temperature"`
-	Stream        bool              `json:"stream"`
-	StreamOptions map[string]bool   `json:"stream_options"`
-	IgnoreEOS     bool              `json:"ignore_eos,omitempty"`
+	Model    string            `json:"model"`
+	Messages []prompts.Message `json:"messages,omitempty"`
+	Prompt   any               `json:"prompt,omitempty"` // text, or token ids
+
+	MaxTokens     int             `json:"max_tokens"`
+	Temperature   float64         `json:"temperature"`
+	Stream        bool            `json:"stream"`
+	StreamOptions map[string]bool `json:"stream_options"`
+	IgnoreEOS     bool            `json:"ignore_eos,omitempty"`
 }
 
-func (s *sweep) prepare() error {
+func (s *sweep) prepare(ctx context.Context) error {
 	path := "/v1/chat/completions"
 	if s.o.Endpoint == EndpointCompletions {
 		path = "/v1/completions"
@@ -277,6 +302,18 @@ func (s *sweep) prepare() error {
 	s.probe = ownClient(s.o.Client, false)
 	s.q = &requester{client: s.o.Client, fresh: ownClient(s.o.Client, true), url: s.base + path, apiKey: s.o.APIKey,
 		timeout: s.o.RequestTimeout, maxTokens: s.o.MaxTokens}
+	// The set is the sweep's own from here: cutting prompts to their
+	// lengths must not change the caller's.
+	set := *s.o.Prompts
+	set.Prompts = slices.Clone(set.Prompts)
+	s.o.Prompts = &set
+	var err error
+	if s.lengths, s.exact, err = s.exactLengths(ctx); err != nil {
+		return fmt.Errorf("making prompt lengths exact with %s's tokenize call: %w", s.o.Engine.Title, err)
+	}
+	if s.lengths == measure.LengthsEstimated {
+		s.res.Warnings = append(s.res.Warnings, fmt.Sprintf("prompt lengths are estimated at %.3g tokens per word: engine %s has no tokenize call", prompts.TokensPerWord, s.o.Engine.Name))
+	}
 	for _, p := range s.o.Prompts.Prompts {
 		data, err := s.encode(p, "")
 		if err != nil {
@@ -286,6 +323,12 @@ func (s *sweep) prepare() error {
 	}
 	rng := rand.New(rand.NewPCG(uint64(s.o.Seed), uint64(len(s.bodies))))
 	s.order = rng.Perm(len(s.bodies))
+	if s.o.Trace != nil {
+		// A trace is replayed in its own order: row i is request i.
+		for i := range s.order {
+			s.order[i] = i
+		}
+	}
 	return nil
 }
 
@@ -294,8 +337,10 @@ func (s *sweep) encode(p prompts.Prompt, prefix string) ([]byte, error) {
 	b := requestBody{Model: s.res.Model, MaxTokens: s.maxTokens(p), Temperature: s.o.Temperature,
 		Stream: true, StreamOptions: map[string]bool{"include_usage": true}, IgnoreEOS: s.o.IgnoreEOS}
 	if s.o.Endpoint == EndpointCompletions {
-		text := prefix + p.Text
-		b.Prompt = &text
+		b.Prompt = prefix + p.Text
+		if p.IDs != nil {
+			b.Prompt = p.IDs
+		}
 	} else {
 		b.Messages = p.Messages
 		if prefix != "" && len(p.Messages) > 0 {
@@ -366,7 +411,7 @@ func (s *sweep) run(ctx context.Context) error {
 	defer stop()
 	if s.o.Warmup > 0 {
 		c := min(s.o.Warmup, maxOf(s.o.Concurrency))
-		if len(s.o.Rates) > 0 {
+		if len(s.o.Rates) > 0 || len(s.o.Speeds) > 0 {
 			c = min(s.o.Warmup, RateWarmupConcurrency)
 		}
 		s.mu.Lock()
@@ -403,7 +448,10 @@ func (s *sweep) run(ctx context.Context) error {
 			s.mu.Unlock()
 			spec := levelSpec{level: c, n: n, repeat: r, probe: m}
 			var recs []measure.Record
-			if measure.IsRate(c) {
+			if measure.IsSpeed(c) {
+				spec.due = s.o.Trace.At(c.Speed)
+				recs = s.openLevel(ctx, stop, spec)
+			} else if measure.IsRate(c) {
 				spec.due = Arrivals(n, c.Rate, s.o.Burstiness, s.o.Seed, c, r)
 				recs = s.openLevel(ctx, stop, spec)
 			} else {
@@ -417,6 +465,7 @@ func (s *sweep) run(ctx context.Context) error {
 			}
 			sum := measure.Summarize(c, r, recs)
 			sum.CacheReset, sum.CacheResetNote, sum.UniquePrompts = reset, resetNote, s.o.UniquePrompts
+			sum.InputLengths = s.lengths
 			sum.Categories = measure.Categories(c, recs)
 			if acc, ok := measure.LevelAcceptance(c, recs); ok && s.o.Engine.ResponseAccept != "" {
 				sum.AcceptLength, sum.AcceptLengthSource = new(acc.Length), s.o.Engine.ResponseAccept
@@ -534,7 +583,7 @@ func (s *sweep) level(ctx context.Context, stop context.CancelFunc, l levelSpec)
 			}
 			rec := measure.Record{Level: l.level, Repeat: l.repeat, Seq: seq, Warmup: l.warmup, Prompt: p,
 				PromptSet: s.o.Prompts.Hash, Category: s.o.Prompts.Prompts[p].Category,
-				MaxTokens: s.o.Prompts.Prompts[p].MaxTokens}
+				MaxTokens: s.o.Prompts.Prompts[p].MaxTokens, InputTokens: s.exact[p]}
 			if l.warmup {
 				rec.Level = measure.Level{}
 			}

@@ -48,6 +48,12 @@ type Spec struct {
 	Rates       []float64
 	Burstiness  float64 // the open loop's arrival shape; 0: DefaultBurstiness
 	MaxInFlight int     // the open loop's cap; 0: DefaultMaxInFlight
+	// Speeds replay the trace file Trace instead (neither Concurrency nor
+	// Rates): each level is the trace at that many times its pace, each of
+	// its hash ids a block of BlockSize tokens (0: prompts.DefaultBlockSize).
+	Speeds    []float64
+	Trace     string
+	BlockSize int
 
 	Requests       int // per level; 0: auto (measure.RequestsFor)
 	MaxTokens      int
@@ -85,12 +91,11 @@ func (s Spec) Argv() []string {
 	if s.APIKeyEnv != "" {
 		argv = append(argv, "--api-key-env", s.APIKeyEnv)
 	}
-	if len(s.Rates) > 0 {
-		rates := make([]string, len(s.Rates))
-		for i, r := range s.Rates {
-			rates[i] = measure.FormatRate(r)
-		}
-		argv = append(argv, "--rates", strings.Join(rates, ","))
+	if len(s.Speeds) > 0 {
+		argv = append(argv, "--speeds", joinFloats(s.Speeds), "--trace", s.Trace,
+			"--block-size", strconv.Itoa(cmp.Or(s.BlockSize, prompts.DefaultBlockSize)))
+	} else if len(s.Rates) > 0 {
+		argv = append(argv, "--rates", joinFloats(s.Rates))
 	} else {
 		levels := make([]string, len(s.Concurrency))
 		for i, c := range s.Concurrency {
@@ -148,6 +153,14 @@ func (s Spec) Argv() []string {
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
+func joinFloats(fs []float64) string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = measure.FormatRate(f)
+	}
+	return strings.Join(out, ",")
+}
+
 // ParseArgv reads `bakeoff sweep`'s arguments, after the subcommand, into a
 // Spec, with the defaults its usage text gives, and checks each value. fs
 // is the flag set to register the flags on, whose output and usage are the
@@ -158,8 +171,8 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 		fs.SetOutput(io.Discard)
 	}
 	var (
-		s                                    Spec
-		conc, rates, requests, lengths, synt string
+		s                                            Spec
+		conc, rates, speeds, requests, lengths, synt string
 	)
 	fs.StringVar(&s.URL, "url", "", "")
 	fs.StringVar(&s.Model, "model", "", "")
@@ -168,6 +181,9 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 	fs.BoolVar(&s.UniquePrompts, "unique-prompts", false, "")
 	fs.StringVar(&conc, "concurrency", DefaultSweepLevels, "")
 	fs.StringVar(&rates, "rates", "", "")
+	fs.StringVar(&speeds, "speeds", "", "")
+	fs.StringVar(&s.Trace, "trace", "", "")
+	fs.IntVar(&s.BlockSize, "block-size", prompts.DefaultBlockSize, "")
 	fs.Float64Var(&s.Burstiness, "burstiness", DefaultBurstiness, "")
 	fs.IntVar(&s.MaxInFlight, "max-in-flight", DefaultMaxInFlight, "")
 	fs.StringVar(&requests, "requests", "auto", "")
@@ -201,6 +217,21 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 	concSet := false
 	fs.Visit(func(f *flag.Flag) { concSet = concSet || f.Name == "concurrency" })
 	switch {
+	case speeds != "" && (concSet || rates != ""):
+		return Spec{}, errors.New("--speeds with --rates or --concurrency: want one of the three")
+	case (speeds != "") != (s.Trace != ""):
+		return Spec{}, errors.New("--speeds and --trace: a replay needs both")
+	case speeds != "":
+		for _, r := range strings.Split(speeds, ",") {
+			f, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
+			if err != nil || !(f >= measure.RateResolution && f <= measure.MaxSpeed) {
+				return Spec{}, fmt.Errorf("--speeds %q: want speeds (%g to %d times the trace's pace) separated by commas", speeds, measure.RateResolution, measure.MaxSpeed)
+			}
+			s.Speeds = append(s.Speeds, f)
+		}
+		if s.BlockSize < 1 || s.BlockSize > prompts.MaxBlockSize {
+			return Spec{}, fmt.Errorf("--block-size %d: want 1 to %d tokens", s.BlockSize, prompts.MaxBlockSize)
+		}
 	case rates != "" && concSet:
 		return Spec{}, errors.New("--rates and --concurrency: want one of the two")
 	case rates != "":
@@ -219,6 +250,9 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 			}
 			s.Concurrency = append(s.Concurrency, n)
 		}
+	}
+	if speeds == "" {
+		s.BlockSize = 0 // a block size means something only to a replay
 	}
 	if !(s.Burstiness > 0) {
 		return Spec{}, fmt.Errorf("--burstiness %g: want more than 0", s.Burstiness)
@@ -273,13 +307,24 @@ func (s Spec) Options() (Options, error) {
 	if eng == nil {
 		return Options{}, fmt.Errorf("engine %q: want %s", name, engine.NameList())
 	}
-	set, err := prompts.Make(s.Prompts, s.Seed, nil)
-	if err != nil {
+	var (
+		set   *prompts.Set
+		trace *prompts.Trace
+		err   error
+	)
+	if s.Trace != "" {
+		// The replay's prompts are the trace's (Run makes them from it).
+		if trace, err = prompts.ReadTrace(s.Trace, s.BlockSize); err != nil {
+			return Options{}, err
+		}
+	}
+	if set, err = prompts.Make(s.Prompts, s.Seed, nil); err != nil {
 		return Options{}, fmt.Errorf("building the prompt set: %w", err)
 	}
 	return Options{
 		URL: s.URL, Model: s.Model, Endpoint: s.Endpoint,
 		Concurrency: s.Concurrency, Rates: s.Rates, Burstiness: s.Burstiness, MaxInFlight: s.MaxInFlight,
+		Speeds: s.Speeds, Trace: trace,
 		Requests: s.Requests, MaxTokens: s.MaxTokens, Warmup: s.Warmup, Temperature: s.Temperature,
 		IgnoreEOS: s.IgnoreEOS, Repeats: s.Repeats, Seed: s.Seed, RequestTimeout: s.RequestTimeout,
 		UniquePrompts: s.UniquePrompts, Prompts: set, MetricsDir: s.MetricsDir, Engine: eng,

@@ -1,6 +1,8 @@
 package loadgen
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -68,9 +70,13 @@ func fullSpec(t *testing.T) Spec {
 // A field added to Spec without its flag fails here.
 func TestSpecArgvRoundTrip(t *testing.T) {
 	full := fullSpec(t)
-	closed, open := full, full
+	closed, open, replay := full, full, full
 	closed.Rates, open.Concurrency = nil, nil
-	for name, want := range map[string]Spec{"closed": closed, "open": open} {
+	replay.Concurrency, replay.Rates = nil, nil
+	for _, s := range []*Spec{&closed, &open} {
+		s.Speeds, s.Trace, s.BlockSize = nil, "", 0
+	}
+	for name, want := range map[string]Spec{"closed": closed, "open": open, "replay": replay} {
 		t.Run(name, func(t *testing.T) {
 			got, err := ParseArgv(nil, want.Argv())
 			if err != nil {
@@ -138,11 +144,20 @@ func TestSpecOptions(t *testing.T) {
 	s := fullSpec(t)
 	s.Rates = nil
 	s.Prompts = prompts.Spec{File: prompts.Builtin, OutputLengths: prompts.OutputRecorded}
+	s.Trace = filepath.Join(t.TempDir(), "trace.jsonl")
+	s.BlockSize = 4
+	if err := os.WriteFile(s.Trace, []byte(`{"timestamp": 0, "input_length": 7, "output_length": 3, "hash_ids": [1, 2]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	o, err := s.Options()
 	if err != nil {
 		t.Fatal(err)
 	}
 	commandOnly := []string{"APIKeyEnv", "Out", "Levels", "JSON"}
+	if o.Trace == nil || o.Trace.BlockSize != s.BlockSize {
+		t.Errorf("the trace and its block size do not reach Options: %+v", o.Trace)
+	}
+	commandOnly = append(commandOnly, "BlockSize") // in Options.Trace
 	sv, ov := reflect.ValueOf(s), reflect.ValueOf(o)
 	for i := range sv.NumField() {
 		name := sv.Type().Field(i).Name

@@ -9,13 +9,16 @@ import (
 )
 
 // Level names one load level in records, summaries and verdicts: a closed
-// loop holding Concurrency requests in flight, or an open loop sending Rate
-// requests per second (Concurrency 0). A campaign sweeps one kind only.
-// Levels are comparable, so they key maps; RateLevel rounds a rate to
-// RateResolution, so that one rate is one key whichever way it was written.
+// loop holding Concurrency requests in flight, an open loop sending Rate
+// requests per second, or a trace replayed at Speed times its recorded
+// pace (the other fields 0). A campaign sweeps one kind only. Levels are
+// comparable, so they key maps; RateLevel and SpeedLevel round to
+// RateResolution, so that one level is one key whichever way it was
+// written.
 type Level struct {
 	Concurrency int
 	Rate        float64
+	Speed       float64
 }
 
 const (
@@ -47,12 +50,17 @@ func RateLevel(rate float64) Level {
 // rateThousandths is rate in thousandths of a request per second, rounded.
 func rateThousandths(rate float64) int64 { return int64(math.Round(rate / RateResolution)) }
 
-// IsRate reports whether l is an open-loop level.
-func IsRate(l Level) bool { return l.Rate > 0 }
+// IsRate reports whether l is an open-loop level: a rate, or a trace's
+// speed. Both send each request at its due time whatever is in flight, so
+// both are judged alike (the open-loop window, lateness, saturation).
+func IsRate(l Level) bool { return l.Rate > 0 || l.Speed > 0 }
 
 // LevelValue is the level's load as a number: the concurrency, or the
 // arrival rate in requests per second (for plot axes and CSV).
 func LevelValue(l Level) float64 {
+	if IsSpeed(l) {
+		return l.Speed
+	}
 	if IsRate(l) {
 		return l.Rate
 	}
@@ -63,10 +71,10 @@ func LevelValue(l Level) float64 {
 // open-loop levels by rate (a campaign sweeps one kind, so the two never
 // meet in one table). It suits slices.SortFunc.
 func (l Level) Compare(o Level) int {
-	if r := cmp.Compare(b2i(IsRate(l)), b2i(IsRate(o))); r != 0 {
+	if r := cmp.Compare(b2i(IsRate(l))+b2i(IsSpeed(l)), b2i(IsRate(o))+b2i(IsSpeed(o))); r != 0 {
 		return r
 	}
-	return cmp.Or(cmp.Compare(l.Concurrency, o.Concurrency), cmp.Compare(l.Rate, o.Rate))
+	return cmp.Or(cmp.Compare(l.Concurrency, o.Concurrency), cmp.Compare(l.Rate, o.Rate), cmp.Compare(l.Speed, o.Speed))
 }
 
 func b2i(b bool) int {
@@ -81,6 +89,9 @@ func FormatRate(rate float64) string { return strconv.FormatFloat(rate, 'f', -1,
 
 // LevelName is how people read a level: "C=4" or "4 req/s".
 func LevelName(l Level) string {
+	if IsSpeed(l) {
+		return "speed " + FormatRate(l.Speed) + "×"
+	}
 	if IsRate(l) {
 		return FormatRate(l.Rate) + " req/s"
 	}
@@ -93,6 +104,9 @@ func (l Level) String() string { return LevelName(l) }
 // LevelLabel is the short form for table columns and plot ticks: "4" for
 // a concurrency, "4/s" for a rate.
 func LevelLabel(l Level) string {
+	if IsSpeed(l) {
+		return FormatRate(l.Speed) + "×"
+	}
 	if IsRate(l) {
 		return FormatRate(l.Rate) + "/s"
 	}
@@ -103,6 +117,9 @@ func LevelLabel(l Level) string {
 // or for a rate 10⁹ plus the rate in thousandths. It is the same in every
 // version, so a random stream seeded with it draws the same numbers.
 func (l Level) Key() int64 {
+	if IsSpeed(l) {
+		return speedKeyBase + rateThousandths(l.Speed)
+	}
 	if IsRate(l) {
 		return rateKeyBase + rateThousandths(l.Rate)
 	}
@@ -111,6 +128,9 @@ func (l Level) Key() int64 {
 
 // levelOfKey is the level a written number names.
 func levelOfKey(k int64) Level {
+	if k >= speedKeyBase {
+		return Level{Speed: float64(k-speedKeyBase) / perRequest}
+	}
 	if k >= rateKeyBase {
 		return Level{Rate: float64(k-rateKeyBase) / perRequest}
 	}

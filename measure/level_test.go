@@ -19,6 +19,8 @@ func TestLevel(t *testing.T) {
 		{RateLevel(12), "12 req/s", "12/s", 12, true, "1000012000"},
 		{RateLevel(0.1 + 0.2), "0.3 req/s", "0.3/s", 0.3, true, "1000000300"},
 		{RateLevel(2.0004), "2 req/s", "2/s", 2, true, "1000002000"},
+		{SpeedLevel(0.5), "speed 0.5×", "0.5×", 0.5, true, "3000000500"},
+		{SpeedLevel(2), "speed 2×", "2×", 2, true, "3000002000"},
 	}
 	for _, tt := range tests {
 		l := tt.level
@@ -37,9 +39,9 @@ func TestLevel(t *testing.T) {
 	if RateLevel(0.3) != RateLevel(0.1+0.2) {
 		t.Error("one rate, two keys")
 	}
-	got := []Level{RateLevel(1), ConcurrencyLevel(100000), RateLevel(0.5), ConcurrencyLevel(2)}
+	got := []Level{SpeedLevel(0.5), RateLevel(1), ConcurrencyLevel(100000), RateLevel(0.5), ConcurrencyLevel(2)}
 	slices.SortFunc(got, Level.Compare)
-	want := []Level{ConcurrencyLevel(2), ConcurrencyLevel(100000), RateLevel(0.5), RateLevel(1)}
+	want := []Level{ConcurrencyLevel(2), ConcurrencyLevel(100000), RateLevel(0.5), RateLevel(1), SpeedLevel(0.5)}
 	if !slices.Equal(got, want) {
 		t.Errorf("sorted %v, want %v: rates by rate, above every concurrency", got, want)
 	}

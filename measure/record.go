@@ -40,10 +40,17 @@ type Record struct {
 	// MaxTokens is the max_tokens this request asked for when it was its
 	// own (a recorded or synthetic output length); 0 when it was the
 	// sweep's max_tokens.
-	MaxTokens int   `json:"max_tokens,omitempty"`
-	SendNs    int64 `json:"send_ns"`            // request written
-	FirstNs   int64 `json:"first_ns,omitempty"` // first chunk with non-empty content
-	EndNs     int64 `json:"end_ns"`             // stream finished or failed
+	MaxTokens int `json:"max_tokens,omitempty"`
+	// Speed is a trace replay's level: the trace's pace times this.
+	Speed float64 `json:"speed,omitempty"`
+	// InputTokens is the prompt's length in tokens as the client knew it
+	// exactly when it sent it: the token ids it sent, or the text's count
+	// by the engine's tokenize call; 0 when it was only estimated from
+	// words (the set's lengths are then marked estimated, InputLengths).
+	InputTokens int   `json:"input_tokens,omitempty"`
+	SendNs      int64 `json:"send_ns"`            // request written
+	FirstNs     int64 `json:"first_ns,omitempty"` // first chunk with non-empty content
+	EndNs       int64 `json:"end_ns"`             // stream finished or failed
 	// ArrivalNs are the times, in ns after FirstNs, at which 1/8, 2/8, …,
 	// 7/8 of the streamed content had arrived (ArrivalFractions), so that
 	// throughput windows count the tokens produced inside them. Absent in

@@ -45,8 +45,13 @@ func RequestsForRate(requests int, rate float64) int {
 	return max(MinAutoRequests, int(math.Ceil(AutoRateSeconds*rate-1e-9)))
 }
 
-// RequestsAt is the number of measured requests at a level, either kind.
+// RequestsAt is the number of measured requests at a level, any kind. A
+// trace's level sends every row of the trace, which only the trace knows:
+// its callers pass the row count as requests.
 func RequestsAt(requests int, level Level) int {
+	if IsSpeed(level) {
+		return requests
+	}
 	if IsRate(level) {
 		return RequestsForRate(requests, level.Rate)
 	}

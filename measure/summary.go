@@ -79,6 +79,10 @@ type LevelSummary struct {
 	CacheReset     string `json:"cache_reset,omitempty"`
 	CacheResetNote string `json:"cache_reset_note,omitempty"`
 	UniquePrompts  bool   `json:"unique_prompts,omitempty"`
+	// InputLengths says how prompts asked for in tokens (a synthetic set, a
+	// trace) were made that long: LengthsExact, LengthsTokenized or
+	// LengthsEstimated; empty when the set asks for no lengths.
+	InputLengths string `json:"input_lengths,omitempty"`
 	// Categories are the level's figures per prompt category, when the
 	// prompt set has categories (Categories).
 	Categories []CategorySummary `json:"categories,omitempty"`

@@ -33,10 +33,10 @@ func (e *FingerprintChangedError) Error() string {
 
 // sweepInfo is the manifest's record of the sweep, taken from the same
 // Spec the load generator gets.
-func sweepInfo(s loadgen.Spec, promptSet string) results.SweepInfo {
+func sweepInfo(s loadgen.Spec, promptSet string, c *campaign.Campaign) results.SweepInfo {
 	return results.SweepInfo{Concurrency: s.Concurrency, Rates: s.Rates, Burstiness: s.Burstiness, Requests: s.Requests, MaxTokens: s.MaxTokens,
 		Warmup: s.Warmup, Temperature: s.Temperature, IgnoreEOS: s.IgnoreEOS, Endpoint: s.Endpoint,
-		Repeats: s.Repeats, PromptSet: promptSet}
+		Repeats: s.Repeats, PromptSet: promptSet, Speeds: s.Speeds, BlockSize: s.BlockSize, InputLengths: c.InputLengths()}
 }
 
 // sweepDiffs lists the SweepInfo fields that differ, for a refusal a person
@@ -60,7 +60,7 @@ func (o *orch) openRun() error {
 	fp := o.c.Fingerprint()
 	start := o.now().UTC()
 	o.man = results.Manifest{Campaign: o.c.Name, Run: start.Format(RunIDFormat), Started: start,
-		ConfigFile: o.c.File, Fingerprint: fp, Baseline: o.c.Baseline, Sweep: sweepInfo(sweepSpec(o.c.Sweep, "", ""), o.c.PromptHash),
+		ConfigFile: o.c.File, Fingerprint: fp, Baseline: o.c.Baseline, Sweep: sweepInfo(sweepSpec(o.c.Sweep, "", ""), o.c.PromptHash, o.c),
 		BakeoffVersion: o.opt.Version, Host: results.HostFacts{Name: o.firstHostName()}, Resolved: o.c,
 		Rounds: max(o.c.Rounds, 1), MinRounds: o.c.MinRounds, Budget: budgetText(o.c), MinEffectPct: o.c.MinEffectPct, EquivalenceMarginPct: o.c.EquivalenceMarginPct,
 		Order: o.c.Order(), SLO: o.c.SLO, Allocation: o.opt.Allocation}

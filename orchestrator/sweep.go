@@ -47,7 +47,8 @@ func sweepSpec(sw campaign.Sweep, eng, url string) loadgen.Spec {
 		Concurrency: sw.Concurrency, Rates: sw.Rates, Burstiness: sw.Burstiness,
 		Requests: sw.Requests, MaxTokens: sw.MaxTokens, Warmup: sw.Warmup, Temperature: sw.Temperature,
 		IgnoreEOS: sw.IgnoreEOS, Repeats: sw.Repeats, Seed: sw.Seed, RequestTimeout: sw.RequestTimeout,
-		UniquePrompts: sw.UniquePrompts, Prompts: sw.PromptSpec()}
+		UniquePrompts: sw.UniquePrompts, Prompts: sw.PromptSpec(),
+		Speeds: sw.Speeds, Trace: sw.Trace, BlockSize: sw.BlockSize}
 }
 
 // sweepSpec is this launch's sweep: the campaign's, with the round's
@@ -125,6 +126,11 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 	}
 	spec := s.sweepSpec()
 	spec.Prompts.File = promptsPath
+	tracePath := o.c.Sweep.Trace
+	if tracePath != "" && !o.c.Host.Local {
+		tracePath = path.Join(s.sweepDir, "trace.jsonl")
+	}
+	spec.Trace = tracePath
 	argv := sweepArgv(s.w.hostBakeoff, spec, s.sweepDir)
 	eventsPath := path.Join(s.sweepDir, sweepEvents)
 	exitPath := path.Join(s.sweepDir, sweepExit)
@@ -147,6 +153,14 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 		}
 	}
 	// A job: its exit status goes to exitPath when it ends.
+	if tracePath != o.c.Sweep.Trace {
+		err := s.w.overLink(ctx, s.sc.Name, "uploading the trace", func(ctx context.Context) error {
+			return s.w.h.Upload(ctx, o.c.Sweep.Trace, tracePath)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("uploading the trace to %s: %w", s.w.h.Name(), err)
+		}
+	}
 	cmd := "umask 077; " + campaign.ShellJoin(argv)
 	err = s.w.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: cmd, Dir: s.w.paths.workdir,
 		LogFile: eventsPath, PIDFile: s.w.paths.sweepPID, ExitFile: exitPath})

@@ -48,6 +48,14 @@ type Prompt struct {
 	// MaxTokens is the max_tokens this prompt's requests ask for; 0 means the
 	// sweep's max_tokens. Set by WithRecordedLengths and Synthesize.
 	MaxTokens int
+	// Target is the prompt's length in tokens the set asks for (a synthetic
+	// input length, a trace row's input_length); 0: none. Text made for it
+	// holds TokensToWords(Target) words, an estimate until a tokenizer cuts
+	// it (package loadgen, with the engine's tokenize call).
+	Target int
+	// IDs, when set, is the prompt as token ids, sent as they are where the
+	// endpoint takes them (a trace's blocks; a text cut by a tokenizer).
+	IDs []int32
 }
 
 // Set is a loaded prompt set.

@@ -124,11 +124,15 @@ func Synthesize(spec SyntheticSpec, seed int64) (*Set, error) {
 		}
 		text := b.String()
 		s.Prompts[i] = Prompt{Messages: []Message{{Role: "user", Content: text}}, Text: text,
-			OutputTokens: out, MaxTokens: out}
+			OutputTokens: out, MaxTokens: out, Target: in}
 	}
 	s.Hash = hashPrompts(s.Prompts)
 	return s, nil
 }
+
+// Words is the text that synthetic sets and a trace's blocks are cut from:
+// every message of the built-in set, in order, split on white space.
+func Words() ([]string, error) { return builtinWords() }
 
 // builtinWords is the synthetic sets' text source: every message of the
 // built-in set, in order, split on white space.

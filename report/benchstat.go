@@ -62,6 +62,9 @@ func BenchValues(v *verdict.Verdict, l *verdict.Level) []float64 {
 // benchLevel is the level as a benchmark name part: "C=4", or "rate=0.5"
 // (requests per second) for an open-loop level.
 func benchLevel(level measure.Level) string {
+	if measure.IsSpeed(level) {
+		return "speed=" + measure.FormatRate(level.Speed)
+	}
 	if measure.IsRate(level) {
 		return "rate=" + measure.FormatRate(level.Rate)
 	}

@@ -28,8 +28,8 @@ func DiffText(w io.Writer, d *verdict.DiffResult) error {
 	}
 	fmt.Fprintln(ew)
 	t := table{Header: []string{"scenario", "C", "old tok/s", "new tok/s", "delta", "outcome"}}
-	if len(d.Rows) > 0 && measure.IsRate(d.Rows[0].Level) {
-		t.Header[1] = "req/s"
+	if len(d.Rows) > 0 {
+		t.Header[1] = measure.LevelAxis(d.Rows[0].Level)
 	}
 	for _, r := range d.Rows {
 		delta := verdict.Pct(r.DeltaPct) + " (" + verdict.PClause(r.PAdjusted) + ")"

@@ -274,8 +274,8 @@ func detailLines(s verdict.Scenario) []string {
 
 // levelHeader names the level column: C for concurrency, req/s for rates.
 func levelHeader(v *verdict.Verdict) string {
-	if len(v.Levels) > 0 && measure.IsRate(v.Levels[0]) {
-		return "req/s"
+	if len(v.Levels) > 0 {
+		return measure.LevelAxis(v.Levels[0])
 	}
 	return "C"
 }

@@ -106,7 +106,9 @@ func newLevelPlot(v *verdict.Verdict, title, ylabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "concurrency"
-	if len(v.Levels) > 0 && measure.IsRate(v.Levels[0]) {
+	if len(v.Levels) > 0 && measure.IsSpeed(v.Levels[0]) {
+		p.X.Label.Text = "trace speed (× its recorded pace)"
+	} else if len(v.Levels) > 0 && measure.IsRate(v.Levels[0]) {
 		p.X.Label.Text = "requests per second"
 	}
 	p.Y.Label.Text = ylabel

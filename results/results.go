@@ -119,6 +119,16 @@ type SweepInfo struct {
 	Endpoint    string    `json:"endpoint"`
 	Repeats     int       `json:"repeats"`
 	PromptSet   string    `json:"prompt_set"` // hash of the prompt set's content
+	// Speeds are a trace replay's levels (multiples of the trace's pace),
+	// instead of Concurrency; BlockSize the tokens per hash id. The trace's
+	// content hash is in the fingerprint.
+	Speeds    []float64 `json:"speeds,omitempty"`
+	BlockSize int       `json:"block_size,omitempty"`
+	// InputLengths says, per engine of the campaign, how prompts asked for
+	// in tokens (a synthetic set, a trace) are made that long: through the
+	// engine's tokenize call, as token ids, or estimated at 4/3 tokens per
+	// word where the engine has neither (loadgen.PlannedLengths).
+	InputLengths map[string]string `json:"input_lengths,omitempty"`
 }
 
 // FleetHost is one host of a fleet in the manifest.

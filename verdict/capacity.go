@@ -113,6 +113,9 @@ func levelLoad(c measure.Level) float64 { return measure.LevelValue(c) }
 // loadUnit names the unit of the levels' load: a campaign sweeps one kind.
 func loadUnit(levels []measure.Level) string {
 	for _, c := range levels {
+		if measure.IsSpeed(c) {
+			return "× the trace's pace"
+		}
 		if measure.IsRate(c) {
 			return "req/s"
 		}

@@ -145,7 +145,9 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string, now time.Time) 
 	for _, lv := range s.Levels() {
 		n := s.RequestsAt(lv) * max(s.Repeats, 1)
 		reqs += n
-		if measure.IsRate(lv) {
+		if measure.IsSpeed(lv) {
+			schedule += time.Duration(float64(s.TraceSpan) / lv.Speed * float64(max(s.Repeats, 1)))
+		} else if measure.IsRate(lv) {
 			schedule += time.Duration(float64(s.RequestsAt(lv)-1) / lv.Rate * float64(max(s.Repeats, 1)) * float64(time.Second))
 		}
 	}

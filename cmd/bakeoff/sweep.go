@@ -31,7 +31,9 @@ Runs a closed-loop concurrency sweep against an OpenAI-compatible streaming
 server: a warm-up, then for each level exactly C requests in flight until the
 level's requests are done. With --rates it is an open loop instead: each
 level's requests arrive at a rate, on a schedule drawn in advance from the
-seed, however many are still in flight. Prints one line per level as it ends, then a
+seed, however many are still in flight. With --speeds and --trace it replays a
+timed trace: each level sends every row at its timestamp divided by the speed.
+Prints one line per level as it ends, then a
 summary. Token counts come from the server's usage; TTFT, TPOT and steady-
 state throughput are explained in docs/LOADGEN.md.
 
@@ -47,6 +49,11 @@ Flags:
   --concurrency LIST     levels, comma-separated (default {levels})
   --rates LIST           open-loop arrival rates in requests per second,
                          comma-separated, instead of --concurrency (e.g. 0.5,1,2,4)
+  --speeds LIST          replay --trace at these multiples of its recorded pace,
+                         comma-separated, instead of --concurrency (e.g. 0.5,1,2)
+  --trace FILE           a JSONL trace: Mooncake's {timestamp (ms), input_length,
+                         output_length, hash_ids} or {timestamp, prompt, max_tokens}
+  --block-size N         tokens per hash id of the trace (default 512)
   --burstiness B         shape of the arrivals' gamma gaps: 1 Poisson, below 1
                          bursts, above 1 more even (default 1)
   --max-in-flight N      open loop's safety cap on requests in flight; a request
@@ -230,6 +237,10 @@ func (t *textReporter) header(f *sweepFlags) {
 			req = "auto (" + measure.AutoRateRule + ")"
 		}
 		levels = fmt.Sprintf("rates %v req/s, burstiness %g", o.Rates, o.Burstiness)
+	}
+	if o.Trace != nil {
+		req = fmt.Sprintf("%d (the trace's rows)", len(o.Trace.Rows))
+		levels = fmt.Sprintf("speeds %v× of trace %s (%s)", o.Speeds, o.Trace.Name, shortHash(o.Trace.Hash))
 	}
 	fmt.Fprintf(t.e.Stdout, "levels %s  requests %s  warm-up %d  repeats %d  prompts %s (%d, %s)\n",
 		levels, req, o.Warmup, o.Repeats, o.Prompts.Name, len(o.Prompts.Prompts), shortHash(o.Prompts.Hash))

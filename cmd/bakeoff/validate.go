@@ -134,7 +134,11 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string, now 
 	if s.UniquePrompts {
 		unique = "; every request with a prefix of its own (unique_prompts)"
 	}
-	fmt.Fprintf(w, "          prompts %s (%s)%s%s\n", promptsShown(c), c.PromptHash, workloadShown(s), unique)
+	if c.Trace != nil {
+		printTrace(w, c)
+	} else {
+		fmt.Fprintf(w, "          prompts %s (%s)%s%s\n", promptsShown(c), c.PromptHash, workloadShown(s), unique)
+	}
 	fmt.Fprintf(w, "          fingerprint %s\n", c.Fingerprint())
 	fmt.Fprintf(w, "baseline  %s\n", c.Baseline)
 	printRounds(w, c, root, now)
@@ -153,6 +157,9 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string, now 
 			ext = ", extends " + sc.Extends
 		}
 		fmt.Fprintf(w, "          engine %s, model %s%s\n", sc.Engine, sc.Model, ext)
+		if how, ok := c.InputLengths()[sc.Engine]; ok {
+			fmt.Fprintf(w, "          prompt lengths %s\n", how)
+		}
 		fmt.Fprintf(w, "          %s\n", l.Command)
 		for _, d := range l.Dirs {
 			fmt.Fprintf(w, "          creates %s before the launch\n", d)
@@ -252,6 +259,10 @@ func plural(n int, word string) string {
 // sweepLevels is how validate shows the sweep's levels: its concurrencies,
 // or its rates with their arrival shape and, for auto, the rate rule.
 func sweepLevels(s campaign.Sweep, requests *string) string {
+	if len(s.Speeds) > 0 {
+		*requests = "every row of the trace"
+		return "speeds " + joinSpeeds(s.Speeds) + " (a trace replayed at these multiples of its pace, open loop)"
+	}
 	if len(s.Rates) == 0 {
 		return "concurrency " + joinInts(s.Concurrency)
 	}

@@ -47,6 +47,7 @@ func TestValidateGolden(t *testing.T) {
 		{"engine warnings", "testdata/validate/engines/configs/campaign.yaml", "validate/engines.golden", exitOK, true},
 		{"synthetic workload", "testdata/validate/workload/configs/campaign.yaml", "validate/workload.golden", exitOK, true},
 		{"rates", "testdata/validate/rates/configs/campaign.yaml", "validate/rates.golden", exitOK, true},
+		{"trace", "testdata/validate/trace/configs/campaign.yaml", "validate/trace.golden", exitOK, true},
 		{"slurm", "testdata/validate/slurm/configs/campaign.yaml", "validate/slurm.golden", exitOK, true},
 		{"fleet", "testdata/validate/fleet/configs/campaign.yaml", "validate/fleet.golden", exitOK, true},
 	}
