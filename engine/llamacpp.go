@@ -53,6 +53,7 @@ var llamacpp = &Profile{
 	// No speculative metrics on /metrics: acceptance is only in each
 	// response's timings (draft_n, draft_n_accepted in the final chunk).
 	ResponseAccept: SourceLlamaCppTimings,
+	Server:         llamacppServer,
 	Reset:          llamacppReset,
 	Speculative:    llamacppSpeculative,
 	Check:          llamacppCheck,
