@@ -45,6 +45,9 @@ const (
 	DefaultRepeats        = 1
 	DefaultSeed           = 1
 	DefaultRequestTimeout = 10 * time.Minute
+	// DefaultScrapeInterval is how often the sweep reads the server's
+	// /metrics for its timeline (loadgen.DefaultScrapeInterval).
+	DefaultScrapeInterval = time.Second
 	// DefaultRounds is how many times each scenario is launched. One launch
 	// per scenario cannot tell a configuration's speed from the luck of its
 	// launch; docs/METHOD.md says why this many: under 1% launch noise and

@@ -83,6 +83,7 @@ func (l *loader) campaign(path string) *Campaign {
 			Repeats:        DefaultRepeats,
 			Seed:           DefaultSeed,
 			RequestTimeout: DefaultRequestTimeout,
+			ScrapeInterval: DefaultScrapeInterval,
 		},
 	}
 	l.p.seeFile(path)
@@ -655,6 +656,9 @@ func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) []string {
 			s.RequestTimeout, _ = d.positiveDuration(v, "sweep.request_timeout")
 		},
 		"unique_prompts": func(_, v *yaml.Node) { s.UniquePrompts, _ = d.boolean(v, "sweep.unique_prompts") },
+		"scrape_interval": func(_, v *yaml.Node) {
+			s.ScrapeInterval, _ = d.positiveDuration(v, "sweep.scrape_interval")
+		},
 	})
 	return given
 }

@@ -36,7 +36,7 @@ func TestLoadErrors(t *testing.T) {
 		want  []string
 	}{
 		{"unknown campaign key", memFiles{cfgPath: strings.Replace(goodFiles[cfgPath], "max_tokens: 50", "max_tokenz: 50", 1)},
-			[]string{`c/configs/camp.yaml:6:3: sweep: unknown key "max_tokenz" (known: burstiness, concurrency, endpoint, ignore_eos, max_tokens, prompts, rates, repeats, request_timeout, requests, seed, speeds, temperature, trace, unique_prompts, warmup)`}},
+			[]string{`c/configs/camp.yaml:6:3: sweep: unknown key "max_tokenz" (known: burstiness, concurrency, endpoint, ignore_eos, max_tokens, prompts, rates, repeats, request_timeout, requests, scrape_interval, seed, speeds, temperature, trace, unique_prompts, warmup)`}},
 		{"unknown scenario key", memFiles{basePath: "name: base\nmodel: /m\nflags: {tp: 2}\n"},
 			[]string{`c/scenarios/base.yaml:3:1: scenario: unknown key "flags" (known: args, description, engine, env, extends, launch, model, name)`}},
 		{"duplicate key", memFiles{basePath: "name: base\nmodel: /m\nmodel: /n\n"},
@@ -318,7 +318,7 @@ env:
 		t.Errorf("gpu defaults: %+v", c.GPU)
 	}
 	wantSweep := Sweep{Concurrency: []int{4, 1}, MaxTokens: 200, Warmup: 5, Prompts: "builtin", OutputLengths: DefaultOutputLengths, IgnoreEOS: true,
-		Endpoint: "chat", Repeats: 1, Seed: 1, RequestTimeout: 10 * time.Minute}
+		Endpoint: "chat", Repeats: 1, Seed: 1, RequestTimeout: 10 * time.Minute, ScrapeInterval: time.Second}
 	if !reflect.DeepEqual(c.Sweep, wantSweep) {
 		t.Errorf("sweep:\n got %+v\nwant %+v", c.Sweep, wantSweep)
 	}

@@ -182,6 +182,10 @@ type Sweep struct {
 	// no request shares a cached prefix with another: for engines whose
 	// prefix cache bakeoff cannot reset between levels.
 	UniquePrompts bool
+	// ScrapeInterval is how often the sweep reads the server's /metrics for
+	// its timeline. It changes what is read, not the load, so it is not in
+	// the fingerprint.
+	ScrapeInterval time.Duration
 }
 
 // RequestsFor returns the number of measured requests for concurrency c:

@@ -90,6 +90,10 @@ type Profile struct {
 	// needed (llama.cpp always sends its timings; vLLM needs a server flag,
 	// which its Check asks for).
 	AcceptRequest map[string]any
+	// Server names the /metrics series the sweep's timeline summarises over
+	// each level's steady window; nil: the engine publishes none bakeoff
+	// reads (TensorRT-LLM's /metrics is JSON iteration statistics).
+	Server *ServerMetrics
 
 	// Reset clears the server's prefix cache and says what it did. An engine
 	// without such a call has Reset nil and NoReset saying why.

@@ -12,6 +12,7 @@ var generic = &Profile{
 	HealthPath: "/health",
 	Fatal:      pythonFatal,
 	Accept:     anyAccept,
+	Server:     genericServer,
 	// A server whose responses carry their own counts is measured by
 	// them. No request field is sent: a server of unknown engine might
 	// refuse one it does not know.

@@ -53,6 +53,7 @@ var llamacpp = &Profile{
 	// No speculative metrics on /metrics: acceptance is only in each
 	// response's timings (draft_n, draft_n_accepted in the final chunk).
 	ResponseAccept: SourceLlamaCppTimings,
+	Server:         llamacppServer,
 	Reset:          llamacppReset,
 	// /tokenize, and token-id prompts on /v1/completions (a prompt may be
 	// a list of token ids).

@@ -47,6 +47,7 @@ var sglang = &Profile{
 	),
 	Info:   &InfoCall{Path: "/get_server_info", File: "get_server_info.json", Parse: parseSGLangInfo},
 	Accept: sglangAccept,
+	Server: sglangServer,
 	// PR #33518: with this field a speculative server adds each request's
 	// verify steps, draft counts and histogram to its response (a chunk of
 	// their own when streaming); a server without speculation, or a build

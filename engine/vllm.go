@@ -40,6 +40,7 @@ var vllm = &Profile{
 	),
 	Info:   &InfoCall{Path: "/version", File: "version.json", Parse: parseVersion},
 	Accept: vllmAccept,
+	Server: vllmServer,
 	// With --per-request-spec-decode-metrics (PR #48915) the final usage
 	// chunk carries metrics.speculative_decoding; vllmCheck asks for it.
 	ResponseAccept: SourceVLLMResponseMetrics,

@@ -109,6 +109,10 @@ type Options struct {
 	// its prefix cache is cleared. nil: engine generic (any known metrics,
 	// no reset).
 	Engine *engine.Profile
+	// ScrapeInterval is how often the server's /metrics is read for its
+	// timeline (MetricsDir/timeline.jsonl and each level's Server summary);
+	// 0: DefaultScrapeInterval.
+	ScrapeInterval time.Duration
 }
 
 // Result is what a sweep measured.
@@ -243,6 +247,9 @@ func (o *Options) check() error {
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = DefaultRequestTimeout
 	}
+	if o.ScrapeInterval <= 0 {
+		o.ScrapeInterval = DefaultScrapeInterval
+	}
 	if o.Engine == nil {
 		o.Engine = engine.Lookup(engine.Generic)
 	}
@@ -275,6 +282,9 @@ type sweep struct {
 	mu      sync.Mutex      // serialises Records and Events
 	stopErr error           // the first error from Records
 	warned  map[string]bool // cache-reset notes already warned about
+	// timeline is the server's metrics scraped through the sweep; nil when
+	// the engine publishes none it reads.
+	timeline *timelineScraper
 }
 
 // requestBody is the JSON a request sends. Sampling fields are always
@@ -409,6 +419,9 @@ func (s *sweep) warn(msg string) {
 func (s *sweep) run(ctx context.Context) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	// The server's timeline runs through every level, warm-up included.
+	s.timeline = s.startTimeline(ctx)
+	defer s.timeline.stop()
 	if s.o.Warmup > 0 {
 		c := min(s.o.Warmup, maxOf(s.o.Concurrency))
 		if len(s.o.Rates) > 0 || len(s.o.Speeds) > 0 {
@@ -464,6 +477,7 @@ func (s *sweep) run(ctx context.Context) error {
 				m.scrape(ctx, phaseAfter)
 			}
 			sum := measure.Summarize(c, r, recs)
+			sum.Server = s.timeline.summary(sum)
 			sum.CacheReset, sum.CacheResetNote, sum.UniquePrompts = reset, resetNote, s.o.UniquePrompts
 			sum.InputLengths = s.lengths
 			sum.Categories = measure.Categories(c, recs)

@@ -69,6 +69,9 @@ type Spec struct {
 	// Prompts says which prompt set to build: a file, the built-in set, a
 	// synthetic one, and where each request's max_tokens comes from.
 	Prompts prompts.Spec
+	// ScrapeInterval is how often the server's /metrics is read for its
+	// timeline; 0: DefaultScrapeInterval.
+	ScrapeInterval time.Duration
 
 	// Where `bakeoff sweep` writes: the records (JSON lines), the level
 	// summaries (JSON), the raw metric scrapes, and JSON events on stdout.
@@ -140,6 +143,10 @@ func (s Spec) Argv() []string {
 	if s.Prompts.Synthetic != nil {
 		argv = append(argv, "--synthetic", s.Prompts.Synthetic.String())
 	}
+	// The default is left out, so a command line says only what differs.
+	if s.ScrapeInterval > 0 && s.ScrapeInterval != DefaultScrapeInterval {
+		argv = append(argv, "--scrape-interval", s.ScrapeInterval.String())
+	}
 	for _, f := range []struct{ flag, value string }{{"--out", s.Out}, {"--levels", s.Levels}, {"--metrics-dir", s.MetricsDir}} {
 		if f.value != "" {
 			argv = append(argv, f.flag, f.value)
@@ -198,6 +205,7 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 	fs.IntVar(&s.Repeats, "repeats", 1, "")
 	fs.Int64Var(&s.Seed, "seed", 0, "")
 	fs.DurationVar(&s.RequestTimeout, "request-timeout", DefaultRequestTimeout, "")
+	fs.DurationVar(&s.ScrapeInterval, "scrape-interval", DefaultScrapeInterval, "")
 	fs.StringVar(&s.Out, "out", "", "")
 	fs.StringVar(&s.Levels, "levels", "", "")
 	fs.StringVar(&s.MetricsDir, "metrics-dir", "", "")
@@ -276,6 +284,8 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 		return Spec{}, fmt.Errorf("--repeats %d: want at least 1", s.Repeats)
 	case s.RequestTimeout <= 0:
 		return Spec{}, fmt.Errorf("--request-timeout %s: want a positive duration", s.RequestTimeout)
+	case s.ScrapeInterval <= 0:
+		return Spec{}, fmt.Errorf("--scrape-interval %s: want a positive duration", s.ScrapeInterval)
 	case s.Temperature < 0:
 		return Spec{}, fmt.Errorf("--temperature %g: want 0 or more", s.Temperature)
 	case s.Endpoint != EndpointChat && s.Endpoint != EndpointCompletions:
@@ -328,5 +338,6 @@ func (s Spec) Options() (Options, error) {
 		Requests: s.Requests, MaxTokens: s.MaxTokens, Warmup: s.Warmup, Temperature: s.Temperature,
 		IgnoreEOS: s.IgnoreEOS, Repeats: s.Repeats, Seed: s.Seed, RequestTimeout: s.RequestTimeout,
 		UniquePrompts: s.UniquePrompts, Prompts: set, MetricsDir: s.MetricsDir, Engine: eng,
+		ScrapeInterval: s.ScrapeInterval,
 	}, nil
 }

@@ -105,7 +105,7 @@ func TestSpecDefaults(t *testing.T) {
 	}
 	want := Spec{URL: "http://127.0.0.1:1", Engine: "generic", Endpoint: EndpointChat,
 		Concurrency: []int{1, 2, 5, 10, 30, 70, 100, 250}, Burstiness: DefaultBurstiness, MaxInFlight: DefaultMaxInFlight,
-		MaxTokens: DefaultMaxTokens, Warmup: DefaultSweepWarmup, Repeats: 1, RequestTimeout: DefaultRequestTimeout,
+		MaxTokens: DefaultMaxTokens, Warmup: DefaultSweepWarmup, Repeats: 1, RequestTimeout: DefaultRequestTimeout, ScrapeInterval: DefaultScrapeInterval,
 		Prompts: prompts.Spec{File: prompts.Builtin}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", got, want)

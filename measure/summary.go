@@ -66,6 +66,11 @@ type LevelSummary struct {
 	AcceptLength       *float64 `json:"accept_length,omitempty"`
 	AcceptLengthSource string   `json:"accept_length_source,omitempty"`
 
+	// Server is what the server's own metrics said over the steady-state
+	// window (the sweep's timeline, docs/RESULTS.md); nil without a
+	// timeline or a steady state.
+	Server *ServerSummary `json:"server,omitempty"`
+
 	// PowerW is the mean GPU power over the steady-state window, summed
 	// over the scenario's GPUs, watts; JoulesPerKTok is the GPU energy per
 	// 1000 output tokens over it. Both are zero where no power was read

@@ -116,6 +116,7 @@ type campaignOpts struct {
 	engineEnv     string // YAML mapping body under engine.env
 	rounds        int    // 1 when 0: most tests are about one launch
 	noGPU         bool   // gpu: none in place of the gpu block
+	sweepExtra    string // more keys under sweep:, each line indented by two spaces
 }
 
 func (w *world) writeConfig(o campaignOpts) string {
@@ -168,11 +169,11 @@ engine:
   requests: %d
   max_tokens: %d
   warmup: 1
-baseline: %s
+%sbaseline: %s
 scenarios: [%s]
 rounds: %d
 `, o.host, "{bakeoff}", o.speed, w.port, o.healthTimeout, extraEngine, gpu, o.concurrency, o.requests, o.maxTokens,
-		o.scenarios[0], strings.Join(o.scenarios, ", "), o.rounds)
+		o.sweepExtra, o.scenarios[0], strings.Join(o.scenarios, ", "), o.rounds)
 	w.config = filepath.Join(w.root, "configs", "e2e.yaml")
 	if err := os.WriteFile(w.config, []byte(cfg), 0o644); err != nil {
 		w.t.Fatal(err)

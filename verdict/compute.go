@@ -146,6 +146,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 				if a := levelAccept(in.Launches[name], l.Level, v.Confidence); a != nil {
 					l.Accept, l.AcceptLength = a, new(a.Length.Center)
 				}
+				l.Server = serverLevel(in.Launches[name], l.Level)
 				l.ClientLimited = l.ClientLimited || clientLimited(l)
 				levelSet[l.Level] = true
 			}

@@ -310,6 +310,11 @@ type Level struct {
 	// Accept is the level's speculative acceptance over the launches, with
 	// its interval and source; nil when none was reported.
 	Accept *LevelAccept `json:"accept,omitempty"`
+	// Server is what the server's own metrics said over the level's steady
+	// windows (running batch, queue, KV use, preemptions, prefix hits,
+	// acceptance, generation throughput), each figure the mean over launches
+	// with its source; nil when no launch had a timeline.
+	Server *measure.ServerSummary `json:"server,omitempty"`
 	// Categories are the level's figures per prompt category, when the
 	// prompt set has categories.
 	Categories []measure.CategorySummary `json:"categories,omitempty"`

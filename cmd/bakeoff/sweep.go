@@ -78,7 +78,9 @@ Flags:
   --request-timeout D    per-request limit, e.g. 5m (default 10m)
   --out FILE             append every request record to FILE (JSON lines)
   --levels FILE          write the level summaries to FILE (JSON), after each level
-  --metrics-dir DIR      save the server's /metrics and /get_server_info scrapes
+  --metrics-dir DIR      save the server's /metrics and /get_server_info scrapes,
+                         and its timeline (timeline.jsonl)
+  --scrape-interval D    how often /metrics is read for the timeline (default 1s)
   --json                 print events as JSON lines instead of text
 
 Exit status: 0 the sweep ran (failed requests are reported, not fatal),

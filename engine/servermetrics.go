@@ -1,0 +1,110 @@
+package engine
+
+// ServerMetrics names the /metrics series that say what the server was doing
+// during a level: its batch, its queue, its KV cache, preemptions, prefix-cache
+// hits, speculative acceptance and its own generation throughput. Each figure
+// is a list of names: the first one the server publishes is read, so a profile
+// can name a metric's newer and older spellings. An empty list means the engine
+// has no such metric. Counter names carry the _total the exposition gives them
+// (prometheus_client adds it to a Counter's declared name).
+//
+// docs/ENGINES.md gives the source and version of every name.
+type ServerMetrics struct {
+	// Running and Queued are gauges of requests, summed over the series that
+	// carry them (one per engine core or data-parallel rank).
+	Running, Queued []string
+	// KVUsage is a gauge of the KV cache's used fraction (0 to 1), averaged
+	// over its series.
+	KVUsage []string
+	// Preemptions is a counter of requests preempted or retracted to free KV
+	// cache.
+	Preemptions []string
+	// PrefixHits are counter pairs of prompt tokens found in the prefix cache
+	// (Num) and looked up there (Den): the window's hit rate is the ratio of
+	// their increases, from the first pair the server has. PrefixHitRate is a
+	// gauge read only when there is none.
+	PrefixHits    []CounterRatio
+	PrefixHitRate []string
+	// Accept are the counter pairs whose increases give the accept length over
+	// the window (the first pair the server has), AcceptGauge a gauge read only
+	// when there is none.
+	Accept      []CounterRatio
+	AcceptGauge []string
+	// GenerationTokens is a counter of generated tokens: its increase over the
+	// window's length is the server's generation throughput.
+	GenerationTokens []string
+	// TTFT and ITL are histograms (the name before _bucket) of time to first
+	// token and inter-token latency, seconds.
+	TTFT, ITL []string
+}
+
+// CounterRatio is a figure over a window made of two counters' increases:
+// Offset + ΔNum / ΔDen. SGLang's accept length is generated tokens per verify
+// step (offset 0), vLLM's accepted draft tokens per draft plus the bonus token
+// (offset 1).
+type CounterRatio struct {
+	Num, Den string
+	Offset   float64
+}
+
+// SGLang's scheduler and tokenizer metrics (python/sglang/srt/metrics/collector.py).
+var sglangServer = &ServerMetrics{
+	Running:          []string{"sglang:num_running_reqs"},
+	Queued:           []string{"sglang:num_queue_reqs"},
+	KVUsage:          []string{"sglang:token_usage"},
+	Preemptions:      []string{"sglang:num_retracted_requests_total"},
+	PrefixHits:       []CounterRatio{{Num: "sglang:cached_tokens_total", Den: "sglang:prompt_tokens_total"}},
+	PrefixHitRate:    []string{"sglang:cache_hit_rate"},
+	Accept:           []CounterRatio{{Num: "sglang:generation_tokens_total", Den: "sglang:spec_verify_calls_total"}},
+	AcceptGauge:      []string{"sglang:spec_accept_length"},
+	GenerationTokens: []string{"sglang:generation_tokens_total"},
+	TTFT:             []string{"sglang:time_to_first_token_seconds"},
+	ITL:              []string{"sglang:inter_token_latency_seconds"},
+}
+
+// vLLM's V1 engine metrics (vllm/v1/metrics/loggers.py); gpu_cache_usage_perc
+// is the older name of kv_cache_usage_perc.
+var vllmServer = &ServerMetrics{
+	Running:          []string{"vllm:num_requests_running"},
+	Queued:           []string{"vllm:num_requests_waiting"},
+	KVUsage:          []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"},
+	Preemptions:      []string{"vllm:num_preemptions_total"},
+	PrefixHits:       []CounterRatio{{Num: "vllm:prefix_cache_hits_total", Den: "vllm:prefix_cache_queries_total"}},
+	Accept:           []CounterRatio{{Num: vllmAcceptedTokens, Den: vllmDrafts, Offset: 1}},
+	GenerationTokens: []string{"vllm:generation_tokens_total"},
+	TTFT:             []string{"vllm:time_to_first_token_seconds"},
+	ITL:              []string{"vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds"},
+}
+
+// llama-server's --metrics (tools/server/README.md): no queue of its own
+// beyond deferred requests, no preemptions, no prefix-cache counters, no
+// histograms.
+var llamacppServer = &ServerMetrics{
+	Running:          []string{"llamacpp:requests_processing"},
+	Queued:           []string{"llamacpp:requests_deferred"},
+	KVUsage:          []string{"llamacpp:kv_cache_usage_ratio"},
+	GenerationTokens: []string{"llamacpp:tokens_predicted_total"},
+}
+
+// genericServer reads whichever known engine's names the server publishes.
+var genericServer = mergeServer(sglangServer, vllmServer, llamacppServer)
+
+// mergeServer lists every profile's names, in order, for a server of unknown
+// engine.
+func mergeServer(ps ...*ServerMetrics) *ServerMetrics {
+	out := &ServerMetrics{}
+	for _, p := range ps {
+		out.Running = append(out.Running, p.Running...)
+		out.Queued = append(out.Queued, p.Queued...)
+		out.KVUsage = append(out.KVUsage, p.KVUsage...)
+		out.Preemptions = append(out.Preemptions, p.Preemptions...)
+		out.PrefixHits = append(out.PrefixHits, p.PrefixHits...)
+		out.PrefixHitRate = append(out.PrefixHitRate, p.PrefixHitRate...)
+		out.Accept = append(out.Accept, p.Accept...)
+		out.AcceptGauge = append(out.AcceptGauge, p.AcceptGauge...)
+		out.GenerationTokens = append(out.GenerationTokens, p.GenerationTokens...)
+		out.TTFT = append(out.TTFT, p.TTFT...)
+		out.ITL = append(out.ITL, p.ITL...)
+	}
+	return out
+}
