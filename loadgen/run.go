@@ -85,6 +85,10 @@ type Options struct {
 	Repeats     int   // runs of each level; 0 means 1
 	Seed        int64 // prompt order
 	Prompts     *prompts.Set
+	// Sessions, when set, makes every level multi-turn sessions drawn from
+	// Prompts and Seed: Concurrency counts users, Rates are sessions per
+	// second, and Requests is the fewest requests (turns) a level sends.
+	Sessions *prompts.SessionSpec
 	// RequestTimeout bounds one request; 0: DefaultRequestTimeout.
 	RequestTimeout time.Duration
 	// Client sends the requests; nil: a client tuned for many streams.
@@ -247,6 +251,8 @@ type sweep struct {
 	probe  *http.Client // for the metrics scrapes
 	bodies [][]byte     // request body per prompt, built once
 	order  []int        // prompt index per sequence number, from the seed
+	// sessions draws the conversations of a sweep of sessions; nil otherwise.
+	sessions *prompts.Sessions
 
 	mu      sync.Mutex      // serialises Records and Events
 	stopErr error           // the first error from Records
@@ -286,6 +292,13 @@ func (s *sweep) prepare() error {
 	}
 	rng := rand.New(rand.NewPCG(uint64(s.o.Seed), uint64(len(s.bodies))))
 	s.order = rng.Perm(len(s.bodies))
+	if s.o.Sessions != nil {
+		ss, err := prompts.NewSessions(*s.o.Sessions, s.o.Prompts, s.o.Seed)
+		if err != nil {
+			return err
+		}
+		s.sessions = ss
+	}
 	return nil
 }
 
@@ -396,6 +409,9 @@ func (s *sweep) run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
+			if s.sessions != nil {
+				_, n = s.sessions.Plan(s.o.requestsAt(c)) // whole sessions: at least the requests asked for
+			}
 			m := newMetricsProbe(s.probe, s.o.Engine, s.base, s.o.APIKey, s.o.MetricsDir, c, r)
 			m.scrape(ctx, phaseBefore)
 			s.mu.Lock()
@@ -403,10 +419,13 @@ func (s *sweep) run(ctx context.Context) error {
 			s.mu.Unlock()
 			spec := levelSpec{level: c, n: n, repeat: r, probe: m}
 			var recs []measure.Record
-			if measure.IsRate(c) {
+			switch {
+			case s.sessions != nil:
+				recs = s.sessionLevel(ctx, stop, spec)
+			case measure.IsRate(c):
 				spec.due = Arrivals(n, c.Rate, s.o.Burstiness, s.o.Seed, c, r)
 				recs = s.openLevel(ctx, stop, spec)
-			} else {
+			default:
 				recs = s.level(ctx, stop, spec)
 			}
 			if len(recs) == 0 {
@@ -418,6 +437,7 @@ func (s *sweep) run(ctx context.Context) error {
 			sum := measure.Summarize(c, r, recs)
 			sum.CacheReset, sum.CacheResetNote, sum.UniquePrompts = reset, resetNote, s.o.UniquePrompts
 			sum.Categories = measure.Categories(c, recs)
+			sum.Sessions = measure.SessionsOf(recs)
 			if al, ok := measure.RecordsAcceptLength(recs); ok && s.o.Engine.ResponseAccept != "" {
 				sum.AcceptLength, sum.AcceptLengthSource = &al, s.o.Engine.ResponseAccept
 			} else if al, src := m.acceptLength(); src != "" {

@@ -63,6 +63,8 @@ type Spec struct {
 	// Prompts says which prompt set to build: a file, the built-in set, a
 	// synthetic one, and where each request's max_tokens comes from.
 	Prompts prompts.Spec
+	// Sessions, when set, makes the load multi-turn sessions (Options.Sessions).
+	Sessions *prompts.SessionSpec
 
 	// Where `bakeoff sweep` writes: the records (JSON lines), the level
 	// summaries (JSON), the raw metric scrapes, and JSON events on stdout.
@@ -135,6 +137,9 @@ func (s Spec) Argv() []string {
 	if s.Prompts.Synthetic != nil {
 		argv = append(argv, "--synthetic", s.Prompts.Synthetic.String())
 	}
+	if s.Sessions != nil {
+		argv = append(argv, "--sessions", s.Sessions.String())
+	}
 	for _, f := range []struct{ flag, value string }{{"--out", s.Out}, {"--levels", s.Levels}, {"--metrics-dir", s.MetricsDir}} {
 		if f.value != "" {
 			argv = append(argv, f.flag, f.value)
@@ -158,8 +163,8 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 		fs.SetOutput(io.Discard)
 	}
 	var (
-		s                                    Spec
-		conc, rates, requests, lengths, synt string
+		s                                          Spec
+		conc, rates, requests, lengths, synt, sess string
 	)
 	fs.StringVar(&s.URL, "url", "", "")
 	fs.StringVar(&s.Model, "model", "", "")
@@ -177,6 +182,7 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 	fs.StringVar(&s.Prompts.File, "prompts", prompts.Builtin, "")
 	fs.StringVar(&lengths, "output-lengths", prompts.OutputMaxTokens, "")
 	fs.StringVar(&synt, "synthetic", "", "")
+	fs.StringVar(&sess, "sessions", "", "")
 	fs.Float64Var(&s.Temperature, "temperature", 0, "")
 	fs.BoolVar(&s.IgnoreEOS, "ignore-eos", false, "")
 	fs.IntVar(&s.Repeats, "repeats", 1, "")
@@ -260,6 +266,13 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 		}
 		s.Prompts.Synthetic = &syn
 	}
+	if sess != "" {
+		ss, err := prompts.ParseSessions(sess)
+		if err != nil {
+			return Spec{}, fmt.Errorf("--sessions: %w", err)
+		}
+		s.Sessions = &ss
+	}
 	return s, nil
 }
 
@@ -282,6 +295,6 @@ func (s Spec) Options() (Options, error) {
 		Concurrency: s.Concurrency, Rates: s.Rates, Burstiness: s.Burstiness, MaxInFlight: s.MaxInFlight,
 		Requests: s.Requests, MaxTokens: s.MaxTokens, Warmup: s.Warmup, Temperature: s.Temperature,
 		IgnoreEOS: s.IgnoreEOS, Repeats: s.Repeats, Seed: s.Seed, RequestTimeout: s.RequestTimeout,
-		UniquePrompts: s.UniquePrompts, Prompts: set, MetricsDir: s.MetricsDir, Engine: eng,
+		UniquePrompts: s.UniquePrompts, Prompts: set, Sessions: s.Sessions, MetricsDir: s.MetricsDir, Engine: eng,
 	}, nil
 }
