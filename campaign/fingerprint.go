@@ -24,7 +24,8 @@ const (
 // order, max_tokens, warmup, temperature, ignore_eos, endpoint, repeats,
 // seed, the prompt set's content hash (which covers each prompt's category
 // and own max_tokens), unique_prompts when it is on, output_lengths when it
-// is recorded, and a synthetic set's canonical spec (each written only when
+// is recorded, a synthetic set's canonical spec, and the sessions' canonical
+// spec (each written only when
 // set, so a fingerprint from before the option existed still matches its
 // campaign). An open-loop sweep writes its mode, its rates as the levels and
 // its burstiness (only then, for the same reason): the arrival schedule is a
@@ -101,6 +102,9 @@ func fingerprint(s Sweep, promptSetHash string, legacy bool) string {
 	}
 	if s.Synthetic != nil {
 		line("synthetic", s.Synthetic.String())
+	}
+	if s.Sessions != nil {
+		line("sessions", s.Sessions.String())
 	}
 	sum := sha256.Sum256([]byte(b.String()))
 	return "sha256:" + hex.EncodeToString(sum[:])

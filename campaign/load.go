@@ -640,6 +640,7 @@ func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) []string {
 			s.RequestTimeout, _ = d.positiveDuration(v, "sweep.request_timeout")
 		},
 		"unique_prompts": func(_, v *yaml.Node) { s.UniquePrompts, _ = d.boolean(v, "sweep.unique_prompts") },
+		"workload":       func(_, v *yaml.Node) { d.workload(v, s) },
 	})
 	return given
 }

@@ -166,6 +166,10 @@ type Sweep struct {
 	// no request shares a cached prefix with another: for engines whose
 	// prefix cache bakeoff cannot reset between levels.
 	UniquePrompts bool
+	// Sessions, when set, makes the load multi-turn sessions drawn from
+	// Seed over the prompt set (sweep.workload.sessions): the levels count
+	// users, or sessions arriving per second.
+	Sessions *prompts.SessionSpec
 }
 
 // RequestsFor returns the number of measured requests for concurrency c:

@@ -47,7 +47,7 @@ func sweepSpec(sw campaign.Sweep, eng, url string) loadgen.Spec {
 		Concurrency: sw.Concurrency, Rates: sw.Rates, Burstiness: sw.Burstiness,
 		Requests: sw.Requests, MaxTokens: sw.MaxTokens, Warmup: sw.Warmup, Temperature: sw.Temperature,
 		IgnoreEOS: sw.IgnoreEOS, Repeats: sw.Repeats, Seed: sw.Seed, RequestTimeout: sw.RequestTimeout,
-		UniquePrompts: sw.UniquePrompts, Prompts: sw.PromptSpec()}
+		UniquePrompts: sw.UniquePrompts, Prompts: sw.PromptSpec(), Sessions: sw.Sessions}
 }
 
 // sweepArgv is the `bakeoff sweep` command line for spec, writing into dir.

@@ -49,7 +49,7 @@ func (s SessionSpec) Check() error {
 	} else if lo, hi := s.Turns.Range(); lo < 1 || hi > MaxTurns {
 		errs = append(errs, fmt.Errorf("turns %s: want 1 to %d", s.Turns, MaxTurns))
 	}
-	if err := checkThink(s.Think); err != nil {
+	if err := CheckThink(s.Think); err != nil {
 		errs = append(errs, fmt.Errorf("think time: %w", err))
 	}
 	for _, d := range []struct {
@@ -65,19 +65,16 @@ func (s SessionSpec) Check() error {
 	return errors.Join(errs...)
 }
 
-// checkThink is Dist.Check for milliseconds, where a fixed 0 (no think
+// CheckThink is Dist.Check for milliseconds, where a fixed 0 (no think
 // time) is allowed and the bound is MaxThink.
-func checkThink(d Dist) error {
+func CheckThink(d Dist) error {
 	if d.Kind == DistFixed && d.Value == 0 {
 		return nil
 	}
-	if err := d.Check(); err != nil {
-		return err
-	}
 	if _, hi := d.Range(); hi > MaxThink {
-		return fmt.Errorf("%s ms: want at most %d ms", d, MaxThink)
+		return fmt.Errorf("%s ms: want at most %d ms (give a normal a max)", d, MaxThink)
 	}
-	return nil
+	return d.Check()
 }
 
 // Range is the smallest and largest value d can give; a normal without a
