@@ -47,6 +47,8 @@ func TestValidateGolden(t *testing.T) {
 		{"engine warnings", "testdata/validate/engines/configs/campaign.yaml", "validate/engines.golden", exitOK, true},
 		{"synthetic workload", "testdata/validate/workload/configs/campaign.yaml", "validate/workload.golden", exitOK, true},
 		{"rates", "testdata/validate/rates/configs/campaign.yaml", "validate/rates.golden", exitOK, true},
+		{"sessions", "testdata/validate/sessions/configs/campaign.yaml", "validate/sessions.golden", exitOK, true},
+		{"malformed sessions", "testdata/validate/sessions-bad/configs/campaign.yaml", "validate/sessions-bad.golden", exitBadInput, false},
 		{"slurm", "testdata/validate/slurm/configs/campaign.yaml", "validate/slurm.golden", exitOK, true},
 		{"fleet", "testdata/validate/fleet/configs/campaign.yaml", "validate/fleet.golden", exitOK, true},
 	}
