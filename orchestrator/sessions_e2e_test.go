@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
@@ -130,6 +131,21 @@ func TestDemoSessions(t *testing.T) {
 			t.Logf("%s turn %d: %d requests, TTFT p50 %.2f ms, prompt %.0f tokens, cached %s",
 				name, ts.Turn, ts.Requests, ts.TTFT.P50*1e3, ts.PromptTokensMean, cachedShare)
 		}
+	}
+	if !strings.Contains(string(out), "TTFT p50 by turn 1: ") || !strings.Contains(string(out), "% cached)") {
+		t.Errorf("the run's report shows no TTFT by turn:\n%s", out)
+	}
+	f, err := os.Open(filepath.Join(dir, report.Dir, report.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := report.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := v.Scenario("cached").Level(measure.ConcurrencyLevel(3)); l == nil || l.Sessions == nil || len(l.Sessions.ByTurn) < 2 {
+		t.Errorf("verdict.json: cached C=3 has no sessions: %+v", l)
 	}
 	if schedules["baseline"] != schedules["cached"] {
 		t.Errorf("the two scenarios received different sessions:\n%s\n\n%s", schedules["baseline"], schedules["cached"])
