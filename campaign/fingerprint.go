@@ -24,7 +24,8 @@ const (
 // order, max_tokens, warmup, temperature, ignore_eos, endpoint, repeats,
 // seed, the prompt set's content hash (which covers each prompt's category
 // and own max_tokens), unique_prompts when it is on, output_lengths when it
-// is recorded, and a synthetic set's canonical spec (each written only when
+// is recorded, a synthetic set's canonical spec, and the sessions' canonical
+// spec (each written only when
 // set, so a fingerprint from before the option existed still matches its
 // campaign). A trace replay writes its mode, its speeds as the levels, the
 // trace's content hash, the block size and the blocks' generator (the token
@@ -115,6 +116,9 @@ func fingerprint(s Sweep, promptSetHash string, legacy bool) string {
 	}
 	if s.Synthetic != nil {
 		line("synthetic", s.Synthetic.String())
+	}
+	if s.Sessions != nil {
+		line("sessions", s.Sessions.String())
 	}
 	sum := sha256.Sum256([]byte(b.String()))
 	return "sha256:" + hex.EncodeToString(sum[:])

@@ -186,6 +186,10 @@ type Sweep struct {
 	// its timeline. It changes what is read, not the load, so it is not in
 	// the fingerprint.
 	ScrapeInterval time.Duration
+	// Sessions, when set, makes the load multi-turn sessions drawn from
+	// Seed over the prompt set (sweep.workload.sessions): the levels count
+	// users, or sessions arriving per second.
+	Sessions *prompts.SessionSpec
 }
 
 // RequestsFor returns the number of measured requests for concurrency c:

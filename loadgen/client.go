@@ -53,6 +53,18 @@ type requester struct {
 // marks the record ErrCanceled rather than ErrTimeout. It returns when the
 // request was first sent, in Unix ns: rec.SendNs unless it was sent again.
 func (q *requester) do(sweep context.Context, body []byte, rec *measure.Record) (firstSendNs int64) {
+	return q.doTurn(sweep, body, rec, nil)
+}
+
+// turnIO is what a session's turn adds to a request: the session's header,
+// and where the answer's text goes, to be sent back in the next turn.
+type turnIO struct {
+	session string
+	answer  *strings.Builder
+}
+
+// doTurn is do for a turn of a session (t nil: a request of none).
+func (q *requester) doTurn(sweep context.Context, body []byte, rec *measure.Record, t *turnIO) (firstSendNs int64) {
 	ctx, cancel := context.WithTimeout(sweep, q.timeout)
 	defer cancel()
 	fail := func(class string, err error) {
@@ -72,7 +84,7 @@ func (q *requester) do(sweep context.Context, body []byte, rec *measure.Record) 
 
 	rec.SendNs = nowNs()
 	firstSendNs = rec.SendNs
-	resp, stale, err := q.send(ctx, q.client, body)
+	resp, stale, err := q.send(ctx, q.client, body, t)
 	if err != nil && stale && ctx.Err() == nil && q.fresh != nil {
 		// The server had closed the kept-alive connection this request went
 		// out on (after its previous answer, or when it sat idle), and no
@@ -81,7 +93,7 @@ func (q *requester) do(sweep context.Context, body []byte, rec *measure.Record) 
 		// even one byte of it, is a result and never sent again.
 		rec.ConnRetries++
 		rec.SendNs = nowNs()
-		resp, _, err = q.send(ctx, q.fresh, body)
+		resp, _, err = q.send(ctx, q.fresh, body, t)
 	}
 	if err != nil {
 		fail(measure.ErrConnect, err)
@@ -101,6 +113,9 @@ func (q *requester) do(sweep context.Context, body []byte, rec *measure.Record) 
 	}
 
 	st := streamState{hash: sha256New()}
+	if t != nil {
+		st.answer = t.answer
+	}
 	sse := newSSEReader(resp.Body)
 	var c chunk
 	for {
@@ -152,9 +167,9 @@ func (q *requester) do(sweep context.Context, body []byte, rec *measure.Record) 
 
 	// Let the transport reuse the connection: read the end of the response,
 	// bounded in time and size.
-	t := time.AfterFunc(drainGrace, cancel)
+	drain := time.AfterFunc(drainGrace, cancel)
 	io.Copy(io.Discard, io.LimitReader(resp.Body, drainBytes))
-	t.Stop()
+	drain.Stop()
 	return firstSendNs
 }
 
@@ -162,7 +177,7 @@ func (q *requester) do(sweep context.Context, body []byte, rec *measure.Record) 
 // reused connection and failed before any byte of the response arrived: the
 // server had closed the connection. The request carries no GetBody, so the
 // transport never sends it again by itself; the one retry is do's, counted.
-func (q *requester) send(ctx context.Context, client *http.Client, body []byte) (resp *http.Response, stale bool, err error) {
+func (q *requester) send(ctx context.Context, client *http.Client, body []byte, t *turnIO) (resp *http.Response, stale bool, err error) {
 	var reused, answered bool
 	trace := &httptrace.ClientTrace{
 		GotConn:              func(i httptrace.GotConnInfo) { reused = i.Reused },
@@ -177,6 +192,11 @@ func (q *requester) send(ctx context.Context, client *http.Client, body []byte) 
 	req.Header.Set("Accept", "text/event-stream")
 	if q.apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+q.apiKey)
+	}
+	if t != nil && t.session != "" {
+		for _, h := range SessionHeaders {
+			req.Header.Set(h, t.session)
+		}
 	}
 	resp, err = client.Do(req)
 	return resp, err != nil && reused && !answered, err
@@ -209,6 +229,9 @@ type streamState struct {
 	usage     bool
 	cumTokens int // completion tokens reported so far by per-chunk usage
 	perChunk  bool
+	// answer, when set, receives the answer's text as streamed (content,
+	// not reasoning), for a session to send back.
+	answer *strings.Builder
 	// arrival follows the content's arrival over the stream, in bytes of
 	// text: tokens are not known per chunk, and a chunk that carries several
 	// (speculative decoding) carries more text.
@@ -220,10 +243,13 @@ func (s *streamState) add(c *chunk, now int64, rec *measure.Record) {
 	content := 0
 	for i := range c.Choices {
 		ch := &c.Choices[i]
-		for _, t := range [...]string{ch.Delta.ReasoningContent, ch.Delta.Content, ch.Text} {
+		for i, t := range [...]string{ch.Delta.ReasoningContent, ch.Delta.Content, ch.Text} {
 			if t != "" {
 				s.hash.Write([]byte(t))
 				content += len(t)
+				if i > 0 && s.answer != nil {
+					s.answer.WriteString(t)
+				}
 			}
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {

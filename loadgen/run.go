@@ -90,6 +90,10 @@ type Options struct {
 	Repeats     int   // runs of each level; 0 means 1
 	Seed        int64 // prompt order
 	Prompts     *prompts.Set
+	// Sessions, when set, makes every level multi-turn sessions drawn from
+	// Prompts and Seed: Concurrency counts users, Rates are sessions per
+	// second, and Requests is the fewest requests (turns) a level sends.
+	Sessions *prompts.SessionSpec
 	// RequestTimeout bounds one request; 0: DefaultRequestTimeout.
 	RequestTimeout time.Duration
 	// Client sends the requests; nil: a client tuned for many streams.
@@ -278,6 +282,8 @@ type sweep struct {
 	lengths string
 	exact   []int
 	order   []int // prompt index per sequence number, from the seed
+	// sessions draws the conversations of a sweep of sessions; nil otherwise.
+	sessions *prompts.Sessions
 
 	mu      sync.Mutex      // serialises Records and Events
 	stopErr error           // the first error from Records
@@ -338,6 +344,13 @@ func (s *sweep) prepare(ctx context.Context) error {
 		for i := range s.order {
 			s.order[i] = i
 		}
+	}
+	if s.o.Sessions != nil {
+		ss, err := prompts.NewSessions(*s.o.Sessions, s.o.Prompts, s.o.Seed)
+		if err != nil {
+			return err
+		}
+		s.sessions = ss
 	}
 	return nil
 }
@@ -454,6 +467,9 @@ func (s *sweep) run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
+			if s.sessions != nil {
+				_, n = s.sessions.Plan(s.o.requestsAt(c)) // whole sessions: at least the requests asked for
+			}
 			m := newMetricsProbe(s.probe, s.o.Engine, s.base, s.o.APIKey, s.o.MetricsDir, c, r)
 			m.scrape(ctx, phaseBefore)
 			s.mu.Lock()
@@ -461,13 +477,16 @@ func (s *sweep) run(ctx context.Context) error {
 			s.mu.Unlock()
 			spec := levelSpec{level: c, n: n, repeat: r, probe: m}
 			var recs []measure.Record
-			if measure.IsSpeed(c) {
+			switch {
+			case s.sessions != nil:
+				recs = s.sessionLevel(ctx, stop, spec)
+			case measure.IsSpeed(c):
 				spec.due = s.o.Trace.At(c.Speed)
 				recs = s.openLevel(ctx, stop, spec)
-			} else if measure.IsRate(c) {
+			case measure.IsRate(c):
 				spec.due = Arrivals(n, c.Rate, s.o.Burstiness, s.o.Seed, c, r)
 				recs = s.openLevel(ctx, stop, spec)
-			} else {
+			default:
 				recs = s.level(ctx, stop, spec)
 			}
 			if len(recs) == 0 {
@@ -481,6 +500,7 @@ func (s *sweep) run(ctx context.Context) error {
 			sum.CacheReset, sum.CacheResetNote, sum.UniquePrompts = reset, resetNote, s.o.UniquePrompts
 			sum.InputLengths = s.lengths
 			sum.Categories = measure.Categories(c, recs)
+			sum.Sessions = measure.SessionsOf(recs)
 			if acc, ok := measure.LevelAcceptance(c, recs); ok && s.o.Engine.ResponseAccept != "" {
 				sum.AcceptLength, sum.AcceptLengthSource = new(acc.Length), s.o.Engine.ResponseAccept
 			} else if al, src := m.acceptLength(); src != "" {

@@ -72,6 +72,8 @@ type Spec struct {
 	// ScrapeInterval is how often the server's /metrics is read for its
 	// timeline; 0: DefaultScrapeInterval.
 	ScrapeInterval time.Duration
+	// Sessions, when set, makes the load multi-turn sessions (Options.Sessions).
+	Sessions *prompts.SessionSpec
 
 	// Where `bakeoff sweep` writes: the records (JSON lines), the level
 	// summaries (JSON), the raw metric scrapes, and JSON events on stdout.
@@ -147,6 +149,9 @@ func (s Spec) Argv() []string {
 	if s.ScrapeInterval > 0 && s.ScrapeInterval != DefaultScrapeInterval {
 		argv = append(argv, "--scrape-interval", s.ScrapeInterval.String())
 	}
+	if s.Sessions != nil {
+		argv = append(argv, "--sessions", s.Sessions.String())
+	}
 	for _, f := range []struct{ flag, value string }{{"--out", s.Out}, {"--levels", s.Levels}, {"--metrics-dir", s.MetricsDir}} {
 		if f.value != "" {
 			argv = append(argv, f.flag, f.value)
@@ -178,8 +183,8 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 		fs.SetOutput(io.Discard)
 	}
 	var (
-		s                                            Spec
-		conc, rates, speeds, requests, lengths, synt string
+		s                                                  Spec
+		conc, rates, speeds, requests, lengths, synt, sess string
 	)
 	fs.StringVar(&s.URL, "url", "", "")
 	fs.StringVar(&s.Model, "model", "", "")
@@ -200,6 +205,7 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 	fs.StringVar(&s.Prompts.File, "prompts", prompts.Builtin, "")
 	fs.StringVar(&lengths, "output-lengths", prompts.OutputMaxTokens, "")
 	fs.StringVar(&synt, "synthetic", "", "")
+	fs.StringVar(&sess, "sessions", "", "")
 	fs.Float64Var(&s.Temperature, "temperature", 0, "")
 	fs.BoolVar(&s.IgnoreEOS, "ignore-eos", false, "")
 	fs.IntVar(&s.Repeats, "repeats", 1, "")
@@ -304,6 +310,13 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 		}
 		s.Prompts.Synthetic = &syn
 	}
+	if sess != "" {
+		ss, err := prompts.ParseSessions(sess)
+		if err != nil {
+			return Spec{}, fmt.Errorf("--sessions: %w", err)
+		}
+		s.Sessions = &ss
+	}
 	return s, nil
 }
 
@@ -337,7 +350,7 @@ func (s Spec) Options() (Options, error) {
 		Speeds: s.Speeds, Trace: trace,
 		Requests: s.Requests, MaxTokens: s.MaxTokens, Warmup: s.Warmup, Temperature: s.Temperature,
 		IgnoreEOS: s.IgnoreEOS, Repeats: s.Repeats, Seed: s.Seed, RequestTimeout: s.RequestTimeout,
-		UniquePrompts: s.UniquePrompts, Prompts: set, MetricsDir: s.MetricsDir, Engine: eng,
+		UniquePrompts: s.UniquePrompts, Prompts: set, Sessions: s.Sessions, MetricsDir: s.MetricsDir, Engine: eng,
 		ScrapeInterval: s.ScrapeInterval,
 	}, nil
 }

@@ -22,6 +22,10 @@ func fullSpec(t *testing.T) Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sess, err := prompts.ParseSessions("turns=uniform(min=2,max=5) think_ms=normal(mean=1500,sd=500,min=200,max=4000) first=800 follow_up=prompts")
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Values that must be valid rather than merely set.
 	special := map[string]any{
 		"URL":                   "http://10.0.0.7:8000",
@@ -29,6 +33,7 @@ func fullSpec(t *testing.T) Spec {
 		"Endpoint":              EndpointCompletions,
 		"Prompts.OutputLengths": prompts.OutputRecorded,
 		"Prompts.Synthetic":     &syn,
+		"Sessions":              &sess,
 	}
 	var s Spec
 	var fill func(v reflect.Value, path string)

@@ -37,6 +37,13 @@ type Record struct {
 	PromptSet string  `json:"prompt_set"`       // hash of the prompt set
 	// Category is the prompt's category in its set; empty when it has none.
 	Category string `json:"category,omitempty"`
+	// Session names the multi-turn session the request is a turn of (the
+	// X-Session-ID it was sent with), and Turn is that turn, from 1; both
+	// absent for a request of no session. ThinkNs is the pause the user
+	// took after the previous turn's answer before sending this one.
+	Session string `json:"session,omitempty"`
+	Turn    int    `json:"turn,omitempty"`
+	ThinkNs int64  `json:"think_ns,omitempty"`
 	// MaxTokens is the max_tokens this request asked for when it was its
 	// own (a recorded or synthetic output length); 0 when it was the
 	// sweep's max_tokens.

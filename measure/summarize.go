@@ -68,7 +68,7 @@ func Summarize(level Level, repeat int, recs []Record) LevelSummary {
 		s.Warnings = append(s.Warnings, fmt.Sprintf(
 			"client dispatch lag p99 %.1f ms is large next to the latency: the load generator may be the limit",
 			s.DispatchLagP99*1e3))
-	case steady && len(rs) >= 2*level.Concurrency && s.AchievedConcurrency < MinAchievedShare*float64(level.Concurrency):
+	case steady && len(rs) >= 2*level.Concurrency && s.AchievedConcurrency < MinAchievedShare*float64(level.Concurrency) && !thinking(rs):
 		s.ClientLimited = true
 		s.Warnings = append(s.Warnings, fmt.Sprintf(
 			"achieved concurrency %.1f of %d: the load generator may be the limit", s.AchievedConcurrency, level.Concurrency))

@@ -91,5 +91,8 @@ type LevelSummary struct {
 	// Categories are the level's figures per prompt category, when the
 	// prompt set has categories (Categories).
 	Categories []CategorySummary `json:"categories,omitempty"`
-	Warnings   []string          `json:"warnings,omitempty"`
+	// Sessions are the level's figures per session and per turn index, for
+	// a sweep of multi-turn sessions (SessionsOf).
+	Sessions *SessionSummary `json:"sessions,omitempty"`
+	Warnings []string        `json:"warnings,omitempty"`
 }

@@ -23,6 +23,7 @@ func TestSweepSpecCarriesEveryKey(t *testing.T) {
 		reflect.TypeFor[bool]():                   true,
 		reflect.TypeFor[time.Duration]():          time.Second,
 		reflect.TypeFor[*prompts.SyntheticSpec](): &prompts.SyntheticSpec{Count: 3},
+		reflect.TypeFor[*prompts.SessionSpec]():   &prompts.SessionSpec{Turns: prompts.Dist{Kind: prompts.DistFixed, Value: 3}},
 	}
 	base := sweepSpec(campaign.Sweep{}, "sglang", "http://127.0.0.1:1")
 	typ := reflect.TypeFor[campaign.Sweep]()

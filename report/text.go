@@ -85,6 +85,9 @@ func TextWidth(w io.Writer, v *verdict.Verdict, width int) error {
 			for _, line := range categoryLines(l) {
 				fmt.Fprintln(ew, line)
 			}
+			if line := sessionLine(l); line != "" {
+				fmt.Fprintln(ew, line)
+			}
 		}
 		for _, line := range cutLines(s) {
 			fmt.Fprintln(ew, line)

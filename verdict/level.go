@@ -105,6 +105,7 @@ func (a *levelAcc) add(l *Level, launch Launch, c measure.Level, reps map[int][]
 func (a *levelAcc) finish(l *Level) {
 	l.Figures = measure.LevelFigures(l.Level, a.repeats...)
 	l.Categories = measure.Categories(l.Level, a.repeats...)
+	l.Sessions = measure.SessionsOf(a.repeats...)
 	if l.SteadySeconds > 0 {
 		l.SliceSeconds = a.sampleSec / float64(max(len(l.Samples), 1))
 	}

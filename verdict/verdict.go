@@ -318,6 +318,9 @@ type Level struct {
 	// Categories are the level's figures per prompt category, when the
 	// prompt set has categories.
 	Categories []measure.CategorySummary `json:"categories,omitempty"`
+	// Sessions are the level's figures per session and per turn index,
+	// over every launch, for a sweep of multi-turn sessions.
+	Sessions *measure.SessionSummary `json:"sessions,omitempty"`
 	// Saturated is true for an open-loop level at which some launch's
 	// server could not keep up with the arrivals (measure.SaturationOf);
 	// Saturation says which launch and what was seen. Such a level's

@@ -71,6 +71,11 @@ Flags:
   --synthetic SPEC       a synthetic set instead of --prompts, drawn from --seed:
                          'count=N input=DIST output=DIST', DIST a length in tokens,
                          uniform(min=A,max=B) or normal(mean=M,sd=S[,min=A][,max=B])
+  --sessions SPEC        multi-turn sessions drawn from --seed, each turn resending
+                         the history: 'turns=DIST think_ms=DIST first=prompts|DIST
+                         follow_up=prompts|DIST' (think_ms in milliseconds, first
+                         and follow_up message lengths in tokens); the levels are
+                         then users, or sessions per second (docs/LOADGEN.md)
   --temperature T        sampling temperature (default 0)
   --ignore-eos           ask the server to always generate max-tokens
   --repeats N            runs of each level (default 1)

@@ -139,6 +139,9 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string, now 
 	} else {
 		fmt.Fprintf(w, "          prompts %s (%s)%s%s\n", promptsShown(c), c.PromptHash, workloadShown(s), unique)
 	}
+	if s.Sessions != nil {
+		fmt.Fprintf(w, "          %s\n", sessionsShown(s))
+	}
 	fmt.Fprintf(w, "          fingerprint %s\n", c.Fingerprint())
 	fmt.Fprintf(w, "baseline  %s\n", c.Baseline)
 	printRounds(w, c, root, now)

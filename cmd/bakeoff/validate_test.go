@@ -48,6 +48,8 @@ func TestValidateGolden(t *testing.T) {
 		{"synthetic workload", "testdata/validate/workload/configs/campaign.yaml", "validate/workload.golden", exitOK, true},
 		{"rates", "testdata/validate/rates/configs/campaign.yaml", "validate/rates.golden", exitOK, true},
 		{"trace", "testdata/validate/trace/configs/campaign.yaml", "validate/trace.golden", exitOK, true},
+		{"sessions", "testdata/validate/sessions/configs/campaign.yaml", "validate/sessions.golden", exitOK, true},
+		{"malformed sessions", "testdata/validate/sessions-bad/configs/campaign.yaml", "validate/sessions-bad.golden", exitBadInput, false},
 		{"slurm", "testdata/validate/slurm/configs/campaign.yaml", "validate/slurm.golden", exitOK, true},
 		{"fleet", "testdata/validate/fleet/configs/campaign.yaml", "validate/fleet.golden", exitOK, true},
 	}
