@@ -83,7 +83,11 @@ type Record struct {
 	// MaxITLNs is the largest gap between content chunks divided by the tokens
 	// that chunk carried.
 	MaxITLNs int64 `json:"max_itl_ns,omitempty"`
-	Status   int   `json:"status"` // HTTP status, 0 when none arrived
+	// ITL is every inter-token gap of the stream, compactly encoded (see
+	// Gaps); absent in records from before it was kept, which then have no
+	// ITL distribution, and for streams of one chunk.
+	ITL    Gaps `json:"itl,omitempty"`
+	Status int  `json:"status"` // HTTP status, 0 when none arrived
 	// ConnRetries is 1 when the request was sent again, on a new
 	// connection, because the server had closed the kept-alive connection it
 	// first went out on before any byte of an answer arrived; SendNs is then
