@@ -14,6 +14,44 @@ type Dist struct {
 	P99  float64 `json:"p99"`
 	Min  float64 `json:"min"`
 	Max  float64 `json:"max"`
+	// Percentiles are the values at the percentiles the run asked for
+	// (sweep.percentiles), keyed by PercentileName ("p95"); absent from
+	// DistOf, which has only the three above.
+	Percentiles map[string]float64 `json:"percentiles,omitempty"`
+}
+
+// At is the value at percentile p: from Percentiles, else from the three
+// every Dist has; ok is false for a percentile it was not made with, or
+// when it has no values.
+func (d Dist) At(p float64) (float64, bool) {
+	if d.N == 0 {
+		return 0, false
+	}
+	if x, ok := d.Percentiles[PercentileName(p)]; ok {
+		return x, true
+	}
+	switch p {
+	case 50:
+		return d.P50, true
+	case 90:
+		return d.P90, true
+	case 99:
+		return d.P99, true
+	}
+	return 0, false
+}
+
+// DistAt is DistOf with the values at each of ps (0–100) as well.
+func DistAt(values []float64, ps []float64) Dist {
+	d := DistOf(values)
+	if d.N == 0 {
+		return d
+	}
+	d.Percentiles = make(map[string]float64, len(ps))
+	for _, p := range ps {
+		d.Percentiles[PercentileName(p)] = Percentile(values, p)
+	}
+	return d
 }
 
 // DistOf summarizes values (any order; not modified).

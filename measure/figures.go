@@ -47,23 +47,38 @@ type Figures struct {
 	Latency    Dist `json:"latency_s"`
 	TTFT       Dist `json:"ttft_s"`
 	TPOT       Dist `json:"tpot_s"`
+	// ITL is the distribution of every inter-token gap (Record.ITL) of
+	// every successful request inside the steady state (SteadyITL), pooled,
+	// seconds; N is 0 when the records keep no gaps.
+	ITL Dist `json:"itl_s"`
+	// TTFTCDF and ITLCDF draw the TTFT and ITL distributions; nil when
+	// there is nothing to draw.
+	TTFTCDF *CDF `json:"ttft_cdf,omitempty"`
+	ITLCDF  *CDF `json:"itl_cdf,omitempty"`
 	// DispatchLagP99 is the p99 of the client's delay from a slot freeing
 	// to the next send (Record.DispatchLagNs), seconds, over the requests
 	// sent inside the steady-state window.
 	DispatchLagP99 float64 `json:"dispatch_lag_p99_s"`
 }
 
-// LevelFigures makes the figures of one level from its repeats' records
-// (each element one repeat's, warm-up left out), pooled over the repeats. The
-// records may come in any order: each repeat is taken in send order, so the
-// same records give the same figures to the last bit wherever they are read.
+// LevelFigures is LevelFiguresAt the default percentiles.
 func LevelFigures(level Level, repeats ...[]Record) Figures {
+	return LevelFiguresAt(level, DefaultPercentiles, repeats...)
+}
+
+// LevelFiguresAt makes the figures of one level from its repeats' records
+// (each element one repeat's, warm-up left out), pooled over the repeats,
+// with the latency distributions at the percentiles ps as well. The records
+// may come in any order: each repeat is taken in send order, so the same
+// records give the same figures to the last bit wherever they are read.
+func LevelFiguresAt(level Level, ps []float64, repeats ...[]Record) Figures {
 	var f Figures
-	var perReq, lat, ttft, tpot, lag []float64
+	var perReq, lat, ttft, tpot, itl, lag []float64
 	var steadyTok, busy, wallTok, wallSec float64
 	for _, recs := range repeats {
 		recs = inSendOrder(recs)
 		w, steady := throughputWindow(level, recs)
+		itl = append(itl, SteadyITL(level, recs)...)
 		for _, r := range recs {
 			f.Requests++
 			f.ConnRetries += r.ConnRetries
@@ -114,9 +129,11 @@ func LevelFigures(level Level, repeats ...[]Record) Figures {
 		f.WallThroughput = wallTok / wallSec
 	}
 	f.PerRequest = DistOf(perReq)
-	f.Latency = DistOf(lat)
-	f.TTFT = DistOf(ttft)
-	f.TPOT = DistOf(tpot)
+	f.Latency = DistAt(lat, ps)
+	f.TTFT = DistAt(ttft, ps)
+	f.TPOT = DistAt(tpot, ps)
+	f.ITL = DistAt(itl, ps)
+	f.TTFTCDF, f.ITLCDF = CDFOf(ttft), CDFOf(itl)
 	f.DispatchLagP99 = Percentile(lag, 99)
 	return f
 }

@@ -51,7 +51,7 @@ func TestDecodeGapsRefuses(t *testing.T) {
 		{"truncated number", "gA"},
 		{"overlong zero", "gAA"},
 		{"trailing bits", "AB"},
-		{"line break", "AA\\nAA"},
+		{"line break", "AA\nAA"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if d, err := DecodeGaps(tc.s); err == nil {

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -78,7 +79,7 @@ func TestDistOf(t *testing.T) {
 	if d.N != 5 || d.Mean != 3 || d.P50 != 3 || d.Min != 1 || d.Max != 5 || !near(d.P99, 4.96) || !near(d.P90, 4.6) {
 		t.Errorf("DistOf = %+v", d)
 	}
-	if (DistOf(nil) != Dist{}) {
+	if !reflect.DeepEqual(DistOf(nil), Dist{}) {
 		t.Error("DistOf(nil) not zero")
 	}
 }
