@@ -232,6 +232,7 @@ type streamState struct {
 	// answer, when set, receives the answer's text as streamed (content,
 	// not reasoning), for a session to send back.
 	answer *strings.Builder
+	gaps   []chunkGap // every gap between content chunks, for Record.ITL
 	// arrival follows the content's arrival over the stream, in bytes of
 	// text: tokens are not known per chunk, and a chunk that carries several
 	// (speculative decoding) carries more text.
@@ -276,12 +277,15 @@ func (s *streamState) add(c *chunk, now int64, rec *measure.Record) {
 	} else {
 		gap := now - s.lastNs
 		s.maxGap = max(s.maxGap, gap)
+		cg := chunkGap{ns: gap}
 		// Servers that report usage on every chunk tell how many tokens this
 		// chunk carried; spread the gap over them.
 		if c.Usage != nil && c.Usage.CompletionTokens > s.cumTokens {
 			s.perChunk = true
-			s.maxITL = max(s.maxITL, gap/int64(c.Usage.CompletionTokens-s.cumTokens))
+			cg.tokens = c.Usage.CompletionTokens - s.cumTokens
+			s.maxITL = max(s.maxITL, gap/int64(cg.tokens))
 		}
+		s.gaps = append(s.gaps, cg)
 	}
 	if c.Usage != nil {
 		s.cumTokens = c.Usage.CompletionTokens
@@ -317,6 +321,7 @@ func (s *streamState) finish(rec *measure.Record, maxTokens int) {
 	default:
 		rec.MaxITLNs = s.maxGap
 	}
+	rec.ITL = gaps(s.gaps, s.perChunk, rec.Tokens, rec.Chunks)
 }
 
 // maxErrorLen bounds a record's error message.

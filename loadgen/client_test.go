@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -175,6 +176,51 @@ func TestMultiTokenChunkITL(t *testing.T) {
 	tpot := rec.TPOT()
 	if tpot < 5*time.Millisecond || tpot > 30*time.Millisecond {
 		t.Errorf("TPOT %v, want about 160ms/19 = 8.4ms", tpot)
+	}
+}
+
+// TestRecordKeepsEveryGap: the record keeps one gap per content chunk after
+// the first, made as max_itl_ns is, so the largest is max_itl_ns to the
+// microsecond, and the gaps survive the record's JSON line.
+func TestRecordKeepsEveryGap(t *testing.T) {
+	srv := newServer(t, script{chunks: 6, tokensPerChunk: 4, gap: 20 * time.Millisecond})
+	rec := doOnce(t, srv.URL+"/v1/chat/completions", 10*time.Second)
+	if !rec.OK() {
+		t.Fatal(rec.Error)
+	}
+	if len(rec.ITL) != rec.Chunks-1 {
+		t.Fatalf("%d gaps for %d chunks", len(rec.ITL), rec.Chunks)
+	}
+	if got, want := slices.Max(rec.ITL), (rec.MaxITLNs+500)/1000; got != want {
+		t.Errorf("largest gap %dµs, max_itl_ns %d", got, rec.MaxITLNs)
+	}
+	for _, g := range rec.ITL {
+		if g < 2_000 || g > 30_000 {
+			t.Errorf("gap %dµs, want about 5ms (20ms over 4 tokens)", g)
+		}
+	}
+	line, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back measure.Record
+	if err := json.Unmarshal(line, &back); err != nil || !slices.Equal(back.ITL, rec.ITL) {
+		t.Errorf("gaps %v read back as %v (%v)", rec.ITL, back.ITL, err)
+	}
+}
+
+// TestGapsPerChunk: with usage on every chunk each gap is over its own
+// tokens, and a chunk without a count is left out, as from max_itl_ns.
+func TestGapsPerChunk(t *testing.T) {
+	cs := []chunkGap{{ns: 40e6, tokens: 4}, {ns: 9e6}, {ns: 30e6, tokens: 1}}
+	if got := gaps(cs, true, 9, 4); !slices.Equal(got, measure.Gaps{10_000, 30_000}) {
+		t.Errorf("per chunk: %v", got)
+	}
+	if got := gaps(cs, false, 8, 4); !slices.Equal(got, measure.Gaps{20_000, 4_500, 15_000}) {
+		t.Errorf("by the mean: %v", got)
+	}
+	if got := gaps(nil, false, 1, 1); got != nil {
+		t.Errorf("one chunk: %v", got)
 	}
 }
 

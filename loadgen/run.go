@@ -106,6 +106,9 @@ type Options struct {
 	// MetricsDir, when set, receives the raw /metrics and engine info
 	// scrapes of each level.
 	MetricsDir string
+	// Percentiles are the percentiles each level summary gives the
+	// latencies at; nil: measure.DefaultPercentiles.
+	Percentiles []float64
 	// UniquePrompts starts every request's prompt with UniquePrefix, so no
 	// request can reuse another's cached prefix.
 	UniquePrompts bool
@@ -495,7 +498,7 @@ func (s *sweep) run(ctx context.Context) error {
 			if ctx.Err() == nil {
 				m.scrape(ctx, phaseAfter)
 			}
-			sum := measure.Summarize(c, r, recs)
+			sum := measure.SummarizeAt(c, r, measure.PercentilesOr(s.o.Percentiles), recs)
 			sum.Server = s.timeline.summary(sum)
 			sum.CacheReset, sum.CacheResetNote, sum.UniquePrompts = reset, resetNote, s.o.UniquePrompts
 			sum.InputLengths = s.lengths

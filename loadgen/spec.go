@@ -74,6 +74,9 @@ type Spec struct {
 	ScrapeInterval time.Duration
 	// Sessions, when set, makes the load multi-turn sessions (Options.Sessions).
 	Sessions *prompts.SessionSpec
+	// Percentiles are the percentiles (0–100) levels.json gives each latency
+	// at; nil: measure.DefaultPercentiles. They change no request.
+	Percentiles []float64
 
 	// Where `bakeoff sweep` writes: the records (JSON lines), the level
 	// summaries (JSON), the raw metric scrapes, and JSON events on stdout.
@@ -152,6 +155,9 @@ func (s Spec) Argv() []string {
 	if s.Sessions != nil {
 		argv = append(argv, "--sessions", s.Sessions.String())
 	}
+	if len(s.Percentiles) > 0 {
+		argv = append(argv, "--percentiles", measure.FormatPercentiles(s.Percentiles))
+	}
 	for _, f := range []struct{ flag, value string }{{"--out", s.Out}, {"--levels", s.Levels}, {"--metrics-dir", s.MetricsDir}} {
 		if f.value != "" {
 			argv = append(argv, f.flag, f.value)
@@ -185,6 +191,7 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 	var (
 		s                                                  Spec
 		conc, rates, speeds, requests, lengths, synt, sess string
+		percentiles                                        string
 	)
 	fs.StringVar(&s.URL, "url", "", "")
 	fs.StringVar(&s.Model, "model", "", "")
@@ -206,6 +213,7 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 	fs.StringVar(&lengths, "output-lengths", prompts.OutputMaxTokens, "")
 	fs.StringVar(&synt, "synthetic", "", "")
 	fs.StringVar(&sess, "sessions", "", "")
+	fs.StringVar(&percentiles, "percentiles", "", "")
 	fs.Float64Var(&s.Temperature, "temperature", 0, "")
 	fs.BoolVar(&s.IgnoreEOS, "ignore-eos", false, "")
 	fs.IntVar(&s.Repeats, "repeats", 1, "")
@@ -303,6 +311,13 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 	if lengths != prompts.OutputMaxTokens {
 		s.Prompts.OutputLengths = lengths
 	}
+	if percentiles != "" {
+		ps, err := measure.ParsePercentiles(percentiles)
+		if err != nil {
+			return Spec{}, fmt.Errorf("--percentiles: %w", err)
+		}
+		s.Percentiles = ps
+	}
 	if synt != "" {
 		syn, err := prompts.ParseSynthetic(synt)
 		if err != nil {
@@ -352,5 +367,6 @@ func (s Spec) Options() (Options, error) {
 		IgnoreEOS: s.IgnoreEOS, Repeats: s.Repeats, Seed: s.Seed, RequestTimeout: s.RequestTimeout,
 		UniquePrompts: s.UniquePrompts, Prompts: set, Sessions: s.Sessions, MetricsDir: s.MetricsDir, Engine: eng,
 		ScrapeInterval: s.ScrapeInterval,
+		Percentiles:    s.Percentiles,
 	}, nil
 }

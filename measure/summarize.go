@@ -22,10 +22,16 @@ const (
 	MinAchievedShare = 0.9
 )
 
-// Summarize condenses the records of one level repeat. It ignores warm-up
-// records and records of other levels or repeats; it is a pure function of
-// the records, so reports rebuild it from requests.jsonl.
+// Summarize is SummarizeAt the default percentiles.
 func Summarize(level Level, repeat int, recs []Record) LevelSummary {
+	return SummarizeAt(level, repeat, DefaultPercentiles, recs)
+}
+
+// SummarizeAt condenses the records of one level repeat, its latencies at
+// the percentiles ps as well. It ignores warm-up records and records of
+// other levels or repeats; it is a pure function of the records, so reports
+// rebuild it from requests.jsonl.
+func SummarizeAt(level Level, repeat int, ps []float64, recs []Record) LevelSummary {
 	s := LevelSummary{Level: level, Repeat: repeat}
 	var rs []Record
 	for _, r := range recs {
@@ -37,7 +43,7 @@ func Summarize(level Level, repeat int, recs []Record) LevelSummary {
 	if len(rs) == 0 {
 		return s
 	}
-	f := LevelFigures(level, rs)
+	f := LevelFiguresAt(level, ps, rs)
 	s.OK, s.Failed, s.FailedByClass, s.Tokens = f.OK, f.Failed, f.FailedByClass, f.Tokens
 	s.ConnRetries, s.TokensEstimated = f.ConnRetries, f.TokensEstimated
 	wall, _ := WallWindow(rs)
@@ -47,6 +53,12 @@ func Summarize(level Level, repeat int, recs []Record) LevelSummary {
 	s.TTFTP50, s.TTFTP99 = f.TTFT.P50, f.TTFT.P99
 	s.TPOTP50, s.TPOTP99 = f.TPOT.P50, f.TPOT.P99
 	s.DispatchLagP99 = f.DispatchLagP99
+	s.Percentiles = map[string]map[string]float64{}
+	for name, d := range map[string]Dist{"latency": f.Latency, "ttft": f.TTFT, "tpot": f.TPOT, "itl": f.ITL} {
+		if d.N > 0 {
+			s.Percentiles[name] = d.Percentiles
+		}
+	}
 	s.Throughput, s.AchievedConcurrency = f.SteadyThroughput, f.AchievedConcurrency
 	w, steady := throughputWindow(level, rs)
 	if !steady {

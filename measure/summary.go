@@ -36,6 +36,10 @@ type LevelSummary struct {
 	TTFTP99     float64 `json:"ttft_p99_s"`
 	TPOTP50     float64 `json:"tpot_p50_s"`
 	TPOTP99     float64 `json:"tpot_p99_s"`
+	// Percentiles are the latency, TTFT, TPOT and ITL (LevelFigures'
+	// definitions) at the sweep's percentiles, seconds, keyed by metric and
+	// then PercentileName; a metric with no value is left out.
+	Percentiles map[string]map[string]float64 `json:"percentiles_s,omitempty"`
 
 	// AchievedConcurrency is the time-weighted mean number of requests in
 	// flight over the steady-state window.
