@@ -41,6 +41,8 @@ const (
 // throughput is tokens over the steady window, whatever its length), and a
 // planned campaign changes them between rounds. The count is recorded
 // beside the fingerprint (the manifest's sweep, and the records themselves).
+// Nor are the percentiles the latencies are reported at (percentiles): they
+// choose how the records are read, and a run can be read at others later.
 func Fingerprint(s Sweep, promptSetHash string) string {
 	return fingerprint(s, promptSetHash, false)
 }

@@ -659,7 +659,8 @@ func (d *doc) sweep(v *yaml.Node, s *Sweep, nodes *campaignNodes) []string {
 		"scrape_interval": func(_, v *yaml.Node) {
 			s.ScrapeInterval, _ = d.positiveDuration(v, "sweep.scrape_interval")
 		},
-		"workload": func(_, v *yaml.Node) { d.workload(v, s) },
+		"workload":    func(_, v *yaml.Node) { d.workload(v, s) },
+		"percentiles": func(_, v *yaml.Node) { s.Percentiles = d.percentiles(v) },
 	})
 	return given
 }

@@ -36,7 +36,7 @@ func TestLoadErrors(t *testing.T) {
 		want  []string
 	}{
 		{"unknown campaign key", memFiles{cfgPath: strings.Replace(goodFiles[cfgPath], "max_tokens: 50", "max_tokenz: 50", 1)},
-			[]string{`c/configs/camp.yaml:6:3: sweep: unknown key "max_tokenz" (known: burstiness, concurrency, endpoint, ignore_eos, max_tokens, prompts, rates, repeats, request_timeout, requests, scrape_interval, seed, speeds, temperature, trace, unique_prompts, warmup, workload)`}},
+			[]string{`c/configs/camp.yaml:6:3: sweep: unknown key "max_tokenz" (known: burstiness, concurrency, endpoint, ignore_eos, max_tokens, percentiles, prompts, rates, repeats, request_timeout, requests, scrape_interval, seed, speeds, temperature, trace, unique_prompts, warmup, workload)`}},
 		{"unknown scenario key", memFiles{basePath: "name: base\nmodel: /m\nflags: {tp: 2}\n"},
 			[]string{`c/scenarios/base.yaml:3:1: scenario: unknown key "flags" (known: args, description, engine, env, extends, launch, model, name)`}},
 		{"duplicate key", memFiles{basePath: "name: base\nmodel: /m\nmodel: /n\n"},

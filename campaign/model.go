@@ -190,6 +190,10 @@ type Sweep struct {
 	// Seed over the prompt set (sweep.workload.sessions): the levels count
 	// users, or sessions arriving per second.
 	Sessions *prompts.SessionSpec
+	// Percentiles are the percentiles (0–100) every latency is reported at,
+	// ascending; nil means measure.DefaultPercentiles. Not in the
+	// fingerprint: they change how the records are read, not one request.
+	Percentiles []float64
 }
 
 // RequestsFor returns the number of measured requests for concurrency c:

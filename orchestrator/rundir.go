@@ -36,7 +36,8 @@ func (e *FingerprintChangedError) Error() string {
 func sweepInfo(s loadgen.Spec, promptSet string, c *campaign.Campaign) results.SweepInfo {
 	return results.SweepInfo{Concurrency: s.Concurrency, Rates: s.Rates, Burstiness: s.Burstiness, Requests: s.Requests, MaxTokens: s.MaxTokens,
 		Warmup: s.Warmup, Temperature: s.Temperature, IgnoreEOS: s.IgnoreEOS, Endpoint: s.Endpoint,
-		Repeats: s.Repeats, PromptSet: promptSet, Speeds: s.Speeds, BlockSize: s.BlockSize, InputLengths: c.InputLengths()}
+		Repeats: s.Repeats, PromptSet: promptSet, Speeds: s.Speeds, BlockSize: s.BlockSize, InputLengths: c.InputLengths(),
+		Percentiles: s.Percentiles}
 }
 
 // sweepDiffs lists the SweepInfo fields that differ, for a refusal a person

@@ -48,7 +48,8 @@ func sweepSpec(sw campaign.Sweep, eng, url string) loadgen.Spec {
 		Requests: sw.Requests, MaxTokens: sw.MaxTokens, Warmup: sw.Warmup, Temperature: sw.Temperature,
 		IgnoreEOS: sw.IgnoreEOS, Repeats: sw.Repeats, Seed: sw.Seed, RequestTimeout: sw.RequestTimeout,
 		UniquePrompts: sw.UniquePrompts, Prompts: sw.PromptSpec(), ScrapeInterval: sw.ScrapeInterval,
-		Speeds: sw.Speeds, Trace: sw.Trace, BlockSize: sw.BlockSize, Sessions: sw.Sessions}
+		Speeds: sw.Speeds, Trace: sw.Trace, BlockSize: sw.BlockSize, Sessions: sw.Sessions,
+		Percentiles: sw.Percentiles}
 }
 
 // sweepSpec is this launch's sweep: the campaign's, with the round's

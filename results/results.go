@@ -129,6 +129,10 @@ type SweepInfo struct {
 	// engine's tokenize call, as token ids, or estimated at 4/3 tokens per
 	// word where the engine has neither (loadgen.PlannedLengths).
 	InputLengths map[string]string `json:"input_lengths,omitempty"`
+	// Percentiles are the percentiles the reports give every latency at;
+	// absent (runs written before the key, or a campaign without it):
+	// measure.DefaultPercentiles.
+	Percentiles []float64 `json:"percentiles,omitempty"`
 }
 
 // FleetHost is one host of a fleet in the manifest.
