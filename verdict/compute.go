@@ -110,6 +110,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 		RoundsPlanned:        max(in.Manifest.Rounds, 1),
 		MaxTokens:            in.Manifest.Sweep.MaxTokens, IgnoreEOS: in.Manifest.Sweep.IgnoreEOS,
 		Temperature: in.Manifest.Sweep.Temperature,
+		Percentiles: measure.PercentilesOr(in.Manifest.Sweep.Percentiles),
 	}
 	if v.Campaign == "" {
 		v.Campaign = in.Summary.Campaign
@@ -139,7 +140,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 	for _, name := range order {
 		s := newScenario(name, in)
 		if !s.Failed() {
-			s.Levels = measureScenario(in.Launches[name], o.maxSlices())
+			s.Levels = measureScenario(in.Launches[name], o.maxSlices(), v.Percentiles)
 			for i := range s.Levels {
 				l := &s.Levels[i]
 				l.AcceptLength, l.ClientLimited = summaryLevelFacts(in.Launches[name], l.Level)

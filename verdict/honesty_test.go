@@ -147,7 +147,7 @@ func trueRatios(base, variant verdicttest.Engine) map[measure.Level]float64 {
 	sum := map[measure.Level]float64{}
 	for i := range uint64(n) {
 		for k, e := range []verdicttest.Engine{quiet(base), quiet(variant)} {
-			ls := measureScenario([]Launch{{Round: 1, Records: verdicttest.Simulate(e, s, 7000+2*i+uint64(k))}}, DefaultMaxSlices)
+			ls := measureScenario([]Launch{{Round: 1, Records: verdicttest.Simulate(e, s, 7000+2*i+uint64(k))}}, DefaultMaxSlices, measure.DefaultPercentiles)
 			for _, l := range ls {
 				sign := float64(2*k - 1)
 				sum[l.Level] += sign * math.Log(l.Launches[0].Throughput) / n

@@ -37,7 +37,8 @@ func groupLevels(recs []measure.Record) map[measure.Level]map[int][]measure.Reco
 }
 
 // measureScenario computes every level of one scenario over its launches.
-func measureScenario(launches []Launch, maxSlices int) []Level {
+// ps are the percentiles the latencies are given at.
+func measureScenario(launches []Launch, maxSlices int, ps []float64) []Level {
 	type launchGroups struct {
 		l      Launch
 		groups map[measure.Level]map[int][]measure.Record
@@ -60,7 +61,7 @@ func measureScenario(launches []Launch, maxSlices int) []Level {
 				acc.add(&l, g.l, c, reps, maxSlices)
 			}
 		}
-		acc.finish(&l)
+		acc.finish(&l, ps)
 		out = append(out, l)
 	}
 	return out
@@ -102,8 +103,8 @@ func (a *levelAcc) add(l *Level, launch Launch, c measure.Level, reps map[int][]
 	l.Launches = append(l.Launches, ll)
 }
 
-func (a *levelAcc) finish(l *Level) {
-	l.Figures = measure.LevelFigures(l.Level, a.repeats...)
+func (a *levelAcc) finish(l *Level, ps []float64) {
+	l.Figures = measure.LevelFiguresAt(l.Level, ps, a.repeats...)
 	l.Categories = measure.Categories(l.Level, a.repeats...)
 	l.Sessions = measure.SessionsOf(a.repeats...)
 	if l.SteadySeconds > 0 {

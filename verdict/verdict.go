@@ -125,6 +125,9 @@ type Verdict struct {
 	MaxTokens       int     `json:"max_tokens,omitempty"`
 	IgnoreEOS       bool    `json:"ignore_eos,omitempty"`
 	Temperature     float64 `json:"temperature"`
+	// Percentiles are those every latency is given at (the manifest's
+	// sweep.percentiles, else measure.DefaultPercentiles), ascending.
+	Percentiles []float64 `json:"percentiles"`
 	// Scenarios are in campaign order; failed ones are listed with no levels.
 	Scenarios []Scenario `json:"scenarios"`
 	// Levels are every measured concurrency level, ascending.
