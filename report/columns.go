@@ -5,14 +5,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
 // The per-level columns: what every renderer shows of one scenario at one
 // level, declared once. The text report's detail lines, the Markdown and
-// HTML detail tables and summary.csv iterate levelColumns, and the browser
-// test reads each figure back from verdict.json through the same Of. A new
-// per-level figure is a new entry here (and its field in verdict.Level).
+// HTML detail tables and summary.csv iterate levelColumnsAt the run's
+// percentiles, and the browser test reads each figure back from
+// verdict.json through the same Of. A new per-level figure is a new entry
+// here (and its field in verdict.Level).
 
 // figure is one number of a scenario at one level.
 type figure struct {
@@ -118,65 +120,59 @@ func hasAcceptLength(s *verdict.Scenario) bool {
 // the launch.
 var roundFigure = figure{Field: "launch-throughput", Digits: 1}
 
-// levelColumns are the per-level columns, in the order every table and the
-// CSV show them.
-var levelColumns = []levelColumn{
-	{Head: "launches", Saturated: true, Figures: []figure{
-		{Field: "launches", CSV: "launches", Of: count(func(l *verdict.Level) int { return len(l.Launches) })},
-		{CSV: "samples", Of: count(func(l *verdict.Level) int { return len(l.Samples) })},
-	}},
-	{Head: "ok / requests", Saturated: true, Layout: "%s/%s", Figures: []figure{
-		{Field: "ok", CSV: "ok", Of: count(func(l *verdict.Level) int { return l.OK })},
-		{Field: "requests", CSV: "requests", Of: count(func(l *verdict.Level) int { return l.Requests })},
-		{CSV: "failed", Of: count(func(l *verdict.Level) int { return l.Failed })},
-		{CSV: "tokens", Of: count(func(l *verdict.Level) int { return l.Tokens })},
-	}},
-	{Head: "tok/s", Layout: "%s ±%s%%", Figures: []figure{
-		{Field: "level-throughput", CSV: "throughput_tok_s", Digits: 1, Of: throughputOf(func(e verdict.Estimate) float64 { return e.Center })},
-		hwFigure("level-throughput-hw", func(l *verdict.Level) (verdict.Estimate, bool) { return l.Throughput, l.Throughput.N > 0 }),
-		{CSV: "throughput_lo", Of: throughputOf(func(e verdict.Estimate) float64 { return e.Lo })},
-		{CSV: "throughput_hi", Of: throughputOf(func(e verdict.Estimate) float64 { return e.Hi })},
-	}},
-	{Head: "round %d tok/s", PerRound: true, Figures: []figure{roundFigure}},
-	{Head: "per-req tok/s", Figures: []figure{
-		{Field: "per-request", CSV: "per_request_tok_s", Digits: 1, Of: float(func(l *verdict.Level) float64 { return l.PerRequest.Mean })},
-	}},
-	{Head: "latency avg/p50/p99 s", Figures: []figure{
-		{Field: "latency-mean", CSV: "latency_mean_s", Digits: 2, Of: float(func(l *verdict.Level) float64 { return l.Latency.Mean })},
-		{Field: "latency-p50", CSV: "latency_p50_s", Digits: 2, Of: float(func(l *verdict.Level) float64 { return l.Latency.P50 })},
-		{Field: "latency-p99", CSV: "latency_p99_s", Digits: 2, Of: float(func(l *verdict.Level) float64 { return l.Latency.P99 })},
-	}},
-	{Head: "TTFT p50/p99 s", Figures: []figure{
-		{Field: "ttft-p50", CSV: "ttft_p50_s", Digits: 3, Of: float(func(l *verdict.Level) float64 { return l.TTFT.P50 })},
-		{Field: "ttft-p99", CSV: "ttft_p99_s", Digits: 3, Of: float(func(l *verdict.Level) float64 { return l.TTFT.P99 })},
-	}},
-	{Head: "TPOT p50/p99 ms", Figures: []figure{
-		{Field: "tpot-p50", CSV: "tpot_p50_s", Digits: 1, Scale: 1e3, Of: float(func(l *verdict.Level) float64 { return l.TPOT.P50 })},
-		{Field: "tpot-p99", CSV: "tpot_p99_s", Digits: 1, Scale: 1e3, Of: float(func(l *verdict.Level) float64 { return l.TPOT.P99 })},
-	}},
-	{Head: "in flight", Figures: []figure{
-		{Field: "in-flight", CSV: "achieved_concurrency", Digits: 1, Of: float(func(l *verdict.Level) float64 { return l.AchievedConcurrency })},
-	}},
-	{Head: "accept length", Only: hasAcceptLength, Figures: []figure{
-		{Field: "accept-length", CSV: "accept_length", Digits: 2, Of: func(l *verdict.Level) (float64, bool) {
-			if l.AcceptLength == nil {
-				return 0, false
-			}
-			return *l.AcceptLength, true
+// levelColumnsAt are the per-level columns, in the order every table and
+// the CSV show them, with each latency at the percentiles ps (the run's,
+// verdict.Verdict.Percentiles).
+func levelColumnsAt(ps []float64) []levelColumn {
+	return []levelColumn{
+		{Head: "launches", Saturated: true, Figures: []figure{
+			{Field: "launches", CSV: "launches", Of: count(func(l *verdict.Level) int { return len(l.Launches) })},
+			{CSV: "samples", Of: count(func(l *verdict.Level) int { return len(l.Samples) })},
 		}},
-	}},
-	{Head: "J/1k tok (GPU W)", Only: hasEnergyColumn, Layout: "%s ±%s%% (%s W)", Figures: []figure{
-		{Field: "level-energy", CSV: "joules_per_1k_tok", Of: energy(func(e *verdict.LevelEnergy) float64 { return e.JoulesPerKTok.Center })},
-		{CSV: "joules_per_1k_tok_lo", Of: energy(func(e *verdict.LevelEnergy) float64 { return e.JoulesPerKTok.Lo })},
-		{CSV: "joules_per_1k_tok_hi", Of: energy(func(e *verdict.LevelEnergy) float64 { return e.JoulesPerKTok.Hi })},
-		hwFigure("level-energy-hw", func(l *verdict.Level) (verdict.Estimate, bool) {
-			if l.Energy == nil {
-				return verdict.Estimate{}, false
-			}
-			return l.Energy.JoulesPerKTok, true
-		}),
-		{Field: "level-power", CSV: "power_w", Of: energy(func(e *verdict.LevelEnergy) float64 { return e.PowerW.Center })},
-	}},
+		{Head: "ok / requests", Saturated: true, Layout: "%s/%s", Figures: []figure{
+			{Field: "ok", CSV: "ok", Of: count(func(l *verdict.Level) int { return l.OK })},
+			{Field: "requests", CSV: "requests", Of: count(func(l *verdict.Level) int { return l.Requests })},
+			{CSV: "failed", Of: count(func(l *verdict.Level) int { return l.Failed })},
+			{CSV: "tokens", Of: count(func(l *verdict.Level) int { return l.Tokens })},
+		}},
+		{Head: "tok/s", Layout: "%s ±%s%%", Figures: []figure{
+			{Field: "level-throughput", CSV: "throughput_tok_s", Digits: 1, Of: throughputOf(func(e verdict.Estimate) float64 { return e.Center })},
+			hwFigure("level-throughput-hw", func(l *verdict.Level) (verdict.Estimate, bool) { return l.Throughput, l.Throughput.N > 0 }),
+			{CSV: "throughput_lo", Of: throughputOf(func(e verdict.Estimate) float64 { return e.Lo })},
+			{CSV: "throughput_hi", Of: throughputOf(func(e verdict.Estimate) float64 { return e.Hi })},
+		}},
+		{Head: "round %d tok/s", PerRound: true, Figures: []figure{roundFigure}},
+		{Head: "per-req tok/s", Figures: []figure{
+			{Field: "per-request", CSV: "per_request_tok_s", Digits: 1, Of: float(func(l *verdict.Level) float64 { return l.PerRequest.Mean })},
+		}},
+		latencyColumn(ps, latencyMetric{"latency", "latency", 1, 2, true, func(l *verdict.Level) measure.Dist { return l.Latency }}),
+		latencyColumn(ps, latencyMetric{"TTFT", "ttft", 1, 3, false, func(l *verdict.Level) measure.Dist { return l.TTFT }}),
+		latencyColumn(ps, latencyMetric{"TPOT", "tpot", 1e3, 1, false, func(l *verdict.Level) measure.Dist { return l.TPOT }}),
+		latencyColumn(ps, latencyMetric{"ITL", "itl", 1e3, 1, false, func(l *verdict.Level) measure.Dist { return l.ITL }}),
+		{Head: "in flight", Figures: []figure{
+			{Field: "in-flight", CSV: "achieved_concurrency", Digits: 1, Of: float(func(l *verdict.Level) float64 { return l.AchievedConcurrency })},
+		}},
+		{Head: "accept length", Only: hasAcceptLength, Figures: []figure{
+			{Field: "accept-length", CSV: "accept_length", Digits: 2, Of: func(l *verdict.Level) (float64, bool) {
+				if l.AcceptLength == nil {
+					return 0, false
+				}
+				return *l.AcceptLength, true
+			}},
+		}},
+		{Head: "J/1k tok (GPU W)", Only: hasEnergyColumn, Layout: "%s ±%s%% (%s W)", Figures: []figure{
+			{Field: "level-energy", CSV: "joules_per_1k_tok", Of: energy(func(e *verdict.LevelEnergy) float64 { return e.JoulesPerKTok.Center })},
+			{CSV: "joules_per_1k_tok_lo", Of: energy(func(e *verdict.LevelEnergy) float64 { return e.JoulesPerKTok.Lo })},
+			{CSV: "joules_per_1k_tok_hi", Of: energy(func(e *verdict.LevelEnergy) float64 { return e.JoulesPerKTok.Hi })},
+			hwFigure("level-energy-hw", func(l *verdict.Level) (verdict.Estimate, bool) {
+				if l.Energy == nil {
+					return verdict.Estimate{}, false
+				}
+				return l.Energy.JoulesPerKTok, true
+			}),
+			{Field: "level-power", CSV: "power_w", Of: energy(func(e *verdict.LevelEnergy) float64 { return e.PowerW.Center })},
+		}},
+	}
 }
 
 // throughputOf reads a bound of the level's throughput estimate, absent when
@@ -185,11 +181,11 @@ func throughputOf(get func(e verdict.Estimate) float64) func(*verdict.Level) (fl
 	return func(l *verdict.Level) (float64, bool) { return get(l.Throughput), l.Throughput.N > 0 }
 }
 
-// columnsOf are the columns a scenario's tables show: those it has figures
-// for, per-round ones included only when perRound.
-func columnsOf(s *verdict.Scenario, perRound bool) []levelColumn {
+// columnsOf are the columns a scenario's tables show at the percentiles ps:
+// those it has figures for, per-round ones included only when perRound.
+func columnsOf(ps []float64, s *verdict.Scenario, perRound bool) []levelColumn {
 	var out []levelColumn
-	for _, c := range levelColumns {
+	for _, c := range levelColumnsAt(ps) {
 		if (c.Only == nil || c.Only(s)) && (perRound || !c.PerRound) {
 			out = append(out, c)
 		}
@@ -221,7 +217,7 @@ func (c levelColumn) parts(scenario string, l *verdict.Level) []hPart {
 	var out []hPart
 	for i, lit := range strings.Split(layout, "%s") {
 		if lit = strings.ReplaceAll(lit, "%%", "%"); lit != "" {
-			out = append(out, txt(lit))
+			out = append(out, hPart{Text: lit, Break: strings.HasSuffix(lit, "/")})
 		}
 		if i < len(nums) {
 			out = append(out, nums[i])
@@ -262,10 +258,11 @@ func roundsOf(s *verdict.Scenario) int {
 	return n
 }
 
-// csvFigures are the per-level figures summary.csv has, in its order.
-func csvFigures() []figure {
+// csvFigures are the per-level figures summary.csv has at the percentiles
+// ps, in its order.
+func csvFigures(ps []float64) []figure {
 	var out []figure
-	for _, c := range levelColumns {
+	for _, c := range levelColumnsAt(ps) {
 		for _, f := range c.Figures {
 			if f.CSV != "" {
 				out = append(out, f)
@@ -275,10 +272,10 @@ func csvFigures() []figure {
 	return out
 }
 
-// figureByField is the per-level figure the HTML page names field; ok is
-// false for one that is not a per-level figure.
-func figureByField(field string) (figure, bool) {
-	for _, c := range levelColumns {
+// figureByField is the per-level figure the HTML page names field, at the
+// percentiles ps; ok is false for one that is not a per-level figure.
+func figureByField(ps []float64, field string) (figure, bool) {
+	for _, c := range levelColumnsAt(ps) {
 		for _, f := range c.Figures {
 			if f.Field == field && field != "" {
 				return f, true

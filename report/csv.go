@@ -10,10 +10,9 @@ import (
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
-// CSVHeader is the fixed column order of CSV: the scenario and level, the
-// per-level figures (levelColumns), the comparison with the baseline and the
-// attempt the figures come from.
-var CSVHeader = csvHeader()
+// CSVHeader is the column order of CSV for a run at the default
+// percentiles (CSVHeaderAt).
+var CSVHeader = CSVHeaderAt(measure.DefaultPercentiles)
 
 // csvComparison and csvAttempt name the columns after the per-level figures.
 var (
@@ -21,9 +20,13 @@ var (
 	csvAttempt    = []string{"attempt", "newest_attempt", "newest_status"}
 )
 
-func csvHeader() []string {
+// CSVHeaderAt is the column order of CSV for a run whose latencies are at
+// the percentiles ps: the scenario and level, the per-level figures
+// (levelColumnsAt), the comparison with the baseline and the attempt the
+// figures come from.
+func CSVHeaderAt(ps []float64) []string {
 	h := []string{"scenario", "level"}
-	for _, f := range csvFigures() {
+	for _, f := range csvFigures(ps) {
 		h = append(h, f.CSV)
 	}
 	h = append(h, csvComparison...)
@@ -41,11 +44,11 @@ func csvHeader() []string {
 // spreadsheet cannot pass off a rerun's failure as its figures.
 func CSV(w io.Writer, v *verdict.Verdict) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader); err != nil {
+	if err := cw.Write(CSVHeaderAt(v.Percentiles)); err != nil {
 		return fmt.Errorf("writing CSV: %w", err)
 	}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	figures := csvFigures()
+	figures := csvFigures(v.Percentiles)
 	for _, row := range v.Rows {
 		for i, s := range v.Scenarios {
 			l := s.Level(row.Level)

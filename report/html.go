@@ -36,7 +36,7 @@ var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
 // verdict.json, before rounding for display). Rows carry data-level,
 // verdict cells data-outcome, and each part of the page has a stable id
 // (notes, verdict, sentences, plots, detail-NAME). A new figure per level
-// is an entry in levelColumns (columns.go), which every renderer shows; a
+// is an entry in levelColumnsAt (columns.go), which every renderer shows; a
 // new kind of sentence is a section in sentenceSections; a new plot is an
 // entry in plotBuilders, which the page shows in order.
 func HTML(w io.Writer, v *verdict.Verdict) error {
@@ -132,9 +132,25 @@ type hPart struct {
 	Text, Field, Scenario, Value string
 	Level, Round                 int
 	Class                        string
+	// Break lets a line break after the text: a cell of many figures
+	// ("0.12/0.15/0.19/0.25") is otherwise one word, wider than a printed
+	// page once it has a figure per percentile.
+	Break bool
 }
 
 func txt(s string) hPart { return hPart{Text: s} }
+
+// breakable is s as text that may break after each "/": a head such as
+// "TTFT p50/p90/p95/p99 s" is otherwise one word.
+func breakable(s string) []hPart {
+	var out []hPart
+	for _, piece := range strings.SplitAfter(s, "/") {
+		if piece != "" {
+			out = append(out, hPart{Text: piece, Break: strings.HasSuffix(piece, "/")})
+		}
+	}
+	return out
+}
 
 // num is a number part: shown as text, its exact value in data-value.
 func num(field, scenario string, level measure.Level, round int, value float64, text string) hPart {
@@ -209,7 +225,7 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 				hs.Failed = "failed: " + verdict.FirstLine(s.Reason)
 			}
 		} else {
-			hs.Detail = detailHTML(s)
+			hs.Detail = detailHTML(v.Percentiles, s)
 			hs.Categories = plainTable(categoryTable(s))
 			hs.SLO = plainTable(sloTable(s))
 		}
@@ -353,11 +369,11 @@ func deltaHTML(scenario string, level measure.Level, c verdict.Cell) hCell {
 	return h
 }
 
-// detailHTML is a scenario's levels, its columns (levelColumns) with each
+// detailHTML is a scenario's levels, its columns (levelColumnsAt) with each
 // round's launch throughput beside the pooled figures.
-func detailHTML(s verdict.Scenario) hTable {
+func detailHTML(ps []float64, s verdict.Scenario) hTable {
 	rounds := roundsOf(&s)
-	cols := columnsOf(&s, true)
+	cols := columnsOf(ps, &s, true)
 	t := hTable{ID: "detail-table-" + htmlID(s.Name), Caption: s.Name + ": each level, each launch"}
 	t.Head = append(t.Head, hCell{Parts: []hPart{txt(levelHeaderOf(s.Levels))}})
 	width := 1
@@ -367,7 +383,7 @@ func detailHTML(s verdict.Scenario) hTable {
 			n = rounds
 		}
 		for k := 1; k <= n; k++ {
-			t.Head = append(t.Head, hCell{Parts: []hPart{txt(c.head(k))}})
+			t.Head = append(t.Head, hCell{Parts: breakable(c.head(k))})
 		}
 		width += n
 	}

@@ -441,7 +441,7 @@ func jsonFigure(v *verdict.Verdict, f shownField) (float64, float64, error) {
 	if l == nil {
 		return 0, 0, errors.New("no such scenario and level in verdict.json")
 	}
-	// The energy table's figures; the detail tables' are levelColumns'.
+	// The energy table's figures; the detail tables' are levelColumnsAt's.
 	if e := l.Energy; e != nil {
 		switch f.Field {
 		case "energy":
@@ -460,7 +460,7 @@ func jsonFigure(v *verdict.Verdict, f shownField) (float64, float64, error) {
 		}
 		return 0, 0, errors.New("no such launch in verdict.json")
 	}
-	if fg, ok := figureByField(f.Field); ok {
+	if fg, ok := figureByField(v.Percentiles, f.Field); ok {
 		x, ok := fg.Of(l)
 		if !ok {
 			return 0, 0, errors.New("shown, but verdict.json has no such figure at this level")

@@ -75,7 +75,7 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 			fmt.Fprintf(ew, "Failed in phase %s: %s\n", s.FailedPhase, verdict.FirstLine(s.Reason))
 			continue
 		}
-		if err := renderTable(ew, detailTable(s), renderer.NewMarkdown()); err != nil {
+		if err := renderTable(ew, detailTable(v.Percentiles, s), renderer.NewMarkdown()); err != nil {
 			return err
 		}
 		if st := sloTable(s); len(st.Rows) > 0 {
@@ -95,9 +95,9 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 }
 
 // detailTable is a scenario's per-level figures as a grid: its columns
-// (levelColumns) but the per-round ones.
-func detailTable(s verdict.Scenario) table {
-	cols := columnsOf(&s, false)
+// (levelColumnsAt) but the per-round ones.
+func detailTable(ps []float64, s verdict.Scenario) table {
+	cols := columnsOf(ps, &s, false)
 	t := table{Header: []string{levelHeaderOf(s.Levels)}}
 	for _, c := range cols {
 		t.Header = append(t.Header, c.Head)

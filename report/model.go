@@ -242,12 +242,12 @@ func noteMark(n verdict.Note) string {
 }
 
 // detailLines are a scenario's levels, one line each: the level, then
-// each of its columns (levelColumns, but the per-round ones) as "head:
+// each of its columns (levelColumnsAt, but the per-round ones) as "head:
 // value", each value padded to the column's widest so that the lines align.
 // A saturated level's figures grow with its length: its line says what was
 // seen instead.
-func detailLines(s verdict.Scenario) []string {
-	cols := columnsOf(&s, false)
+func detailLines(ps []float64, s verdict.Scenario) []string {
+	cols := columnsOf(ps, &s, false)
 	cells := make([][]string, len(s.Levels))
 	widths := make([]int, len(cols))
 	for i := range s.Levels {

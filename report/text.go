@@ -76,7 +76,7 @@ func TextWidth(w io.Writer, v *verdict.Verdict, width int) error {
 			continue
 		}
 		fmt.Fprintln(ew)
-		lines := detailLines(s)
+		lines := detailLines(v.Percentiles, s)
 		for i, l := range s.Levels {
 			fmt.Fprintln(ew, lines[i])
 			if line := sloLine(l); line != "" {

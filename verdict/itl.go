@@ -29,7 +29,7 @@ func checkITL(v *Verdict, in Input) []Note {
 	if len(without) == 0 {
 		return nil
 	}
-	return []Note{{Severity: SeverityInfo, Check: CheckITL,
+	return []Note{{Severity: SeverityWarn, Check: CheckITL,
 		Text: fmt.Sprintf("no ITL figures for %s: the records keep only each request's largest gap (written before every gap was kept)",
 			strings.Join(without, ", "))}}
 }
