@@ -105,6 +105,13 @@ func WriteAll(runDir string, v *verdict.Verdict) error {
 	for name, data := range plots {
 		files[name] = data
 	}
+	cdfs, err := CDFPlots(v)
+	if err != nil {
+		return err
+	}
+	for name, data := range cdfs {
+		files[name] = data
+	}
 	for _, n := range slices.Sorted(maps.Keys(files)) {
 		if err := results.WriteFileAtomic(filepath.Join(dir, n), files[n]); err != nil {
 			return err
