@@ -9,17 +9,17 @@ import (
 	"github.com/bakeoff-dev/bakeoff/slo"
 )
 
-// slo decodes the campaign key slo: a mapping of latency bounds
-// (ttft_p99, tpot_p99, itl_p99, e2e_p99: durations) and min_success (a
-// fraction, or a percentage like 99%). nil when it has no bound or is
-// wrong (the error is recorded).
+// slo decodes the campaign key slo: a mapping of latency bounds, each
+// keyed METRIC_pN (ttft_p99, itl_p95, tpot_p99.9: slo.ParseKey) with a
+// duration, and min_success (a fraction, or a percentage like 99%). nil
+// when it has no bound or is wrong (the error is recorded).
 func (d *doc) slo(v *yaml.Node) *slo.SLO {
 	var s slo.SLO
 	if v.Kind != yaml.MappingNode {
 		d.errorf(v, "slo: want a mapping of bounds (e.g. {ttft_p99: 2s, tpot_p99: 60ms}), got %s", kindName(v))
 		return nil
 	}
-	latency := func(key string, to *float64) field {
+	latency := func(key string) field {
 		return func(_, v *yaml.Node) {
 			x, ok := d.positiveDuration(v, "slo."+key)
 			if !ok {
@@ -29,23 +29,38 @@ func (d *doc) slo(v *yaml.Node) *slo.SLO {
 				d.errorf(v, "slo.%s: %s is longer than an hour; no request runs that long", key, x)
 				return
 			}
-			*to = x.Seconds()
+			if s.Bounds == nil {
+				s.Bounds = map[string]float64{}
+			}
+			s.Bounds[key] = x.Seconds()
 		}
 	}
-	d.mapping(v, "slo", map[string]field{
-		slo.TTFT: latency(slo.TTFT, &s.TTFTP99),
-		slo.TPOT: latency(slo.TPOT, &s.TPOTP99),
-		slo.ITL:  latency(slo.ITL, &s.ITLP99),
-		slo.E2E:  latency(slo.E2E, &s.E2EP99),
+	fields := map[string]field{
 		slo.MinSuccess: func(_, v *yaml.Node) {
 			if x, ok := d.fraction(v, "slo."+slo.MinSuccess); ok {
 				s.MinSuccess = x
 			}
 		},
-	})
+	}
+	// The bounds' keys are a grammar, not a list: each key of the mapping
+	// that reads as one is a field, and one that does not is refused here,
+	// with the grammar, rather than as an unknown key among a few.
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k := deref(v.Content[i])
+		if k == nil || k.Kind != yaml.ScalarNode || k.Value == slo.MinSuccess || fields[k.Value] != nil {
+			continue
+		}
+		if _, _, err := slo.ParseKey(k.Value); err != nil {
+			d.errorf(k, "slo: %v", err)
+			fields[k.Value] = func(_, _ *yaml.Node) {}
+			continue
+		}
+		fields[k.Value] = latency(k.Value)
+	}
+	d.mapping(v, "slo", fields)
 	if !s.Set() {
 		if v.Kind == yaml.MappingNode && len(v.Content) == 0 {
-			d.errorf(v, "slo: empty; give at least one of ttft_p99, tpot_p99, itl_p99, e2e_p99, min_success")
+			d.errorf(v, "slo: empty; give at least one bound (%s) or min_success", slo.KeyGrammar)
 		}
 		return nil
 	}

@@ -39,7 +39,7 @@ func sloRun(t *testing.T, rounds int, seed uint64, slowdown float64) *results.Ru
 	}
 	m := verdicttest.Manifest("kimi-k25-eagle3", "20260101T000000Z", "sha256:aaaa", "baseline", s, "baseline", "eagle3-topk4")
 	m.Rounds = rounds
-	m.SLO = &slo.SLO{TTFTP99: 2, TPOTP99: 0.06}
+	m.SLO = &slo.SLO{Bounds: map[string]float64{slo.TTFT: 2, slo.TPOT: 0.06}}
 	run, err := verdicttest.WriteRun(t.TempDir(), m, []verdicttest.Scenario{
 		{Name: "baseline", Rounds: per[0]}, {Name: "eagle3-topk4", Rounds: per[1]}})
 	if err != nil {
@@ -177,7 +177,7 @@ func TestDiffCapacityRegression(t *testing.T) {
 		}
 		m := verdicttest.Manifest("c", "20260101T000000Z", "sha256:aaaa", "eagle3-topk4", s, "eagle3-topk4")
 		m.Rounds = 3
-		m.SLO = &slo.SLO{TTFTP99: 2, TPOTP99: 0.06}
+		m.SLO = &slo.SLO{Bounds: map[string]float64{slo.TTFT: 2, slo.TPOT: 0.06}}
 		run, err := verdicttest.WriteRun(t.TempDir(), m, []verdicttest.Scenario{{Name: "eagle3-topk4", Rounds: per}})
 		if err != nil {
 			t.Fatal(err)

@@ -1,5 +1,5 @@
 // Package slo is a service-level objective a campaign serves traffic under:
-// bounds on the p99 of time to first token, time per output token,
+// bounds on any percentile of time to first token, time per output token,
 // inter-token latency and end-to-end latency, and the share of requests that
 // must succeed. It says whether one launch's level met the objective and by
 // how much (its margin), the level's goodput (requests per second that met
@@ -23,19 +23,19 @@ import (
 // and a p99 bound already allows one request in a hundred to miss.
 const DefaultMinSuccess = 0.99
 
-// SLO is the objective. A zero bound is not part of it. Durations are
-// seconds.
+// SLO is the objective. Durations are seconds.
 type SLO struct {
-	TTFTP99 float64 `json:"ttft_p99_s,omitempty"`
-	TPOTP99 float64 `json:"tpot_p99_s,omitempty"`
-	ITLP99  float64 `json:"itl_p99_s,omitempty"`
-	E2EP99  float64 `json:"e2e_p99_s,omitempty"`
+	// Bounds are the latency bounds, keyed as the campaign writes them,
+	// METRIC_pN (ParseKey): "ttft_p99", "itl_p95". A bound of 0 is not
+	// part of the objective.
+	Bounds map[string]float64
 	// MinSuccess is the share of requests (0–1) that must succeed;
 	// DefaultMinSuccess when 0.
-	MinSuccess float64 `json:"min_success,omitempty"`
+	MinSuccess float64
 }
 
-// Metric names, as the campaign key `slo` spells them.
+// Keys of the p99 bounds, and of the success share, as the campaign key
+// `slo` spells them.
 const (
 	TTFT       = "ttft_p99"
 	TPOT       = "tpot_p99"
@@ -44,39 +44,33 @@ const (
 	MinSuccess = "min_success"
 )
 
-// bound is one latency bound of an objective and how a record is measured
-// against it.
+// bound is one latency bound of an objective.
 type bound struct {
-	name  string
-	limit float64
-	// of is the record's value in seconds, false when the record has none
-	// (no second token for TPOT, no gap for ITL).
-	of func(r measure.Record) (float64, bool)
+	name   string // its key, "itl_p95"
+	metric string
+	p      float64 // percentile, 0–100
+	limit  float64
 }
 
+// perRequest is a request's one value of a metric other than ITL, in
+// seconds, false when it has none (no second token for TPOT).
+var perRequest = map[string]func(r measure.Record) (float64, bool){
+	MetricTTFT: func(r measure.Record) (float64, bool) { return r.TTFT().Seconds(), r.FirstNs != 0 },
+	MetricTPOT: func(r measure.Record) (float64, bool) {
+		return r.TPOT().Seconds(), r.Tokens >= 2 && r.FirstNs != 0
+	},
+	MetricE2E: func(r measure.Record) (float64, bool) { return r.Latency().Seconds(), true },
+}
+
+// bounds are the objective's bounds in the order it lists them.
 func (s SLO) bounds() []bound {
-	all := []bound{
-		{TTFT, s.TTFTP99, func(r measure.Record) (float64, bool) {
-			return r.TTFT().Seconds(), r.FirstNs != 0
-		}},
-		{TPOT, s.TPOTP99, func(r measure.Record) (float64, bool) {
-			return r.TPOT().Seconds(), r.Tokens >= 2 && r.FirstNs != 0
-		}},
-		// The records keep each request's largest gap between chunks per
-		// token, not every gap: the bound applies to that largest gap,
-		// stricter than a p99 over all gaps.
-		{ITL, s.ITLP99, func(r measure.Record) (float64, bool) {
-			return float64(r.MaxITLNs) / 1e9, r.MaxITLNs > 0
-		}},
-		{E2E, s.E2EP99, func(r measure.Record) (float64, bool) {
-			return r.Latency().Seconds(), true
-		}},
-	}
-	out := all[:0]
-	for _, b := range all {
-		if b.limit > 0 {
-			out = append(out, b)
+	var out []bound
+	for _, k := range sortedKeys(s.Bounds) {
+		metric, p, err := ParseKey(k)
+		if err != nil || s.Bounds[k] <= 0 {
+			continue // the campaign refused it; a zero bound is none
 		}
+		out = append(out, bound{name: k, metric: metric, p: p, limit: s.Bounds[k]})
 	}
 	return out
 }
@@ -124,9 +118,10 @@ type Result struct {
 	// Requests counts the level's measured requests, OK the successful.
 	Requests int `json:"requests"`
 	OK       int `json:"ok"`
-	// P99 is each bounded metric's p99 over the successful requests, in
-	// seconds (measure.Percentile), keyed by metric name.
-	P99 map[string]float64 `json:"p99_s"`
+	// Values are each bound's metric at its percentile over the successful
+	// requests (ITL: over their gaps), seconds (measure.Percentile), keyed
+	// by the bound's key.
+	Values map[string]float64 `json:"values_s"`
 	// Good counts the requests that met every bound, each by the share of
 	// its tokens produced inside the steady-state windows (as the
 	// throughput counts tokens, measure.TokensIn); Seconds is the windows'
@@ -134,7 +129,7 @@ type Result struct {
 	Good    float64 `json:"good"`
 	Seconds float64 `json:"steady_s"`
 	Goodput float64 `json:"goodput"`
-	// Margins are log(limit/p99) for each bound and log(success
+	// Margins are log(limit/value) for each bound and log(success
 	// share/MinSuccess) for MinSuccess, keyed by metric: ≥ 0 where the
 	// level meets that part of the objective (−Inf where nothing was
 	// measured to show it). Margin is the smallest, Binding its metric.
@@ -147,9 +142,15 @@ type Result struct {
 // Evaluate measures one launch's level against the objective: repeats are
 // the level's repeats (warm-up left out), windows their steady-state
 // windows (the throughput's, measure.LevelThroughput) in the same order.
+//
+// A bound on ITL pools every gap of the successful requests that lived
+// inside the steady state (measure.SteadyITL), and a request meets it when
+// its own gaps do at the bound's percentile. A record that keeps no gaps
+// (written before they were kept) gives its largest gap instead, as one
+// value: stricter, as the bound always was on such records.
 func (s SLO) Evaluate(repeats [][]measure.Record, windows []measure.Window) Result {
 	bs := s.bounds()
-	res := Result{P99: map[string]float64{}, Margins: map[string]float64{}, Margin: math.Inf(1)}
+	res := Result{Values: map[string]float64{}, Margins: map[string]float64{}, Margin: math.Inf(1)}
 	values := make([][]float64, len(bs))
 	for i, recs := range repeats {
 		var w measure.Window
@@ -157,6 +158,7 @@ func (s SLO) Evaluate(repeats [][]measure.Record, windows []measure.Window) Resu
 			w = windows[i]
 		}
 		res.Seconds += w.Seconds()
+		steady := steadyOf(recs)
 		for _, r := range recs {
 			res.Requests++
 			if !r.OK() {
@@ -165,9 +167,10 @@ func (s SLO) Evaluate(repeats [][]measure.Record, windows []measure.Window) Resu
 			res.OK++
 			good := true
 			for k, b := range bs {
-				if x, ok := b.of(r); ok {
-					values[k] = append(values[k], x)
-					good = good && x <= b.limit
+				xs, own := b.of(r, steady)
+				values[k] = append(values[k], xs...)
+				if len(xs) > 0 {
+					good = good && own <= b.limit
 				}
 			}
 			if good && r.Tokens > 0 {
@@ -196,8 +199,8 @@ func (s SLO) Evaluate(repeats [][]measure.Record, windows []measure.Window) Resu
 			margin(b.name, math.Inf(-1))
 			continue
 		}
-		p := measure.Percentile(values[k], 99)
-		res.P99[b.name] = p
+		p := measure.Percentile(values[k], b.p)
+		res.Values[b.name] = p
 		margin(b.name, math.Log(b.limit/p))
 	}
 	share := 0.0
@@ -207,4 +210,43 @@ func (s SLO) Evaluate(repeats [][]measure.Record, windows []measure.Window) Resu
 	margin(MinSuccess, math.Log(share/s.Success()))
 	res.Meets = res.Margin >= 0
 	return res
+}
+
+// of are r's values of b's metric (seconds) and the one r is judged by
+// against b: none when r has no value (no second token for TPOT, a
+// request outside the steady state for ITL).
+func (b bound) of(r measure.Record, steady func(measure.Record) bool) (xs []float64, own float64) {
+	if b.metric != MetricITL {
+		x, ok := perRequest[b.metric](r)
+		if !ok {
+			return nil, 0
+		}
+		return []float64{x}, x
+	}
+	if len(r.ITL) == 0 {
+		if r.MaxITLNs <= 0 {
+			return nil, 0
+		}
+		x := float64(r.MaxITLNs) / 1e9
+		return []float64{x}, x
+	}
+	if !steady(r) {
+		return nil, 0
+	}
+	xs = r.ITL.Seconds()
+	return xs, measure.Percentile(xs, b.p)
+}
+
+// steadyOf says which of one repeat's requests lived inside its steady
+// state, as measure.SteadyITL decides: every request when it has none.
+func steadyOf(recs []measure.Record) func(measure.Record) bool {
+	if len(recs) == 0 {
+		return func(measure.Record) bool { return true }
+	}
+	start, end, ok := measure.SteadyWindow(recs[0].Level, recs)
+	if !ok {
+		return func(measure.Record) bool { return true }
+	}
+	w := measure.Window{Start: start, End: end}
+	return func(r measure.Record) bool { return measure.InSteadyState(r, w) }
 }

@@ -54,9 +54,9 @@ func TestEvaluate(t *testing.T) {
 		recs = append(recs, rec(0.1+0.01*float64(i), 0.02))
 	}
 	w := []measure.Window{{Start: 0, End: 10e9}}
-	o := SLO{TTFTP99: 1, TPOTP99: 0.05}
+	o := SLO{Bounds: map[string]float64{TTFT: 1, TPOT: 0.05}}
 	r := o.Evaluate([][]measure.Record{recs}, w)
-	if p := r.P99[TTFT]; math.Abs(p-measure.Percentile(ttfts(recs), 99)) > 1e-12 {
+	if p := r.Values[TTFT]; math.Abs(p-measure.Percentile(ttfts(recs), 99)) > 1e-12 {
 		t.Errorf("ttft p99 %v", p)
 	}
 	// TTFTs run 0.10…1.09 s: p99 is 1.0801 > 1 s, so the level misses;
@@ -70,21 +70,21 @@ func TestEvaluate(t *testing.T) {
 	}
 	// Failures count against min_success only.
 	recs[0].ErrClass, recs[1].ErrClass = measure.ErrTimeout, measure.ErrTimeout
-	r = SLO{TTFTP99: 2}.Evaluate([][]measure.Record{recs}, w)
+	r = SLO{Bounds: map[string]float64{TTFT: 2}}.Evaluate([][]measure.Record{recs}, w)
 	if r.Meets || r.Binding != MinSuccess || r.OK != 98 {
 		t.Errorf("two failures of 100 under the default min_success: meets %v binding %q ok %d", r.Meets, r.Binding, r.OK)
 	}
-	r = SLO{TTFTP99: 2, MinSuccess: 0.98}.Evaluate([][]measure.Record{recs}, w)
+	r = SLO{Bounds: map[string]float64{TTFT: 2}, MinSuccess: 0.98}.Evaluate([][]measure.Record{recs}, w)
 	if !r.Meets {
 		t.Errorf("two failures of 100 under min_success 0.98: %+v", r)
 	}
 	// A request half inside the window counts half.
-	r = SLO{E2EP99: 10}.Evaluate([][]measure.Record{{{FirstNs: 1e9, EndNs: 3e9, Tokens: 3}}}, []measure.Window{{Start: 0, End: 2e9}})
+	r = SLO{Bounds: map[string]float64{E2E: 10}}.Evaluate([][]measure.Record{{{FirstNs: 1e9, EndNs: 3e9, Tokens: 3}}}, []measure.Window{{Start: 0, End: 2e9}})
 	if math.Abs(r.Good-2.0/3) > 1e-9 {
 		t.Errorf("good %v, want 2/3 (one token at 1 s, the other two spread over 1-3 s)", r.Good)
 	}
 	// An ITL bound with no gap recorded cannot be shown to be met.
-	r = SLO{ITLP99: 1}.Evaluate([][]measure.Record{{{FirstNs: 1, EndNs: 2, Tokens: 1}}}, w)
+	r = SLO{Bounds: map[string]float64{ITL: 1}}.Evaluate([][]measure.Record{{{FirstNs: 1, EndNs: 2, Tokens: 1}}}, w)
 	if r.Meets || !math.IsInf(r.Margins[ITL], -1) {
 		t.Errorf("no ITL recorded: %+v", r)
 	}
@@ -103,8 +103,8 @@ func TestString(t *testing.T) {
 		s    SLO
 		want string
 	}{
-		{SLO{TTFTP99: 2, TPOTP99: 0.06}, "ttft_p99 ≤ 2s and tpot_p99 ≤ 60ms"},
-		{SLO{E2EP99: 1.5, ITLP99: 0.0005, MinSuccess: 0.995}, "itl_p99 ≤ 500µs and e2e_p99 ≤ 1.5s and success ≥ 99.5%"},
+		{SLO{Bounds: map[string]float64{TTFT: 2, TPOT: 0.06}}, "ttft_p99 ≤ 2s and tpot_p99 ≤ 60ms"},
+		{SLO{Bounds: map[string]float64{E2E: 1.5, ITL: 0.0005}, MinSuccess: 0.995}, "itl_p99 ≤ 500µs and e2e_p99 ≤ 1.5s and success ≥ 99.5%"},
 	} {
 		if got := tc.s.String(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.s, got, tc.want)

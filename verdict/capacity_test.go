@@ -12,7 +12,7 @@ import (
 // sloTestObjective is the example objective; under it the
 // seed-calibrated baseline's capacity lies between C=30 and C=70 and
 // EAGLE-3 topk=4's between C=10 and C=30, both limited by TPOT.
-var sloTestObjective = slo.SLO{TTFTP99: 2, TPOTP99: 0.06}
+var sloTestObjective = slo.SLO{Bounds: map[string]float64{slo.TTFT: 2, slo.TPOT: 0.06}}
 
 // sloSweep is the levels around both capacities.
 func sloSweep() verdicttest.Sweep {
@@ -84,7 +84,7 @@ func TestSLOCapacityCoverage(t *testing.T) {
 	noisy := []verdicttest.Engine{verdicttest.RealisticNoise(engines[0]), verdicttest.RealisticNoise(engines[1])}
 	truth := []float64{trueCapacity(t, noisy[0]), trueCapacity(t, noisy[1])}
 	for i, e := range engines {
-		c := continuousCapacity(e, sloTestObjective.TPOTP99)
+		c := continuousCapacity(e, sloTestObjective.Bounds[slo.TPOT])
 		t.Logf("%s: true capacity %.2f (the model's continuous capacity %.2f)", names[i], truth[i], c)
 		// The interpolation between levels (10 to 30 for EAGLE-3, where
 		// its TPOT is far from a power of the load) and the p99 over the
@@ -162,13 +162,13 @@ func TestSLOGoodput(t *testing.T) {
 				t.Fatalf("%s %s: SLO figures %+v", s.Name, l.Level, l.SLO)
 			}
 			switch {
-			case l.TPOT.P99 < 0.8*sloTestObjective.TPOTP99:
+			case l.TPOT.P99 < 0.8*sloTestObjective.Bounds[slo.TPOT]:
 				want := l.SteadyThroughput / float64(v.MaxTokens)
 				if l.SLO.Meets != 2 || math.Abs(l.SLO.Goodput/want-1) > 0.01 {
 					t.Errorf("%s %s: goodput %.3f req/s, meets %d of 2; want %.3f (throughput over %d tokens), 2",
 						s.Name, l.Level, l.SLO.Goodput, l.SLO.Meets, want, v.MaxTokens)
 				}
-			case l.TPOT.P50 > sloTestObjective.TPOTP99:
+			case l.TPOT.P50 > sloTestObjective.Bounds[slo.TPOT]:
 				if l.SLO.Meets != 0 || l.SLO.Goodput > 0.01*l.SteadyThroughput/float64(v.MaxTokens) {
 					t.Errorf("%s %s: TPOT p50 %.1f ms over the bound, yet goodput %.3f, meets %d",
 						s.Name, l.Level, 1e3*l.TPOT.P50, l.SLO.Goodput, l.SLO.Meets)

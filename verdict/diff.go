@@ -270,7 +270,7 @@ func diffCapacity(d *DiffResult, vo, vn *Verdict) []capacityPair {
 	switch {
 	case co == nil && cn == nil:
 		return nil
-	case co == nil || cn == nil || co.SLO != cn.SLO || co.Unit != cn.Unit:
+	case co == nil || cn == nil || !co.SLO.Equal(cn.SLO) || co.Unit != cn.Unit:
 		d.Capacity = &CapacityDiff{Note: fmt.Sprintf("capacities not compared: the runs' SLOs differ (%s vs %s)",
 			objectiveOf(co), objectiveOf(cn))}
 		return nil
