@@ -62,6 +62,9 @@ Flags:
   --requests N|auto      requests per level; auto is max(30, 4×C), or for a
                          rate max(30, 60 s × rate) (default auto)
   --max-tokens N         completion length (default 200)
+  --percentiles LIST     the percentiles --levels gives each latency at,
+                         e.g. p50,p90,p99.9 (default p50,p90,p95,p99); the
+                         live line keeps p50/p99
   --warmup N             unmeasured requests before the first level (default {warmup})
   --endpoint E           chat or completions (default chat)
   --prompts SPEC         builtin or a JSONL file (default builtin)
