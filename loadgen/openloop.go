@@ -45,7 +45,16 @@ func (o Options) requestsAt(level measure.Level) int {
 	if measure.IsSpeed(level) {
 		return len(o.Trace.Rows) // every row, at every speed
 	}
-	return measure.RequestsAt(o.Requests, level)
+	return measure.RequestsAt(o.Requests, level) * o.autoScale()
+}
+
+// autoScale is the multiple of the `auto` count each level takes: AutoScale
+// when the requests are auto, else 1 (a number given is taken as it is).
+func (o Options) autoScale() int {
+	if o.Requests > 0 {
+		return 1
+	}
+	return max(o.AutoScale, 1)
 }
 
 // openLevel runs an open loop: request i is sent at its due time, start +

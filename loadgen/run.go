@@ -83,6 +83,10 @@ type Options struct {
 	Trace  *prompts.Trace
 	// Requests per level; 0 is auto (measure.RequestsFor).
 	Requests    int
+	// AutoScale, with Requests auto, multiplies every level's `auto` count
+	// (a sequential campaign's planner buys precision with it); 0 or 1:
+	// the count itself.
+	AutoScale int
 	MaxTokens   int // 0: DefaultMaxTokens
 	Warmup      int // requests before the first level, recorded, not measured
 	Temperature float64
@@ -138,7 +142,7 @@ const RateWarmupConcurrency = 4
 
 // RequestsFor is the number of measured requests at concurrency c.
 func (o Options) RequestsFor(c int) int {
-	return measure.RequestsFor(o.Requests, c)
+	return measure.RequestsFor(o.Requests, c) * o.autoScale()
 }
 
 // NewHTTPClient returns a client for many concurrent streams: enough idle

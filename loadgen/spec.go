@@ -56,6 +56,9 @@ type Spec struct {
 	BlockSize int
 
 	Requests       int // per level; 0: auto (measure.RequestsFor)
+	// AutoScale, with Requests auto, takes that many times the auto count
+	// at every level ("auto*K" on the command line); 0 or 1: the count.
+	AutoScale int
 	MaxTokens      int
 	Warmup         int
 	Temperature    float64
@@ -112,8 +115,11 @@ func (s Spec) Argv() []string {
 		argv = append(argv, "--concurrency", strings.Join(levels, ","))
 	}
 	requests := "auto"
-	if s.Requests > 0 {
+	switch {
+	case s.Requests > 0:
 		requests = strconv.Itoa(s.Requests)
+	case s.AutoScale > 1:
+		requests = "auto*" + strconv.Itoa(s.AutoScale)
 	}
 	argv = append(argv,
 		"--requests", requests,
@@ -282,10 +288,16 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 	if s.MaxInFlight < 1 {
 		return Spec{}, fmt.Errorf("--max-in-flight %d: want at least 1", s.MaxInFlight)
 	}
-	if requests != "auto" {
+	if k, ok := strings.CutPrefix(requests, "auto*"); ok {
+		n, err := strconv.Atoi(k)
+		if err != nil || n < 1 {
+			return Spec{}, fmt.Errorf("--requests %q: want a positive number, auto, or auto*K (K times the auto count)", requests)
+		}
+		s.AutoScale = n
+	} else if requests != "auto" {
 		n, err := strconv.Atoi(requests)
 		if err != nil || n < 1 {
-			return Spec{}, fmt.Errorf("--requests %q: want a positive number or auto", requests)
+			return Spec{}, fmt.Errorf("--requests %q: want a positive number, auto, or auto*K (K times the auto count)", requests)
 		}
 		s.Requests = n
 	}
@@ -363,7 +375,7 @@ func (s Spec) Options() (Options, error) {
 		URL: s.URL, Model: s.Model, Endpoint: s.Endpoint,
 		Concurrency: s.Concurrency, Rates: s.Rates, Burstiness: s.Burstiness, MaxInFlight: s.MaxInFlight,
 		Speeds: s.Speeds, Trace: trace,
-		Requests: s.Requests, MaxTokens: s.MaxTokens, Warmup: s.Warmup, Temperature: s.Temperature,
+		Requests: s.Requests, AutoScale: s.AutoScale, MaxTokens: s.MaxTokens, Warmup: s.Warmup, Temperature: s.Temperature,
 		IgnoreEOS: s.IgnoreEOS, Repeats: s.Repeats, Seed: s.Seed, RequestTimeout: s.RequestTimeout,
 		UniquePrompts: s.UniquePrompts, Prompts: set, Sessions: s.Sessions, MetricsDir: s.MetricsDir, Engine: eng,
 		ScrapeInterval: s.ScrapeInterval,

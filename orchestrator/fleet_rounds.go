@@ -207,7 +207,7 @@ func (o *orch) runRound(ctx context.Context, w *worker, j *roundJob) (lost strin
 			continue
 		}
 		sr := o.newScenarioRun(pl, w)
-		sr.requests = j.requests
+		sr.scale = j.scale
 		res := o.runScenario(ctx, sr)
 		w.last = sr
 		o.mu.Lock()

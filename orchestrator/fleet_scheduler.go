@@ -19,9 +19,9 @@ type roundJob struct {
 	// not in this fleet).
 	whole bool
 	from  []string // hosts it was moved away from
-	// requests, when above 0, is the requests per level its sweeps take
-	// (a sequential campaign's planner); 0 keeps the campaign's.
-	requests int
+	// scale, when above 1, multiplies the `auto` request count of its
+	// sweeps' levels (a sequential campaign's planner).
+	scale int
 }
 
 // scheduler hands rounds to hosts: a host that is free takes the first

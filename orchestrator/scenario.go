@@ -128,9 +128,9 @@ type scenarioRun struct {
 	// hostLost says why the fleet gives up the host during this attempt
 	// ("" when it does not): the attempt is then not the scenario's.
 	hostLost string
-	// requests, when above 0, replaces the campaign's requests per level
-	// for this launch's sweep (a sequential campaign's planner).
-	requests int
+	// scale, when above 1, multiplies the `auto` request count of this
+	// launch's sweep (a sequential campaign's planner).
+	scale int
 	// step is the step running now, for the journal lines a step writes
 	// beside its start and end (a stop's signals).
 	step StepName

@@ -30,9 +30,10 @@ type Look struct {
 	// Stopped says, one line per variant that stopped, why ("eagle3-topk4:
 	// decided after 3 rounds").
 	Stopped []string
-	// Requests, when above 0, is the requests per level the next rounds
-	// take (the planner's); 0 keeps the campaign's.
-	Requests int
+	// Scale, when above 1, is the multiple of the `auto` request count
+	// every level of the next rounds takes (the planner's, for a sweep of
+	// requests: auto); 0 or 1 keeps the campaign's.
+	Scale int
 	// Plan is the planner's line, for the log; empty without one.
 	Plan string
 }
@@ -43,7 +44,7 @@ type LookRecord struct {
 	After    int      `json:"after"`
 	Open     []string `json:"open"`
 	Stopped  []string `json:"stopped,omitempty"`
-	Requests int      `json:"requests,omitempty"`
+	Scale    int      `json:"scale,omitempty"`
 	Plan     string   `json:"plan,omitempty"`
 }
 
@@ -66,7 +67,7 @@ func (o *orch) gate(ctx context.Context, j *roundJob) bool {
 		o.warn("", fmt.Sprintf("the look before round %d failed, so the round runs every scenario: %v", j.round, err))
 		return true
 	}
-	rec := LookRecord{After: j.round - 1, Open: look.Open, Stopped: look.Stopped, Requests: look.Requests, Plan: look.Plan}
+	rec := LookRecord{After: j.round - 1, Open: look.Open, Stopped: look.Stopped, Scale: look.Scale, Plan: look.Plan}
 	o.journal(JournalEntry{Time: o.now(), Phase: PhaseLook, Event: "end", Round: j.round, Look: &rec})
 	o.emit(Event{Time: o.now(), Kind: EventLook, Round: j.round, Rounds: len(o.man.Order), Message: lookLine(rec)})
 	if len(look.Open) == 0 {
@@ -90,7 +91,7 @@ func (o *orch) gate(ctx context.Context, j *roundJob) bool {
 			j.launches = append(j.launches, pl)
 		}
 	}
-	j.requests = look.Requests
+	j.scale = look.Scale
 	o.mu.Lock()
 	o.man.Order[j.round-1] = row
 	err = o.writeManifest()
@@ -102,8 +103,8 @@ func (o *orch) gate(ctx context.Context, j *roundJob) bool {
 	return true
 }
 
-// lookLine is a look for the log: "after 3 rounds: eagle3-topk4 decided
-// after 3 rounds; open: a, b; next: 120 requests per level".
+// lookLine is a look for the log: "look after 3 rounds: eagle3-topk4:
+// decided after 3 rounds; open: a, b; plan: …".
 func lookLine(r LookRecord) string {
 	var parts []string
 	parts = append(parts, r.Stopped...)

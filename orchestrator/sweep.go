@@ -53,13 +53,13 @@ func sweepSpec(sw campaign.Sweep, eng, url string) loadgen.Spec {
 }
 
 // sweepSpec is this launch's sweep: the campaign's, with the round's
-// requests per level when a planner set them.
+// multiple of the auto request count when a planner set one.
 func (s *scenarioRun) sweepSpec() loadgen.Spec {
-	sw := s.o.c.Sweep
-	if s.requests > 0 {
-		sw.Requests = s.requests
+	spec := sweepSpec(s.o.c.Sweep, s.profile.Name, s.baseURL)
+	if s.scale > 1 && spec.Requests == 0 {
+		spec.AutoScale = s.scale
 	}
-	return sweepSpec(sw, s.profile.Name, s.baseURL)
+	return spec
 }
 
 // sweepArgv is the `bakeoff sweep` command line for spec, writing into dir.

@@ -70,9 +70,24 @@ func lookFor(c *campaign.Campaign) orchestrator.LookFunc {
 		in := plan.Observed(v, run.Summary.Scenarios, pastRequests(run, v), levelBounds(c, v), openComparison, goalOf(c))
 		in.Scenarios = len(look.Open) + 1
 		p := plan.Next(in)
-		look.Requests, look.Plan = p.Single(), p.String()
+		look.Scale, look.Plan = autoScale(p), p.String()
 		return look, nil
 	}
+}
+
+// autoScale is the plan as one multiple of the `auto` count for every
+// level, what the load generator takes: the largest of the levels' planned
+// counts over their auto counts, rounded up, so no level gets fewer
+// requests than planned. The auto rule already grows with the level, as
+// the plan's counts mostly do.
+func autoScale(p plan.Plan) int {
+	k := 1
+	for j, lv := range p.Levels {
+		if auto := measure.RequestsAt(0, lv); auto > 0 && j < len(p.Requests) {
+			k = max(k, (p.Requests[j]+auto-1)/auto)
+		}
+	}
+	return min(k, maxPlannedFactor)
 }
 
 // openComparison is the planner's Open under the sequential rule: the
