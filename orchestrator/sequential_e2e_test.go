@@ -1,0 +1,113 @@
+package orchestrator_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+// TestSequentialCampaign runs a sequential campaign (`rounds: {min: 3,
+// max: 6}`) with real sim processes through `bakeoff run`: a variant twice
+// as slow stops before the maximum and is launched no more after its look,
+// an A/A variant names no winner and either stops tied or runs to the
+// maximum, the baseline runs while any variant is open, the looks are
+// journaled, and the report replays the same decisions.
+func TestSequentialCampaign(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("base", "")
+	w.scenario("aa", "base")
+	w.scenario("slow", "base", "sim-slowdown: 2")
+	cfg := w.writeConfig(campaignOpts{scenarios: []string{"base", "aa", "slow"}})
+	body, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(body), "rounds: 1\n", "rounds: {min: 3, max: 6}\n", 1)
+	// Launch noise as a real host has it, so the rounds differ.
+	text = strings.Replace(text, `"--sim-load-time", "20s"]`, `"--sim-load-time", "20s", "--sim-launch-sigma", "0.01"]`, 1)
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(w.root, "run")
+	combined, err := w.bakeoff("run", cfg, "--out", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, combined)
+	}
+	run := readSummary(t, out)
+	launches := map[string][]int{}
+	for _, sr := range run.Summary.Scenarios {
+		if sr.Status != results.StatusOK {
+			t.Errorf("%s round %d: %s %s", sr.Name, sr.RoundOf(), sr.Status, sr.Reason)
+		}
+		launches[sr.Name] = append(launches[sr.Name], sr.RoundOf())
+	}
+	v, err := verdict.Compute(run, verdict.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Sequential == nil {
+		t.Fatalf("the verdict did not take the run's sequential plan:\n%s", combined)
+	}
+	stop := map[string]verdict.VariantStop{}
+	for _, vs := range v.Sequential.Variants {
+		stop[vs.Variant] = vs
+	}
+	slow := stop["slow"]
+	if !slow.Stopped || slow.StoppedAfter >= 6 || slow.Decided != slow.Comparisons {
+		t.Errorf("slow: %+v, want decided before round 6", slow)
+	}
+	// No launch of slow after the look that stopped it.
+	if n := len(launches["slow"]); n != slow.StoppedAfter {
+		t.Errorf("slow launched in rounds %v, stopped after %d", launches["slow"], slow.StoppedAfter)
+	}
+	aa := stop["aa"]
+	if !aa.Stopped && len(launches["aa"]) != 6 {
+		t.Errorf("aa: open after %v rounds: %+v", launches["aa"], aa)
+	}
+	for _, row := range v.Rows {
+		for _, c := range row.Cells {
+			if c.Scenario == "aa" && c.Compared && (c.Outcome == verdict.OutcomeFaster || c.Outcome == verdict.OutcomeSlower) {
+				t.Errorf("A/A named a winner at %s: %s %+.1f%%", row.Level, c.Outcome, c.DeltaPct)
+			}
+			if c.Scenario == "slow" && c.Compared && c.Outcome != verdict.OutcomeSlower {
+				t.Errorf("slow at %s: %s, want slower", row.Level, c.Outcome)
+			}
+		}
+	}
+	// The baseline runs while a variant is open.
+	if want := max(len(launches["aa"]), len(launches["slow"])); len(launches["base"]) != want {
+		t.Errorf("base launched in rounds %v, the variants' last round %d", launches["base"], want)
+	}
+	var looks []orchestrator.LookRecord
+	for _, e := range journal(t, out) {
+		if e.Phase == orchestrator.PhaseLook && e.Look != nil {
+			looks = append(looks, *e.Look)
+		}
+	}
+	t.Logf("launches %v; slow %+v; aa %+v; looks %+v", launches, slow, aa, looks)
+	if len(looks) == 0 || looks[0].After != 3 {
+		t.Fatalf("looks %+v, want the first after round 3", looks)
+	}
+	for _, l := range looks {
+		if l.After >= slow.StoppedAfter && slices.Contains(l.Open, "slow") {
+			t.Errorf("look after %d rounds still has slow open: %+v", l.After, l)
+		}
+	}
+	// The manifest's rows are what ran.
+	for k, row := range run.Manifest.Order {
+		if slices.Contains(row, "slow") != slices.Contains(launches["slow"], k+1) {
+			t.Errorf("manifest round %d is %v; slow ran in %v", k+1, row, launches["slow"])
+		}
+	}
+	for _, want := range []string{"look after 3 rounds", "Sequential rounds (3 to 6)", "slow: "} {
+		if !strings.Contains(string(combined), want) {
+			t.Errorf("the run's output does not say %q:\n%s", want, combined)
+		}
+	}
+}
