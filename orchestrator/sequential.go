@@ -41,11 +41,11 @@ type Look struct {
 // LookRecord is a look as the journal keeps it, on a PhaseLook line.
 type LookRecord struct {
 	// After is the rounds the look saw; Open and Stopped as in Look.
-	After    int      `json:"after"`
-	Open     []string `json:"open"`
-	Stopped  []string `json:"stopped,omitempty"`
-	Scale    int      `json:"scale,omitempty"`
-	Plan     string   `json:"plan,omitempty"`
+	After   int      `json:"after"`
+	Open    []string `json:"open"`
+	Stopped []string `json:"stopped,omitempty"`
+	Scale   int      `json:"scale,omitempty"`
+	Plan    string   `json:"plan,omitempty"`
 }
 
 // PhaseLook is the journal phase of a look before a round of a
