@@ -134,8 +134,12 @@ func (p Plan) String() string {
 		return fmt.Sprintf("plan: ±%.1f%% is out of reach within %d rounds; %d more (%s requests, about %s) bring the MDE to ±%.1f%%",
 			p.MarginPct, p.Rounds, p.More, strings.Join(reqs, ", "), Duration(p.Seconds), p.MDEPct)
 	}
-	return fmt.Sprintf("plan: %d more rounds (%d in all) of %s requests, about %s, to bring the MDE to ±%.1f%%",
-		p.More, p.Rounds, strings.Join(reqs, ", "), Duration(p.Seconds), p.MDEPct)
+	more := fmt.Sprintf("%d more rounds", p.More)
+	if p.More == 1 {
+		more = "1 more round"
+	}
+	return fmt.Sprintf("plan: %s (%d in all) of %s requests, about %s, to bring the MDE to ±%.1f%%",
+		more, p.Rounds, strings.Join(reqs, ", "), Duration(p.Seconds), p.MDEPct)
 }
 
 // Duration writes seconds as people read a night: 3h10m, 45m, 50s.
