@@ -111,3 +111,29 @@ func TestSequentialCampaign(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetLeavesRoundsOut: a round that would end after --budget is not
+// started, and the end of the run says so with the resume command.
+func TestBudgetLeavesRoundsOut(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("base", "")
+	w.scenario("b", "base")
+	cfg := w.writeConfig(campaignOpts{scenarios: []string{"base", "b"}, rounds: 2})
+	out := filepath.Join(w.root, "run")
+	combined, err := w.bakeoff("run", cfg, "--out", out, "--budget", "2s").CombinedOutput()
+	if err == nil {
+		t.Fatalf("a run that left its rounds out exited 0:\n%s", combined)
+	}
+	for _, want := range []string{
+		"with 2s not one more round fits",
+		"Out of time: rounds 1, 2 not started (not enough time left before the campaign's budget of 2s)",
+		"Resume with: bakeoff run",
+	} {
+		if !strings.Contains(string(combined), want) {
+			t.Errorf("the run's output does not say %q:\n%s", want, combined)
+		}
+	}
+	if _, err := w.bakeoff("run", cfg, "--budget", "2s", "--deadline", "07:00").CombinedOutput(); err == nil {
+		t.Error("--budget with --deadline was accepted")
+	}
+}

@@ -215,10 +215,12 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	defer place.Release(ctx)
 	setHosts(&opt, place, hosts)
+	hostPlan := place.Plan()
 	if end, ok := c.End(e.Now()); ok && (opt.Deadline.IsZero() || end.Before(opt.Deadline)) {
 		// A round that would end after the budget or the deadline is not
 		// started; the resume command at the end says how to go on.
 		opt.Deadline = end
+		hostPlan.Limit = "before the campaign's " + budgetName(c)
 	}
 
 	// The first Ctrl-C cancels ctx: the orchestrator stops the server and
@@ -247,7 +249,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 		return exitFailed
 	}
-	printEnd(e, c, f, place.Plan(), out)
+	printEnd(e, c, f, hostPlan, out)
 	if out.Canceled || out.Stopped != "" || out.Failed > 0 || len(out.OutOfTime) > 0 {
 		return exitFailed
 	}

@@ -18,6 +18,15 @@ import (
 // verdict's sequential rule on the records so far, and the planner's
 // requests for the rounds to come).
 
+// budgetName names the campaign's time limit for people: "budget of 8h0m0s"
+// or "deadline 07:00".
+func budgetName(c *campaign.Campaign) string {
+	if c.Deadline != nil {
+		return fmt.Sprintf("deadline %02d:%02d", c.Deadline.Hour, c.Deadline.Minute)
+	}
+	return "budget of " + c.Budget.String()
+}
+
 // goalOf is the planner's goal for campaign c: its rounds and margin.
 func goalOf(c *campaign.Campaign) plan.Goal {
 	return plan.Goal{MarginPct: c.EquivalenceMarginPct, MinRounds: max(c.MinRounds, 2), MaxRounds: max(c.Rounds, 1)}
