@@ -163,6 +163,21 @@ func roundsLine(v *verdict.Verdict) string {
 		}
 		return fmt.Sprintf("%s: each variant compared with the baseline launched in the same round, intervals from the launch-to-launch variation of those; resume the run to complete it", done)
 	}
+	if sq := v.Sequential; sq != nil {
+		lo, hi := 0, 0
+		for _, vs := range sq.Variants {
+			if lo == 0 || vs.Rounds < lo {
+				lo = vs.Rounds
+			}
+			hi = max(hi, vs.Rounds)
+		}
+		each := fmt.Sprintf("%d", lo)
+		if hi > lo {
+			each = fmt.Sprintf("%d–%d", lo, hi)
+		}
+		return fmt.Sprintf("sequential rounds (%d to %d): the baseline launched %d times, each variant until decided (%s rounds), each compared with the baseline launched in the same round; intervals from the launch-to-launch variation",
+			sq.MinRounds, sq.MaxRounds, v.Rounds, each)
+	}
 	if v.Rounds <= 1 {
 		return fmt.Sprintf("launch-to-launch variation not measured: each scenario was launched once (rounds: 1), so the intervals see only the noise within one launch, and a winner needs a difference of at least %s (min_effect)",
 			trimPct(v.MinEffectPct))
