@@ -82,11 +82,11 @@ type Options struct {
 	Speeds []float64
 	Trace  *prompts.Trace
 	// Requests per level; 0 is auto (measure.RequestsFor).
-	Requests    int
+	Requests int
 	// AutoScale, with Requests auto, multiplies every level's `auto` count
 	// (a sequential campaign's planner buys precision with it); 0 or 1:
 	// the count itself.
-	AutoScale int
+	AutoScale   int
 	MaxTokens   int // 0: DefaultMaxTokens
 	Warmup      int // requests before the first level, recorded, not measured
 	Temperature float64

@@ -55,10 +55,10 @@ type Spec struct {
 	Trace     string
 	BlockSize int
 
-	Requests       int // per level; 0: auto (measure.RequestsFor)
+	Requests int // per level; 0: auto (measure.RequestsFor)
 	// AutoScale, with Requests auto, takes that many times the auto count
 	// at every level ("auto*K" on the command line); 0 or 1: the count.
-	AutoScale int
+	AutoScale      int
 	MaxTokens      int
 	Warmup         int
 	Temperature    float64
