@@ -249,6 +249,7 @@ func sentenceSections(v *verdict.Verdict) []hSection {
 		s := hSection{ID: "crossovers", Title: "Crossovers"}
 		for _, x := range v.Crossovers {
 			s.Lines = append(s.Lines, x.Sentence)
+			s.Lines = append(s.Lines, turnLines(x)...)
 		}
 		out = append(out, s)
 	}
