@@ -113,6 +113,24 @@ type Profile struct {
 	// Check returns the settings that make an A/B of this engine unfair or
 	// that the engine silently overrides.
 	Check func(s Setup) []Warning
+
+	// SpecOff is how the engine turns speculative decoding off above a
+	// running batch size, for the setting a measured break-even suggests;
+	// nil: it has no such setting (docs/ENGINES.md says which do).
+	SpecOff *SpecOff
+}
+
+// SpecOff is an engine's setting that stops speculating while the server
+// runs more than some number of requests.
+type SpecOff struct {
+	// Key is the setting's name as the engine documents it.
+	Key string
+	// Min is the smallest value the engine accepts.
+	Min int
+	// Setting is the flag that sets it to n, as a scenario's args carry it.
+	Setting func(n int) string
+	// Since names the engine version or change that has it.
+	Since string
 }
 
 // InfoCall is a GET whose answer is saved with the results.

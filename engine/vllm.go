@@ -49,6 +49,14 @@ var vllm = &Profile{
 	TokenizeCall: vllmTokenize, TokenPrompts: true,
 	Speculative: func(a Args) bool { return argSet(a, "speculative-config") },
 	Check:       vllmCheck,
+	// vllm/config/speculative.py: "Disable speculative decoding for new
+	// incoming requests when the number of enqueued requests is larger than
+	// this value" (Field ge=2); the V0 engine's flag was
+	// --speculative-disable-by-batch-size (PR #4592).
+	SpecOff: &SpecOff{Key: "disable_by_batch_size", Min: 2, Since: "vLLM V1 SpeculativeConfig (earlier: --speculative-disable-by-batch-size, PR #4592)",
+		Setting: func(n int) string {
+			return fmt.Sprintf(`--speculative-config '{..., "disable_by_batch_size": %d}'`, n)
+		}},
 }
 
 func init() { register(vllm) }

@@ -61,10 +61,12 @@ type hPage struct {
 	Red     []hNote
 	Verdict hTable
 	// Energy is the energy table, when power was read.
-	Energy      *hTable
-	Legend      []string
-	Sections    []hSection
-	Plots       []hPlot
+	Energy   *hTable
+	Legend   []string
+	Sections []hSection
+	Plots    []hPlot
+	// Levels are each level's plots: the latency distributions.
+	Levels      []hLevelPlots
 	Scenarios   []hScenario
 	Superseded  []string
 	Confidence  string
@@ -217,6 +219,9 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 		return nil, err
 	}
 	p.Plots = plots
+	if p.Levels, err = levelPlotsHTML(v); err != nil {
+		return nil, err
+	}
 	for _, s := range v.Scenarios {
 		hs := hScenario{Name: s.Name, ID: "detail-" + htmlID(s.Name), Status: s.Status, From: fromEarlier(s)}
 		if s.Failed() {
@@ -249,6 +254,7 @@ func sentenceSections(v *verdict.Verdict) []hSection {
 		s := hSection{ID: "crossovers", Title: "Crossovers"}
 		for _, x := range v.Crossovers {
 			s.Lines = append(s.Lines, x.Sentence)
+			s.Lines = append(s.Lines, turnLines(x)...)
 		}
 		out = append(out, s)
 	}

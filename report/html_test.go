@@ -173,7 +173,7 @@ func TestHTMLInBrowser(t *testing.T) {
 				for _, e := range p.Errors() {
 					t.Errorf("browser error: %s", e)
 				}
-				checkLayout(t, &got, len(plotBuilders(want)))
+				checkLayout(t, &got, pagePlots(t, want))
 				checkNumbers(t, want, &got)
 				if pg.fits && vp.name == "desktop" {
 					t.Logf("verdict table: content %.0f px in a %.0f px box", got.VerdictScroll.ScrollWidth, got.VerdictScroll.ClientWidth)
@@ -507,8 +507,8 @@ func TestHTMLSelfContained(t *testing.T) {
 			t.Errorf("the page contains %q: it must open offline, with nothing to fetch", bad)
 		}
 	}
-	if n := strings.Count(out, "<svg"); n != len(plotBuilders(v)) {
-		t.Errorf("%d inline SVG plots, want %d", n, len(plotBuilders(v)))
+	if n, want := strings.Count(out, "<svg"), pagePlots(t, v); n != want {
+		t.Errorf("%d inline SVG plots, want %d", n, want)
 	}
 	if strings.Contains(out, "<?xml") {
 		t.Error("an XML prolog inside the HTML")
@@ -552,4 +552,18 @@ func withEnergy(v *verdict.Verdict) *verdict.Verdict {
 		}
 	}
 	return &r
+}
+
+// pagePlots is how many plots the page has: the run's and each level's.
+func pagePlots(t *testing.T, v *verdict.Verdict) int {
+	t.Helper()
+	levels, err := levelPlotsHTML(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(plotBuilders(v))
+	for _, l := range levels {
+		n += len(l.Plots)
+	}
+	return n
 }

@@ -50,6 +50,9 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 		fmt.Fprintln(ew)
 		for _, x := range v.Crossovers {
 			fmt.Fprintf(ew, "- %s\n", x.Sentence)
+			for _, line := range turnLines(x) {
+				fmt.Fprintf(ew, "  - %s\n", line)
+			}
 		}
 	}
 	if lines := capacityLines(v); len(lines) > 0 {

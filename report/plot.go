@@ -53,6 +53,10 @@ func plotBuilders(v *verdict.Verdict) []plotBuilder {
 	if v.HasEnergy() {
 		out = append(out, plotBuilder{PlotEnergy, energyPlot})
 	}
+	if hasAccept(v) {
+		out = append(out, plotBuilder{PlotAccept, acceptPlot})
+		out = append(out, acceptPositionBuilders(v)...)
+	}
 	return out
 }
 
@@ -246,6 +250,12 @@ func speedupPlot(v *verdict.Verdict) (*plot.Plot, error) {
 		line.Color, points.Color = col, col
 		p.Add(line, points)
 		p.Legend.Add(s.Name, line, points)
+		if x := crossoverOf(v, s.Name); x != nil {
+			ylo, yhi := minY(lo), maxY(hi)
+			if err := markBreakEven(p, x.BreakEven, col, min(ylo, 1-speedupMargin), max(yhi, 1+speedupMargin)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// The 1.0 line has no data range of its own: keep it in view.
 	p.Y.Min = min(p.Y.Min, 1-speedupMargin)

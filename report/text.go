@@ -49,6 +49,9 @@ func TextWidth(w io.Writer, v *verdict.Verdict, width int) error {
 		fmt.Fprintln(ew)
 		for _, x := range v.Crossovers {
 			fmt.Fprintln(ew, x.Sentence)
+			for _, line := range turnLines(x) {
+				fmt.Fprintln(ew, "  "+line)
+			}
 		}
 	}
 	if lines := capacityLines(v); len(lines) > 0 {

@@ -168,6 +168,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 	compareAll(v, o.Sequential)
 	v.Capacity.finish(v)
 	v.Crossovers = crossovers(v)
+	explainCrossovers(v, scenarioEngines(in.Manifest))
 	v.Notes = fairness(v, in)
 	return v, nil
 }

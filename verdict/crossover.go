@@ -25,6 +25,13 @@ type Crossover struct {
 	// lost, starts losing: From is the last level before it lost, To the
 	// first where it did. Nil when it never loses or loses from the first level.
 	StartsLosing *Bracket `json:"starts_losing,omitempty"`
+	// Why gives, beside the sentence, the figures that explain the turn:
+	// the variant's accept length and the server's running batch over the
+	// levels (why.go); empty when there is no turn or no such figure.
+	Why string `json:"why,omitempty"`
+	// BreakEven is where the speedup crosses 1, or the bound the levels
+	// give (breakeven.go); nil for a variant never compared.
+	BreakEven *BreakEven `json:"break_even,omitempty"`
 }
 
 // Bracket is a pair of adjacent measured levels.

@@ -1,0 +1,60 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+
+	"gonum.org/v1/plot"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+// hLevelPlots are one level's plots on the page, under its name.
+type hLevelPlots struct {
+	Level int
+	Name  string
+	Plots []hPlot
+}
+
+// levelPlotsHTML are the latency distributions per level (the CDF plots
+// plot_cdf.go writes as files), inline; none when no level has one.
+func levelPlotsHTML(v *verdict.Verdict) ([]hLevelPlots, error) {
+	var out []hLevelPlots
+	for _, c := range v.Levels {
+		lp := hLevelPlots{Level: dataLevel(c), Name: measure.LevelName(c)}
+		for _, m := range cdfMetrics {
+			p, ok, err := cdfPlot(v, m, c)
+			if err != nil {
+				return nil, fmt.Errorf("plot %s: %w", CDFPlotName(m.Name, c), err)
+			}
+			if !ok {
+				continue
+			}
+			h, err := inlinePlot(CDFPlotName(m.Name, c), p)
+			if err != nil {
+				return nil, err
+			}
+			lp.Plots = append(lp.Plots, h)
+		}
+		if len(lp.Plots) > 0 {
+			out = append(out, lp)
+		}
+	}
+	return out, nil
+}
+
+// inlinePlot is p as SVG ready to inline: no prolog, no fixed size.
+func inlinePlot(name string, p *plot.Plot) (hPlot, error) {
+	data, err := encodePlot(p, "svg")
+	if err != nil {
+		return hPlot{}, fmt.Errorf("plot %s.svg: %w", name, err)
+	}
+	i := bytes.Index(data, []byte("<svg"))
+	if i < 0 {
+		return hPlot{}, fmt.Errorf("plot %s.svg: no <svg> element", name)
+	}
+	data = svgSize.ReplaceAll(data[i:], []byte(`<svg class="plot" role="img" aria-label="`+template.HTMLEscapeString(p.Title.Text)+`"`))
+	return hPlot{Name: name, Title: p.Title.Text, SVG: template.HTML(data)}, nil
+}
