@@ -73,27 +73,8 @@ func (s *sweep) openLevel(ctx context.Context, stop context.CancelFunc, l levelS
 	t := newTally(l, start)
 	for seq := range l.n {
 		due := start + int64(l.due[seq])
-		if wait := due - nowNs(); wait > 0 {
-			timer.Reset(time.Duration(wait))
-			select {
-			case <-ctx.Done():
-			case <-timer.C:
-			}
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		capped := false
-		select {
-		case slots <- struct{}{}:
-		default:
-			capped = true
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-			}
-		}
-		if ctx.Err() != nil {
+		capped, ok := arrive(ctx, timer, due, slots)
+		if !ok {
 			break
 		}
 		p := s.promptFor(seq)
@@ -114,4 +95,32 @@ func (s *sweep) openLevel(ctx context.Context, stop context.CancelFunc, l levelS
 	}
 	wg.Wait()
 	return t.recs
+}
+
+// arrive waits until the Unix-nanosecond time due, then takes a slot of the
+// in-flight cap. capped reports that none was free when the arrival was due
+// (the arrival then went out late, when one was); ok is false when ctx
+// ended first. timer is the caller's, stopped and drained, reused across
+// arrivals so the send loop allocates no timer per request.
+func arrive(ctx context.Context, timer *time.Timer, due int64, slots chan struct{}) (capped, ok bool) {
+	if wait := due - nowNs(); wait > 0 {
+		timer.Reset(time.Duration(wait))
+		select {
+		case <-ctx.Done():
+		case <-timer.C:
+		}
+	}
+	if ctx.Err() != nil {
+		return false, false
+	}
+	select {
+	case slots <- struct{}{}:
+	default:
+		capped = true
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
+	}
+	return capped, ctx.Err() == nil
 }

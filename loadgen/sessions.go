@@ -162,27 +162,8 @@ func (s *sweep) openSessions(ctx context.Context, stop context.CancelFunc, l lev
 	t := newTally(l, start)
 	for k, sess := range plan.sessions {
 		at := start + int64(due[k])
-		if wait := at - nowNs(); wait > 0 {
-			timer.Reset(time.Duration(wait))
-			select {
-			case <-ctx.Done():
-			case <-timer.C:
-			}
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		capped := false
-		select {
-		case slots <- struct{}{}:
-		default:
-			capped = true
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-			}
-		}
-		if ctx.Err() != nil {
+		capped, ok := arrive(ctx, timer, at, slots)
+		if !ok {
 			break
 		}
 		ready := at
