@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/timeline"
 )
 
 // Input is everything a verdict is computed from: the run's manifest and
@@ -42,6 +44,9 @@ type Launch struct {
 	Records []measure.Record
 	// Power is the launch's GPU power readings; nil when none were taken.
 	Power *measure.PowerLog
+	// Timeline is the server's /metrics through the launch's sweep; nil
+	// when none was scraped.
+	Timeline *timeline.Timeline
 }
 
 // records returns every record of the named scenario, over all launches.
@@ -80,6 +85,9 @@ func Compute(run *results.Run, o Options) (*Verdict, error) {
 			if p, err := run.LaunchPower(l); err == nil {
 				launch.Power = &p
 			} else if !errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("verdict of %s: scenario %s round %d: %w", run.Dir, name, l.Round, err)
+			}
+			if launch.Timeline, err = readTimeline(filepath.Join(run.Dir, filepath.FromSlash(l.Dir), results.MetricsDir, timeline.File)); err != nil {
 				return nil, fmt.Errorf("verdict of %s: scenario %s round %d: %w", run.Dir, name, l.Round, err)
 			}
 			in.Launches[name] = append(in.Launches[name], launch)
@@ -136,6 +144,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 	if !slices.Contains(order, v.Baseline) {
 		return nil, fmt.Errorf("verdict: baseline %q is not a scenario of this run (scenarios: %v)", v.Baseline, order)
 	}
+	engines := scenarioEngines(in.Manifest)
 	levelSet := map[measure.Level]bool{}
 	for _, name := range order {
 		s := newScenario(name, in)
@@ -148,6 +157,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 					l.Accept, l.AcceptLength = a, new(a.Length.Center)
 				}
 				l.Server = serverLevel(in.Launches[name], l.Level)
+				l.Timeline = levelTimeline(in.Launches[name], l.Level, serverMetrics(engines[name]))
 				l.ClientLimited = l.ClientLimited || clientLimited(l)
 				levelSet[l.Level] = true
 			}
@@ -168,7 +178,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 	compareAll(v, o.Sequential)
 	v.Capacity.finish(v)
 	v.Crossovers = crossovers(v)
-	explainCrossovers(v, scenarioEngines(in.Manifest))
+	explainCrossovers(v, engines)
 	v.Notes = fairness(v, in)
 	return v, nil
 }
@@ -336,4 +346,23 @@ func summaryLevelFacts(launches []Launch, c measure.Level) (*float64, bool) {
 func clientLimited(l *Level) bool {
 	return l.Latency.P50 > 0 && l.DispatchLagP99 > DefaultClientLagFloor &&
 		l.DispatchLagP99 > DefaultClientLagFraction*l.Latency.P50
+}
+
+// readTimeline reads a launch's server timeline; nil without one (a run
+// from before timelines, an engine without /metrics). A torn last line, a
+// sweep killed mid-write, reads as far as it goes.
+func readTimeline(path string) (*timeline.Timeline, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tl, err := timeline.Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return tl, nil
 }

@@ -318,6 +318,10 @@ type Level struct {
 	// acceptance, generation throughput), each figure the mean over launches
 	// with its source; nil when no launch had a timeline.
 	Server *measure.ServerSummary `json:"server,omitempty"`
+	// Timeline is the server's running batch, queue and KV use through the
+	// level in one launch, with the steady windows; nil when no launch has
+	// a timeline (older runs, engines without /metrics).
+	Timeline *LevelTimeline `json:"timeline,omitempty"`
 	// Categories are the level's figures per prompt category, when the
 	// prompt set has categories.
 	Categories []measure.CategorySummary `json:"categories,omitempty"`
