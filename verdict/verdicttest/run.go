@@ -2,6 +2,7 @@ package verdicttest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -30,6 +31,14 @@ type Scenario struct {
 	Hosts []string
 	// AcceptLength is reported for speculative scenarios.
 	AcceptLength *float64
+	// Speculative records each request's verify steps, as SGLang's
+	// responses give them (speculate).
+	Speculative bool
+	// Server writes each launch's server timeline and its level summaries,
+	// as a sweep against a server with /metrics does (serverTimeline), for
+	// a server of MaxRunning slots (256 when zero).
+	Server     bool
+	MaxRunning int
 }
 
 // Manifest returns a manifest for a campaign of the sweep s.
@@ -81,8 +90,18 @@ func WriteRun(dir string, m results.Manifest, scenarios []Scenario) (*results.Ru
 				if rst == results.StatusFailed {
 					continue
 				}
+				if s.Speculative {
+					recs = speculate(recs)
+				}
 				if err := write(rel, recs); err != nil {
 					return nil, err
+				}
+				if s.Server {
+					levels, err := serverTimeline(filepath.Join(dir, filepath.FromSlash(rel)), recs, cmp.Or(s.MaxRunning, 256))
+					if err != nil {
+						return nil, err
+					}
+					sum.Scenarios[len(sum.Scenarios)-1].Levels = levels
 				}
 			}
 			continue
