@@ -26,6 +26,9 @@ type figure struct {
 	// Of reads it from the level; ok is false when the level has none (no
 	// power readings, no accept length): an empty CSV cell, "-" in tables.
 	Of func(l *verdict.Level) (x float64, ok bool)
+	// Str, set instead of Of, reads a summary.csv cell that is words (where
+	// a figure came from); such a figure has no Field.
+	Str func(l *verdict.Level) string
 	// Scale turns Of's unit into the one shown (TPOT: s into ms); 1 when 0.
 	Scale float64
 	// Digits are the decimals shown, or Text formats the shown value.
@@ -159,6 +162,25 @@ func levelColumnsAt(ps []float64) []levelColumn {
 				}
 				return *l.AcceptLength, true
 			}},
+			{CSV: "accept_length_lo", Of: accept(func(a *verdict.LevelAccept) float64 { return a.Length.Lo })},
+			{CSV: "accept_length_hi", Of: accept(func(a *verdict.LevelAccept) float64 { return a.Length.Hi })},
+			{CSV: "accept_launches", Of: accept(func(a *verdict.LevelAccept) float64 { return float64(len(a.Launches)) })},
+			{CSV: "accept_source", Str: func(l *verdict.Level) string {
+				if l.Accept == nil {
+					return ""
+				}
+				return l.Accept.Source
+			}},
+		}},
+		{Head: "server batch", Only: hasServer, Figures: []figure{
+			{Field: fieldServerRunning, CSV: "server_running_mean", Digits: 1, Of: serverGauge(func(s *measure.ServerSummary) *measure.GaugeStats { return s.Running }, mean)},
+			{CSV: "server_running_max", Of: serverGauge(func(s *measure.ServerSummary) *measure.GaugeStats { return s.Running }, func(g *measure.GaugeStats) float64 { return g.Max })},
+			{CSV: "server_queued_mean", Of: serverGauge(func(s *measure.ServerSummary) *measure.GaugeStats { return s.Queued }, mean)},
+			{CSV: "server_kv_usage_mean", Of: serverGauge(func(s *measure.ServerSummary) *measure.GaugeStats { return s.KVUsage }, mean)},
+			{CSV: "server_preemptions", Of: serverFigure(func(s *measure.ServerSummary) *measure.ServerFigure { return s.Preemptions })},
+			{CSV: "server_prefix_hit_rate", Of: serverFigure(func(s *measure.ServerSummary) *measure.ServerFigure { return s.PrefixHitRate })},
+			{CSV: "server_accept_length", Of: serverFigure(func(s *measure.ServerSummary) *measure.ServerFigure { return s.AcceptLength })},
+			{CSV: "server_gen_tok_s", Of: serverFigure(func(s *measure.ServerSummary) *measure.ServerFigure { return s.GenTokS })},
 		}},
 		{Head: "J/1k tok (GPU W)", Only: hasEnergyColumn, Layout: "%s ±%s%% (%s W)", Figures: []figure{
 			{Field: "level-energy", CSV: "joules_per_1k_tok", Of: energy(func(e *verdict.LevelEnergy) float64 { return e.JoulesPerKTok.Center })},
@@ -172,6 +194,57 @@ func levelColumnsAt(ps []float64) []levelColumn {
 			}),
 			{Field: "level-power", CSV: "power_w", Of: energy(func(e *verdict.LevelEnergy) float64 { return e.PowerW.Center })},
 		}},
+	}
+}
+
+// The server's figures on the page beyond the detail table's column: the
+// timeline panels' captions (html_timeline.go) mark them too.
+const (
+	fieldServerRunning = "server-running"
+	fieldServerQueued  = "server-queued"
+	fieldServerKV      = "server-kv"
+)
+
+// accept reads a figure of the level's acceptance, absent without one.
+func accept(get func(a *verdict.LevelAccept) float64) func(*verdict.Level) (float64, bool) {
+	return func(l *verdict.Level) (float64, bool) {
+		if l.Accept == nil {
+			return 0, false
+		}
+		return get(l.Accept), true
+	}
+}
+
+func hasServer(s *verdict.Scenario) bool {
+	for _, l := range s.Levels {
+		if l.Server != nil && l.Server.Running != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func mean(g *measure.GaugeStats) float64 { return g.Mean }
+
+// serverGauge reads a statistic of one of the server's gauges over the
+// level's steady windows, absent when the server did not publish it.
+func serverGauge(of func(*measure.ServerSummary) *measure.GaugeStats, get func(*measure.GaugeStats) float64) func(*verdict.Level) (float64, bool) {
+	return func(l *verdict.Level) (float64, bool) {
+		if l.Server == nil || of(l.Server) == nil {
+			return 0, false
+		}
+		return get(of(l.Server)), true
+	}
+}
+
+// serverFigure reads one of the server's figures over the level's steady
+// windows, absent when the server did not publish it.
+func serverFigure(of func(*measure.ServerSummary) *measure.ServerFigure) func(*verdict.Level) (float64, bool) {
+	return func(l *verdict.Level) (float64, bool) {
+		if l.Server == nil || of(l.Server) == nil {
+			return 0, false
+		}
+		return of(l.Server).Value, true
 	}
 }
 

@@ -23,6 +23,9 @@ func TestColumnsInEveryRenderer(t *testing.T) {
 		v.Scenarios[1].Levels[i].AcceptLength = &al
 		// The records of testVerdict keep no gaps: give one scenario an ITL.
 		v.Scenarios[1].Levels[i].ITL = measure.DistAt([]float64{0.011, 0.012, 0.02}, v.Percentiles)
+		// Nor a server timeline: give it the server's batch.
+		v.Scenarios[1].Levels[i].Server = &measure.ServerSummary{Scrapes: 10,
+			Running: &measure.GaugeStats{Mean: 4.5, P50: 5, Max: 5, Source: "sglang:num_running_reqs"}}
 	}
 	var text, md, page, sheet bytes.Buffer
 	for _, r := range []struct {

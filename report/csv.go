@@ -57,6 +57,10 @@ func CSV(w io.Writer, v *verdict.Verdict) error {
 			}
 			rec := []string{s.Name, strconv.FormatFloat(measure.LevelValue(l.Level), 'f', -1, 64)}
 			for _, fg := range figures {
+				if fg.Str != nil {
+					rec = append(rec, fg.Str(l))
+					continue
+				}
 				x, ok := fg.Of(l)
 				if !ok {
 					rec = append(rec, "")

@@ -95,6 +95,8 @@ type hSection struct {
 type hPlot struct {
 	Name, Title string
 	SVG         template.HTML
+	// Caption is a line under the plot, its numbers marked; none for most.
+	Caption []hPart
 }
 
 type hScenario struct {

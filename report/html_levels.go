@@ -18,8 +18,9 @@ type hLevelPlots struct {
 	Plots []hPlot
 }
 
-// levelPlotsHTML are the latency distributions per level (the CDF plots
-// plot_cdf.go writes as files), inline; none when no level has one.
+// levelPlotsHTML are each level's plots, inline: the latency distributions
+// (the CDF plots plot_cdf.go writes as files), then the server timeline
+// panels (html_timeline.go); none when no level has one.
 func levelPlotsHTML(v *verdict.Verdict) ([]hLevelPlots, error) {
 	var out []hLevelPlots
 	for _, c := range v.Levels {
@@ -38,6 +39,11 @@ func levelPlotsHTML(v *verdict.Verdict) ([]hLevelPlots, error) {
 			}
 			lp.Plots = append(lp.Plots, h)
 		}
+		panels, err := timelinePanels(v, c)
+		if err != nil {
+			return nil, err
+		}
+		lp.Plots = append(lp.Plots, panels...)
 		if len(lp.Plots) > 0 {
 			out = append(out, lp)
 		}

@@ -50,6 +50,7 @@ var Formats = []Format{
 		Write: func(w io.Writer, v *verdict.Verdict, o Options) error { return TextWidth(w, v, o.Width) }},
 	{Name: "md", Doc: "the same as Markdown, for a pull request or a chat", File: MarkdownFile, Write: plain(Markdown)},
 	{Name: "csv", Doc: "one row per scenario and level", File: CSVFile, Write: plain(CSV)},
+	{Name: "breakeven", Doc: "one row per variant: where its speedup crosses 1, with the interval and the setting it suggests", File: BreakEvenFile, Write: plain(BreakEvenCSV)},
 	{Name: "json", Doc: "the whole verdict", File: JSONFile, Write: plain(JSON)},
 	{Name: "benchstat", Doc: "Go benchmark format: benchstat -col /scenario DIR/report/benchstat.txt", File: BenchstatFile, Write: plain(Benchstat)},
 	{Name: "html", Doc: "the one-page report, as report/index.html", File: HTMLFile, Write: plain(HTML)},
