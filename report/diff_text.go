@@ -54,6 +54,9 @@ func DiffText(w io.Writer, d *verdict.DiffResult) error {
 	if err := capacityDiffText(ew, d); err != nil {
 		return err
 	}
+	if err := diffWhyText(ew, d); err != nil {
+		return err
+	}
 	if d.Regressed() {
 		fmt.Fprintln(ew, "\nREGRESSED")
 	} else {
