@@ -89,7 +89,22 @@ type hSection struct {
 	ID, Title string
 	// Intro is a sentence before the list, when the list needs one.
 	Intro string
-	Lines []string
+	Lines []hLine
+}
+
+// hLine is one sentence of a section and, under it, its figures marked.
+type hLine struct {
+	Text    string
+	Figures []hPart
+}
+
+// plainLines are sentences without marked figures.
+func plainLines(ss []string) []hLine {
+	out := make([]hLine, len(ss))
+	for i, s := range ss {
+		out[i] = hLine{Text: s}
+	}
+	return out
 }
 
 type hPlot struct {
@@ -250,21 +265,25 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 func sentenceSections(v *verdict.Verdict) []hSection {
 	var out []hSection
 	if lines := sequentialLines(v); len(lines) > 0 {
-		out = append(out, hSection{ID: "sequential", Title: "Sequential rounds", Intro: sequentialHeading(v) + ".", Lines: lines})
+		out = append(out, hSection{ID: "sequential", Title: "Sequential rounds", Intro: sequentialHeading(v) + ".", Lines: plainLines(lines)})
 	}
 	if len(v.Crossovers) > 0 {
 		s := hSection{ID: "crossovers", Title: "Crossovers"}
 		for _, x := range v.Crossovers {
-			s.Lines = append(s.Lines, x.Sentence)
-			s.Lines = append(s.Lines, turnLines(x)...)
+			s.Lines = append(s.Lines, hLine{Text: x.Sentence})
+			turns := plainLines(turnLines(x))
+			if len(turns) > 0 {
+				turns[len(turns)-1].Figures = breakEvenFigures(x)
+			}
+			s.Lines = append(s.Lines, turns...)
 		}
 		out = append(out, s)
 	}
 	if lines := capacityLines(v); len(lines) > 0 {
-		out = append(out, hSection{ID: "capacity", Title: "Capacity under the SLO", Intro: capacityHeading(v) + ".", Lines: lines})
+		out = append(out, hSection{ID: "capacity", Title: "Capacity under the SLO", Intro: capacityHeading(v) + ".", Lines: plainLines(lines)})
 	}
 	if al := acceptLengths(v); len(al) > 0 {
-		out = append(out, hSection{ID: "accept-lengths", Title: "Speculative accept length", Lines: al})
+		out = append(out, hSection{ID: "accept-lengths", Title: "Speculative accept length", Lines: plainLines(al)})
 	}
 	return out
 }

@@ -110,6 +110,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Skipf("skipping the browser test: %v", err)
 	}
 	v, _ := testVerdict(t)
+	why, _ := verdictOf(t, whyRun(t, 41, 2.3))
 	pages := []struct {
 		name, page string
 		// fits is set where the verdict table must fit a desktop's width
@@ -121,6 +122,9 @@ func TestHTMLInBrowser(t *testing.T) {
 		{"energy", writePage(t, withEnergy(v)), false},
 		{"slo", writePage(t, sloVerdict(t, 3)), false},
 		{"demo", writePage(t, withEnergy(simulatedVerdict(t, demoSweep(), demoRounds, 3, demoScenarios()))), true},
+		// Accept lengths from the requests, server timelines and a
+		// break-even: the page's explanation of the turn.
+		{"why", writePage(t, why), true},
 	}
 	shots := os.Getenv(EnvScreenshots)
 
@@ -175,6 +179,7 @@ func TestHTMLInBrowser(t *testing.T) {
 				}
 				checkLayout(t, &got, pagePlots(t, want))
 				checkNumbers(t, want, &got)
+				checkWhy(t, want, &got)
 				if pg.fits && vp.name == "desktop" {
 					t.Logf("verdict table: content %.0f px in a %.0f px box", got.VerdictScroll.ScrollWidth, got.VerdictScroll.ClientWidth)
 					if sw, cw := got.VerdictScroll.ScrollWidth, got.VerdictScroll.ClientWidth; sw > cw || sw > float64(vp.width) {
@@ -392,6 +397,47 @@ func checkNumbers(t *testing.T, v *verdict.Verdict, got *probe) {
 	}
 }
 
+// checkWhy checks that what explains the turn is on the page where
+// verdict.json has it: a timeline panel per scenario and level with a
+// timeline, the server's batch under each, and each crossing break-even's
+// load and interval (their values checkNumbers compares).
+func checkWhy(t *testing.T, v *verdict.Verdict, got *probe) {
+	t.Helper()
+	count := map[string]int{}
+	for _, f := range got.Fields {
+		count[f.Field]++
+	}
+	panels, server := map[string]bool{}, 0
+	for _, p := range got.Plots {
+		panels[p.ID] = true
+	}
+	for _, s := range v.Scenarios {
+		for _, l := range s.Levels {
+			if l.Timeline == nil {
+				continue
+			}
+			if name := TimelinePlotName(s.Name, l.Level); !panels[name] {
+				t.Errorf("no timeline panel %s on the page", name)
+			}
+			if l.Server != nil && l.Server.Running != nil {
+				server++
+			}
+		}
+	}
+	if count[fieldServerQueued] != server {
+		t.Errorf("%d panels' queue figures on the page, verdict.json has %d levels with a server timeline", count[fieldServerQueued], server)
+	}
+	crossing := 0
+	for _, x := range v.Crossovers {
+		if x.BreakEven != nil && x.BreakEven.Kind == verdict.BreakEvenCrosses {
+			crossing++
+		}
+	}
+	if count["break-even"] != crossing || count["break-even-lo"] != crossing || count["break-even-hi"] != crossing {
+		t.Errorf("%d break-even loads on the page, verdict.json has %d", count["break-even"], crossing)
+	}
+}
+
 // levelOf is the level a data-level attribute names: the number the level
 // is written as in JSON.
 func levelOf(n int) measure.Level {
@@ -432,6 +478,25 @@ func jsonFigure(v *verdict.Verdict, f shownField) (float64, float64, error) {
 			return c.MDEPct, 1, nil
 		}
 	}
+	if strings.HasPrefix(f.Field, "break-even") {
+		for _, x := range v.Crossovers {
+			if be := x.BreakEven; x.Scenario == f.Scenario && be != nil {
+				switch f.Field {
+				case "break-even":
+					return be.Load, 1, nil
+				case "break-even-lo":
+					return be.Lo, 1, nil
+				case "break-even-hi":
+					return be.Hi, 1, nil
+				case "break-even-batch":
+					if be.Batch != nil {
+						return be.Batch.Center, 1, nil
+					}
+				}
+			}
+		}
+		return 0, 0, errors.New("no such break-even in verdict.json")
+	}
 	var l *verdict.Level
 	for i := range v.Scenarios {
 		if v.Scenarios[i].Name == f.Scenario {
@@ -450,6 +515,14 @@ func jsonFigure(v *verdict.Verdict, f shownField) (float64, float64, error) {
 			return e.JoulesPerKTok.HalfWidthPct(), 1, nil
 		case "power":
 			return e.PowerW.Center, 1, nil
+		}
+	}
+	if srv := l.Server; srv != nil {
+		switch {
+		case f.Field == fieldServerQueued && srv.Queued != nil:
+			return srv.Queued.Mean, 1, nil
+		case f.Field == fieldServerKV && srv.KVUsage != nil:
+			return srv.KVUsage.Mean, 100, nil
 		}
 	}
 	if f.Field == roundFigure.Field {
