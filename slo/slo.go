@@ -133,10 +133,10 @@ type Result struct {
 	// share/MinSuccess) for MinSuccess, keyed by metric: ≥ 0 where the
 	// level meets that part of the objective (−Inf where nothing was
 	// measured to show it). Margin is the smallest, Binding its metric.
-	Margins map[string]float64 `json:"margins"`
-	Margin  float64            `json:"margin"`
-	Binding string             `json:"binding"`
-	Meets   bool               `json:"meets"`
+	Margins Margins `json:"margins"`
+	Margin  Margin  `json:"margin"`
+	Binding string  `json:"binding"`
+	Meets   bool    `json:"meets"`
 }
 
 // Evaluate measures one launch's level against the objective: repeats are
@@ -150,7 +150,7 @@ type Result struct {
 // value: stricter, as the bound always was on such records.
 func (s SLO) Evaluate(repeats [][]measure.Record, windows []measure.Window) Result {
 	bs := s.bounds()
-	res := Result{Values: map[string]float64{}, Margins: map[string]float64{}, Margin: math.Inf(1)}
+	res := Result{Values: map[string]float64{}, Margins: Margins{}, Margin: Margin(math.Inf(1))}
 	values := make([][]float64, len(bs))
 	for i, recs := range repeats {
 		var w measure.Window
@@ -189,8 +189,8 @@ func (s SLO) Evaluate(repeats [][]measure.Record, windows []measure.Window) Resu
 			m = math.Inf(-1)
 		}
 		res.Margins[name] = m
-		if m < res.Margin {
-			res.Margin, res.Binding = m, name
+		if Margin(m) < res.Margin {
+			res.Margin, res.Binding = Margin(m), name
 		}
 	}
 	for k, b := range bs {

@@ -159,7 +159,7 @@ func measureSLO(v *Verdict, in Input, maxSlices int) *CapacityVerdict {
 					for _, rs := range recs {
 						if measure.SaturationOf(rs).Saturated {
 							res.Margins[Saturated] = math.Inf(-1)
-							res.Margin, res.Binding, res.Meets = math.Inf(-1), Saturated, false
+							res.Margin, res.Binding, res.Meets = slo.Margin(math.Inf(-1)), Saturated, false
 						}
 					}
 				}
