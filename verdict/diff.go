@@ -203,7 +203,7 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 			}
 			c, ok := cs[lo.Level]
 			if !ok {
-				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s %s: no throughput in one run", so.Name, measure.LevelName(lo.Level)))
+				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s %s: %s", so.Name, measure.LevelName(lo.Level), uncompared(&lo, ln)))
 				continue
 			}
 			d.Rows = append(d.Rows, DiffRow{Scenario: so.Name, Level: lo.Level, Old: lo.Throughput, New: ln.Throughput})
@@ -241,6 +241,22 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 		r.Improvement = r.Outcome == OutcomeFaster && r.DeltaPct >= 100*o.Threshold
 	}
 	return d, nil
+}
+
+// uncompared says why a level both runs measured has no comparison: the
+// server could not keep up with its arrivals in one run or both (a
+// saturated level's figures depend on how long it ran, not on the server),
+// or one run has no throughput for it.
+func uncompared(old, new *Level) string {
+	switch {
+	case old.Saturated && new.Saturated:
+		return "saturated in both runs (not compared)"
+	case old.Saturated:
+		return "saturated in OLD (not compared)"
+	case new.Saturated:
+		return "saturated in NEW (not compared)"
+	}
+	return "no throughput in one run"
 }
 
 // sweepDiff lists the SweepInfo fields that differ, by their JSON names.
