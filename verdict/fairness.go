@@ -160,7 +160,7 @@ func classes(m map[string]int) string {
 
 func checkTokens(v *Verdict, in Input) []Note {
 	var notes []Note
-	estimated := false
+	estimated, own := false, false
 	for _, s := range v.Scenarios {
 		short, n := 0, 0
 		for _, r := range in.records(s.Name) {
@@ -169,14 +169,18 @@ func checkTokens(v *Verdict, in Input) []Note {
 			}
 			n++
 			estimated = estimated || r.TokensEstimated
-			if v.IgnoreEOS && v.MaxTokens > 0 && r.Tokens != v.MaxTokens {
+			// A prompt that asks for its own length (a trace row, a
+			// synthetic or recorded output length) is held to it.
+			want := cmp.Or(r.MaxTokens, v.MaxTokens)
+			own = own || r.MaxTokens > 0
+			if v.IgnoreEOS && want > 0 && r.Tokens != want {
 				short++
 			}
 		}
 		if short > 0 {
 			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckTokens, Scenario: s.Name,
-				Text: fmt.Sprintf("%s: %d of %d requests did not produce exactly max_tokens=%d although ignore_eos is on",
-					s.Name, short, n, v.MaxTokens)})
+				Text: fmt.Sprintf("%s: %d of %d requests did not produce exactly %s although ignore_eos is on",
+					s.Name, short, n, maxTokensWords(own, v.MaxTokens))})
 		}
 		if estimated {
 			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckTokens, Scenario: s.Name,
@@ -184,11 +188,20 @@ func checkTokens(v *Verdict, in Input) []Note {
 			estimated = false
 		}
 	}
-	if len(notes) == 0 && v.IgnoreEOS && v.MaxTokens > 0 {
+	if len(notes) == 0 && v.IgnoreEOS && (v.MaxTokens > 0 || own) {
 		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckTokens,
-			Text: fmt.Sprintf("every successful request produced max_tokens=%d (ignore_eos)", v.MaxTokens)})
+			Text: fmt.Sprintf("every successful request produced %s (ignore_eos)", maxTokensWords(own, v.MaxTokens))})
 	}
 	return notes
+}
+
+// maxTokensWords names what requests asked for: the sweep's max_tokens, or
+// each its own where prompts carry their lengths.
+func maxTokensWords(own bool, maxTokens int) string {
+	if own {
+		return "the max_tokens each asked for"
+	}
+	return fmt.Sprintf("max_tokens=%d", maxTokens)
 }
 
 // Defaults of the greedy-output check (docs/METHOD.md, Fairness checks).

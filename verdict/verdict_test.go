@@ -161,6 +161,18 @@ func TestFairness(t *testing.T) {
 		{"short outputs under ignore_eos", func(in *Input) {
 			in.Launches["variant"][0].Records[12].Tokens = 17
 		}, CheckTokens, SeverityWarn, "did not produce exactly max_tokens=200"},
+		{"each request held to its own max_tokens (a trace row's output length)", func(in *Input) {
+			for _, l := range []Launch{in.Launches["baseline"][0], in.Launches["variant"][0]} {
+				for i := range l.Records {
+					l.Records[i].MaxTokens, l.Records[i].Tokens = 7+i%5, 7+i%5
+				}
+			}
+		}, CheckTokens, SeverityInfo, "every successful request produced the max_tokens each asked for"},
+		{"short of its own max_tokens", func(in *Input) {
+			for i := range in.Launches["variant"][0].Records {
+				in.Launches["variant"][0].Records[i].MaxTokens = 300
+			}
+		}, CheckTokens, SeverityWarn, "did not produce exactly the max_tokens each asked for"},
 		{"fingerprint differs", func(in *Input) {
 			in.Summary.Scenarios[1].Fingerprint = "sha256:other"
 		}, CheckFingerprint, SeverityRed, "not comparable"},
