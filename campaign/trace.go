@@ -143,3 +143,14 @@ func (c *Campaign) InputLengths() map[string]string {
 	}
 	return out
 }
+
+// SentPromptSet is the hash every record of the campaign names as its
+// prompt set (measure.Record.PromptSet): the trace's when it replays one,
+// whose rows are the prompts, else the prompt set's. The verdict checks the
+// records against it.
+func (c *Campaign) SentPromptSet() string {
+	if c.Trace != nil {
+		return c.Trace.Hash
+	}
+	return c.PromptHash
+}

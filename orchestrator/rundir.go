@@ -61,7 +61,7 @@ func (o *orch) openRun() error {
 	fp := o.c.Fingerprint()
 	start := o.now().UTC()
 	o.man = results.Manifest{Campaign: o.c.Name, Run: start.Format(RunIDFormat), Started: start,
-		ConfigFile: o.c.File, Fingerprint: fp, Baseline: o.c.Baseline, Sweep: sweepInfo(sweepSpec(o.c.Sweep, "", ""), o.c.PromptHash, o.c),
+		ConfigFile: o.c.File, Fingerprint: fp, Baseline: o.c.Baseline, Sweep: sweepInfo(sweepSpec(o.c.Sweep, "", ""), o.c.SentPromptSet(), o.c),
 		BakeoffVersion: o.opt.Version, Host: results.HostFacts{Name: o.firstHostName()}, Resolved: o.c,
 		Rounds: max(o.c.Rounds, 1), MinRounds: o.c.MinRounds, Budget: budgetText(o.c), MinEffectPct: o.c.MinEffectPct, EquivalenceMarginPct: o.c.EquivalenceMarginPct,
 		Order: o.c.Order(), SLO: o.c.SLO, Allocation: o.opt.Allocation}
