@@ -156,9 +156,14 @@ type Sweep struct {
 	BlockSize int
 	TraceHash string
 	// TraceRows and TraceSpan are the trace's rows (a speed level's
-	// requests) and its span at its own pace, for estimates.
-	TraceRows int
-	TraceSpan time.Duration
+	// requests) and its span at its own pace, for estimates; TraceOutput
+	// the tokens its rows ask for themselves in all (output_length or
+	// max_tokens), TraceUnsized the rows that ask for none and so get
+	// MaxTokens.
+	TraceRows    int
+	TraceSpan    time.Duration
+	TraceOutput  int
+	TraceUnsized int
 	// Requests per level; 0 means auto (see RequestsFor).
 	Requests  int
 	MaxTokens int

@@ -116,6 +116,12 @@ func (l *loader) trace(c *Campaign, d *doc, at position, node *yaml.Node) {
 		return
 	}
 	c.Trace, s.TraceHash, s.TraceRows, s.TraceSpan = t, t.Hash, len(t.Rows), t.Duration()
+	for _, r := range t.Rows {
+		s.TraceOutput += r.Output
+		if r.Output == 0 {
+			s.TraceUnsized++
+		}
+	}
 	if s.BlockSize == 0 {
 		s.BlockSize = t.BlockSize
 	}

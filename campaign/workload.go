@@ -26,10 +26,13 @@ func (s Sweep) PromptSet() (*prompts.Set, error) {
 }
 
 // OutputTokens is how many tokens a request of the sweep asks for, on
-// average, and whether the prompts ask for their own lengths (recorded
-// output lengths, a synthetic set) rather than each for max_tokens. A
-// prompt set that cannot be read counts as max_tokens each.
+// average, and whether the prompts ask for their own lengths (a trace's
+// rows, recorded output lengths, a synthetic set) rather than each for
+// max_tokens. A prompt set that cannot be read counts as max_tokens each.
 func (s Sweep) OutputTokens() (mean float64, own bool) {
+	if s.TraceRows > 0 {
+		return float64(s.TraceOutput+s.TraceUnsized*s.MaxTokens) / float64(s.TraceRows), s.TraceUnsized < s.TraceRows
+	}
 	if s.Synthetic == nil && s.OutputLengths != prompts.OutputRecorded {
 		return float64(s.MaxTokens), false
 	}

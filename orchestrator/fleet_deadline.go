@@ -86,6 +86,15 @@ func sweepEstimate(s campaign.Sweep) time.Duration {
 			c := max(lv.Concurrency, 1)
 			level = float64((n+c-1)/c) * request
 		}
+		switch {
+		case s.Sessions != nil && measure.IsRate(lv):
+			// Sessions, not requests, arrive at the rate, and the last
+			// one's users still think between its turns.
+			level = s.SessionTime(lv).Seconds() + request
+		case s.Sessions != nil:
+			// Users who think are not sending: that time comes on top.
+			level += s.SessionTime(lv).Seconds()
+		}
 		secs += level * float64(max(s.Repeats, 1))
 	}
 	return time.Duration(secs * float64(time.Second))

@@ -27,7 +27,7 @@ func TestSweepSpecCarriesEveryKey(t *testing.T) {
 	}
 	// Facts the campaign reads from the trace file when it loads, for the
 	// fingerprint and the estimates: the sweep reads the file itself.
-	derived := map[string]bool{"TraceHash": true, "TraceRows": true, "TraceSpan": true}
+	derived := map[string]bool{"TraceHash": true, "TraceRows": true, "TraceSpan": true, "TraceOutput": true, "TraceUnsized": true}
 	base := sweepSpec(campaign.Sweep{}, "sglang", "http://127.0.0.1:1")
 	typ := reflect.TypeFor[campaign.Sweep]()
 	for i := range typ.NumField() {

@@ -141,11 +141,16 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string, now time.Time) 
 	}
 	s := c.Sweep
 	reqs := 0
-	var schedule time.Duration // an open loop's arrivals alone: n−1 gaps of 1/rate per level
+	// schedule is what no server speeds up: an open loop's arrivals (n−1
+	// gaps of 1/rate per level, a trace's span at each speed) and sessions'
+	// think times.
+	var schedule time.Duration
 	for _, lv := range s.Levels() {
 		n := s.RequestsAt(lv) * max(s.Repeats, 1)
 		reqs += n
-		if measure.IsSpeed(lv) {
+		if s.Sessions != nil {
+			schedule += s.SessionTime(lv) * time.Duration(max(s.Repeats, 1))
+		} else if measure.IsSpeed(lv) {
 			schedule += time.Duration(float64(s.TraceSpan) / lv.Speed * float64(max(s.Repeats, 1)))
 		} else if measure.IsRate(lv) {
 			schedule += time.Duration(float64(s.RequestsAt(lv)-1) / lv.Rate * float64(max(s.Repeats, 1)) * float64(time.Second))
@@ -158,11 +163,21 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string, now time.Time) 
 		// them all (requests cycle through the set).
 		perLaunch = int(math.Round(float64(reqs+s.Warmup) * mean))
 		each = fmt.Sprintf("about %.0f tokens (the prompts' own max_tokens, on average)", mean)
+		if s.TraceRows > 0 {
+			each = fmt.Sprintf("about %.0f tokens (the trace rows' own output lengths, on average)", mean)
+		}
 	}
 	fmt.Fprintf(w, "          sweeps: per launch %d warm-up + %d requests of %s (%s tokens), %s tokens in all\n",
 		s.Warmup, reqs, each, thousands(perLaunch), thousands(perLaunch*launches))
 	if schedule > 0 {
-		fmt.Fprintf(w, "          arrivals: at least %s per launch, %s in all, however fast the server\n",
+		what := "arrivals"
+		switch {
+		case s.Sessions != nil && len(s.Rates) > 0:
+			what = "arrivals and think times"
+		case s.Sessions != nil:
+			what = "think times"
+		}
+		fmt.Fprintf(w, "          %s: at least %s per launch, %s in all, however fast the server\n", what,
 			fmtDur(schedule.Round(time.Second)), fmtDur((time.Duration(serial) * schedule).Round(time.Second)))
 	}
 	if d, k, dir, ok := typicalLaunch(root, c); ok {
