@@ -158,6 +158,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 				}
 				l.Server = serverLevel(in.Launches[name], l.Level)
 				l.Timeline = levelTimeline(in.Launches[name], l.Level, serverMetrics(engines[name]))
+				l.InputLengths = inputLengths(in.Launches[name], l.Level)
 				l.ClientLimited = l.ClientLimited || clientLimited(l)
 				levelSet[l.Level] = true
 			}

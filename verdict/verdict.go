@@ -328,6 +328,11 @@ type Level struct {
 	// Sessions are the level's figures per session and per turn index,
 	// over every launch, for a sweep of multi-turn sessions.
 	Sessions *measure.SessionSummary `json:"sessions,omitempty"`
+	// InputLengths says how the level's prompts asked for in tokens were
+	// made that long (measure.LengthsExact, measure.LengthsEstimated: the
+	// launches' level summaries, estimated when any launch's was); empty
+	// when the prompts ask for no lengths.
+	InputLengths string `json:"input_lengths,omitempty"`
 	// Saturated is true for an open-loop level at which some launch's
 	// server could not keep up with the arrivals (measure.SaturationOf);
 	// Saturation says which launch and what was seen. Such a level's
