@@ -49,7 +49,7 @@ func categoryLines(l verdict.Level) []string {
 // categoryTable is a scenario's per-category figures at every level; no
 // rows when the prompts have no categories.
 func categoryTable(s verdict.Scenario) table {
-	t := table{Header: []string{"C", "category", "requests", "ok", "tok/s", "per-req tok/s", "TPOT p50 ms", "accept length"}}
+	t := table{Header: []string{levelHeaderOf(s.Levels), "category", "requests", "ok", "tok/s", "per-req tok/s", "TPOT p50 ms", "accept length"}}
 	for _, l := range s.Levels {
 		for _, c := range l.Categories {
 			t.Rows = append(t.Rows, []string{

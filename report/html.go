@@ -119,6 +119,8 @@ type hScenario struct {
 	Detail                         hTable
 	Categories                     hTable
 	SLO                            hTable
+	Turns                          hTable // per turn of the sessions
+	Lengths                        string // where prompt lengths are estimated
 	FailedLaunches                 []string
 }
 
@@ -250,6 +252,8 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 			hs.Detail = detailHTML(v.Percentiles, s)
 			hs.Categories = plainTable(categoryTable(s))
 			hs.SLO = plainTable(sloTable(s))
+			hs.Turns, hs.Lengths = plainTable(turnTable(s)), lengthsLine(s)
+			hs.Turns.Caption = sessionsCaption
 		}
 		for _, l := range s.FailedLaunches() {
 			hs.FailedLaunches = append(hs.FailedLaunches, fmt.Sprintf("round %d failed in phase %s: %s", l.Round, l.FailedPhase, verdict.FirstLine(l.Reason)))

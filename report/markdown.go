@@ -78,6 +78,9 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 			fmt.Fprintf(ew, "Failed in phase %s: %s\n", s.FailedPhase, verdict.FirstLine(s.Reason))
 			continue
 		}
+		if line := lengthsLine(s); line != "" {
+			fmt.Fprintf(ew, "⚠️ %s.\n\n", line)
+		}
 		if err := renderTable(ew, detailTable(v.Percentiles, s), renderer.NewMarkdown()); err != nil {
 			return err
 		}
@@ -90,6 +93,12 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 		if ct := categoryTable(s); len(ct.Rows) > 0 {
 			fmt.Fprintf(ew, "\nPer prompt category:\n\n")
 			if err := renderTable(ew, ct, renderer.NewMarkdown()); err != nil {
+				return err
+			}
+		}
+		if tt := turnTable(s); len(tt.Rows) > 0 {
+			fmt.Fprintf(ew, "\n%s\n\n", sessionsCaption)
+			if err := renderTable(ew, tt, renderer.NewMarkdown()); err != nil {
 				return err
 			}
 		}

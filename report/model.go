@@ -297,8 +297,8 @@ func levelHeader(v *verdict.Verdict) string {
 
 // levelHeaderOf is levelHeader for one scenario's levels.
 func levelHeaderOf(ls []verdict.Level) string {
-	if len(ls) > 0 && measure.IsRate(ls[0].Level) {
-		return "req/s"
+	if len(ls) > 0 {
+		return measure.LevelAxis(ls[0].Level)
 	}
 	return "C"
 }

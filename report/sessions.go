@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
@@ -35,3 +36,29 @@ func ms(sec float64) string {
 	}
 	return fmt.Sprintf("%.0f ms", sec*1e3)
 }
+
+// turnTable is a scenario's multi-turn figures per level and turn index,
+// the text report's "TTFT p50 by turn" line as a grid: how many requests
+// each turn sent, their TTFT, the prompt length the history grew to, and
+// the share of it the server's prefix cache served. No rows for a level of
+// single requests.
+func turnTable(s verdict.Scenario) table {
+	t := table{Header: []string{levelHeaderOf(s.Levels), "turn", "requests", "ok", "TTFT p50", "TTFT p99", "prompt tokens", "cached"}}
+	for _, l := range s.Levels {
+		if l.Sessions == nil {
+			continue
+		}
+		for _, tr := range l.Sessions.ByTurn {
+			cached := "-"
+			if tr.CachedShare != nil {
+				cached = fmt.Sprintf("%.0f%%", *tr.CachedShare*100)
+			}
+			t.Rows = append(t.Rows, []string{measure.LevelLabel(l.Level), fmt.Sprint(tr.Turn), fmt.Sprint(tr.Requests),
+				fmt.Sprintf("%d/%d", tr.OK, tr.Requests), ms(tr.TTFT.P50), ms(tr.TTFT.P99), fmt.Sprintf("%.0f", tr.PromptTokensMean), cached})
+		}
+	}
+	return t
+}
+
+// sessionsCaption introduces the per-turn table in Markdown and HTML.
+const sessionsCaption = "Per turn of the sessions (every turn resends the history; cached: the share of the prompt the server's prefix cache served):"

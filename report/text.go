@@ -79,6 +79,9 @@ func TextWidth(w io.Writer, v *verdict.Verdict, width int) error {
 			continue
 		}
 		fmt.Fprintln(ew)
+		if line := lengthsLine(s); line != "" {
+			fmt.Fprintf(ew, "  %s\n", line)
+		}
 		lines := detailLines(v.Percentiles, s)
 		for i, l := range s.Levels {
 			fmt.Fprintln(ew, lines[i])
