@@ -84,12 +84,16 @@ type DiffResult struct {
 	Unmatched []string
 	// Capacity compares the capacities under the SLO when both runs have
 	// the same one; nil when neither has one.
-	Capacity *CapacityDiff `json:"capacity,omitempty"` // Accept compares the speculative accept length where both runs have
+	Capacity *CapacityDiff `json:"capacity,omitempty"`
+	// Accept compares the speculative accept length where both runs have
 	// it, Server the server's own running batch and generation throughput
 	// where either run has them (diff_why.go): what explains a change in
 	// throughput, outside the corrected family.
 	Accept []AcceptDiffRow `json:"accept,omitempty"`
 	Server []ServerDiffRow `json:"server,omitempty"`
+	// Turns set each turn's TTFT of multi-turn sessions side by side,
+	// descriptively; empty without sessions.
+	Turns []TurnDiffRow `json:"turns,omitempty"`
 }
 
 // CapacityDiff compares each scenario's capacity under the SLO in two runs.
@@ -221,6 +225,7 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 		}
 	}
 	diffWhy(d, vo, vn)
+	d.Turns = diffTurns(vo, vn)
 	caps := diffCapacity(d, vo, vn)
 	for _, c := range caps {
 		family = append(family, c.cmp)
