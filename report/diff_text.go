@@ -57,6 +57,9 @@ func DiffText(w io.Writer, d *verdict.DiffResult) error {
 	if err := diffWhyText(ew, d); err != nil {
 		return err
 	}
+	if err := turnsDiffText(ew, d); err != nil {
+		return err
+	}
 	if d.Regressed() {
 		fmt.Fprintln(ew, "\nREGRESSED")
 	} else {
