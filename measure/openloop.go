@@ -93,10 +93,19 @@ type Saturation struct {
 // correlation sees the trend whatever its start. A level a few latencies
 // long cannot show a trend and is judged as keeping up. A saturated level's figures depend on how long
 // it ran, not on the server, and are never averaged with others.
+//
+// A level of multi-turn sessions is judged by its sessions instead of its
+// requests (sessionSpans): what arrives on the schedule is a session, and
+// the latency whose trend is judged is its first turn's, the wait of each
+// arrival in the server's queue.
 func SaturationOf(recs []Record) Saturation {
 	var s Saturation
+	unit, trendOf := "requests", recs
+	if spans := sessionSpans(recs); spans != nil {
+		recs, unit, trendOf = spans, "sessions", firstTurns(trendOf)
+	}
 	if len(recs) < MinSaturationRequests {
-		s.Reason = fmt.Sprintf("%d requests are too few to judge saturation", len(recs))
+		s.Reason = fmt.Sprintf("%d %s are too few to judge saturation", len(recs), unit)
 		return s
 	}
 	s.Judged = true
@@ -123,18 +132,22 @@ func SaturationOf(recs []Record) Saturation {
 	s.InFlightEarly = InFlight(recs, Window{at(1), at(2)})
 	s.InFlightLate = InFlight(recs, Window{at(3), at(4)})
 	var after []Record
-	for _, r := range sends {
+	for _, r := range trendOf {
 		if r.SendNs > at(1) && r.EndNs > 0 {
 			after = append(after, r)
 		}
 	}
+	slices.SortFunc(after, func(a, b Record) int { return cmp.Compare(a.SendNs, b.SendNs) })
 	s.LatencyTrend = latencyTrend(after)
 
 	short := float64(arrived-ended) > SaturationShortfall*float64(arrived)
 	trend := len(after) > 1 && s.LatencyTrend >= SaturationTrend &&
 		s.LatencyTrend > SaturationNoise/math.Sqrt(float64(len(after)-1))
-	what := fmt.Sprintf("completions %.3g/s against arrivals %.3g/s; requests in flight %.1f, then %.1f; latency against send time: rank correlation %.2f",
-		s.CompletionRate, s.ArrivalRate, s.InFlightEarly, s.InFlightLate, s.LatencyTrend)
+	what := fmt.Sprintf("completions %.3g/s against arrivals %.3g/s; %s in flight %.1f, then %.1f; latency against send time: rank correlation %.2f",
+		s.CompletionRate, s.ArrivalRate, unit, s.InFlightEarly, s.InFlightLate, s.LatencyTrend)
+	if unit == "sessions" {
+		what = "judged by sessions, " + what
+	}
 	if short && trend {
 		s.Saturated = true
 		s.Reason = "saturated: " + what
