@@ -450,14 +450,22 @@ func (s *sweep) run(ctx context.Context) error {
 		s.mu.Lock()
 		s.event(Event{Kind: EventWarmup, Total: s.o.Warmup, Level: measure.ConcurrencyLevel(c)})
 		s.mu.Unlock()
-		recs := s.level(ctx, stop, levelSpec{level: measure.ConcurrencyLevel(c), n: s.o.Warmup, warmup: true})
+		warm := levelSpec{level: measure.ConcurrencyLevel(c), n: s.o.Warmup, warmup: true}
+		var recs []measure.Record
+		if s.sessions != nil {
+			// Sessions of their own, so the warm-up also runs the path of
+			// a turn whose history the prefix cache holds (docs/LOADGEN.md).
+			recs = s.sessionLevel(ctx, stop, warm)
+		} else {
+			recs = s.level(ctx, stop, warm)
+		}
 		if s.stopErr != nil {
 			return s.stopErr
 		}
 		if ctx.Err() != nil {
 			return nil
 		}
-		if failed := countFailed(recs); failed == len(recs) {
+		if failed := countFailed(recs); len(recs) > 0 && failed == len(recs) {
 			s.warn(fmt.Sprintf("all %d warm-up requests failed (%s)", failed, recs[0].Error))
 		}
 	}

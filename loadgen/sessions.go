@@ -85,11 +85,22 @@ type sessionPlan struct {
 	seq0     []int
 }
 
-func (s *sweep) planSessions(n int) sessionPlan {
-	count, _ := s.sessions.Plan(n)
+// warmupSessions is where the warm-up's sessions are drawn from: session k
+// is a function of the seed and k alone, so sessions this far on are other
+// conversations than any level's, and a server whose prefix cache cannot be
+// cleared is not handed the first measured sessions' history.
+const warmupSessions = 1 << 30
+
+// planSessions draws the fewest sessions whose turns make n requests: a
+// level's from session 0, the warm-up's from warmupSessions.
+func (s *sweep) planSessions(n int, warmup bool) sessionPlan {
+	first := 0
+	if warmup {
+		first = warmupSessions
+	}
 	var p sessionPlan
 	seq := 0
-	for k := range count {
+	for k := first; seq < n; k++ {
 		sess := s.sessions.Session(k)
 		p.sessions = append(p.sessions, sess)
 		p.seq0 = append(p.seq0, seq)
@@ -112,7 +123,7 @@ func (p sessionPlan) turns() int {
 // on the seeded schedule, however many are still running (an open loop).
 // The level runs the fewest sessions whose turns make l.n requests.
 func (s *sweep) sessionLevel(ctx context.Context, stop context.CancelFunc, l levelSpec) []measure.Record {
-	plan := s.planSessions(l.n)
+	plan := s.planSessions(l.n, l.warmup)
 	l.n = plan.turns()
 	if measure.IsRate(l.level) {
 		return s.openSessions(ctx, stop, l, plan)
@@ -192,6 +203,9 @@ func (s *sweep) runSession(ctx context.Context, stop context.CancelFunc, t *tall
 	capped := ready < 0
 	due := max(ready, -ready)
 	id := SessionID(l.level, l.repeat, sess.Index)
+	if l.warmup {
+		id = fmt.Sprintf("w-s%d", sess.Index-warmupSessions)
+	}
 	var c conversation
 	prefix := ""
 	if s.o.UniquePrompts {
@@ -215,7 +229,7 @@ func (s *sweep) runSession(ctx context.Context, stop context.CancelFunc, t *tall
 			return nowNs()
 		}
 		rec := measure.Record{Level: l.level, Repeat: l.repeat, Seq: seq0 + i, PromptSet: s.o.Prompts.Hash,
-			Category: category, Session: id, Turn: i + 1, ThinkNs: int64(think)}
+			Category: category, Session: id, Turn: i + 1, ThinkNs: int64(think), Warmup: l.warmup}
 		maxTokens := s.o.MaxTokens
 		if i == 0 {
 			rec.Prompt = max(sess.FirstPrompt, 0)
