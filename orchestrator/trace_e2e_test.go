@@ -177,6 +177,11 @@ func TestTraceCampaign(t *testing.T) {
 		t.Errorf("narrow at %s: %+v, want compared", levels[0], cell)
 	}
 	checkTraceVerdict(t, v, top)
+	for _, n := range v.Notes {
+		if n.Severity == verdict.SeverityRed || n.Check == verdict.CheckTokens && n.Severity != verdict.SeverityInfo {
+			t.Errorf("note: %s", n.Text)
+		}
+	}
 
 	var text bytes.Buffer
 	if err := report.Text(&text, v); err != nil {
