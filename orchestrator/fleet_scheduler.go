@@ -12,8 +12,8 @@ type roundJob struct {
 	// replicate is the replicate the round belongs to: the round itself,
 	// or in a layout split over a fleet the replicate it is a part of.
 	replicate int
-	launches []plannedLaunch
-	run      map[LaunchKey]bool
+	launches  []plannedLaunch
+	run       map[LaunchKey]bool
 	// home is the host the round must run on ("" for any): the one its
 	// counted launches ran on, in a resumed fleet run.
 	home string

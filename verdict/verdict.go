@@ -127,9 +127,9 @@ type Verdict struct {
 	// rounds they were laid out as (each with its own baseline launch); 0
 	// when each round ran whole.
 	Parts       int     `json:"parts,omitempty"`
-	MaxTokens       int     `json:"max_tokens,omitempty"`
-	IgnoreEOS       bool    `json:"ignore_eos,omitempty"`
-	Temperature     float64 `json:"temperature"`
+	MaxTokens   int     `json:"max_tokens,omitempty"`
+	IgnoreEOS   bool    `json:"ignore_eos,omitempty"`
+	Temperature float64 `json:"temperature"`
 	// Percentiles are those every latency is given at (the manifest's
 	// sweep.percentiles, else measure.DefaultPercentiles), ascending.
 	Percentiles []float64 `json:"percentiles"`
