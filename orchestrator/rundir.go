@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"maps"
 	"errors"
 	"fmt"
 	"os"
@@ -186,6 +187,9 @@ func (o *orch) writeManifest() error {
 // atomically, so a crash at any instant leaves the last complete summary on
 // disk.
 func (o *orch) recordResult(r results.ScenarioResult) error {
+	// The launch goes on adding to its own PhaseSeconds without o.mu while
+	// another host's launch writes the summary: the summary keeps a copy.
+	r.PhaseSeconds = maps.Clone(r.PhaseSeconds)
 	replaced := false
 	for i := range o.sum.Scenarios {
 		if o.sum.Scenarios[i].Name == r.Name && o.sum.Scenarios[i].RoundOf() == r.RoundOf() {
