@@ -1,9 +1,9 @@
 package orchestrator
 
 import (
-	"maps"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
