@@ -282,8 +282,12 @@ func (o *orch) run(ctx context.Context) (*Outcome, error) {
 		defer o.jr.Close()
 	}
 	o.outcome.RunDir = o.runDir
-	o.emit(Event{Time: o.now(), Kind: EventCampaignStart, RunDir: o.runDir, Total: len(o.launches),
-		Rounds: len(o.man.Order), Message: o.hostNames(), Hosts: len(o.workers)})
+	start := Event{Time: o.now(), Kind: EventCampaignStart, RunDir: o.runDir, Total: len(o.launches),
+		Rounds: len(o.man.Order), Message: o.hostNames(), Hosts: len(o.workers)}
+	if o.man.Split() {
+		start.Rounds, start.Parts = o.replicates(), len(o.man.Order)
+	}
+	o.emit(start)
 
 	if err := o.startHosts(ctx); err != nil {
 		return nil, err
