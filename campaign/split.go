@@ -109,3 +109,30 @@ func (c *Campaign) Layout(hosts int) Layout {
 	}
 	return SplitLayout(names, c.Baseline, max(c.Rounds, 1), hosts)
 }
+
+// Launches counts the layout's launches: scenarios × rounds, and when split
+// the baseline's launch in every part.
+func (l Layout) Launches() int {
+	n := 0
+	for _, row := range l.Order {
+		n += len(row)
+	}
+	return n
+}
+
+// Serial is how many launches one host runs in a row when hosts take the
+// rounds in order, each to the first host free, every launch equally long:
+// the night in launches.
+func (l Layout) Serial(hosts int) int {
+	busy := make([]int, max(hosts, 1))
+	for _, row := range l.Order {
+		i := 0
+		for j := range busy {
+			if busy[j] < busy[i] {
+				i = j
+			}
+		}
+		busy[i] += len(row)
+	}
+	return slices.Max(busy)
+}

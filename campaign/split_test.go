@@ -98,3 +98,22 @@ func TestSplitLayoutProperties(t *testing.T) {
 		})
 	}
 }
+
+// TestLayoutNight: the launches a layout holds and the night in launches
+// one host runs in a row, split and whole.
+func TestLayoutNight(t *testing.T) {
+	for _, tc := range []struct {
+		n, rounds, hosts      int
+		launches, serial, per int
+	}{
+		{n: 100, rounds: 3, hosts: 16, launches: 312, serial: 21, per: 5},
+		{n: 100, rounds: 3, hosts: 1, launches: 300, serial: 300, per: 1},
+		{n: 4, rounds: 2, hosts: 6, launches: 12, serial: 2, per: 3},
+		{n: 6, rounds: 7, hosts: 3, launches: 42, serial: 18, per: 1},
+	} {
+		l := SplitLayout(names(tc.n), "A", tc.rounds, tc.hosts)
+		if got := [3]int{l.Launches(), l.Serial(tc.hosts), l.Parts(1)}; got != [3]int{tc.launches, tc.serial, tc.per} {
+			t.Errorf("%d×%d on %d: launches, serial, parts %v, want %v", tc.n, tc.rounds, tc.hosts, got, [3]int{tc.launches, tc.serial, tc.per})
+		}
+	}
+}
