@@ -94,3 +94,64 @@ func TestRunLayout(t *testing.T) {
 		t.Errorf("a whole-round run resumed on 8 hosts: %+v, want it whole", w2)
 	}
 }
+
+// TestGateSplit: in a sequential campaign split over a fleet, the look
+// before a replicate is taken once, by its first part, and gates every part
+// of it: each keeps the baseline and its own variants still open, in the
+// counterbalanced order of those, and a part with none open is not run.
+func TestGateSplit(t *testing.T) {
+	o, l := openSplit(t, 5, 4, 12, t.TempDir()+"/run", "")
+	o.c.MinRounds = 2
+	if !o.c.Sequential() || l.Parts(3) != 2 {
+		t.Fatalf("layout %+v: want a sequential campaign, two parts per round", l)
+	}
+	looks := 0
+	o.opt.Look = func(_ context.Context, _ string, rounds int) (Look, error) {
+		looks++
+		if rounds != 2 {
+			t.Errorf("look after %d rounds, want 2 (replicates, not parts)", rounds)
+		}
+		return Look{Open: []string{"s001", "s002"}, Stopped: []string{"s003: decided", "s004: decided"}}, nil
+	}
+	jobs := o.planRounds()
+	var third []*roundJob
+	for _, j := range jobs {
+		if j.replicate == 3 {
+			third = append(third, j)
+		}
+	}
+	if len(third) != 2 {
+		t.Fatalf("replicate 3 has %d parts, want 2", len(third))
+	}
+	// Variants are dealt round-robin: s001 and s003 in the first part, s002
+	// and s004 in the second.
+	for i, want := range [][]string{
+		campaign.LaunchOrder([]string{"s000", "s001"}, 3)[2],
+		campaign.LaunchOrder([]string{"s000", "s002"}, 3)[2],
+	} {
+		j := third[i]
+		if !o.gate(context.Background(), j) {
+			t.Fatalf("part %d of replicate 3 not run", i+1)
+		}
+		var got []string
+		for _, pl := range j.launches {
+			got = append(got, pl.key.Scenario)
+		}
+		if !slices.Equal(got, want) || !slices.Equal(o.man.Order[j.round-1], want) {
+			t.Errorf("part %d runs %v (manifest %v), want %v", i+1, got, o.man.Order[j.round-1], want)
+		}
+	}
+	if looks != 1 {
+		t.Errorf("%d looks before replicate 3, want one for both parts", looks)
+	}
+	o.opt.Look = func(context.Context, string, int) (Look, error) {
+		return Look{Open: []string{"s002"}}, nil
+	}
+	for _, j := range jobs {
+		if j.replicate == 4 && slices.ContainsFunc(j.launches, func(pl plannedLaunch) bool { return pl.key.Scenario == "s001" }) {
+			if o.gate(context.Background(), j) {
+				t.Error("a part whose variants are all decided runs")
+			}
+		}
+	}
+}
