@@ -42,6 +42,10 @@ type Event struct {
 	Scenario string
 	Round    int // the launch's round, 1-based
 	Rounds   int // rounds in the campaign
+	// Parts, on EventCampaignStart, is how many results rounds the rounds
+	// were split into over a fleet (then each launch's Round is its part);
+	// 0 when each round runs whole.
+	Parts    int
 	Index    int // 1-based position of the launch in the campaign's launch sequence
 	Total    int // launches in the campaign: scenarios × rounds
 	Phase    StepName

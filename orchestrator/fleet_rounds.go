@@ -20,7 +20,7 @@ import (
 func (o *orch) planRounds() []*roundJob {
 	var jobs []*roundJob
 	for k := 1; k <= len(o.man.Order); k++ {
-		j := &roundJob{round: k, run: map[LaunchKey]bool{}}
+		j := &roundJob{round: k, replicate: o.man.Replicate(k), run: map[LaunchKey]bool{}}
 		home := o.homes[k]
 		usable := home != "" && slices.ContainsFunc(o.workers, func(w *worker) bool { return w.h.Name() == home && w.lost == "" })
 		counted := false
@@ -111,6 +111,9 @@ func (o *orch) runs(j *roundJob, k LaunchKey) bool {
 // context ends, the campaign stops, or no host is left.
 func (o *orch) schedule(ctx context.Context) {
 	sched := newScheduler(o.planRounds())
+	if o.c.Sequential() && o.opt.Look != nil {
+		sched.looks = o.c.MinRounds
+	}
 	for _, w := range o.workers {
 		if w.lost != "" {
 			sched.lose(w.h.Name(), nil)

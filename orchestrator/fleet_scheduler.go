@@ -8,9 +8,12 @@ import (
 // roundJob is one round to place on a host: its launches in order, those
 // this invocation runs, and where it must or may go.
 type roundJob struct {
-	round    int
-	launches []plannedLaunch
-	run      map[LaunchKey]bool
+	round int
+	// replicate is the replicate the round belongs to: the round itself,
+	// or in a layout split over a fleet the replicate it is a part of.
+	replicate int
+	launches  []plannedLaunch
+	run       map[LaunchKey]bool
 	// home is the host the round must run on ("" for any): the one its
 	// counted launches ran on, in a resumed fleet run.
 	home string
@@ -27,19 +30,35 @@ type roundJob struct {
 // scheduler hands rounds to hosts: a host that is free takes the first
 // round homed to it, else the first round homed nowhere. A lost host's
 // round goes back to the front of the queue, to be run whole elsewhere.
+//
+// With looks set (a sequential campaign's rounds.min), a round of a
+// replicate past it waits until every round of the earlier replicates is
+// done: the look before a replicate must see them all, whichever hosts ran
+// them, and it gates every part of that replicate alike.
 type scheduler struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	queue   []*roundJob
-	running int
+	running []*roundJob
 	lost    map[string]bool
 	stopped bool
+	looks   int
 }
 
 func newScheduler(jobs []*roundJob) *scheduler {
 	s := &scheduler{queue: jobs, lost: map[string]bool{}}
 	s.cond = sync.NewCond(&s.mu)
 	return s
+}
+
+// ready reports whether j may start: always, unless a look comes before
+// its replicate and a round of an earlier replicate is queued or running.
+func (s *scheduler) ready(j *roundJob) bool {
+	if s.looks <= 0 || j.replicate <= s.looks {
+		return true
+	}
+	earlier := func(q *roundJob) bool { return q.replicate < j.replicate }
+	return !slices.ContainsFunc(s.queue, earlier) && !slices.ContainsFunc(s.running, earlier)
 }
 
 // next returns the round host runs next, waiting while rounds it may not
@@ -52,17 +71,17 @@ func (s *scheduler) next(host string) *roundJob {
 		if s.stopped || s.lost[host] {
 			return nil
 		}
-		i := slices.IndexFunc(s.queue, func(j *roundJob) bool { return j.home == host })
+		i := slices.IndexFunc(s.queue, func(j *roundJob) bool { return j.home == host && s.ready(j) })
 		if i < 0 {
-			i = slices.IndexFunc(s.queue, func(j *roundJob) bool { return j.home == "" })
+			i = slices.IndexFunc(s.queue, func(j *roundJob) bool { return j.home == "" && s.ready(j) })
 		}
 		if i >= 0 {
 			j := s.queue[i]
 			s.queue = slices.Delete(s.queue, i, i+1)
-			s.running++
+			s.running = append(s.running, j)
 			return j
 		}
-		if len(s.queue) == 0 && s.running == 0 {
+		if len(s.queue) == 0 && len(s.running) == 0 {
 			return nil
 		}
 		s.cond.Wait()
@@ -70,11 +89,18 @@ func (s *scheduler) next(host string) *roundJob {
 }
 
 // done ends a round taken with next.
-func (s *scheduler) done(*roundJob) {
+func (s *scheduler) done(j *roundJob) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.running--
+	s.finish(j)
 	s.cond.Broadcast()
+}
+
+// finish takes j off the running rounds.
+func (s *scheduler) finish(j *roundJob) {
+	if i := slices.Index(s.running, j); i >= 0 {
+		s.running = slices.Delete(s.running, i, i+1)
+	}
 }
 
 // lose gives host up: the round it was running (j, nil if none) and those
@@ -90,7 +116,7 @@ func (s *scheduler) lose(host string, j *roundJob) {
 		}
 	}
 	if j != nil {
-		s.running--
+		s.finish(j)
 		j.home, j.whole = "", true
 		j.from = append(j.from, host)
 		s.queue = slices.Insert(s.queue, 0, j)

@@ -185,6 +185,10 @@ type orch struct {
 	// lastPos is the position of the last launch this invocation plans to
 	// run (--keep-server keeps its server); -1 when none.
 	lastPos int
+	// looks are a sequential campaign's looks, by the replicate they gate;
+	// lookMu makes the parts of one replicate wait for its one look.
+	lookMu sync.Mutex
+	looks  map[int]takenLook
 
 	mu  sync.Mutex // guards the fields below
 	man results.Manifest
@@ -278,8 +282,12 @@ func (o *orch) run(ctx context.Context) (*Outcome, error) {
 		defer o.jr.Close()
 	}
 	o.outcome.RunDir = o.runDir
-	o.emit(Event{Time: o.now(), Kind: EventCampaignStart, RunDir: o.runDir, Total: len(o.launches),
-		Rounds: len(o.man.Order), Message: o.hostNames(), Hosts: len(o.workers)})
+	start := Event{Time: o.now(), Kind: EventCampaignStart, RunDir: o.runDir, Total: len(o.launches),
+		Rounds: len(o.man.Order), Message: o.hostNames(), Hosts: len(o.workers)}
+	if o.man.Split() {
+		start.Rounds, start.Parts = o.replicates(), len(o.man.Order)
+	}
+	o.emit(start)
 
 	if err := o.startHosts(ctx); err != nil {
 		return nil, err
@@ -339,6 +347,17 @@ type plannedLaunch struct {
 	key LaunchKey
 	sc  *campaign.Scenario
 	pos int // 0-based position in the sequence
+}
+
+// layout is the campaign's launch sequence: a fleet with more hosts than
+// rounds splits each round into parts when that shortens the night
+// (campaign.SplitLayout); otherwise every round whole, in LaunchOrder.
+func (o *orch) layout() ([][]string, []int) {
+	if !o.fleet {
+		return o.c.Order(), nil
+	}
+	l := o.c.Layout(len(o.workers))
+	return l.Order, l.Replicates
 }
 
 // planLaunches lays the rounds of the manifest's order end to end.

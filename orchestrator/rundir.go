@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -64,7 +65,8 @@ func (o *orch) openRun() error {
 		ConfigFile: o.c.File, Fingerprint: fp, Baseline: o.c.Baseline, Sweep: sweepInfo(sweepSpec(o.c.Sweep, "", ""), o.c.SentPromptSet(), o.c),
 		BakeoffVersion: o.opt.Version, Host: results.HostFacts{Name: o.firstHostName()}, Resolved: o.c,
 		Rounds: max(o.c.Rounds, 1), MinRounds: o.c.MinRounds, Budget: budgetText(o.c), MinEffectPct: o.c.MinEffectPct, EquivalenceMarginPct: o.c.EquivalenceMarginPct,
-		Order: o.c.Order(), SLO: o.c.SLO, Allocation: o.opt.Allocation}
+		SLO: o.c.SLO, Allocation: o.opt.Allocation}
+	o.man.Order, o.man.Replicates = o.layout()
 	for _, s := range o.c.Scenarios {
 		o.man.Scenarios = append(o.man.Scenarios, s.Name)
 	}
@@ -101,7 +103,17 @@ func (o *orch) openRun() error {
 		o.man.Run, o.man.Started, o.man.Host = old.Manifest.Run, old.Manifest.Started, old.Manifest.Host
 		o.man.Hosts, o.man.Fleet = old.Manifest.Hosts, old.Manifest.Fleet
 		// The rounds already laid out keep their rows: a sequential
-		// campaign's looks left decided variants out of them.
+		// campaign's looks left decided variants out of them. A split
+		// layout is kept whole, and a run laid out unsplit stays so, so
+		// that a resumed run's rounds mean what they meant.
+		switch {
+		case old.Manifest.Split():
+			o.man.Order, o.man.Replicates = old.Manifest.Order, old.Manifest.Replicates
+			o.planLaunches()
+		case o.man.Split():
+			o.man.Order, o.man.Replicates = o.c.Order(), nil
+			o.planLaunches()
+		}
 		copy(o.man.Order, old.Manifest.Order)
 		o.sum = old.Summary
 		entries, err := ReadJournal(filepath.Join(o.runDir, results.JournalFile))
@@ -175,6 +187,9 @@ func (o *orch) writeManifest() error {
 // atomically, so a crash at any instant leaves the last complete summary on
 // disk.
 func (o *orch) recordResult(r results.ScenarioResult) error {
+	// The launch goes on adding to its own PhaseSeconds without o.mu while
+	// another host's launch writes the summary: the summary keeps a copy.
+	r.PhaseSeconds = maps.Clone(r.PhaseSeconds)
 	replaced := false
 	for i := range o.sum.Scenarios {
 		if o.sum.Scenarios[i].Name == r.Name && o.sum.Scenarios[i].RoundOf() == r.RoundOf() {

@@ -55,52 +55,89 @@ const PhaseLook = "look"
 
 // gate decides, before round j of a sequential campaign, which of its
 // launches run: the baseline and the variants still open, in the
-// counterbalanced order of that subset. It reports false when nothing is
-// open, so the round is not run. A look that fails runs the round whole
-// (measuring more never hurts the verdict) and says so.
+// counterbalanced order of that subset. It reports false when none of its
+// variants is open, so the round is not run. The look is taken once per
+// replicate, before its first part starts (the scheduler has waited for
+// the earlier replicates), and gates every part of it alike. A look that
+// fails runs the round whole (measuring more never hurts the verdict) and
+// says so.
 func (o *orch) gate(ctx context.Context, j *roundJob) bool {
-	if !o.c.Sequential() || o.opt.Look == nil || j.round <= o.c.MinRounds {
+	if !o.c.Sequential() || o.opt.Look == nil || j.replicate <= o.c.MinRounds {
 		return true
 	}
-	look, err := o.opt.Look(ctx, o.runDir, j.round-1)
-	if err != nil {
-		o.warn("", fmt.Sprintf("the look before round %d failed, so the round runs every scenario: %v", j.round, err))
+	look, ok := o.lookBefore(ctx, j.replicate)
+	if !ok {
 		return true
-	}
-	rec := LookRecord{After: j.round - 1, Open: look.Open, Stopped: look.Stopped, Scale: look.Scale, Plan: look.Plan}
-	o.journal(JournalEntry{Time: o.now(), Phase: PhaseLook, Event: "end", Round: j.round, Look: &rec})
-	o.emit(Event{Time: o.now(), Kind: EventLook, Round: j.round, Rounds: len(o.man.Order), Message: lookLine(rec)})
-	if len(look.Open) == 0 {
-		return false
 	}
 	keep := append([]string{o.c.Baseline}, look.Open...)
-	var names []string // the campaign's order, which LaunchOrder counterbalances
-	for _, sc := range o.c.Scenarios {
-		if slices.Contains(keep, sc.Name) {
-			names = append(names, sc.Name)
-		}
-	}
-	row := campaign.LaunchOrder(names, j.round)[j.round-1]
 	byName := map[string]plannedLaunch{}
 	for _, pl := range j.launches {
 		byName[pl.key.Scenario] = pl
 	}
+	var names []string // the campaign's order, which LaunchOrder counterbalances
+	open := false
+	for _, sc := range o.c.Scenarios {
+		if _, ok := byName[sc.Name]; ok && slices.Contains(keep, sc.Name) {
+			names = append(names, sc.Name)
+			open = open || sc.Name != o.c.Baseline
+		}
+	}
+	if !open {
+		return false
+	}
+	row := campaign.LaunchOrder(names, j.replicate)[j.replicate-1]
 	j.launches = j.launches[:0]
 	for _, name := range row {
-		if pl, ok := byName[name]; ok {
-			j.launches = append(j.launches, pl)
-		}
+		j.launches = append(j.launches, byName[name])
 	}
 	j.scale = look.Scale
 	o.mu.Lock()
 	o.man.Order[j.round-1] = row
-	err = o.writeManifest()
+	err := o.writeManifest()
 	o.mu.Unlock()
 	if err != nil {
 		o.noteLocalWrite(err)
 		o.warn("", fmt.Sprintf("recording round %d's launches in the manifest: %v", j.round, err))
 	}
 	return true
+}
+
+// lookBefore is the look before replicate r, taken (and journaled) by the
+// first of its parts to ask; false when it failed, and the parts run whole.
+func (o *orch) lookBefore(ctx context.Context, r int) (Look, bool) {
+	o.lookMu.Lock()
+	defer o.lookMu.Unlock()
+	if got, ok := o.looks[r]; ok {
+		return got.look, got.ok
+	}
+	look, err := o.opt.Look(ctx, o.runDir, r-1)
+	if o.looks == nil {
+		o.looks = map[int]takenLook{}
+	}
+	o.looks[r] = takenLook{look, err == nil}
+	if err != nil {
+		o.warn("", fmt.Sprintf("the look before round %d failed, so the round runs every scenario: %v", r, err))
+		return look, false
+	}
+	rec := LookRecord{After: r - 1, Open: look.Open, Stopped: look.Stopped, Scale: look.Scale, Plan: look.Plan}
+	o.journal(JournalEntry{Time: o.now(), Phase: PhaseLook, Event: "end", Round: r, Look: &rec})
+	o.emit(Event{Time: o.now(), Kind: EventLook, Round: r, Rounds: o.replicates(), Message: lookLine(rec)})
+	return look, true
+}
+
+// takenLook is a look taken before a replicate, and whether it succeeded.
+type takenLook struct {
+	look Look
+	ok   bool
+}
+
+// replicates is how many replicates the campaign lays out: its rounds,
+// whether or not they are split into parts.
+func (o *orch) replicates() int {
+	if o.man.Split() {
+		return o.man.Replicates[len(o.man.Replicates)-1]
+	}
+	return len(o.man.Order)
 }
 
 // lookLine is a look for the log: "look after 3 rounds: eagle3-topk4:

@@ -182,6 +182,16 @@ func roundsLine(v *verdict.Verdict) string {
 		return fmt.Sprintf("launch-to-launch variation not measured: each scenario was launched once (rounds: 1), so the intervals see only the noise within one launch, and a winner needs a difference of at least %s (min_effect)",
 			trimPct(v.MinEffectPct))
 	}
+	if v.Parts > 0 {
+		// Split over a fleet: the baseline was launched once per part, so
+		// the rounds are the replicates, not the results rounds.
+		hosts := ""
+		if len(v.Hosts) > 1 {
+			hosts = fmt.Sprintf(" over %d hosts", len(v.Hosts))
+		}
+		return fmt.Sprintf("%d rounds, split into %d parts%s: every variant launched %d times, each compared with the baseline launched on its host in its part; intervals from the launch-to-launch variation",
+			v.Rounds, v.Parts, hosts, v.Rounds)
+	}
 	return fmt.Sprintf("%d rounds: every scenario launched %d times, each variant compared with the baseline launched in the same round; intervals from the launch-to-launch variation",
 		v.Rounds, v.Rounds)
 }

@@ -42,8 +42,16 @@ func (r *ScenarioResult) RoundOf() int { return max(r.Round, 1) }
 
 // Rounds is how many rounds the run was asked for: the manifest's count (0
 // in runs written before rounds, which means 1), or more when the summary
-// holds a later round (a run extended by a resume with more rounds).
+// holds a later round (a run extended by a resume with more rounds). Rounds
+// split into parts over a fleet count as the replicates they are parts of.
 func (r *Run) Rounds() int {
+	if r.Manifest.Split() {
+		n := max(r.Manifest.Rounds, 1)
+		for _, x := range r.Manifest.Replicates {
+			n = max(n, x)
+		}
+		return n
+	}
 	n := max(r.Manifest.Rounds, len(r.Manifest.Order), 1)
 	for i := range r.Summary.Scenarios {
 		n = max(n, r.Summary.Scenarios[i].RoundOf())

@@ -86,6 +86,11 @@ type Manifest struct {
 	// Order is the scenario names of each round, in launch order; empty in
 	// runs written before rounds, where the campaign order was the only one.
 	Order [][]string `json:"order,omitempty"`
+	// Replicates, in a run whose rounds were split over a fleet, gives the
+	// replicate (1-based) of each round of Order: a replicate launches
+	// every scenario once, split into parts that each ran on one host with
+	// the baseline. Empty when every round is its own replicate.
+	Replicates []int `json:"replicates,omitempty"`
 	// SLO is the campaign's service-level objective (key slo); nil when it
 	// has none.
 	SLO *slo.SLO `json:"slo,omitempty"`

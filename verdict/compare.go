@@ -235,10 +235,14 @@ type pairKey struct {
 // comparePairs makes every comparison of the run on the launches given:
 // each pair of measured scenarios at each level they share, in the family's
 // order (by pair, then level), undecided. A round whose two launches ran on
-// different hosts is left out (hosts.go); mixed names those rounds.
+// different hosts is left out (hosts.go); mixed names those rounds. upTo,
+// when above 0, keeps the launches of replicates up to it (a look). In a
+// split layout two variants that share no part are compared through the
+// baseline (replicates.go).
 func comparePairs(v *Verdict, upTo int) (pairs map[pairKey]*Comparison, family []pairKey, mixed []MixedHostRounds) {
 	n := len(v.Scenarios)
 	pairs = map[pairKey]*Comparison{}
+	base := v.scenario(v.Baseline)
 	for i := range n {
 		for j := i + 1; j < n; j++ {
 			a, b := &v.Scenarios[i], &v.Scenarios[j]
@@ -250,7 +254,14 @@ func comparePairs(v *Verdict, upTo int) (pairs map[pairKey]*Comparison, family [
 				mixed = append(mixed, MixedHostRounds{A: a.Name, B: b.Name, Rounds: mix, Left: left})
 			}
 			if upTo > 0 {
-				la, lb = levelsUpTo(la, upTo), levelsUpTo(lb, upTo)
+				la, lb = levelsUpTo(la, upTo, v.replicates), levelsUpTo(lb, upTo, v.replicates)
+			}
+			if v.split() && base != nil && !base.Failed() && a != base && b != base && !sharesRound(la, lb) {
+				bl := base.Levels
+				if upTo > 0 {
+					bl = levelsUpTo(bl, upTo, v.replicates)
+				}
+				la, lb = v.throughBaseline(la, bl), v.throughBaseline(lb, bl)
 			}
 			cs := compareLevels(la, lb, true, v.Confidence)
 			for _, c := range v.Levels {

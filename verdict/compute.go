@@ -120,6 +120,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 		Temperature: in.Manifest.Sweep.Temperature,
 		Percentiles: measure.PercentilesOr(in.Manifest.Sweep.Percentiles),
 	}
+	v.replicates, v.Parts = newReplicateOf(in.Manifest.Replicates), len(in.Manifest.Replicates)
 	if v.Campaign == "" {
 		v.Campaign = in.Summary.Campaign
 	}
@@ -167,9 +168,10 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 				v.energyProblems = append(v.energyProblems, energyProblem{name, p})
 			}
 		}
-		v.Rounds = max(v.Rounds, s.Completed())
-		if !s.Failed() && len(s.Launches) > 0 && (v.RoundsCompleted == 0 || s.Completed() < v.RoundsCompleted) {
-			v.RoundsCompleted = s.Completed()
+		done := v.completedReplicates(&s)
+		v.Rounds = max(v.Rounds, done)
+		if !s.Failed() && len(s.Launches) > 0 && (v.RoundsCompleted == 0 || done < v.RoundsCompleted) {
+			v.RoundsCompleted = done
 		}
 		v.Scenarios = append(v.Scenarios, s)
 	}

@@ -80,7 +80,9 @@ func Cost(v *Verdict, run *results.Run) CampaignCost {
 		if !open {
 			upTo[v.Baseline] = last
 		}
-		cc.FixedLaunches = len(v.Scenarios) * v.Sequential.MaxRounds
+		// Split over a fleet, the fixed design launches the baseline once
+		// per part.
+		cc.FixedLaunches = (len(v.Scenarios) + max(v.replicates.parts()-1, 0)) * v.Sequential.MaxRounds
 	} else {
 		for _, row := range v.Rows {
 			for _, c := range row.Cells {
@@ -113,7 +115,7 @@ func Cost(v *Verdict, run *results.Run) CampaignCost {
 		k, stopped := upTo[s.Name]
 		sc := ScenarioCost{Scenario: s.Name}
 		for _, l := range s.Launches {
-			if l.Cut() || (stopped && l.Round > k) {
+			if l.Cut() || (stopped && v.replicate(l.Round) > k) {
 				continue
 			}
 			sc.Launches++

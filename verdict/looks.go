@@ -10,13 +10,14 @@ import (
 // computed then saw them. These are the views of the data at one look.
 
 // levelsUpTo returns copies of levels keeping the launches of rounds up to
-// and including round k. A level left with one launch takes that launch's
-// samples, as a run of one round would; one left with none is not measured.
-func levelsUpTo(levels []Level, k int) []Level {
+// and including replicate k. A level left with one launch takes that
+// launch's samples, as a run of one round would; one left with none is not
+// measured.
+func levelsUpTo(levels []Level, k int, reps replicateOf) []Level {
 	out := slices.Clone(levels)
 	for i := range out {
 		l := &out[i]
-		l.Launches = slices.DeleteFunc(slices.Clone(l.Launches), func(ll LaunchLevel) bool { return ll.Round > k })
+		l.Launches = slices.DeleteFunc(slices.Clone(l.Launches), func(ll LaunchLevel) bool { return reps.of(ll.Round) > k })
 		if len(l.Launches) == 1 {
 			l.Samples = l.Launches[0].Samples
 		}
@@ -24,28 +25,29 @@ func levelsUpTo(levels []Level, k int) []Level {
 	return out
 }
 
-// campaignRounds are the rounds any scenario completed a launch in (failed
-// or not), ascending: the rounds after which a look may be taken.
+// campaignRounds are the rounds (replicates, when split) any scenario
+// completed a launch in (failed or not), ascending: the rounds after which
+// a look may be taken.
 func campaignRounds(v *Verdict) []int {
 	set := map[int]bool{}
 	for _, s := range v.Scenarios {
 		for _, l := range s.Launches {
 			if !l.Cut() {
-				set[l.Round] = true
+				set[v.replicate(l.Round)] = true
 			}
 		}
 	}
 	return slices.Sorted(maps.Keys(set))
 }
 
-// upTo is the capacity verdict as it stood after round k: each scenario's
+// upTo is the capacity verdict as it stood after replicate k: each scenario's
 // capacity from its launches of rounds up to k, and each variant's
 // comparison with the baseline on those rounds (undecided). The comparisons
 // keep cv's order, so that an index names the same variant in both.
-func (cv *CapacityVerdict) upTo(baseline string, k int, conf float64) *CapacityVerdict {
+func (cv *CapacityVerdict) upTo(baseline string, k int, reps replicateOf, conf float64) *CapacityVerdict {
 	out := &CapacityVerdict{SLO: cv.SLO, Objective: cv.Objective, Unit: cv.Unit}
 	for _, s := range cv.Scenarios {
-		s.Launches = slices.DeleteFunc(slices.Clone(s.Launches), func(l LaunchCapacity) bool { return l.Round > k })
+		s.Launches = slices.DeleteFunc(slices.Clone(s.Launches), func(l LaunchCapacity) bool { return reps.of(l.Round) > k })
 		if len(s.Launches) == 0 {
 			continue
 		}

@@ -20,16 +20,14 @@ const (
 // the launch-to-launch variation unmeasured.
 func checkRounds(v *Verdict) []Note {
 	var notes []Note
-	for _, s := range v.Scenarios {
+	for i := range v.Scenarios {
+		s := &v.Scenarios[i]
 		if s.Failed() || len(s.Launches) == 0 {
 			continue
 		}
-		got := 0
-		for _, l := range s.Launches {
-			if !l.Failed() && l.Status == "ok" {
-				got++
-			}
-		}
+		// In rounds split over a fleet the baseline's launches are one per
+		// part: a replicate counts when every one of them completed.
+		got := v.replicatesWhere(s, func(l LaunchInfo) bool { return !l.Failed() && l.Status == "ok" })
 		if want := v.roundsAskedOf(s.Name); want > 1 && got < want {
 			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckRounds, Scenario: s.Name,
 				Text: fmt.Sprintf("%s has %d complete launches of the %d rounds asked for; its intervals are wider for it", s.Name, got, want)})
@@ -76,9 +74,13 @@ func checkRounds(v *Verdict) []Note {
 				Text: fmt.Sprintf("launch-to-launch variation not measured: %s and %s were launched once each, so the intervals see only the noise within one launch; a winner is named only where the difference is at least %s (min_effect). %s",
 					s.Name, v.Baseline, trimPct(v.MinEffectPct), moreRounds(v))})
 		case len(launches) > 0:
+			same := "in the same round"
+			if v.split() {
+				same = "on its host in its part of the same round"
+			}
 			notes = append(notes, Note{Severity: SeverityInfo, Check: CheckRounds, Scenario: s.Name,
-				Text: fmt.Sprintf("%s against %s: %d rounds, each compared with the baseline launched in the same round; one round's difference varies by ±%.1f%% (sd, pooled over levels, %.0f df)",
-					s.Name, v.Baseline, rounds, sd, df)})
+				Text: fmt.Sprintf("%s against %s: %d rounds, each compared with the baseline launched %s; one round's difference varies by ±%.1f%% (sd, pooled over levels, %.0f df)",
+					s.Name, v.Baseline, rounds, same, sd, df)})
 		}
 	}
 	return notes

@@ -199,7 +199,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 		pairs, _, _ := comparePairs(v, k)
 		var cvk *CapacityVerdict
 		if v.Capacity != nil {
-			cvk = v.Capacity.upTo(v.Baseline, k, v.Confidence)
+			cvk = v.Capacity.upTo(v.Baseline, k, v.replicates, v.Confidence)
 		}
 		var now []*hypothesis
 		for _, h := range hs {

@@ -80,7 +80,7 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 				last = max(last, h.closedAt)
 			}
 		}
-		completed := s.Completed()
+		completed := v.completedReplicates(s)
 		switch {
 		case s.Failed() || (base >= 0 && v.Scenarios[base].Failed()):
 			vs.Stopped, vs.Rounds = true, completed
@@ -93,7 +93,7 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 			vs.Reason = fmt.Sprintf("open after %s: %d of %d comparisons undecided", plural(completed, "round", "rounds"), max(open, vs.Comparisons-vs.Decided-vs.Inconclusive), vs.Comparisons)
 		default:
 			vs.Stopped, vs.StoppedAfter = true, last
-			vs.Rounds = launchesUpTo(s, last)
+			vs.Rounds = v.launchesUpTo(s, last)
 			if vs.Inconclusive == 0 {
 				vs.Reason = fmt.Sprintf("decided after %s", plural(last, "round", "rounds"))
 			} else {
@@ -113,11 +113,12 @@ func (h *hypothesis) against(v *Verdict, base, i int) bool {
 	return (h.key.i == base && h.key.j == i) || (h.key.j == base && h.key.i == i)
 }
 
-// launchesUpTo counts the scenario's completed launches in rounds up to k.
-func launchesUpTo(s *Scenario, k int) int {
+// launchesUpTo counts the scenario's completed launches in rounds up to k
+// (replicates, when split: a variant has one in each).
+func (v *Verdict) launchesUpTo(s *Scenario, k int) int {
 	n := 0
 	for _, l := range s.Launches {
-		if !l.Cut() && l.Round <= k {
+		if !l.Cut() && v.replicate(l.Round) <= k {
 			n++
 		}
 	}
@@ -179,11 +180,12 @@ func sequentialRounds(v *Verdict) {
 		done = v.RoundsPlanned
 	}
 	short := 0
-	for _, s := range v.Scenarios {
+	for i := range v.Scenarios {
+		s := &v.Scenarios[i]
 		if s.Failed() || len(s.Launches) == 0 {
 			continue
 		}
-		short = max(short, v.roundsAskedOf(s.Name)-s.Completed())
+		short = max(short, v.roundsAskedOf(s.Name)-v.completedReplicates(s))
 	}
 	v.RoundsCompleted = max(done-short, 0)
 }

@@ -115,16 +115,21 @@ type Verdict struct {
 	EquivalenceMarginPct float64 `json:"equivalence_margin_pct"`
 	// Rounds is the most completed launches (ok or failed, not cut) any
 	// scenario has; RoundsPlanned the rounds the campaign asked for (1 in
-	// runs written before rounds).
+	// runs written before rounds). Rounds split into parts over a fleet
+	// count as the replicates they are parts of (replicates.go).
 	Rounds        int `json:"rounds"`
 	RoundsPlanned int `json:"rounds_planned"`
 	// RoundsCompleted is how many rounds every scenario has completed (a
 	// scenario that failed in all of them aside): fewer than RoundsPlanned
 	// in a run cut short.
-	RoundsCompleted int     `json:"rounds_completed"`
-	MaxTokens       int     `json:"max_tokens,omitempty"`
-	IgnoreEOS       bool    `json:"ignore_eos,omitempty"`
-	Temperature     float64 `json:"temperature"`
+	RoundsCompleted int `json:"rounds_completed"`
+	// Parts is, when the rounds were split over a fleet, how many results
+	// rounds they were laid out as (each with its own baseline launch); 0
+	// when each round ran whole.
+	Parts       int     `json:"parts,omitempty"`
+	MaxTokens   int     `json:"max_tokens,omitempty"`
+	IgnoreEOS   bool    `json:"ignore_eos,omitempty"`
+	Temperature float64 `json:"temperature"`
 	// Percentiles are those every latency is given at (the manifest's
 	// sweep.percentiles, else measure.DefaultPercentiles), ascending.
 	Percentiles []float64 `json:"percentiles"`
@@ -157,6 +162,7 @@ type Verdict struct {
 	Cost *CampaignCost `json:"cost,omitempty"`
 
 	energyProblems []energyProblem // why levels have no energy, for the notes
+	replicates     replicateOf     // each results round's replicate; nil when not split
 }
 
 // Scenario is one server variant's measurements.

@@ -18,16 +18,16 @@ import (
 )
 
 // launchCount is how many servers a campaign starts: every scenario in every
-// round.
-func launchCount(c *campaign.Campaign) int { return len(c.Scenarios) * max(c.Rounds, 1) }
+// round. Over a fleet with more hosts than rounds, the rounds are split into parts
+// (campaign.SplitLayout), each with its own baseline launch.
+func launchCount(c *campaign.Campaign) int { return c.Layout(hostCount(c)).Launches() }
 
 // serialLaunches is how many launches one host runs in a row: every
-// scenario of each round it takes, the rounds shared out over the fleet's
-// hosts (all of them, with a single host).
+// scenario of each round (or part of a split round) it takes, the rounds
+// shared out over the fleet's hosts (all of them, with a single host).
 func serialLaunches(c *campaign.Campaign) int {
 	hosts := hostCount(c)
-	rounds := max(c.Rounds, 1)
-	return len(c.Scenarios) * ((rounds + hosts - 1) / hosts)
+	return c.Layout(hosts).Serial(hosts)
 }
 
 // hostCount is how many hosts run rounds at once, as the campaign's
@@ -112,7 +112,7 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string, now time.Time) 
 			c.MinRounds, rounds, plural(n, "scenario"), launchCount(c), c.MinRounds)
 	} else {
 		fmt.Fprintf(w, "rounds    %s × %s = %d launches, in this order:\n", plural(rounds, "round"), plural(n, "scenario"),
-			launchCount(c))
+			n*rounds)
 	}
 	order := c.Order()
 	shown := min(rounds, orderPeriod(n))
@@ -121,6 +121,11 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string, now time.Time) 
 	}
 	if rounds > shown {
 		fmt.Fprintf(w, "          then again from round 1 (the order repeats every %s)\n", plural(shown, "round"))
+	}
+	if hosts := hostCount(c); c.Layout(hosts).Replicates != nil {
+		l := c.Layout(hosts)
+		fmt.Fprintf(w, "          over %d hosts each round is split into %d parts, each the baseline and a share of the variants in the counterbalanced order of its own: %d launches, the baseline once per part\n",
+			hosts, l.Parts(1), l.Launches())
 	}
 	fmt.Fprintf(w, "verdict   equivalence_margin %s%%; min_effect %s%% (applies when rounds is 1)\n",
 		fmtPct(c.EquivalenceMarginPct), fmtPct(c.MinEffectPct))
@@ -133,8 +138,13 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string, now time.Time) 
 	// launches one host runs in a row; the token figures count them all.
 	serial := serialLaunches(c)
 	if n := hostCount(c); n > 1 {
-		fmt.Fprintf(w, "duration  over %d hosts, a round at a time on each: at most %s per host, %d launches in a row\n",
-			n, plural((max(c.Rounds, 1)+n-1)/n, "round"), serial)
+		l := c.Layout(n)
+		unit := "round"
+		if l.Replicates != nil {
+			unit = "part"
+		}
+		fmt.Fprintf(w, "duration  over %d hosts, a %s at a time on each: at most %s per host, %d launches in a row\n",
+			n, unit, plural((len(l.Order)+n-1)/n, unit), serial)
 		fmt.Fprintf(w, "          %s\n", waitsShown(c, serial))
 	} else {
 		fmt.Fprintf(w, "duration  %s\n", waitsShown(c, serial))

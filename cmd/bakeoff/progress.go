@@ -52,6 +52,10 @@ func eventLine(ev orchestrator.Event) string {
 	}
 	switch ev.Kind {
 	case orchestrator.EventCampaignStart:
+		if ev.Parts > 0 {
+			return fmt.Sprintf("campaign: %d launches (%d rounds split into %d parts, each the baseline and a share of the variants) on %d hosts (%s), a part at a time on each, results in %s",
+				ev.Total, ev.Rounds, ev.Parts, ev.Hosts, ev.Message, ev.RunDir)
+		}
 		if ev.Hosts > 1 {
 			return fmt.Sprintf("campaign: %d launches (%d scenarios × %d rounds) on %d hosts (%s), a round at a time on each, results in %s",
 				ev.Total, ev.Total/max(ev.Rounds, 1), ev.Rounds, ev.Hosts, ev.Message, ev.RunDir)

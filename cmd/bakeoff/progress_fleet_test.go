@@ -93,3 +93,14 @@ Hosts lost:
 		t.Errorf("printFleet:\n%s\nwant:\n%s", buf.String(), want)
 	}
 }
+
+// TestProgressSplitStart: a campaign whose rounds were split over the
+// fleet says so at its start, counting rounds and parts apart.
+func TestProgressSplitStart(t *testing.T) {
+	got := eventLine(orchestrator.Event{Kind: orchestrator.EventCampaignStart, Total: 312, Rounds: 3, Parts: 15, Hosts: 16,
+		RunDir: "results/x/1", Message: "gpu-00, …"})
+	want := "campaign: 312 launches (3 rounds split into 15 parts, each the baseline and a share of the variants) on 16 hosts (gpu-00, …), a part at a time on each, results in results/x/1"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

@@ -106,7 +106,11 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string, now 
 			for i, fh := range c.Hosts {
 				names[i] = fh.SSH
 			}
-			fmt.Fprintf(w, "hosts     a fleet of %d, a round at a time on each: ssh %s\n", len(c.Hosts), strings.Join(names, ", "))
+			unit := "a round"
+			if c.Layout(len(c.Hosts)).Replicates != nil {
+				unit = "a part of a round"
+			}
+			fmt.Fprintf(w, "hosts     a fleet of %d, %s at a time on each: ssh %s\n", len(c.Hosts), unit, strings.Join(names, ", "))
 			fmt.Fprintf(w, "          on each: workdir %s, python %s, load runs %s%s\n",
 				h.Workdir, h.Python, sweepWhere(h.SweepMode), accept)
 		} else {

@@ -52,6 +52,7 @@ func TestValidateGolden(t *testing.T) {
 		{"malformed sessions", "testdata/validate/sessions-bad/configs/campaign.yaml", "validate/sessions-bad.golden", exitBadInput, false},
 		{"slurm", "testdata/validate/slurm/configs/campaign.yaml", "validate/slurm.golden", exitOK, true},
 		{"fleet", "testdata/validate/fleet/configs/campaign.yaml", "validate/fleet.golden", exitOK, true},
+		{"fleet split", "testdata/validate/fleet-split/configs/campaign.yaml", "validate/fleet-split.golden", exitOK, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -120,3 +120,33 @@ func FleetCampaign(engines []Engine, s Sweep, rounds int, hosts []FleetHost, pla
 	}
 	return out
 }
+
+// FleetLayout runs a campaign laid out as results rounds over a fleet, as
+// a layout split over the hosts is: order[k] lists the engines (indices
+// into engines) of round k+1 in launch order, and place(k+1) gives the host
+// (an index into hosts) the round runs whole on. Each host is its own
+// Machine, as in FleetCampaign. It returns the launches in round order.
+func FleetLayout(engines []Engine, s Sweep, order [][]int, hosts []FleetHost, place func(round int) int, seed uint64) []Launch {
+	ms := make([]*Machine, len(hosts))
+	for i, h := range hosts {
+		ms[i] = NewMachine()
+		ms[i].StepFactor = h.StepFactor
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x51ed2701f3a5c9b1))
+	var out []Launch
+	for k, row := range order {
+		h := place(k + 1)
+		m := ms[h]
+		for _, i := range row {
+			e := engines[i]
+			recs := SimulateOn(m, e, s, rng.Uint64())
+			out = append(out, Launch{Scenario: i, Round: k + 1, Order: len(out), Host: hosts[h].Name, Records: recs})
+			m.T += DefaultLaunchGap
+			if e.Drift > 0 && e.DriftTau > 0 {
+				a := math.Exp(-DefaultLaunchGap / e.DriftTau)
+				m.Drift = a*m.Drift + math.Sqrt(1-a*a)*e.Drift*rng.NormFloat64()
+			}
+		}
+	}
+	return out
+}
