@@ -23,7 +23,10 @@ func TestSequentialCampaign(t *testing.T) {
 	w.scenario("base", "")
 	w.scenario("aa", "base")
 	w.scenario("slow", "base", "sim-slowdown: 2")
-	cfg := w.writeConfig(campaignOpts{scenarios: []string{"base", "aa", "slow"}})
+	// Enough requests and levels that a round's difference is measured to a
+	// few percent: with eight requests at two levels the pooled df after
+	// three rounds leave even a 50% slowdown undecided by chance.
+	cfg := w.writeConfig(campaignOpts{scenarios: []string{"base", "aa", "slow"}, concurrency: "[1, 2, 4]", requests: 24})
 	body, err := os.ReadFile(cfg)
 	if err != nil {
 		t.Fatal(err)
