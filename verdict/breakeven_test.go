@@ -79,6 +79,7 @@ func trueCrossing(truth map[measure.Level]float64, levels []measure.Level, from,
 // ratios interpolated the same way) in at least 90% of campaigns, a
 // campaign that claims none counting as a miss.
 func TestBreakEvenCoverage(t *testing.T) {
+	syntheticCampaigns(t)
 	s := breakEvenSweep()
 	variant := verdicttest.RealisticNoise(crossingEngine)
 	truth := trueLogRatios(realBaseline, variant, s)
@@ -121,6 +122,7 @@ func TestBreakEvenCoverage(t *testing.T) {
 // baseline against itself; a variant 5% slower at every level) gets no
 // break-even in at least 95% of campaigns.
 func TestBreakEvenNoCrossing(t *testing.T) {
+	syntheticCampaigns(t)
 	s := breakEvenSweep()
 	slow := realBaseline
 	slow.Slowdown = 1.05

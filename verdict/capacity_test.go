@@ -78,6 +78,7 @@ func continuousCapacity(e verdicttest.Engine, tpot float64) float64 {
 // of a real host, for both engines, and the baseline (three times EAGLE-3
 // topk=4's capacity) is always named the winner.
 func TestSLOCapacityCoverage(t *testing.T) {
+	syntheticCampaigns(t)
 	const campaigns = 40
 	engines := []verdicttest.Engine{verdicttest.Baseline, verdicttest.Eagle3TopK4}
 	names := []string{"baseline", "eagle3-topk4"}
@@ -130,6 +131,7 @@ func TestSLOCapacityCoverage(t *testing.T) {
 // capacity beyond chance (the capacity comparison is one of the corrected
 // family).
 func TestSLOCapacityAA(t *testing.T) {
+	syntheticCampaigns(t)
 	const campaigns = 40
 	e := verdicttest.RealisticNoise(verdicttest.Baseline)
 	wins, ties := 0, 0

@@ -93,6 +93,7 @@ func TestEnergyPerLaunch(t *testing.T) {
 // reference campaigns: the engine's analytic throughput is only an
 // approximation of what a closed loop measures.
 func TestEnergyCoverage(t *testing.T) {
+	syntheticCampaigns(t)
 	if testing.Short() {
 		t.Skip("many simulated campaigns")
 	}

@@ -163,6 +163,16 @@ func trueRatios(base, variant verdicttest.Engine) map[measure.Level]float64 {
 
 var realBaseline = verdicttest.RealisticNoise(verdicttest.Baseline)
 
+// syntheticCampaigns marks a test of many synthetic campaigns parallel:
+// they are CPU-bound, share nothing but read-only fixtures and the
+// boundaries' locked cache, and run after the end-to-end tests with real
+// sims (which stay serial, so no campaign's CPU disturbs a sim's timing),
+// two at a time on a two-core machine.
+func syntheticCampaigns(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+}
+
 // TestHonestyAA: the baseline against itself, launched in DefaultRounds
 // counterbalanced rounds under launch noise and drift: a winner at no more
 // than 5% of levels, and a win or loss in the crossover sentence of no more
@@ -170,6 +180,7 @@ var realBaseline = verdicttest.RealisticNoise(verdicttest.Baseline)
 // CorrectionBH instead of Holm, 5.2% of 400 campaigns: the reason Holm is
 // the default (docs/METHOD.md).
 func TestHonestyAA(t *testing.T) {
+	syntheticCampaigns(t)
 	var tl tally
 	for seed := range uint64(honestyCampaigns) {
 		tl.add(simulate(t, realBaseline, realBaseline, DefaultRounds, seed+1, Options{}), nil)
@@ -188,6 +199,7 @@ func TestHonestyAA(t *testing.T) {
 // pooled as if independent, no correction, no minimum effect) names winners
 // at far more than 5% of levels. The A/A bound above can fail.
 func TestHonestyBrokenMethodFails(t *testing.T) {
+	syntheticCampaigns(t)
 	var levels, winners int
 	for seed := range uint64(honestyCampaigns / 4) {
 		v := simulate(t, realBaseline, realBaseline, DefaultRounds, seed+1, Options{})
@@ -209,6 +221,7 @@ func TestHonestyBrokenMethodFails(t *testing.T) {
 // TestHonestyPower: a variant truly 5% slower (every step 1.05× longer) is
 // found slower at 80% or more of levels at DefaultRounds.
 func TestHonestyPower(t *testing.T) {
+	syntheticCampaigns(t)
 	slow := realBaseline
 	slow.Slowdown = 1.05
 	var tl tally
@@ -228,6 +241,7 @@ func TestHonestyPower(t *testing.T) {
 // 90% or more of levels, for a like engine (the baseline 5% slower) and an
 // unlike one (EAGLE-3 topk=4: speculative steps, accept-length noise).
 func TestHonestyCoverage(t *testing.T) {
+	syntheticCampaigns(t)
 	slow := realBaseline
 	slow.Slowdown = 1.05
 	for _, tc := range []struct {
@@ -255,6 +269,7 @@ func TestHonestyCoverage(t *testing.T) {
 // launch-to-launch variation unmeasured; the minimum effect keeps the
 // winners at 5% of levels or fewer, and the verdict says what it lacks.
 func TestHonestyOneRound(t *testing.T) {
+	syntheticCampaigns(t)
 	var tl tally
 	noted := 0
 	for seed := range uint64(honestyCampaigns) {
@@ -280,6 +295,7 @@ func TestHonestyOneRound(t *testing.T) {
 // 3% to 4% and loses under load; the reported crossover must bracket the
 // model's, or say it cannot tell at C=1, never place a win elsewhere.
 func TestHonestyCrossover(t *testing.T) {
+	syntheticCampaigns(t)
 	s := verdicttest.DefaultSweep()
 	var modelFrom, modelTo int
 	for i := 1; i < len(s.Concurrency); i++ {

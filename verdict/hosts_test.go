@@ -63,6 +63,7 @@ const fleetSeed = 1001
 // more crossover sentences, than the single-host A/A bounds allow. The
 // notes report the hosts' speeds, and the faster host comes out faster.
 func TestHonestyFleetAA(t *testing.T) {
+	syntheticCampaigns(t)
 	var tl tally
 	var gap float64
 	same, compared := 0, 0
@@ -112,6 +113,7 @@ func TestHonestyFleetAA(t *testing.T) {
 // levels; with the hosts named, no round is comparable, no winner is named,
 // and the notes say why.
 func TestHonestyFleetUnblocked(t *testing.T) {
+	syntheticCampaigns(t)
 	var naive, blocked tally
 	for seed := range uint64(honestyCampaigns / 4) {
 		naive.add(simulateFleet(t, fleet, realBaseline, byScenario, fleetSeed+seed, false), nil)
@@ -134,6 +136,7 @@ func TestHonestyFleetUnblocked(t *testing.T) {
 // TestHonestyFleetPower: a variant truly 5% slower is found slower over the
 // uneven fleet as on one host: at 80% or more of levels at DefaultRounds.
 func TestHonestyFleetPower(t *testing.T) {
+	syntheticCampaigns(t)
 	slow := realBaseline
 	slow.Slowdown = 1.05
 	var tl tally

@@ -151,6 +151,7 @@ func againstBaseline(v *Verdict, variant string) map[measure.Level]Comparison {
 // look after every round from 3 to 12: a winner in no more than 5% of
 // campaigns. The naive rule on the same campaigns must exceed 5%.
 func TestSequentialAA(t *testing.T) {
+	syntheticCampaigns(t)
 	n := seqCampaigns(40)
 	var seq, naive, naiveRaw seqTally
 	for seed := range uint64(n) {
@@ -202,6 +203,7 @@ func fixedAtStop(v *Verdict, variant string) map[measure.Level]Comparison {
 // stopped) must fall short in the A/A campaigns, where stopping at the
 // first interval that excludes no difference selects exactly the misses.
 func TestSequentialCoverage(t *testing.T) {
+	syntheticCampaigns(t)
 	n := seqCampaigns(20)
 	slow := realBaseline
 	slow.Slowdown = 1.05
@@ -248,6 +250,7 @@ func TestSequentialCoverage(t *testing.T) {
 // never faster. A plan that gives up at its first look (3..3) must fall
 // short.
 func TestSequentialPower(t *testing.T) {
+	syntheticCampaigns(t)
 	n := seqCampaigns(15)
 	slow := realBaseline
 	slow.Slowdown = 1.05
@@ -301,6 +304,7 @@ func seedsShaped() ([]verdicttest.Engine, []string) {
 // BAKEOFF_SEQUENTIAL_SAVINGS_GOAL set: the flag, a tie that takes most of
 // the plan to show, bounds what the rule can save (METHOD.md says why).
 func TestSequentialSavings(t *testing.T) {
+	syntheticCampaigns(t)
 	n := seqCampaigns(8)
 	engines, names := seedsShaped()
 	var used, fixed, eagleRounds, flagRounds, wrong int

@@ -156,6 +156,7 @@ func (st splitTally) checkCounts(t *testing.T) {
 // baseline on its own host (and with each other through the baseline), a
 // winner is named in no more than 5% of campaigns.
 func TestHonestySplitAA(t *testing.T) {
+	syntheticCampaigns(t)
 	var st splitTally
 	for k := range uint64(splitCampaigns(40)) {
 		st.add(simulateSplit(t, realBaseline, realBaseline, splitSeed+k, false, Options{}), nil)
@@ -171,6 +172,7 @@ func TestHonestySplitAA(t *testing.T) {
 // the baseline launched on another host (the other part's) count the
 // hosts' 3% as a difference and fail the A/A bound.
 func TestHonestySplitBroken(t *testing.T) {
+	syntheticCampaigns(t)
 	var st splitTally
 	for k := range uint64(splitCampaigns(10)) {
 		st.add(simulateSplit(t, realBaseline, realBaseline, splitSeed+k, true, Options{}), nil)
@@ -185,6 +187,7 @@ func TestHonestySplitBroken(t *testing.T) {
 // (unlike engines): a is found slower at 80% or more of its levels and never
 // faster, and the intervals of both hold the truth at 90% or more.
 func TestHonestySplitPowerCoverage(t *testing.T) {
+	syntheticCampaigns(t)
 	slow := realBaseline
 	slow.Slowdown = 1.05
 	unlike := verdicttest.RealisticNoise(verdicttest.Eagle3TopK4)
