@@ -72,7 +72,7 @@ func TestDryAnswersAsAnIdleHost(t *testing.T) {
 
 	text := strings.Join(got, "\n")
 	for _, want := range []string{"uname -s -m", "--query-gpu=index,", "exec sh -c serve", "GET http://127.0.0.1:8000/health",
-		"sh -c sweep; echo $? > /w/s/exit-status", "rm -f /w/server.pid"} {
+		"sh -c sweep; s=$?; umask 077; echo $s > /w/s/exit-status", "rm -f /w/server.pid"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the record lacks %q:\n%s", want, text)
 		}

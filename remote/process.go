@@ -87,7 +87,9 @@ func Start(ctx context.Context, h Host, p ProcessSpec) (int, error) {
 		fmt.Fprintf(&inner, "export %s=%s\n", k, Quote(p.Env[k]))
 	}
 	if p.ExitFile != "" {
-		fmt.Fprintf(&inner, "sh -c %s; echo $? > %s\n", Quote(p.Command), QuotePath(p.ExitFile))
+		// The job runs under the host's umask; its exit status is bakeoff's
+		// own file, written user-only like the pid file.
+		fmt.Fprintf(&inner, "sh -c %s; s=$?; umask 077; echo $s > %s\n", Quote(p.Command), QuotePath(p.ExitFile))
 	} else {
 		fmt.Fprintf(&inner, "exec sh -c %s\n", Quote(p.Command))
 	}
