@@ -195,7 +195,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		Now:        e.Now, Machine: e.Hostname, PID: e.PID,
 	}
 	if c.Sequential() {
-		opt.Look = lookFor(c)
+		opt.Look = lookFor(c, e.Now)
 	}
 	if c.Sequential() || c.Budget > 0 || c.Deadline != nil {
 		fmt.Fprintln(e.Stderr, planBefore(c, e.Now()))

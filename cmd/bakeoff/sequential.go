@@ -54,8 +54,16 @@ func planBefore(c *campaign.Campaign, now time.Time) string {
 // comparisons the sequential rule has not all closed, why the others
 // stopped, and, with requests: auto, the planner's requests per level for
 // the next rounds.
-func lookFor(c *campaign.Campaign) orchestrator.LookFunc {
+//
+// Without a budget the planner's requests are taken only when they reach
+// the margin within rounds.max: when the margin is out of reach, the most
+// precise plan is the most requests the bounds allow, and a night with no
+// limit given would be spent on a difference it still cannot show. With a
+// budget or deadline (ending at end), the requests are the most precise
+// plan that fits the time left.
+func lookFor(c *campaign.Campaign, now func() time.Time) orchestrator.LookFunc {
 	rule := &verdict.SequentialPlan{MinRounds: c.MinRounds, MaxRounds: c.Rounds}
+	end, bounded := c.End(now())
 	return func(_ context.Context, runDir string, rounds int) (orchestrator.Look, error) {
 		run, err := results.ReadRun(runDir)
 		if err != nil {
@@ -78,8 +86,21 @@ func lookFor(c *campaign.Campaign) orchestrator.LookFunc {
 		}
 		in := plan.Observed(v, run.Summary.Scenarios, pastRequests(run, v), levelBounds(c, v), openComparison, goalOf(c))
 		in.Scenarios = len(look.Open) + 1
+		if bounded {
+			f := plan.Afford(in, end.Sub(now()).Seconds())
+			if f.Fits {
+				look.Scale = autoScale(f.Plan)
+			}
+			look.Plan = f.String()
+			return look, nil
+		}
 		p := plan.Next(in)
-		look.Scale, look.Plan = autoScale(p), p.String()
+		look.Plan = p.String()
+		if p.Reached {
+			look.Scale = autoScale(p)
+		} else {
+			look.Plan += "; the campaign's requests are kept (a budget or deadline lets the planner spend more)"
+		}
 		return look, nil
 	}
 }
