@@ -22,18 +22,7 @@ import (
 // 100]"), under an objective on time to first token.
 func (w *world) sessionsCampaign(name, levels string, requests, turns, speed int, scenarios ...string) {
 	w.t.Helper()
-	cfg := fmt.Sprintf(`campaign: %s
-host: local
-engine:
-  command: [%q, "sim", "--sim-speed", "%d", "--sim-load-time", "20s"]
-  port: %d
-  health_timeout: 30s
-  poll_interval: 100ms
-  stop_grace: 5s
-gpu:
-  max_used_mib: 1024
-  wait_timeout: 10s
-sweep:
+	body := fmt.Sprintf(`sweep:
   %s
   requests: %d
   max_tokens: 16
@@ -51,7 +40,27 @@ slo:
 baseline: %s
 scenarios: [%s]
 rounds: 1
-`, name, "{bakeoff}", speed, w.port, levels, requests, turns, scenarios[0], strings.Join(scenarios, ", "))
+`, levels, requests, turns, scenarios[0], strings.Join(scenarios, ", "))
+	w.simCampaign(name, speed, body)
+}
+
+// simCampaign writes configs/NAME.yaml: a campaign on this machine whose
+// servers are the sim at speed (load time 20 s of its clock), with the
+// test's port and a GPU wait, then body (the sweep and the rest).
+func (w *world) simCampaign(name string, speed int, body string) {
+	w.t.Helper()
+	cfg := fmt.Sprintf(`campaign: %s
+host: local
+engine:
+  command: [%q, "sim", "--sim-speed", "%d", "--sim-load-time", "20s"]
+  port: %d
+  health_timeout: 30s
+  poll_interval: 100ms
+  stop_grace: 5s
+gpu:
+  max_used_mib: 1024
+  wait_timeout: 10s
+`, name, "{bakeoff}", speed, w.port) + body
 	w.config = filepath.Join(w.root, "configs", name+".yaml")
 	if err := os.WriteFile(w.config, []byte(cfg), 0o644); err != nil {
 		w.t.Fatal(err)

@@ -58,18 +58,7 @@ func (w *world) traceCampaign(out string) {
 	for i, s := range traceSpeeds {
 		speeds[i] = fmt.Sprint(s)
 	}
-	cfg := fmt.Sprintf(`campaign: %s
-host: local
-engine:
-  command: [%q, "sim", "--sim-speed", "20", "--sim-load-time", "20s"]
-  port: %d
-  health_timeout: 30s
-  poll_interval: 100ms
-  stop_grace: 5s
-gpu:
-  max_used_mib: 1024
-  wait_timeout: 10s
-power:
+	body := fmt.Sprintf(`power:
   interval: 100ms
 sweep:
   speeds: [%s]
@@ -84,11 +73,8 @@ slo:
 baseline: wide
 scenarios: [wide, narrow]
 rounds: 1
-`, out, "{bakeoff}", w.port, strings.Join(speeds, ", "))
-	w.config = filepath.Join(w.root, "configs", out+".yaml")
-	if err := os.WriteFile(w.config, []byte(cfg), 0o644); err != nil {
-		w.t.Fatal(err)
-	}
+`, strings.Join(speeds, ", "))
+	w.simCampaign(out, 20, body)
 }
 
 // TestTraceCampaign replays a trace of shared prefixes through a whole
