@@ -86,23 +86,33 @@ func lookFor(c *campaign.Campaign, now func() time.Time) orchestrator.LookFunc {
 		}
 		in := plan.Observed(v, run.Summary.Scenarios, pastRequests(run, v), levelBounds(c, v), openComparison, goalOf(c))
 		in.Scenarios = len(look.Open) + 1
+		left := -1.0
 		if bounded {
-			f := plan.Afford(in, end.Sub(now()).Seconds())
-			if f.Fits {
-				look.Scale = autoScale(f.Plan)
-			}
-			look.Plan = f.String()
-			return look, nil
+			left = end.Sub(now()).Seconds()
 		}
-		p := plan.Next(in)
-		look.Plan = p.String()
-		if p.Reached {
-			look.Scale = autoScale(p)
-		} else {
-			look.Plan += "; the campaign's requests are kept (a budget or deadline lets the planner spend more)"
-		}
+		look.Scale, look.Plan = nextRequests(in, left)
 		return look, nil
 	}
+}
+
+// nextRequests is the requests scale of the next rounds (0: the campaign's
+// own) and the plan line, for the time left in seconds (negative: no
+// budget or deadline). Without a limit the planner's requests are taken
+// only when they reach the margin; with one, the most precise plan that
+// fits, unless not even one more round does.
+func nextRequests(in plan.Inputs, left float64) (scale int, line string) {
+	if left >= 0 {
+		f := plan.Afford(in, left)
+		if f.Fits {
+			scale = autoScale(f.Plan)
+		}
+		return scale, f.String()
+	}
+	p := plan.Next(in)
+	if !p.Reached {
+		return 0, p.String() + "; the campaign's requests are kept (a budget or deadline lets the planner spend more)"
+	}
+	return autoScale(p), p.String()
 }
 
 // autoScale is the plan as one multiple of the `auto` count for every
