@@ -2,8 +2,11 @@ package verdict
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
@@ -299,10 +302,11 @@ func seedsShaped() ([]verdicttest.Engine, []string) {
 // with the error rates intact: no comparison decided against the truth's
 // sign (EAGLE-3 faster only at C=1, the flag never slower), and EAGLE-3
 // found slower under load (C ≥ 2, 14% and more) in every campaign. The
-// figure is logged and
-// checked against docs/METHOD.md's goal of 40% fewer launches only with
-// BAKEOFF_SEQUENTIAL_SAVINGS_GOAL set: the flag, a tie that takes most of
-// the plan to show, bounds what the rule can save (METHOD.md says why).
+// savings are logged beside what a rule that knew the noise would save, and
+// must not exceed it. At this maximum the flag, a tie that takes most of
+// the plan to show, keeps them under 40% for any rule that must estimate
+// the noise (METHOD.md says why); TestSequentialSavingsByMax checks the
+// goal where the plan's maximum leaves room for it.
 func TestSequentialSavings(t *testing.T) {
 	syntheticCampaigns(t)
 	n := seqCampaigns(8)
@@ -345,13 +349,169 @@ func TestSequentialSavings(t *testing.T) {
 	saved := 1 - float64(used)/float64(fixed)
 	t.Logf("seeds-shaped, sequential %d..%d, %d campaigns: %d launches against %d (%.1f%% fewer); EAGLE-3 %.1f rounds on average, the flag %.1f; %d decisions against the truth",
 		seqPlan.MinRounds, seqPlan.MaxRounds, n, used, fixed, 100*saved, float64(eagleRounds)/float64(n), float64(flagRounds)/float64(n), wrong)
+	// What a rule could save if it knew the noise: the bound the 40% goal
+	// is measured against (docs/METHOD.md). A valid rule that must estimate
+	// the noise cannot save more; one that does is stopping on luck.
+	b := savingsBound(t, n)
+	t.Logf("known noise (round sd %.2f%% for the flag, %.2f%% for EAGLE-3 at C=1, where it is %+.1f%%; one level each): the flag %.1f rounds, EAGLE-3 %.1f, %.1f%% fewer launches by the same spending; %.1f%% by linear spending",
+		b.flagSD, b.eagleSD, b.eaglePct, b.obf.flag, b.obf.eagle, 100*b.obf.saved, 100*b.linear.saved)
+	if saved > b.obf.saved {
+		t.Errorf("the rule saves %.1f%%, more than one that knows the noise (%.1f%%): it stops on luck", 100*saved, 100*b.obf.saved)
+	}
 	if wrong > 0 {
 		t.Errorf("%d comparisons decided against the truth's sign", wrong)
 	}
 	if eagleLoadFound < eagleLoad {
 		t.Errorf("EAGLE-3 found slower under load at %d of %d levels, want every one", eagleLoadFound, eagleLoad)
 	}
-	if os.Getenv("BAKEOFF_SEQUENTIAL_SAVINGS_GOAL") != "" && saved < 0.40 {
-		t.Errorf("%.1f%% fewer launches than the fixed design, the goal is 40%%", 100*saved)
+}
+
+// knownNoise is what the sequential rule would save on a seeds-shaped
+// campaign if it knew each comparison's round sd exactly and every level
+// moved together: the flag's tie and EAGLE-3's C=1 lead, each one Gaussian
+// round difference a round, judged by z boundaries spending alpha by spend.
+type knownNoise struct {
+	flag, eagle, saved float64 // mean rounds to decide, fraction of launches saved
+}
+
+// savingsBounds holds the known-noise savings at the round sds measured on
+// the seeds-shaped campaigns, by the rule's own spending and by linear
+// spending (α·t, which spends more early).
+type savingsBounds struct {
+	flagSD, eagleSD, eaglePct float64
+	obf, linear               knownNoise
+}
+
+// savingsBound measures the round sd of the flag's and of EAGLE-3's C=1
+// comparisons on the seeds-shaped campaigns' full 12 rounds (the fixed
+// design's pooled estimate, its root mean square over campaigns and levels)
+// and the savings a rule knowing them would reach.
+func savingsBound(t *testing.T, n int) savingsBounds {
+	t.Helper()
+	engines, names := seedsShaped()
+	truth := trueLogRatios(engines[0], engines[1], verdicttest.DefaultSweep())
+	var flagSS, eagleSS float64
+	var flagN, eagleN int
+	for seed := range uint64(n) {
+		v := mustVerdict(t, seqInput(engines, names, 23000+seed), Options{})
+		for _, c := range againstBaseline(v, "flag") {
+			flagSS += c.RoundSDPct * c.RoundSDPct
+			flagN++
+		}
+		for l, c := range againstBaseline(v, "eagle3-topk4") {
+			if l.Concurrency == 1 {
+				eagleSS += c.RoundSDPct * c.RoundSDPct
+				eagleN++
+			}
+		}
+	}
+	b := savingsBounds{flagSD: math.Sqrt(flagSS / float64(flagN)), eagleSD: math.Sqrt(eagleSS / float64(eagleN))}
+	eagleTruth := 100 * math.Expm1(truth[measure.ConcurrencyLevel(1)])
+	b.eaglePct = eagleTruth
+	// EAGLE-3 at C=1 is tested once its seven loaded levels, and the flag's
+	// comparisons with them, are rejected: at α over the ten comparisons
+	// left (Holm), as the rule tests it.
+	b.obf = knownNoiseSavings(b.flagSD, b.eagleSD, 0.1, eagleTruth, func(a, x float64) float64 { return spendOBF(a, x) })
+	b.linear = knownNoiseSavings(b.flagSD, b.eagleSD, 0.1, eagleTruth, func(a, x float64) float64 { return a * min(x, 1) })
+	return b
+}
+
+// knownNoiseSavings simulates the known-noise rule under seqPlan: the
+// flag (true difference flagPct) closes when its (1 − 2α) repeated interval
+// lies inside the 2% margin, EAGLE-3 (eaglePct) when |z| crosses the α/10
+// boundary; the baseline runs until both have closed.
+func knownNoiseSavings(flagSD, eagleSD, flagPct, eaglePct float64, spend func(alpha, t float64) float64) knownNoise {
+	var fracs []float64
+	for r := seqPlan.MinRounds; r <= seqPlan.MaxRounds; r++ {
+		fracs = append(fracs, float64(r)/float64(seqPlan.MaxRounds))
+	}
+	const alpha, margin, sims = 0.05, 2.0, 20000
+	tie := spendBoundaries(func(x float64) float64 { return spend(2*alpha, x) }, fracs)
+	win := spendBoundaries(func(x float64) float64 { return spend(alpha/10, x) }, fracs)
+	rng := rand.New(rand.NewPCG(7, 11))
+	var out knownNoise
+	var launches float64
+	for range sims {
+		var sf, se float64
+		fr, er := seqPlan.MaxRounds, seqPlan.MaxRounds
+		for r := 1; r <= seqPlan.MaxRounds; r++ {
+			sf += flagPct + flagSD*rng.NormFloat64()
+			se += eaglePct + eagleSD*rng.NormFloat64()
+			k := r - seqPlan.MinRounds
+			if k < 0 {
+				continue
+			}
+			rr := float64(r)
+			if fr == seqPlan.MaxRounds && math.Abs(sf/rr)+tie[k]*flagSD/math.Sqrt(rr) <= margin {
+				fr = r
+			}
+			if er == seqPlan.MaxRounds && math.Abs(se/rr)/(eagleSD/math.Sqrt(rr)) >= win[k] {
+				er = r
+			}
+		}
+		out.flag += float64(fr) / sims
+		out.eagle += float64(er) / sims
+		launches += float64(fr+er+max(fr, er)) / sims
+	}
+	out.saved = 1 - launches/float64(3*seqPlan.MaxRounds)
+	return out
+}
+
+// TestSequentialSavingsByMax measures the seeds-shaped savings at other
+// plan maxima, BAKEOFF_SEQUENTIAL_MAXES (say "12,16,20,24"); it is skipped
+// without it, as its campaigns run long. A larger maximum costs the fixed
+// design its whole length and the sequential rule only what the flag's tie
+// needs, but its early boundaries are stricter (the information fraction of
+// a round is smaller): docs/METHOD.md gives the table.
+func TestSequentialSavingsByMax(t *testing.T) {
+	env := os.Getenv("BAKEOFF_SEQUENTIAL_MAXES")
+	if env == "" {
+		t.Skip("BAKEOFF_SEQUENTIAL_MAXES not set")
+	}
+	syntheticCampaigns(t)
+	engines, names := seedsShaped()
+	n := seqCampaigns(16)
+	for _, f := range strings.Split(env, ",") {
+		mx, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || mx < seqPlan.MinRounds {
+			t.Fatalf("BAKEOFF_SEQUENTIAL_MAXES: %q is not a round count of at least %d", f, seqPlan.MinRounds)
+		}
+		plan := SequentialPlan{MinRounds: seqPlan.MinRounds, MaxRounds: mx}
+		var used, fixed, eagleRounds, flagRounds, undecided, comparisons, wrong int
+		for seed := range uint64(n) {
+			s := verdicttest.DefaultSweep()
+			v := mustVerdict(t, campaignInput(names, s, mx, verdicttest.Campaign(engines, s, mx, 23000+seed)), Options{Sequential: &plan})
+			cost := Cost(v, nil)
+			used += cost.Launches
+			fixed += cost.FixedLaunches
+			for _, vs := range v.Sequential.Variants {
+				switch vs.Variant {
+				case "eagle3-topk4":
+					eagleRounds += vs.Rounds
+				case "flag":
+					flagRounds += vs.Rounds
+				}
+			}
+			for _, variant := range []string{"eagle3-topk4", "flag"} {
+				for c, cmp := range againstBaseline(v, variant) {
+					comparisons++
+					if cmp.Outcome == OutcomeInconclusive {
+						undecided++
+					}
+					if variant == "flag" && cmp.Outcome == OutcomeSlower ||
+						variant == "eagle3-topk4" && (c.Concurrency == 1) == (cmp.Outcome == OutcomeSlower) && cmp.Outcome != OutcomeInconclusive && cmp.Outcome != OutcomeTie {
+						wrong++
+					}
+				}
+			}
+		}
+		t.Logf("max %d, %d campaigns: %d launches against %d (%.1f%% fewer); EAGLE-3 %.1f rounds, the flag %.1f; %d of %d comparisons undecided; %d against the truth",
+			mx, n, used, fixed, 100*(1-float64(used)/float64(fixed)), float64(eagleRounds)/float64(n), float64(flagRounds)/float64(n), undecided, comparisons, wrong)
+		if wrong > 0 {
+			t.Errorf("max %d: %d comparisons decided against the truth's sign", mx, wrong)
+		}
+		if saved := 1 - float64(used)/float64(fixed); mx >= 24 && saved < 0.40 {
+			t.Errorf("max %d: %.1f%% fewer launches than the fixed design, the goal is 40%%", mx, 100*saved)
+		}
 	}
 }
