@@ -14,13 +14,13 @@ import (
 // over the steady windows. Nothing when neither run has them.
 func diffWhyText(w io.Writer, d *verdict.DiffResult) error {
 	if len(d.Accept) > 0 {
-		fmt.Fprintln(w, "\nAccept length (tokens per target step; ! where each run's figure is outside the other's interval):")
+		fmt.Fprintf(w, "\nAccept length (tokens per target step; ! where it changed: Welch's t on the launches, Holm over these %d rows, p < %v):\n", len(d.Accept), d.Alpha)
 		t := table{Header: []string{"scenario", measure.LevelAxis(d.Accept[0].Level), "old", "new", "delta", ""}}
 		sources := map[string]bool{}
 		var srcs []string
 		for _, r := range d.Accept {
 			flag := ""
-			if r.Beyond {
+			if r.Changed {
 				flag = "!"
 			}
 			t.Rows = append(t.Rows, []string{r.Scenario, measure.LevelLabel(r.Level), acceptInterval(r.Old), acceptInterval(r.New), verdict.Pct(r.DeltaPct), flag})

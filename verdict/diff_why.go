@@ -17,12 +17,16 @@ type AcceptDiffRow struct {
 	NewSource string   `json:"new_source"`
 	// DeltaPct is new against old, percent.
 	DeltaPct float64 `json:"delta_pct"`
-	// Beyond is set when each run's figure lies outside the other's
-	// interval: a change the launch-to-launch spread of neither run
-	// explains. Never set when either run has a single launch (no
-	// interval). It explains, it does not gate: the accept length is not
-	// part of the diff's tests.
-	Beyond bool `json:"beyond,omitempty"`
+	// P is the two-sided p-value of no change, Welch's t on the logs of
+	// the two runs' launches; PAdjusted corrects it by Holm over the diff's
+	// accept rows; 1 when either run has a single launch.
+	P         float64 `json:"p"`
+	PAdjusted float64 `json:"p_adjusted"`
+	// Changed is PAdjusted < the diff's alpha: a change the launches'
+	// spread does not explain, at a rate of false alarms over the whole
+	// table of alpha. It explains, it does not gate: the accept length is
+	// not part of the diff's throughput tests.
+	Changed bool `json:"changed,omitempty"`
 }
 
 // ServerDiffRow is what the server's own metrics said about one scenario at
@@ -62,17 +66,34 @@ func diffWhy(d *DiffResult, vo, vn *Verdict) {
 			}
 		}
 	}
+	settleAccept(d.Accept, d.Alpha)
 }
 
 func acceptDiff(name string, o, n *LevelAccept, c measure.Level) AcceptDiffRow {
-	r := AcceptDiffRow{Scenario: name, Level: c, Old: o.Length, New: n.Length, OldSource: o.Source, NewSource: n.Source}
+	r := AcceptDiffRow{Scenario: name, Level: c, Old: o.Length, New: n.Length, OldSource: o.Source, NewSource: n.Source, P: 1}
 	if o.Length.Center > 0 {
 		r.DeltaPct = 100 * (n.Length.Center/o.Length.Center - 1)
 	}
-	outside := func(x float64, e Estimate) bool { return x < e.Lo || x > e.Hi }
-	r.Beyond = o.Length.N > 1 && n.Length.N > 1 &&
-		outside(n.Length.Center, o.Length) && outside(o.Length.Center, n.Length)
+	if len(o.Launches) > 1 && len(n.Launches) > 1 {
+		r.P = welchLog(o.Launches, n.Launches).P()
+	}
 	return r
+}
+
+// settleAccept corrects the accept rows' p-values for their number (Holm)
+// and marks the changes at alpha. Each row is a level, and a speculative
+// scenario has one at every level: uncorrected, a table of sixteen rows
+// would show a chance change in more than half of the diffs between two
+// runs of the same configuration.
+func settleAccept(rows []AcceptDiffRow, alpha float64) {
+	p := make([]float64, len(rows))
+	for i, r := range rows {
+		p[i] = r.P
+	}
+	for i, adj := range holm(p) {
+		rows[i].PAdjusted = adj
+		rows[i].Changed = adj < alpha
+	}
 }
 
 func serverDiff(name string, o, n *Level) (ServerDiffRow, bool) {
