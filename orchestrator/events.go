@@ -45,17 +45,22 @@ type Event struct {
 	// Parts, on EventCampaignStart, is how many results rounds the rounds
 	// were split into over a fleet (then each launch's Round is its part);
 	// 0 when each round runs whole.
-	Parts    int
-	Index    int // 1-based position of the launch in the campaign's launch sequence
-	Total    int // launches in the campaign: scenarios × rounds
-	Phase    StepName
-	Outcome  string
-	Duration time.Duration
-	Err      error
-	Message  string
-	RunDir   string
-	Sweep    *loadgen.Event
-	Result   *results.ScenarioResult
+	Parts int
+	// Replicate, in a run whose rounds were split into parts, is the round
+	// as the campaign counts it (rounds: 3 has replicates 1 to 3, and
+	// Rounds is then 3); Round is the results round of its part, the one
+	// the run's files are named by. 0 when each round runs whole.
+	Replicate int
+	Index     int // 1-based position of the launch in the campaign's launch sequence
+	Total     int // launches in the campaign: scenarios × rounds
+	Phase     StepName
+	Outcome   string
+	Duration  time.Duration
+	Err       error
+	Message   string
+	RunDir    string
+	Sweep     *loadgen.Event
+	Result    *results.ScenarioResult
 	// Host is the fleet's host the event is about; empty for a single host.
 	Host string
 	// Hosts is how many hosts the campaign runs on (campaign start).

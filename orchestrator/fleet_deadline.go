@@ -30,8 +30,8 @@ func (o *orch) fits(j *roundJob) bool {
 	o.outcome.OutOfTime = append(o.outcome.OutOfTime, j.round)
 	o.mu.Unlock()
 	o.emit(Event{Time: now, Kind: EventRoundOutOfTime, Round: j.round, Rounds: len(o.man.Order),
-		Message: fmt.Sprintf("round %d not started: %d launches × %s (%s) would end after %s, %s from now",
-			j.round, n, per.Round(time.Second), basis, o.opt.Deadline.UTC().Format(time.RFC3339),
+		Message: fmt.Sprintf("%s not started: %d launches × %s (%s) would end after %s, %s from now",
+			o.roundName(j.round), n, per.Round(time.Second), basis, o.opt.Deadline.UTC().Format(time.RFC3339),
 			o.opt.Deadline.Sub(now).Round(time.Second))})
 	return false
 }
@@ -98,4 +98,15 @@ func sweepEstimate(s campaign.Sweep) time.Duration {
 		secs += level * float64(max(s.Repeats, 1))
 	}
 	return time.Duration(secs * float64(time.Second))
+}
+
+// roundName names results round k for people: "round 2", or with split
+// rounds "round 2 (results round 7)", the replicate first since that is
+// what the campaign's rounds count, and the part's round that the run's
+// files are named by.
+func (o *orch) roundName(k int) string {
+	if r := o.man.Replicate(k); o.man.Split() && r != k {
+		return fmt.Sprintf("round %d (results round %d)", r, k)
+	}
+	return fmt.Sprintf("round %d", k)
 }

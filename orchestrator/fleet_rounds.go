@@ -77,11 +77,11 @@ func (o *orch) readPlacement(entries []JournalEntry) {
 }
 
 // needsRun reports whether a launch runs in this invocation: in --round's
-// round (when given) and named by --only (when given); without either,
+// round (when given; with split rounds, every part of that replicate) and named by --only (when given); without either,
 // when not already finished in a resumed run (on home, when the round has
 // one).
 func (o *orch) needsRun(k LaunchKey, home string) bool {
-	if o.opt.Round > 0 && k.Round != o.opt.Round {
+	if o.opt.Round > 0 && o.man.Replicate(k.Round) != o.opt.Round {
 		return false
 	}
 	if len(o.opt.Only) > 0 {

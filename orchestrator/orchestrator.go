@@ -169,6 +169,10 @@ type orch struct {
 	c    *campaign.Campaign
 	now  func() time.Time
 	emit func(Event)
+	// parts is the replicate of each results round when the rounds are
+	// split over a fleet (the manifest's Replicates, fixed once laid out);
+	// nil otherwise.
+	parts []int
 	// workers are the campaign's hosts: one, or the fleet in its order.
 	workers []*worker
 	// fleet is true when Options.Hosts was given: journal lines and events
@@ -229,6 +233,11 @@ func newOrch(opt Options) (*orch, error) {
 	o.emit = func(e Event) {
 		emitMu.Lock()
 		defer emitMu.Unlock()
+		// The look's Round is already a replicate; every other event's is
+		// a results round, a part when the rounds are split.
+		if e.Kind != EventLook && e.Round > 0 && e.Round <= len(o.parts) {
+			e.Replicate, e.Rounds = o.parts[e.Round-1], o.parts[len(o.parts)-1]
+		}
 		emit(e)
 	}
 	if o.opt.PIDAlive == nil {
@@ -362,6 +371,7 @@ func (o *orch) layout() ([][]string, []int) {
 
 // planLaunches lays the rounds of the manifest's order end to end.
 func (o *orch) planLaunches() {
+	o.parts = slices.Clone(o.man.Replicates)
 	byName := map[string]*campaign.Scenario{}
 	for _, sc := range o.c.Scenarios {
 		byName[sc.Name] = sc

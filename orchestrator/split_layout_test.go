@@ -155,3 +155,51 @@ func TestGateSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitRoundOption: on a run whose rounds were split, --round names the
+// campaign's round and runs every part of it, and nothing of the others;
+// events name a part's launch by its round too, and the out-of-time line
+// by both.
+func TestSplitRoundOption(t *testing.T) {
+	c := &campaign.Campaign{Name: "split", Baseline: "s000", Rounds: 3}
+	for _, name := range splitNames(10) {
+		c.Scenarios = append(c.Scenarios, &campaign.Scenario{Name: name})
+	}
+	var got []Event
+	o, err := newOrch(Options{Campaign: c, Hosts: idleFleet(8), OutDir: t.TempDir(), Round: 2,
+		Events: func(e Event) { got = append(got, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.openRun(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { o.jr.Close() })
+	if !o.man.Split() {
+		t.Fatal("the layout is not split")
+	}
+	runs := map[int]bool{}
+	for _, pl := range o.launches {
+		rep := o.man.Replicate(pl.key.Round)
+		if need := o.needsRun(pl.key, ""); need != (rep == 2) {
+			t.Errorf("%s in results round %d (round %d): runs %v", pl.key.Scenario, pl.key.Round, rep, need)
+		}
+		if rep == 2 {
+			runs[pl.key.Round] = true
+		}
+	}
+	if len(runs) < 2 {
+		t.Errorf("--round 2 runs results rounds %v, want every part of round 2", runs)
+	}
+	var part int
+	for k := range runs {
+		part = max(part, k)
+	}
+	o.emit(Event{Kind: EventScenarioEnd, Scenario: "s001", Round: part})
+	if len(got) != 1 || got[0].Replicate != 2 || got[0].Rounds != 3 || got[0].Round != part {
+		t.Errorf("event %+v, want round %d as replicate 2 of 3", got, part)
+	}
+	if want := fmt.Sprintf("round 2 (results round %d)", part); o.roundName(part) != want {
+		t.Errorf("roundName(%d) = %q, want %q", part, o.roundName(part), want)
+	}
+}

@@ -97,7 +97,11 @@ func eventLine(ev orchestrator.Event) string {
 		return "campaign done"
 	case orchestrator.EventHostLost:
 		if ev.Round > 0 {
-			return fmt.Sprintf("host %s lost during round %d: %s; the round runs again whole on another host", ev.Host, ev.Round, firstLine(ev.Message))
+			round := roundSuffix(ev)
+			if round == "" {
+				round = fmt.Sprintf(" round %d", ev.Round)
+			}
+			return fmt.Sprintf("host %s lost during%s: %s; the round runs again whole on another host", ev.Host, round, firstLine(ev.Message))
 		}
 		return fmt.Sprintf("host %s lost: %s", ev.Host, firstLine(ev.Message))
 	case orchestrator.EventLook:
@@ -108,9 +112,14 @@ func eventLine(ev orchestrator.Event) string {
 	return ""
 }
 
-// roundSuffix names the round of a launch in a campaign of several.
+// roundSuffix names the round of a launch in a campaign of several: the
+// campaign's round, and with split rounds the results round of its part
+// as well, the one the run's files are named by.
 func roundSuffix(ev orchestrator.Event) string {
-	if ev.Rounds > 1 && ev.Round > 0 {
+	switch {
+	case ev.Replicate > 0 && ev.Replicate != ev.Round:
+		return fmt.Sprintf(" round %d (results round %d)", ev.Replicate, ev.Round)
+	case ev.Rounds > 1 && ev.Round > 0:
 		return fmt.Sprintf(" round %d", ev.Round)
 	}
 	return ""

@@ -104,3 +104,23 @@ func TestProgressSplitStart(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// TestProgressSplitRound: with split rounds a launch is named by the
+// campaign's round and by the results round its files are under.
+func TestProgressSplitRound(t *testing.T) {
+	for _, tc := range []struct {
+		ev   orchestrator.Event
+		want string
+	}{
+		{orchestrator.Event{Kind: orchestrator.EventScenarioEnd, Scenario: "a", Round: 7, Replicate: 2, Rounds: 3, Index: 20, Total: 40, Host: "gpu-03", Outcome: "ok"},
+			"[20/40 a round 2 (results round 7) on gpu-03] ok"},
+		{orchestrator.Event{Kind: orchestrator.EventHostLost, Host: "gpu-03", Round: 7, Replicate: 2, Rounds: 3, Message: "unreachable"},
+			"host gpu-03 lost during round 2 (results round 7): unreachable; the round runs again whole on another host"},
+		{orchestrator.Event{Kind: orchestrator.EventHostLost, Host: "gpu-03", Round: 1, Rounds: 1, Message: "unreachable"},
+			"host gpu-03 lost during round 1: unreachable; the round runs again whole on another host"},
+	} {
+		if got := eventLine(tc.ev); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("got  %q\nwant %q", got, tc.want)
+		}
+	}
+}
