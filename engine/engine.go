@@ -74,6 +74,10 @@ type Profile struct {
 	// of the server's counters between the scrapes before and after it;
 	// nil: the engine publishes none there.
 	Accept func(s Scrapes) (float64, string)
+	// ParseMetrics reads the answer to GET /metrics into one figure per
+	// name, for an engine whose answer is not the Prometheus text format
+	// (TensorRT-LLM's JSON iteration statistics); nil: Prometheus text.
+	ParseMetrics func(body []byte) (map[string]float64, error)
 	// ResponseAccept is set for an engine whose responses each carry their
 	// own speculative counts (llama.cpp's timings, SGLang's
 	// sglext.spec_tokens_details, vLLM's metrics.speculative_decoding),

@@ -251,10 +251,14 @@ func TestAcceptFromScrapes(t *testing.T) {
 			}
 		})
 	}
-	for _, n := range []string{engine.LlamaCpp, engine.TRTLLM} {
-		if profile(t, n).Accept != nil {
-			t.Errorf("%s reads an accept length from metrics it does not publish", n)
-		}
+	if profile(t, engine.LlamaCpp).Accept != nil {
+		t.Errorf("llamacpp reads an accept length from metrics it does not publish")
+	}
+	// TensorRT-LLM's scrapes are what the iterations since the last one
+	// summed (TestParseIterationStats); Prometheus counters mean nothing to
+	// it.
+	if got, src := profile(t, engine.TRTLLM).Accept(engine.Scrapes{Before: sb, After: sa}); src != "" {
+		t.Errorf("trtllm reads %v from SGLang's counters (%q)", got, src)
 	}
 }
 

@@ -30,10 +30,12 @@ var trtllm = &Profile{
 	ErrorLines: []*regexp.Regexp{regexp.MustCompile(`\[TRT-LLM\](?: \[RANK \d+\])? \[E\]|\[TensorRT-LLM\]\[ERROR\]`)},
 	Info:       &InfoCall{Path: "/version", File: "version.json", Parse: parseVersion},
 	// Speculative decoding is set in the YAML file (--config or
-	// --extra_llm_api_options), which bakeoff does not read; its /metrics
-	// iteration statistics are not read for an accept length either.
-	NoReset: "trtllm-serve has no HTTP call to clear its KV-cache block reuse (it is set in its configuration)",
-	Check:   trtllmCheck,
+	// --extra_llm_api_options), which bakeoff does not read; the accept
+	// length comes from /metrics's iteration statistics (trtllm_metrics.go).
+	ParseMetrics: parseIterationStats,
+	Accept:       trtllmAccept,
+	NoReset:      "trtllm-serve has no HTTP call to clear its KV-cache block reuse (it is set in its configuration)",
+	Check:        trtllmCheck,
 }
 
 func init() { register(trtllm) }

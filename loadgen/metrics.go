@@ -62,7 +62,7 @@ func newMetricsProbe(c *http.Client, p *engine.Profile, base, apiKey, dir string
 func (m *metricsProbe) scrape(ctx context.Context, phase scrapePhase) {
 	if body, ok := m.get(ctx, "/metrics"); ok {
 		m.save(phase, "metrics.txt", body)
-		vals, err := ParseMetrics(bytes.NewReader(body))
+		vals, err := m.parse(body)
 		m.mu.Lock()
 		if err != nil {
 			m.warnings = append(m.warnings, fmt.Sprintf("/metrics %s the level: %v", phase, err))
@@ -78,6 +78,15 @@ func (m *metricsProbe) scrape(ctx context.Context, phase scrapePhase) {
 			m.mu.Unlock()
 		}
 	}
+}
+
+// parse reads a /metrics answer as the engine writes it: Prometheus text,
+// or the engine's own format.
+func (m *metricsProbe) parse(body []byte) (map[string]float64, error) {
+	if m.engine.ParseMetrics != nil {
+		return m.engine.ParseMetrics(body)
+	}
+	return ParseMetrics(bytes.NewReader(body))
 }
 
 func (m *metricsProbe) get(ctx context.Context, path string) ([]byte, bool) {
