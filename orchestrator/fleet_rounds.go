@@ -77,9 +77,9 @@ func (o *orch) readPlacement(entries []JournalEntry) {
 }
 
 // needsRun reports whether a launch runs in this invocation: in --round's
-// round (when given; with split rounds, every part of that replicate) and named by --only (when given); without either,
-// when not already finished in a resumed run (on home, when the round has
-// one).
+// round (when given; with split rounds, every part of that replicate) and
+// named by --only (when given); without either, when not already finished
+// in a resumed run (on home, when the round has one).
 func (o *orch) needsRun(k LaunchKey, home string) bool {
 	if o.opt.Round > 0 && o.man.Replicate(k.Round) != o.opt.Round {
 		return false
