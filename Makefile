@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build test demo vet fmt bench bench-cpu fuzz faults soak scale slurm clean
+.PHONY: all build test demo vet fmt bench bench-cpu fuzz faults soak scale slurm sequential clean
 
 all: build
 
@@ -75,6 +75,17 @@ scale: build
 # Debian's slurmctld, slurmd, slurm-client and munge.
 slurm: build
 	BAKEOFF_SLURM=1 $(GO) test -count=1 -v -timeout 20m -parallel 8 ./slurm/e2e
+
+# The sequential rule's figures in docs/METHOD.md ("Sequential rounds",
+# Validation) at their long-run counts: the A/A pair under optional
+# stopping over 200 campaigns; coverage, power and the seeds-shaped savings
+# over 60; the savings and the A/A rate at maxima of 12 to 24 rounds over
+# 40. About 15 minutes on two cores; make test runs the same tests on fewer
+# campaigns.
+sequential:
+	BAKEOFF_SEQUENTIAL_CAMPAIGNS=200 $(GO) test -count=1 -v -timeout 60m -run '^TestSequentialAA$$' ./verdict
+	BAKEOFF_SEQUENTIAL_CAMPAIGNS=60 $(GO) test -count=1 -v -timeout 60m -run '^TestSequential(Coverage|Power|Savings)$$' ./verdict
+	BAKEOFF_SEQUENTIAL_CAMPAIGNS=40 BAKEOFF_SEQUENTIAL_MAXES=12,16,20,24 $(GO) test -count=1 -v -timeout 60m -run '^TestSequentialSavingsByMax$$' ./verdict
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./loadgen/...
