@@ -82,9 +82,9 @@ func acceptDiff(name string, o, n *LevelAccept, c measure.Level) AcceptDiffRow {
 
 // settleAccept corrects the accept rows' p-values for their number (Holm)
 // and marks the changes at alpha. Each row is a level, and a speculative
-// scenario has one at every level: uncorrected, a table of sixteen rows
-// would show a chance change in more than half of the diffs between two
-// runs of the same configuration.
+// scenario has one at every level: uncorrected, every row would be another
+// chance of a false mark, and the table as a whole would cry wolf in many
+// diffs between runs of one configuration.
 func settleAccept(rows []AcceptDiffRow, alpha float64) {
 	p := make([]float64, len(rows))
 	for i, r := range rows {
