@@ -47,7 +47,7 @@ func demoWithSessions(t *testing.T, w *world) string {
 		{"requests: auto", "requests: 18"},
 		{"max_tokens: 200", "max_tokens: 48"},
 		{"scenarios: [baseline, baseline-nofusion, eagle3-topk4, eagle3-topk1-specv2]", "scenarios: [baseline, cached]"},
-		{"rounds: {min: 3, max: 6}", "rounds: 1"},
+		{"rounds: {min: 3, max: 8}", "rounds: 1"},
 	} {
 		if !strings.Contains(cfg, r.old) {
 			t.Fatalf("configs/demo.yaml no longer holds %q", r.old)
