@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -91,8 +92,12 @@ func TestTRTLLMAcceptLength(t *testing.T) {
 				t.Fatal(err)
 			}
 			l := res.Levels[0]
-			if len(l.Warnings) > 0 {
-				t.Errorf("warnings: %q", l.Warnings)
+			// Only the scrapes' warnings are this test's: a busy machine
+			// may add its own about the load generator.
+			for _, w := range l.Warnings {
+				if strings.Contains(w, "/metrics") || strings.Contains(w, "iteration statistics") {
+					t.Errorf("warning about the metrics answer: %q", w)
+				}
 			}
 			if tc.want == 0 {
 				if l.AcceptLength != nil {
