@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/internal/pause"
 	"github.com/bakeoff-dev/bakeoff/remote"
 )
 
@@ -27,7 +28,7 @@ func (w *worker) overLink(ctx context.Context, scenario, what string, fn func(co
 	o.warn(scenario, fmt.Sprintf("%s: the link to %s dropped (%v); retrying", what, w.h.Name(), err))
 	start := o.now()
 	for errors.Is(err, remote.ErrDisconnected) && o.now().Sub(start) < o.linkPatience {
-		if serr := sleep(ctx, DefaultLinkRetry); serr != nil {
+		if serr := pause.For(ctx, DefaultLinkRetry); serr != nil {
 			return serr
 		}
 		err = fn(ctx)

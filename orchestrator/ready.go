@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/internal/pause"
 	"github.com/bakeoff-dev/bakeoff/remote"
 )
 
@@ -77,7 +78,7 @@ func waitReady(ctx context.Context, s *scenarioRun) error {
 			return s.fail("ready", fmt.Sprintf("not healthy after %s (%s from %s)", o.c.Engine.HealthTimeout, what, url),
 				s.logTail(context.WithoutCancel(ctx)), nil)
 		}
-		if err := sleep(ctx, o.c.Engine.PollInterval); err != nil {
+		if err := pause.For(ctx, o.c.Engine.PollInterval); err != nil {
 			return err
 		}
 	}
@@ -105,7 +106,7 @@ func (s *scenarioRun) crashed(ctx context.Context, phase StepName, what string, 
 		if alive, aerr := remote.Alive(ctx, s.w.h, s.w.paths.serverPID); aerr == nil && !alive {
 			break
 		}
-		if sleep(ctx, DefaultCrashSettle/10) != nil {
+		if pause.For(ctx, DefaultCrashSettle/10) != nil {
 			break
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/engine"
@@ -346,16 +345,4 @@ func (s *scenarioRun) phase(ctx context.Context, st step) error {
 	s.result.PhaseSeconds[string(st.name)] += d.Seconds()
 	s.event(Event{Kind: EventPhaseEnd, Phase: st.name, Outcome: outcome, Duration: d, Err: err})
 	return err
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

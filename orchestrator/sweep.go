@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/internal/pause"
 	"github.com/bakeoff-dev/bakeoff/loadgen"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/prompts"
@@ -223,7 +224,7 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 				return levels, s.crashed(ctx, "sweep", "server exited during the sweep", nil)
 			}
 		}
-		if err := sleep(ctx, DefaultSweepPoll); err != nil {
+		if err := pause.For(ctx, DefaultSweepPoll); err != nil {
 			return s.fetchSweep(context.WithoutCancel(ctx), true), err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/internal/pause"
 	"github.com/bakeoff-dev/bakeoff/remote"
 )
 
@@ -44,7 +45,7 @@ func answers(ctx context.Context, env Env, h remote.Host, patience time.Duration
 		if env.now().Sub(start) >= patience {
 			return fmt.Errorf("unreachable for %s: %w", patience, err)
 		}
-		if sleep(ctx, WatchRetry) != nil {
+		if pause.For(ctx, WatchRetry) != nil {
 			return nil
 		}
 	}
@@ -62,15 +63,4 @@ func answer(ctx context.Context, h remote.Host) error {
 		return nil // it ran: the host is there
 	}
 	return err
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

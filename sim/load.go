@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/internal/pause"
 )
 
 // Load-phase constants.
@@ -35,14 +37,7 @@ func (l *loader) sleepTo(ctx context.Context, frac float64) error {
 	}
 	d := time.Duration(float64(l.cfg.Sim.LoadTime) * (frac - l.done) / l.speed)
 	l.done = frac
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return pause.For(ctx, d)
 }
 
 func gb(mib int) float64 { return float64(mib) / 1024 }
