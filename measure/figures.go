@@ -5,13 +5,9 @@ import (
 	"slices"
 )
 
-// Figures are one level's figures over one or more of its repeats: the
-// request counts, the per-request distributions (docs/METHOD.md, Per-request
-// figures) and the throughput over the repeats' steady-state windows. They
-// are made in one place, LevelFigures, so that the live sweep's line and
-// levels.json (one repeat, Summarize) and the verdict, report and diff (every
-// repeat of every launch) cannot disagree on the same records.
-type Figures struct {
+// Counts are a level's request counts, as Figures and LevelSummary both
+// give them (flat in JSON).
+type Counts struct {
 	// Requests counts measured (non-warm-up) requests; OK and Failed split
 	// them; FailedByClass counts failures by error class (nil when none).
 	Requests      int            `json:"requests"`
@@ -19,11 +15,22 @@ type Figures struct {
 	Failed        int            `json:"failed"`
 	FailedByClass map[string]int `json:"failed_by_class,omitempty"`
 	Tokens        int            `json:"tokens"` // completion tokens of successful requests
-	// ConnRetries counts requests sent again on a new connection
-	// (Record.ConnRetries); TokensEstimated is true when any token count
-	// was estimated because the server sent no usage.
+	// ConnRetries counts requests sent again on a new connection because
+	// the server had closed a kept-alive one (Record.ConnRetries);
+	// TokensEstimated is true when any token count was estimated because
+	// the server sent no usage.
 	ConnRetries     int  `json:"conn_retries,omitempty"`
 	TokensEstimated bool `json:"tokens_estimated,omitempty"`
+}
+
+// Figures are one level's figures over one or more of its repeats: the
+// request counts, the per-request distributions (docs/METHOD.md, Per-request
+// figures) and the throughput over the repeats' steady-state windows. They
+// are made in one place, LevelFigures, so that the live sweep's line and
+// levels.json (one repeat, Summarize) and the verdict, report and diff (every
+// repeat of every launch) cannot disagree on the same records.
+type Figures struct {
+	Counts
 
 	// SteadyThroughput is the completion tokens produced inside each
 	// repeat's throughput window (the steady state, else the wall window:

@@ -44,8 +44,7 @@ func SummarizeAt(level Level, repeat int, ps []float64, recs []Record) LevelSumm
 		return s
 	}
 	f := LevelFiguresAt(level, ps, rs)
-	s.OK, s.Failed, s.FailedByClass, s.Tokens = f.OK, f.Failed, f.FailedByClass, f.Tokens
-	s.ConnRetries, s.TokensEstimated = f.ConnRetries, f.TokensEstimated
+	s.Counts = f.Counts
 	wall, _ := WallWindow(rs)
 	s.WallSeconds, s.WallThroughput = wall.Seconds(), f.WallThroughput
 	s.PerRequestTokS = f.PerRequest.Mean

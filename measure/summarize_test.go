@@ -139,18 +139,17 @@ func TestSummarizeFlags(t *testing.T) {
 func TestFormatLevelGolden(t *testing.T) {
 	al := 2.37
 	levels := []LevelSummary{
-		{Level: ConcurrencyLevel(1), Requests: 30, OK: 30, Throughput: 86.84, PerRequestTokS: 87.01, LatencyMean: 2.31, LatencyP50: 2.3,
+		{Level: ConcurrencyLevel(1), Counts: Counts{Requests: 30, OK: 30}, Throughput: 86.84, PerRequestTokS: 87.01, LatencyMean: 2.31, LatencyP50: 2.3,
 			LatencyP99: 2.62, TTFTP50: 0.0451, TTFTP99: 0.0613, TPOTP50: 0.01132, TPOTP99: 0.0119},
-		{Level: ConcurrencyLevel(250), Repeat: 1, Requests: 1000, OK: 996, Failed: 4, FailedByClass: map[string]int{ErrTimeout: 3, ErrCut: 1},
-			Throughput: 773.2, PerRequestTokS: 3.1, LatencyMean: 64.5, LatencyP50: 64.1, LatencyP99: 71.9,
+		{Level: ConcurrencyLevel(250), Repeat: 1, Counts: Counts{Requests: 1000, OK: 996, Failed: 4, FailedByClass: map[string]int{ErrTimeout: 3, ErrCut: 1}}, Throughput: 773.2, PerRequestTokS: 3.1, LatencyMean: 64.5, LatencyP50: 64.1, LatencyP99: 71.9,
 			TTFTP50: 1.2, TTFTP99: 9.81, TPOTP50: 0.3161, TPOTP99: 0.35, AcceptLength: &al, ClientLimited: true},
-		{Level: ConcurrencyLevel(5), Requests: 30, OK: 30, TokensEstimated: true, Throughput: 279, PerRequestTokS: 56.2, LatencyMean: 3.5,
+		{Level: ConcurrencyLevel(5), Counts: Counts{Requests: 30, OK: 30, TokensEstimated: true}, Throughput: 279, PerRequestTokS: 56.2, LatencyMean: 3.5,
 			LatencyP50: 3.5, LatencyP99: 3.9},
-		{Level: ConcurrencyLevel(8), Requests: 24, OK: 24, ConnRetries: 11, Throughput: 512.4, PerRequestTokS: 64.8, LatencyMean: 3.1,
+		{Level: ConcurrencyLevel(8), Counts: Counts{Requests: 24, OK: 24, ConnRetries: 11}, Throughput: 512.4, PerRequestTokS: 64.8, LatencyMean: 3.1,
 			LatencyP50: 3.1, LatencyP99: 3.3},
-		{Level: RateLevel(0.5), Rate: 0.5, Requests: 30, OK: 30, Throughput: 100.1, PerRequestTokS: 70.2, LatencyMean: 2.9,
+		{Level: RateLevel(0.5), Rate: 0.5, Counts: Counts{Requests: 30, OK: 30}, Throughput: 100.1, PerRequestTokS: 70.2, LatencyMean: 2.9,
 			LatencyP50: 2.8, LatencyP99: 3.2, ArrivalRate: 0.498, LateP99: 0.0021},
-		{Level: RateLevel(12), Rate: 12, Requests: 720, OK: 720, Throughput: 900.5, PerRequestTokS: 9.1, LatencyMean: 31.2,
+		{Level: RateLevel(12), Rate: 12, Counts: Counts{Requests: 720, OK: 720}, Throughput: 900.5, PerRequestTokS: 9.1, LatencyMean: 31.2,
 			LatencyP50: 30.9, LatencyP99: 60.1, ArrivalRate: 11.97, LateP99: 0.0035, Saturated: true},
 	}
 	var b strings.Builder

@@ -6,19 +6,7 @@ package measure
 type LevelSummary struct {
 	Level  Level `json:"level"`
 	Repeat int   `json:"repeat"`
-	// Requests is how many were sent; OK and Failed split them, and
-	// FailedByClass counts failures per error class.
-	Requests      int            `json:"requests"`
-	OK            int            `json:"ok"`
-	Failed        int            `json:"failed"`
-	FailedByClass map[string]int `json:"failed_by_class,omitempty"`
-	Tokens        int            `json:"tokens"` // completion tokens of successful requests
-	// ConnRetries counts requests sent again on a new connection because
-	// the server had closed a kept-alive one (Record.ConnRetries).
-	ConnRetries int `json:"conn_retries,omitempty"`
-	// TokensEstimated is true when any request's token count was estimated
-	// because the server sent no usage.
-	TokensEstimated bool `json:"tokens_estimated,omitempty"`
+	Counts
 
 	WallSeconds float64 `json:"wall_s"` // first send to last end
 	// Throughput is output tokens per second over the steady-state window;

@@ -23,7 +23,7 @@ func TestWriteSummaryAtomic(t *testing.T) {
 			Started: time.Date(2026, 12, 1, 3, 4, 5, 6, time.UTC), Ended: time.Date(2026, 12, 1, 3, 14, 5, 0, time.UTC),
 			FailedPhase: "sweep", Reason: "server exited <during> the sweep & \"more\"", LogExcerpt: "line 1\n\tline 2 \u2028",
 			Launch: "python -m sglang.launch_server --tp 8", AcceptLength: &accept, Round: round,
-			Levels:       []measure.LevelSummary{{Level: measure.ConcurrencyLevel(1), Requests: 30, OK: 30, Tokens: 6000, Throughput: 3556.5}, {Level: measure.ConcurrencyLevel(70), Requests: 280}},
+			Levels:       []measure.LevelSummary{{Level: measure.ConcurrencyLevel(1), Counts: measure.Counts{Requests: 30, OK: 30, Tokens: 6000}, Throughput: 3556.5}, {Level: measure.ConcurrencyLevel(70), Counts: measure.Counts{Requests: 280}}},
 			PhaseSeconds: map[string]float64{"sweep": 8.25, "ready": 0.7},
 			Dir:          LaunchDir(name, round),
 			History:      []ScenarioResult{{Name: name, Status: StatusOK, Attempt: 1, Round: round}},

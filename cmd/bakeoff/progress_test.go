@@ -16,7 +16,7 @@ import (
 // campaignEvents is a short campaign as the orchestrator reports it.
 func campaignEvents() []orchestrator.Event {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	sum := measure.LevelSummary{Level: measure.ConcurrencyLevel(1), Requests: 4, OK: 4, Throughput: 90}
+	sum := measure.LevelSummary{Level: measure.ConcurrencyLevel(1), Counts: measure.Counts{Requests: 4, OK: 4}, Throughput: 90}
 	var evs []orchestrator.Event
 	add := func(e orchestrator.Event) {
 		e.Time = t0.Add(time.Duration(len(evs)) * time.Second)

@@ -104,7 +104,7 @@ func writeAuditRun(t *testing.T, dir string, tc auditCase) {
 			okCount = tc.levelsOK[l]
 		}
 		if tc.status == results.StatusOK {
-			sr.Levels = append(sr.Levels, measure.LevelSummary{Level: measure.ConcurrencyLevel(l), Requests: n + 1, OK: okCount, Failed: 1})
+			sr.Levels = append(sr.Levels, measure.LevelSummary{Level: measure.ConcurrencyLevel(l), Counts: measure.Counts{Requests: n + 1, OK: okCount, Failed: 1}})
 		}
 	}
 	write := func(name, s string) {
