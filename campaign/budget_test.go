@@ -10,7 +10,6 @@ import (
 // exclusive, refused with file:line:col when wrong, and neither is in the
 // fingerprint.
 func TestBudgetKeys(t *testing.T) {
-	top := func(extra string) memFiles { return goodFiles.with(memFiles{cfgPath: goodFiles[cfgPath] + extra}) }
 	for _, tc := range []struct {
 		name     string
 		files    memFiles

@@ -9,7 +9,6 @@ import (
 // are cleared, the power sampler is off, a sampler asked for by name is
 // refused with its position, and the sweep fingerprint does not change.
 func TestGPUNone(t *testing.T) {
-	top := func(extra string) memFiles { return goodFiles.with(memFiles{cfgPath: goodFiles[cfgPath] + extra}) }
 	offByDefault := PowerOpts{Source: PowerOff, Interval: DefaultPowerInterval}
 	for _, tc := range []struct {
 		name      string

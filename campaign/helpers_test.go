@@ -61,3 +61,9 @@ args:
   speculative-num-draft-tokens: 4
 `,
 }
+
+// top is goodFiles with extra appended to the campaign file: keys at its
+// top level.
+func top(extra string) memFiles {
+	return goodFiles.with(memFiles{cfgPath: goodFiles[cfgPath] + extra})
+}

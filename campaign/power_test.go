@@ -9,7 +9,6 @@ import (
 // TestPowerKey: power.source and power.interval are read, defaulted and
 // refused with file:line:col when wrong; neither is in the fingerprint.
 func TestPowerKey(t *testing.T) {
-	top := func(extra string) memFiles { return goodFiles.with(memFiles{cfgPath: goodFiles[cfgPath] + extra}) }
 	for _, tc := range []struct {
 		name     string
 		files    memFiles

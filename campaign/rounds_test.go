@@ -11,7 +11,6 @@ import (
 // TestRoundsKeys: rounds, min_effect and equivalence_margin are read, given
 // their defaults when left out, and refused with file:line:col when wrong.
 func TestRoundsKeys(t *testing.T) {
-	top := func(extra string) memFiles { return goodFiles.with(memFiles{cfgPath: goodFiles[cfgPath] + extra}) }
 	for _, tc := range []struct {
 		name                string
 		files               memFiles
@@ -194,7 +193,6 @@ func ExampleLaunchOrder() {
 // a number, or min = max, is the fixed design; wrong shapes are refused at
 // their file:line:col.
 func TestSequentialRounds(t *testing.T) {
-	top := func(extra string) memFiles { return goodFiles.with(memFiles{cfgPath: goodFiles[cfgPath] + extra}) }
 	for _, tc := range []struct {
 		name       string
 		files      memFiles

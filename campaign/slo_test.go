@@ -10,7 +10,6 @@ import (
 // TestSLOKey: the objective's bounds are read as durations and min_success
 // as a fraction, and refused with file:line:col when wrong.
 func TestSLOKey(t *testing.T) {
-	top := func(extra string) memFiles { return goodFiles.with(memFiles{cfgPath: goodFiles[cfgPath] + extra}) }
 	for _, tc := range []struct {
 		name     string
 		files    memFiles

@@ -12,7 +12,6 @@ import (
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/remote"
 	"github.com/bakeoff-dev/bakeoff/results"
-	"github.com/bakeoff-dev/bakeoff/timeline"
 )
 
 // TestLinkDropDuringSweep cuts the network link to the host (a network
@@ -81,19 +80,7 @@ func TestLinkDropDuringSweep(t *testing.T) {
 	}
 	// The server's timeline was written on the host through the cut and came
 	// home with the sweep's other files: a scrape every second of the sweep.
-	files, _ := filepath.Glob(filepath.Join(dir, "a", "*", results.MetricsDir, timeline.File))
-	if len(files) != 1 {
-		t.Fatalf("timeline files %v, want the launch's one", files)
-	}
-	f, err := os.Open(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tl, err := timeline.Read(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl, _ := launchTimeline(t, dir, "a")
 	if n := len(tl.Times); n < 2 || tl.Times[n-1]-tl.Times[0] < 4e9 {
 		t.Errorf("timeline of %d scrapes over %.1f s: the cut's 5 s are missing", n, float64(tl.Times[max(n-1, 0)]-tl.Times[0])/1e9)
 	}

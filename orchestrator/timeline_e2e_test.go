@@ -30,21 +30,8 @@ func TestServerTimelineAgainstSim(t *testing.T) {
 	if r.Status != results.StatusOK {
 		t.Fatalf("a: %s at %s: %s", r.Status, r.FailedPhase, r.Reason)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "a", "*", results.MetricsDir, timeline.File))
-	if len(files) != 1 {
-		t.Fatalf("timeline files %v, want the launch's one", files)
-	}
-	f, err := os.Open(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tl, err := timeline.Read(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, _ := f.Stat()
-	t.Logf("timeline: %d scrapes of %d series in %d bytes", len(tl.Times), len(tl.Series), st.Size())
+	tl, size := launchTimeline(t, dir, "a")
+	t.Logf("timeline: %d scrapes of %d series in %d bytes", len(tl.Times), len(tl.Series), size)
 	for _, l := range r.Levels {
 		s := l.Server
 		if s == nil || s.Running == nil || s.GenTokS == nil {
@@ -60,4 +47,28 @@ func TestServerTimelineAgainstSim(t *testing.T) {
 			t.Errorf("C=%d: server %.1f tok/s, client %.1f tok/s: %+.1f%%", l.Level.Concurrency, s.GenTokS.Value, l.Throughput, 100*gap)
 		}
 	}
+}
+
+// launchTimeline reads the server timeline that scenario's only launch in
+// the run at dir brought home, and its size in bytes.
+func launchTimeline(t *testing.T, dir, scenario string) (*timeline.Timeline, int64) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, scenario, "*", results.MetricsDir, timeline.File))
+	if len(files) != 1 {
+		t.Fatalf("timeline files %v, want the launch's one", files)
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tl, err := timeline.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl, st.Size()
 }

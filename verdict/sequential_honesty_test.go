@@ -319,23 +319,13 @@ func TestSequentialSavings(t *testing.T) {
 	syntheticCampaigns(t)
 	n := seqCampaigns(8)
 	engines, names := seedsShaped()
-	var used, fixed, eagleRounds, flagRounds, wrong int
-	var eagleLoadFound, eagleLoad int
+	var st savingsTally
+	var wrong, eagleLoadFound, eagleLoad int
 	var vs []*Verdict
 	for seed := range uint64(n) {
 		v := mustVerdict(t, seqInput(engines, names, 23000+seed), Options{Sequential: &seqPlan})
 		vs = append(vs, v)
-		cost := Cost(v, nil)
-		used += cost.Launches
-		fixed += cost.FixedLaunches
-		for _, vs := range v.Sequential.Variants {
-			switch vs.Variant {
-			case "eagle3-topk4":
-				eagleRounds += vs.Rounds
-			case "flag":
-				flagRounds += vs.Rounds
-			}
-		}
+		st.add(v)
 		for c, cmp := range againstBaseline(v, "eagle3-topk4") {
 			if c.Concurrency > 1 {
 				eagleLoad++
@@ -354,11 +344,11 @@ func TestSequentialSavings(t *testing.T) {
 				t.Logf("seed %d: the flag called slower at %s", seed, c)
 			}
 		}
-		t.Logf("seed %d: %s", seed, cost.Sentence)
+		t.Logf("seed %d: %s", seed, Cost(v, nil).Sentence)
 	}
-	saved := 1 - float64(used)/float64(fixed)
-	t.Logf("seeds-shaped, sequential %d..%d, %d campaigns: %d launches against %d (%.1f%% fewer); EAGLE-3 %.1f rounds on average, the flag %.1f; %d decisions against the truth",
-		seqPlan.MinRounds, seqPlan.MaxRounds, n, used, fixed, 100*saved, float64(eagleRounds)/float64(n), float64(flagRounds)/float64(n), wrong)
+	saved := st.saved()
+	t.Logf("seeds-shaped, sequential %d..%d, %d campaigns: %s; %d decisions against the truth",
+		seqPlan.MinRounds, seqPlan.MaxRounds, n, st, wrong)
 	// What a rule could save if it knew the noise: the bound the 40% goal
 	// is measured against (docs/METHOD.md). A valid rule that must estimate
 	// the noise cannot save more; one that does is stopping on luck.
@@ -374,6 +364,37 @@ func TestSequentialSavings(t *testing.T) {
 	if eagleLoadFound < eagleLoad {
 		t.Errorf("EAGLE-3 found slower under load at %d of %d levels, want every one", eagleLoadFound, eagleLoad)
 	}
+}
+
+// savingsTally adds up, over seeds-shaped campaigns, the launches the
+// sequential plan took against the fixed design's and the rounds EAGLE-3
+// and the flag ran.
+type savingsTally struct {
+	campaigns, used, fixed, eagleRounds, flagRounds int
+}
+
+func (st *savingsTally) add(v *Verdict) {
+	st.campaigns++
+	cost := Cost(v, nil)
+	st.used += cost.Launches
+	st.fixed += cost.FixedLaunches
+	for _, vs := range v.Sequential.Variants {
+		switch vs.Variant {
+		case "eagle3-topk4":
+			st.eagleRounds += vs.Rounds
+		case "flag":
+			st.flagRounds += vs.Rounds
+		}
+	}
+}
+
+// saved is the fraction of the fixed design's launches not taken.
+func (st savingsTally) saved() float64 { return 1 - float64(st.used)/float64(max(st.fixed, 1)) }
+
+func (st savingsTally) String() string {
+	n := float64(max(st.campaigns, 1))
+	return fmt.Sprintf("%d launches against %d (%.1f%% fewer); EAGLE-3 %.1f rounds on average, the flag %.1f",
+		st.used, st.fixed, 100*st.saved(), float64(st.eagleRounds)/n, float64(st.flagRounds)/n)
 }
 
 // knownNoise is what the sequential rule would save on a seeds-shaped
@@ -442,23 +463,14 @@ func roundVar(v *Verdict, variant string, lv measure.Level) (float64, bool) {
 	for _, l := range bl.Launches {
 		byRound[l.Round] = l.Throughput
 	}
-	var d []float64
+	var ratios []float64
 	for _, l := range ol.Launches {
-		if b, ok := byRound[l.Round]; ok && b > 0 && l.Throughput > 0 {
-			d = append(d, math.Log(l.Throughput/b))
+		if b, ok := byRound[l.Round]; ok && b > 0 {
+			ratios = append(ratios, l.Throughput/b)
 		}
 	}
-	if len(d) < 2 {
-		return 0, false
-	}
-	var mean, ss float64
-	for _, x := range d {
-		mean += x / float64(len(d))
-	}
-	for _, x := range d {
-		ss += (x - mean) * (x - mean)
-	}
-	return ss / float64(len(d)-1), true
+	_, variance, n := logMoments(ratios)
+	return variance, n >= 2
 }
 
 // knownNoiseSavings simulates the known-noise rule under seqPlan: the
@@ -522,21 +534,12 @@ func TestSequentialSavingsByMax(t *testing.T) {
 			t.Fatalf("BAKEOFF_SEQUENTIAL_MAXES: %q is not a round count of at least %d", f, seqPlan.MinRounds)
 		}
 		plan := SequentialPlan{MinRounds: seqPlan.MinRounds, MaxRounds: mx}
-		var used, fixed, eagleRounds, flagRounds, undecided, comparisons, wrong int
+		var st savingsTally
+		var undecided, comparisons, wrong int
 		for seed := range uint64(n) {
 			s := verdicttest.DefaultSweep()
 			v := mustVerdict(t, campaignInput(names, s, mx, verdicttest.Campaign(engines, s, mx, 23000+seed)), Options{Sequential: &plan})
-			cost := Cost(v, nil)
-			used += cost.Launches
-			fixed += cost.FixedLaunches
-			for _, vs := range v.Sequential.Variants {
-				switch vs.Variant {
-				case "eagle3-topk4":
-					eagleRounds += vs.Rounds
-				case "flag":
-					flagRounds += vs.Rounds
-				}
-			}
+			st.add(v)
 			for _, variant := range []string{"eagle3-topk4", "flag"} {
 				for c, cmp := range againstBaseline(v, variant) {
 					comparisons++
@@ -558,15 +561,15 @@ func TestSequentialSavingsByMax(t *testing.T) {
 			v := mustVerdict(t, campaignInput([]string{"baseline", "variant"}, s, mx, ls), Options{Sequential: &plan})
 			aa.add(againstBaseline(v, "variant"), nil)
 		}
-		t.Logf("max %d, %d campaigns: %d launches against %d (%.1f%% fewer); EAGLE-3 %.1f rounds, the flag %.1f; %d of %d comparisons undecided; %d against the truth; A/A: %s",
-			mx, n, used, fixed, 100*(1-float64(used)/float64(fixed)), float64(eagleRounds)/float64(n), float64(flagRounds)/float64(n), undecided, comparisons, wrong, aa)
+		t.Logf("max %d, %d campaigns: %s; %d of %d comparisons undecided; %d against the truth; A/A: %s",
+			mx, n, st, undecided, comparisons, wrong, aa)
 		if aa.winnerRate() > 0.05 {
 			t.Errorf("max %d: a winner in %.1f%% of A/A campaigns, want ≤ 5%%", mx, 100*aa.winnerRate())
 		}
 		if wrong > 0 {
 			t.Errorf("max %d: %d comparisons decided against the truth's sign", mx, wrong)
 		}
-		if saved := 1 - float64(used)/float64(fixed); mx >= 24 && saved < 0.40 {
+		if saved := st.saved(); mx >= 24 && saved < 0.40 {
 			t.Errorf("max %d: %.1f%% fewer launches than the fixed design, the goal is 40%%", mx, 100*saved)
 		}
 	}
