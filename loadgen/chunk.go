@@ -6,8 +6,8 @@ import (
 )
 
 // chunk is the part of an OpenAI-compatible stream event the client reads:
-// chat deltas (content, and reasoning_content from servers that split a
-// reasoning model's thinking out), completion text, the usage object and an
+// chat deltas (content, and the thinking of a reasoning model that the
+// server splits out: reasoning, or reasoning_content), completion text, the usage object and an
 // error object some servers send in place of a chunk when generation fails,
 // and the objects in which servers give a response's own speculative
 // counts (timings, sglext, metrics: chunkaccept.go;
@@ -23,11 +23,26 @@ type chunk struct {
 
 type choice struct {
 	Delta struct {
-		Content          string `json:"content"`
+		Content string `json:"content"`
+		// A reasoning model's thinking, which a server with a reasoning
+		// parser streams apart from the answer: vLLM as reasoning (PR
+		// #27752, 2025-11; reasoning_content was removed by PR #33402,
+		// 2026-01), SGLang and older vLLM as reasoning_content. Thinking is
+		// output: it counts for the first token, the gaps and the hash.
+		Reasoning        string `json:"reasoning"`
 		ReasoningContent string `json:"reasoning_content"`
 	} `json:"delta"`
 	Text         string  `json:"text"`
 	FinishReason *string `json:"finish_reason"`
+}
+
+// thinking is the delta's reasoning text under either name, counted once
+// when a server sends both.
+func (c *choice) thinking() string {
+	if c.Delta.ReasoningContent != "" {
+		return c.Delta.ReasoningContent
+	}
+	return c.Delta.Reasoning
 }
 
 type usage struct {
@@ -37,7 +52,8 @@ type usage struct {
 }
 
 // promptDetails says how much of the prompt came from the prefix cache
-// (vLLM, llama.cpp, SGLang when enabled).
+// (llama.cpp; SGLang with --enable-cache-report; vLLM only with
+// --enable-prompt-tokens-details, off by default).
 type promptDetails struct {
 	CachedTokens *int `json:"cached_tokens"`
 }

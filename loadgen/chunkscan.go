@@ -483,6 +483,8 @@ func decodeChunk(data []byte, c *chunk, s *scanner) error {
 								return s.string(&ch.Delta.Content)
 							case is(key, "reasoning_content"):
 								return s.string(&ch.Delta.ReasoningContent)
+							case is(key, "reasoning"):
+								return s.string(&ch.Delta.Reasoning)
 							}
 							return s.skip()
 						})

@@ -21,6 +21,8 @@ func TestChunkDecoderMatchesEncodingJSON(t *testing.T) {
 		`{"choices":[{"delta":{"content":"caf\u00e9 \ud83d\ude00 \"q\" \\ \/ \n\t"}}]}`,
 		`{"choices":[{"delta":{"content":"lone \ud800 half \udc00"}}]}`,
 		`{"choices":[{"delta":{"reasoning_content":"think","content":null}}]}`,
+		`{"choices":[{"index":0,"delta":{"reasoning":"think"},"logprobs":null,"finish_reason":null}]}`,
+		`{"choices":[{"delta":{"reasoning":"a","reasoning_content":"a","content":null}}]}`,
 		`{"choices":[{"text":" completion","index":0,"logprobs":null,"finish_reason":"length"}]}`,
 		`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":200,"total_tokens":212,"details":{"a":[1,2.5e-3,true,false,null]}}}`,
 		`{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"}},null]}`,

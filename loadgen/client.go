@@ -244,7 +244,7 @@ func (s *streamState) add(c *chunk, now int64, rec *measure.Record) {
 	content := 0
 	for i := range c.Choices {
 		ch := &c.Choices[i]
-		for i, t := range [...]string{ch.Delta.ReasoningContent, ch.Delta.Content, ch.Text} {
+		for i, t := range [...]string{ch.thinking(), ch.Delta.Content, ch.Text} {
 			if t != "" {
 				s.hash.Write([]byte(t))
 				content += len(t)
