@@ -16,7 +16,7 @@ import (
 // Defaults for detached processes.
 const (
 	// DefaultStopPoll is how often StopMatching looks whether the signalled
-	// processes are gone (Stop looks on the host, every stopPollTenths).
+	// processes are gone (Stop looks on the host, every stopPoll).
 	DefaultStopPoll = 200 * time.Millisecond
 	// DefaultKillWait is how long Stop waits after SIGKILL for the processes
 	// to disappear before it reports them as unkillable.
@@ -259,7 +259,7 @@ func Alive(ctx context.Context, h Host, pidFile string) (bool, error) {
 //
 // It takes two commands on the host whatever the grace: one to read the pid
 // file and the process table, one that signals and waits there, looking
-// every stopPollTenths. Each command is an SSH session and a login shell on
+// every stopPoll. Each command is an SSH session and a login shell on
 // the host, often a second or more under load or with a heavy shell
 // profile; a stop that polled from here paid that on every look.
 func Stop(ctx context.Context, h Host, pidFile string, grace time.Duration) error {
@@ -277,7 +277,7 @@ type Stopped struct {
 	// Signals are "TERM", then "KILL" when the grace ran out.
 	Signals []string
 	// Waits[i] is how long the processes were waited for after Signals[i],
-	// in the host's polls (a tenth of a second each).
+	// by the host's clock, to a hundredth of a second.
 	Waits []time.Duration
 }
 
@@ -299,7 +299,7 @@ func StopReport(ctx context.Context, h Host, pidFile string, grace time.Duration
 		// tree is taken now and its members are stopped with the group.
 		tree := descendants(t.rows(), pid)
 		if len(t.members(pid)) > 0 || len(stillRunning(t.rows(), tree)) > 0 {
-			st, left, err := stopOnHost(ctx, h, pid, tree, pidFile, grace)
+			st, left, err := stopOnHost(ctx, h, pid, t, tree, pidFile, grace)
 			st.PID = pid
 			if err != nil {
 				return st, fmt.Errorf("%s: stopping process group %d (%s): %w", h.Name(), pid, pidFile, err)
@@ -317,9 +317,9 @@ func StopReport(ctx context.Context, h Host, pidFile string, grace time.Duration
 	return Stopped{}, nil
 }
 
-// stopPollTenths is how often, in tenths of a second, Stop's command on the
-// host looks whether the signalled processes are gone.
-const stopPollTenths = 1
+// stopPoll is how often Stop's command on the host looks whether the
+// signalled processes are gone.
+const stopPoll = 100 * time.Millisecond
 
 // statTable is the live processes of a host by pid, with their group and
 // session.
@@ -405,9 +405,14 @@ func readStopSnapshot(ctx context.Context, h Host, pidFile string) (pid int, t s
 // themselves (same start time: not a newcomer that reused a pid) with
 // SIGTERM, waits on the host up to grace for them to be gone, then sends
 // SIGKILL and waits up to DefaultKillWait; the pid file goes once they are
-// gone. It returns what it sent and the pids still running, if any. The
-// wait counts its sleeps, so it lasts at least its length, and the clock,
-// so that slow looks on a loaded host cannot stretch it much beyond.
+// gone. It returns what it sent and the pids still running, if any.
+//
+// The grace is kept on a loaded host: the script reads the clock from
+// /proc/uptime (a builtin read, no fork, a hundredth of a second) and
+// checks it between looks, and each look reads only the stat files of the
+// processes it signalled, not the whole process table. A look that scanned
+// /proc on a host running hundreds of processes beside a busy CPU took
+// seconds, and a 3 s grace became 15 s.
 //
 // Each process gets each signal once: the group kill reaches every member
 // of the group, and only the processes outside it (a tree member that left
@@ -416,50 +421,23 @@ func readStopSnapshot(ctx context.Context, h Host, pidFile string) (pid int, t s
 // second Ctrl-C and calls exit() from inside the handler while the first
 // shutdown is under way, which can hang until SIGKILL (seen as stops that
 // took the whole grace, or returned at once, by chance).
-func stopOnHost(ctx context.Context, h Host, g int, tree []procID, pidFile string, grace time.Duration) (Stopped, []int, error) {
-	var ids []string
+func stopOnHost(ctx context.Context, h Host, g int, t statTable, tree []procID, pidFile string, grace time.Duration) (Stopped, []int, error) {
+	var ids, all []string
 	for _, id := range tree {
 		ids = append(ids, fmt.Sprintf("%d:%s", id.pid, id.start))
 	}
-	tenths := func(d time.Duration) int { return int((d + 100*time.Millisecond - 1) / (100 * time.Millisecond)) }
-	script := fmt.Sprintf(`g=%d; tree=%s
-alive() {
-  only=$1
-  for d in /proc/[0-9]*; do
-    s=
-    read -r s 2>/dev/null < "$d/stat" || continue
-    r=${s##*) }
-    set -- $r
-    case "$1" in Z|X|x) continue ;; esac
-    p=${d#/proc/}
-    m=
-    if [ "$3" = "$g" ] || [ "$4" = "$g" ] || [ "$p" = "$g" ]; then m=1
-    else for e in $tree; do if [ "$e" = "$p:${20}" ]; then m=1; fi; done
-    fi
-    [ -n "$m" ] || continue
-    if [ "$only" = outside ] && [ "$3" = "$g" ]; then continue; fi
-    echo "$p"
-  done
-}
-signal() {
-  kill -s "$1" -- "-$g" 2>/dev/null
-  for p in $(alive outside); do kill -s "$1" "$p" 2>/dev/null; done
-  echo "sent $1"
-}
-waitgone() {
-  i=0; end=$(( $(date +%%s) + ($1 + 9) / 10 + 1 ))
-  while [ -n "$(alive)" ] && [ "$i" -lt "$1" ] && [ "$(date +%%s)" -le "$end" ]; do
-    sleep %s; i=$((i + %d))
-  done
-  echo "waited $i"
-}
-signal TERM
-waitgone %d
-if [ -n "$(alive)" ]; then signal KILL; waitgone %d; fi
-left=$(alive)
-if [ -z "$left" ]; then rm -f %s; fi
-echo "left" $left`, g, Quote(strings.Join(ids, " ")), fmt.Sprintf("0.%d", stopPollTenths), stopPollTenths,
-		tenths(grace), tenths(DefaultKillWait), QuotePath(pidFile))
+	// The members as the snapshot found them, so that the script signals
+	// without a pass over /proc of its own first: the group kill reaches a
+	// member that joined since, and the looks after find the rest.
+	for pid, r := range t {
+		if pid == g || r.pgrp == g || r.sid == g || slices.Contains(tree, procID{pid, r.start}) {
+			all = append(all, fmt.Sprintf("%d:%s:%d", pid, r.start, r.pgrp))
+		}
+	}
+	sort.Strings(all)
+	script := fmt.Sprintf("g=%d; tree=%s; all=%s; grace=%d; killwait=%d; poll=%s; pidfile=%s\n",
+		g, Quote(strings.Join(ids, " ")), Quote(strings.Join(all, " ")), centis(grace), centis(DefaultKillWait),
+		Quote(fmt.Sprintf("%.2f", stopPoll.Seconds())), QuotePath(pidFile)) + stopScript
 	out, _, err := h.Run(ctx, script)
 	if err != nil {
 		return Stopped{}, nil, err
@@ -472,7 +450,7 @@ echo "left" $left`, g, Quote(strings.Join(ids, " ")), fmt.Sprintf("0.%d", stopPo
 			st.Signals = append(st.Signals, f[1])
 		case len(f) == 2 && f[0] == "waited":
 			if n, err := strconv.Atoi(f[1]); err == nil {
-				st.Waits = append(st.Waits, time.Duration(n)*100*time.Millisecond)
+				st.Waits = append(st.Waits, time.Duration(n)*10*time.Millisecond)
 			}
 		}
 	}
@@ -482,6 +460,83 @@ echo "left" $left`, g, Quote(strings.Join(ids, " ")), fmt.Sprintf("0.%d", stopPo
 	}
 	return st, parsePIDs([]byte(strings.TrimPrefix(line, "left"))), nil
 }
+
+// centis is d in hundredths of a second, rounded up: the host clock's unit.
+func centis(d time.Duration) int64 {
+	return int64((d + 10*time.Millisecond - 1) / (10 * time.Millisecond))
+}
+
+// stopScript is stopOnHost's command on the host, after the line that sets
+// g (the group), tree (pid:starttime of the descendants outside it), all
+// (the members found by the snapshot), grace and killwait (hundredths of a
+// second), poll (seconds) and pidfile.
+//
+// A member is pid:starttime:pgrp; all holds the members not yet seen gone.
+// Only the look that finds them all gone passes over /proc, for members
+// that joined meanwhile; the looks before it read one stat file per member.
+// After SIGKILL, a member found by that pass is killed at once.
+const stopScript = `now() {
+  if read -r up _ 2>/dev/null </proc/uptime; then t=$(( ${up%%.*} * 100 + 1${up#*.} - 100 ))
+  else t=$(( $(date +%s) * 100 )); fi
+}
+scan() {
+  all=
+  for d in /proc/[0-9]*; do
+    s=
+    read -r s 2>/dev/null <"$d/stat" || continue
+    r=${s##*) }
+    set -- $r
+    case "$1" in Z|X|x) continue ;; esac
+    p=${d#/proc/}
+    m=
+    if [ "$3" = "$g" ] || [ "$4" = "$g" ] || [ "$p" = "$g" ]; then m=1
+    else for e in $tree; do if [ "$e" = "$p:${20}" ]; then m=1; fi; done
+    fi
+    if [ -n "$m" ]; then all="$all $p:${20}:$3"; fi
+  done
+}
+still() {
+  kept=
+  for e in $all; do
+    p=${e%%:*}; r=${e#*:}; st=${r%%:*}
+    s=
+    read -r s 2>/dev/null <"/proc/$p/stat" || continue
+    r=${s##*) }
+    set -- $r
+    case "$1" in Z|X|x) continue ;; esac
+    if [ "${20}" = "$st" ]; then kept="$kept $e"; fi
+  done
+  all=$kept
+}
+outside() {
+  for e in $all; do
+    if [ "${e##*:}" != "$g" ]; then kill -s "$1" "${e%%:*}" 2>/dev/null; fi
+  done
+}
+waitgone() {
+  now; start=$t; end=$((t + $1))
+  while :; do
+    still
+    if [ -z "$all" ]; then
+      scan
+      if [ -z "$all" ]; then break; fi
+      if [ -n "$2" ]; then kill -s "$2" -- "-$g" 2>/dev/null; outside "$2"; fi
+    fi
+    now; if [ "$t" -ge "$end" ]; then break; fi
+    sleep "$poll"
+  done
+  now; echo "waited $((t - start))"
+}
+kill -s TERM -- "-$g" 2>/dev/null; outside TERM; echo "sent TERM"
+waitgone "$grace"
+if [ -n "$all" ]; then
+  kill -s KILL -- "-$g" 2>/dev/null; outside KILL; echo "sent KILL"
+  waitgone "$killwait" KILL
+fi
+left=
+for e in $all; do left="$left ${e%%:*}"; done
+if [ -z "$left" ]; then rm -f "$pidfile"; fi
+echo "left" $left`
 
 // termThenKill sends TERM, waits up to grace for members to come back empty,
 // sends KILL, and waits up to DefaultKillWait again.
