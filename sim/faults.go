@@ -16,7 +16,7 @@ const (
 	FaultHangDuringLoad      = "hang-during-load"
 	FaultCrashOnFirstRequest = "crash-on-first-request"
 	FaultCrashAfter          = "crash-after"    // =N completed requests
-	FaultIgnoreSigterm       = "ignore-sigterm" // =D wall time
+	FaultIgnoreSigterm       = "ignore-sigterm" // =D wall time; bare: until killed
 	FaultHoldMemory          = "hold-memory"    // =D wall time
 	FaultOrphanChildren      = "orphan-children"
 	FaultWrongOutput         = "wrong-output"
@@ -31,12 +31,17 @@ const (
 // Faults are the failures switched on for one server. Durations are wall
 // time: they exercise the orchestrator's own wall-clock timeouts (stop grace,
 // GPU-free wait), which --sim-speed does not scale.
+//
+// A test that asserts what the orchestrator does at a timeout wants the
+// fault to outlast it whatever the load: a bare ignore-sigterm ignores
+// SIGTERM until the server is killed, so that "the stop needed SIGKILL" is
+// decided by the stop alone, not by which of two timers fires first.
 type Faults struct {
 	DieDuringLoad       bool
 	HangDuringLoad      bool
 	CrashOnFirstRequest bool
 	CrashAfter          int           // 0: off; crash when this many requests have completed
-	IgnoreSigterm       time.Duration // 0: off; keep serving this long after SIGTERM
+	IgnoreSigterm       time.Duration // 0: off; keep serving this long after SIGTERM (IgnoreForever: until SIGKILL)
 	HoldMemory          time.Duration // 0: off; memory stays reported this long after exit
 	OrphanChildren      bool
 	WrongOutput         bool
@@ -87,7 +92,13 @@ func (f *Faults) Add(v string) error {
 	case FaultCloseAfterStream:
 		err = noArg()
 		f.CloseAfterStream = true
-	case FaultIgnoreSigterm, FaultHoldMemory, FaultIdleClose:
+	case FaultIgnoreSigterm:
+		if !hasArg {
+			f.IgnoreSigterm = IgnoreForever
+			break
+		}
+		fallthrough
+	case FaultHoldMemory, FaultIdleClose:
 		if err = needArg(); err == nil {
 			var d time.Duration
 			d, err = time.ParseDuration(arg)
@@ -112,6 +123,10 @@ func (f *Faults) Add(v string) error {
 	f.names = append(f.names, v)
 	return nil
 }
+
+// IgnoreForever is IgnoreSigterm for a bare ignore-sigterm: longer than any
+// campaign, so in effect until SIGKILL.
+const IgnoreForever = time.Duration(1<<63 - 1)
 
 // keepAlive is the connection policy the faults ask for.
 func (f Faults) keepAlive() keepalive.Policy {

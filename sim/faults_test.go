@@ -102,6 +102,31 @@ func TestFaultIgnoreSigterm(t *testing.T) {
 	}
 }
 
+// TestFaultIgnoreSigtermUntilKilled: a bare ignore-sigterm keeps serving
+// after SIGTERM until SIGKILL, so a test of the orchestrator's escalation
+// does not race the fault's own timer.
+func TestFaultIgnoreSigtermUntilKilled(t *testing.T) {
+	var f Faults
+	if err := f.Add("ignore-sigterm"); err != nil || f.IgnoreSigterm != IgnoreForever {
+		t.Fatalf("Add(ignore-sigterm) = %v, IgnoreSigterm %v; want until killed", err, f.IgnoreSigterm)
+	}
+	if err := (&Faults{}).Add("ignore-sigterm="); err == nil {
+		t.Error("ignore-sigterm= with an empty value was accepted")
+	}
+	p := startSim(t, nil, "--tp", "1", "--sim-fault", "ignore-sigterm")
+	p.waitHealthy()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(time.Second)
+	if p.exited() || status(p.url("/health")) != 200 {
+		t.Fatal("the server stopped serving after SIGTERM")
+	}
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	if code := p.wait(10 * time.Second); code == 0 {
+		t.Errorf("exit %d after SIGKILL", code)
+	}
+}
+
 func TestFaultHoldMemory(t *testing.T) {
 	p := startSim(t, nil, "--tp", "2", "--sim-fault", "hold-memory=2s")
 	p.waitHealthy()
