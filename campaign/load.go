@@ -782,6 +782,12 @@ func (l *loader) warnings(c *Campaign, d *doc, nodes campaignNodes) {
 		d.p.warnf(d.pos(nodes.requests), "sweep.requests: %d requests never reach concurrency %d; use auto or at least %d",
 			c.Sweep.Requests, maxLevel, maxLevel)
 	}
+	var baseline *Scenario
+	for _, s := range c.Scenarios {
+		if s.Name == c.Baseline {
+			baseline = s
+		}
+	}
 	for _, s := range c.Scenarios {
 		p := s.Profile()
 		if p == nil {
@@ -794,11 +800,41 @@ func (l *loader) warnings(c *Campaign, d *doc, nodes campaignNodes) {
 			v, ok := c.Engine.Env[name]
 			return v, ok
 		}
-		for _, w := range p.Warnings(engine.Setup{Scenario: s.Name, Args: s, Env: env, MaxLevel: maxLevel,
-			MaxTokens: c.Sweep.MaxTokens, UniquePrompts: c.Sweep.UniquePrompts}) {
+		setup := engine.Setup{Scenario: s.Name, Args: s, Env: env, MaxLevel: maxLevel,
+			MaxTokens: c.Sweep.MaxTokens, UniquePrompts: c.Sweep.UniquePrompts,
+			Baseline: s == baseline}
+		if c.Host.Local {
+			// The engine runs here: the file its flag names is this
+			// machine's. On another host bakeoff cannot see it.
+			setup.ReadFile = readEngineFile
+		}
+		if baseline != nil && s != baseline {
+			setup.BaselineArgs = baseline
+		}
+		for _, w := range p.Warnings(setup) {
+			// A setting the engine refuses at start would fail the
+			// launch hours into the night: refuse the campaign now.
+			if w.Refuse {
+				l.p.errorf(s.warnAt(w, nodes.envAt), "%s", w.Text)
+				continue
+			}
 			l.p.warnf(s.warnAt(w, nodes.envAt), "%s", w.Text)
 		}
 	}
+}
+
+// readEngineFile reads a file a scenario's flag names for the engine's
+// checks. Only an absolute path is read: a relative one is resolved by the
+// engine on its host, against a directory bakeoff does not know here.
+func readEngineFile(path string) ([]byte, error) {
+	if !filepath.IsAbs(path) {
+		return nil, fmt.Errorf("reading %s: not an absolute path", path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return b, nil
 }
 
 // warnAt is where an engine warning points: the arg or variable that causes

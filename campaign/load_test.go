@@ -203,6 +203,13 @@ func TestLoadErrors(t *testing.T) {
 				`c/configs/camp.yaml:11:16: gpu.kill_strays: want true or false, got a list`,
 				`c/configs/camp.yaml:12:9: engine: want a mapping, got a list`,
 			}},
+		// vllm/config/vllm.py refuses to start ("--per-request-spec-decode-metrics
+		// requires speculative decoding to be enabled"): the baseline that
+		// carries the variant's flag is refused, at the flag, before any launch.
+		{"vllm per-request metrics without speculation", memFiles{
+			basePath: "name: base\nengine: vllm\nmodel: /m\nenv: {VLLM_SERVER_DEV_MODE: \"1\"}\nargs:\n  max-num-seqs: 8\n  per-request-spec-decode-metrics: summary\n",
+			specPath: "extends: base\nargs:\n  speculative-config: '{\"method\": \"ngram\", \"num_speculative_tokens\": 3}'\n"},
+			[]string{`c/scenarios/base.yaml:7:3: scenario base: vLLM refuses to start with per-request-spec-decode-metrics and no speculative-config ("requires speculative decoding to be enabled"); leave it out of scenarios that do not speculate`}},
 		{"errors in every file are all reported", memFiles{
 			cfgPath:  strings.Replace(goodFiles[cfgPath], "max_tokens: 50", "max_tokens: -1", 1),
 			basePath: "name: base\nmodel: /m\nargs: {\"-x\": 1}\n",
@@ -238,13 +245,17 @@ func TestLoadWarnings(t *testing.T) {
 			basePath: "name: base\nmodel: /m\n",
 			cfgPath:  strings.Replace(goodFiles[cfgPath], "[1, 8]", "[1, 48]", 1)},
 			nil},
+		// SGLang removed SGLANG_ENABLE_SPEC_V2 (speculative_hook.py): speculative
+		// decoding always runs the V2 worker, topk > 1 included, so setting the
+		// variable, to anything, measures nothing of its own.
 		{"spec v2 with topk 4", memFiles{specPath: "extends: base\nenv: {SGLANG_ENABLE_SPEC_V2: \"1\"}\nargs:\n  speculative-algorithm: EAGLE3\n  speculative-eagle-topk: 4\n"},
-			[]string{`c/scenarios/spec.yaml:2:7: scenario spec: SGLANG_ENABLE_SPEC_V2=1 needs speculative-eagle-topk 1, and it is 4`}},
+			[]string{`c/scenarios/spec.yaml:2:7: scenario spec: SGLANG_ENABLE_SPEC_V2=1 does nothing on current SGLang, which removed it and always runs speculative decoding on the V2 (overlap) worker; the synchronous path is disable-overlap-schedule`}},
 		{"spec v2 from the campaign env", memFiles{
 			specPath: "extends: base\nargs:\n  speculative-algorithm: EAGLE3\n  speculative-eagle-topk: 2\n",
 			cfgPath:  goodFiles[cfgPath] + "engine:\n  env:\n    SGLANG_ENABLE_SPEC_V2: true\n"},
-			[]string{`c/configs/camp.yaml:11:5: scenario spec: SGLANG_ENABLE_SPEC_V2=true needs speculative-eagle-topk 1, and it is 2`}},
-		{"spec v2 off is fine", memFiles{specPath: "extends: base\nenv: {SGLANG_ENABLE_SPEC_V2: \"0\"}\nargs:\n  speculative-algorithm: EAGLE3\n  speculative-eagle-topk: 4\n"},
+			[]string{`c/configs/camp.yaml:11:5: scenario base: SGLANG_ENABLE_SPEC_V2=true does nothing on current SGLang, which removed it and always runs speculative decoding on the V2 (overlap) worker; the synchronous path is disable-overlap-schedule`,
+				`c/configs/camp.yaml:11:5: scenario spec: SGLANG_ENABLE_SPEC_V2=true does nothing on current SGLang, which removed it and always runs speculative decoding on the V2 (overlap) worker; the synchronous path is disable-overlap-schedule`}},
+		{"topk 4 without the variable is fine", memFiles{specPath: "extends: base\nargs:\n  speculative-algorithm: EAGLE3\n  speculative-eagle-topk: 4\n"},
 			nil},
 		{"topk 1 draft tokens forced", memFiles{specPath: strings.Replace(goodFiles[specPath], "draft-tokens: 4", "draft-tokens: 8", 1)},
 			[]string{`c/scenarios/spec.yaml:6:3: scenario spec: with speculative-eagle-topk 1 SGLang forces speculative-num-draft-tokens to num-steps+1 = 4, not 8`}},

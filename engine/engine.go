@@ -43,6 +43,9 @@ type Profile struct {
 	// Fixed returns the flags bakeoff sets after the launcher: the model, the
 	// listen address and the port.
 	Fixed func(model, host string, port int) []string
+	// Help asks the installed engine for the flags it accepts (the
+	// preflight, before a campaign's first launch); nil: it cannot be asked.
+	Help *HelpCall
 	// Reserved maps an arg key bakeoff sets itself (via Fixed) to where the
 	// value comes from, so a scenario that sets it too is refused.
 	Reserved map[string]string

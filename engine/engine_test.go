@@ -160,6 +160,13 @@ func TestSpeculative(t *testing.T) {
 		{engine.LlamaCpp, args{"model-draft": "/m/d.gguf", "spec-type": "draft-simple"}, true},
 		{engine.LlamaCpp, args{"model-draft": "/m/d.gguf", "spec-type": "none"}, false},
 		{engine.LlamaCpp, args{"model-draft": "/m/d.gguf"}, true}, // older builds
+		// --spec-draft-model is the flag's name now, -md and --model-draft
+		// its aliases (common/arg.cpp; llama-server --help at 5eca4e3ca).
+		{engine.LlamaCpp, args{"spec-draft-model": "/m/d.gguf", "spec-type": "draft-simple"}, true},
+		{engine.LlamaCpp, args{"spec-draft-model": "/m/d.gguf"}, true},
+		{engine.LlamaCpp, args{"md": "/m/d.gguf"}, true},
+		{engine.LlamaCpp, args{"spec-draft-model": "/m/d.gguf", "spec-type": "none"}, false},
+		{engine.LlamaCpp, args{"spec-type": "ngram-mod"}, true},
 		{engine.LlamaCpp, args{"parallel": "8"}, false},
 		{engine.TRTLLM, args{"extra_llm_api_options": "spec.yaml"}, false}, // the YAML is not read
 		{engine.Generic, args{"speculative-algorithm": "EAGLE3"}, false},
@@ -200,6 +207,11 @@ func TestInfo(t *testing.T) {
 			t.Errorf("%s: garbage parsed as %+v", tt.engine, got)
 		}
 	}
+	// SGLang's call is /server_info; /get_server_info, its deprecated
+	// alias, is what builds from before it have.
+	if got := fmt.Sprint(profile(t, engine.SGLang).Info.Paths()); got != "[/server_info /get_server_info]" {
+		t.Errorf("sglang info paths %s, want /server_info, then /get_server_info", got)
+	}
 	if profile(t, engine.Generic).Info != nil {
 		t.Error("generic has an info call: it knows no engine's")
 	}
@@ -223,6 +235,7 @@ func TestAcceptFromScrapes(t *testing.T) {
 	sg := metrics(t, "sglang-metrics.prom")
 	sb, sa := metrics(t, "sglang-metrics-before.prom"), metrics(t, "sglang-metrics-after.prom")
 	vb, va := metrics(t, "vllm-metrics-before.prom"), metrics(t, "vllm-metrics-after.prom")
+	lb, la := metrics(t, "llamacpp-metrics-before.prom"), metrics(t, "llamacpp-metrics-after.prom")
 	tests := []struct {
 		name, engine string
 		s            engine.Scrapes
@@ -242,6 +255,11 @@ func TestAcceptFromScrapes(t *testing.T) {
 		{"vllm no before", engine.VLLM, engine.Scrapes{After: va}, 0, ""},
 		{"generic reads vllm", engine.Generic, engine.Scrapes{Before: vb, After: va}, 2.8, engine.SourceVLLMCounters},
 		{"generic reads sglang", engine.Generic, engine.Scrapes{Before: sb, After: sa}, 2.492, engine.SourceSGLangCounters},
+		// 1 + 1,400 accepted / 1,000 drafts (verification steps), PR #26389's counters.
+		{"llamacpp counters", engine.LlamaCpp, engine.Scrapes{Before: lb, After: la}, 2.4, engine.SourceLlamaCppCounters},
+		{"llamacpp before PR 26389", engine.LlamaCpp, engine.Scrapes{Before: sb, After: sa}, 0, ""},
+		{"llamacpp no delta", engine.LlamaCpp, engine.Scrapes{Before: lb, After: lb}, 0, ""},
+		{"generic reads llamacpp", engine.Generic, engine.Scrapes{Before: lb, After: la}, 2.4, engine.SourceLlamaCppCounters},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -250,9 +268,6 @@ func TestAcceptFromScrapes(t *testing.T) {
 				t.Errorf("accept = %v from %q, want %v from %q", got, src, tt.want, tt.source)
 			}
 		})
-	}
-	if profile(t, engine.LlamaCpp).Accept != nil {
-		t.Errorf("llamacpp reads an accept length from metrics it does not publish")
 	}
 	// TensorRT-LLM's scrapes are what the iterations since the last one
 	// summed (TestParseIterationStats); Prometheus counters mean nothing to
@@ -315,19 +330,33 @@ func TestReset(t *testing.T) {
 		noReset      bool   // the server has no such call
 		failed       bool
 		calls        int
+		bodies       map[string]string // answers' bodies, by call
 	}{
-		{"sglang flush", engine.SGLang, map[string][]int{"POST /flush_cache": {200}}, "POST /flush_cache", false, false, 1},
-		// SGLang refuses while requests run; the call is tried again.
-		{"sglang busy then flushed", engine.SGLang, map[string][]int{"POST /flush_cache": {400, 200}}, "POST /flush_cache", false, false, 2},
-		{"sglang always busy", engine.SGLang, map[string][]int{"POST /flush_cache": {400}}, "", false, true, 3},
-		{"vllm dev mode", engine.VLLM, map[string][]int{"POST /reset_prefix_cache": {200}}, "POST /reset_prefix_cache", false, false, 1},
-		{"vllm without dev mode", engine.VLLM, nil, "", true, false, 1},
-		{"llamacpp erases every slot", engine.LlamaCpp, erase(200), "POST /slots/{0..3}?action=erase", false, false, 5},
-		{"llamacpp without slot-save-path", engine.LlamaCpp, erase(501), "", true, false, 2},
+		// ?timeout= asks SGLang to wait for idle rather than refuse (PR #21413).
+		{"sglang flush", engine.SGLang, map[string][]int{"POST /flush_cache?timeout=20": {200}}, "POST /flush_cache?timeout=20", false, false, 1, nil},
+		// A build that ignores the parameter refuses while requests run (and
+		// one that waited out the timeout answers 400 too): tried again.
+		{"sglang busy then flushed", engine.SGLang, map[string][]int{"POST /flush_cache?timeout=20": {400, 200}}, "POST /flush_cache?timeout=20", false, false, 2, nil},
+		{"sglang always busy", engine.SGLang, map[string][]int{"POST /flush_cache?timeout=20": {400}}, "", false, true, 3, nil},
+		{"vllm dev mode", engine.VLLM, map[string][]int{"POST /reset_prefix_cache": {200}}, "POST /reset_prefix_cache", false, false, 1, nil},
+		{"vllm without dev mode", engine.VLLM, nil, "", true, false, 1, nil},
+		// vLLM answers 200 {"success": false} while blocks are held
+		// (vllm/frontend/entrypoints/serve/dev/cache/api_router.py): not
+		// done, tried again, then a failure.
+		{"vllm keeps refusing", engine.VLLM, map[string][]int{"POST /reset_prefix_cache": {200}}, "", false, true, 3,
+			map[string]string{"POST /reset_prefix_cache": `{"success":false}`}},
+		{"vllm says it reset", engine.VLLM, map[string][]int{"POST /reset_prefix_cache": {200}}, "POST /reset_prefix_cache", false, false, 1,
+			map[string]string{"POST /reset_prefix_cache": `{"success":true}`}},
+		{"llamacpp erases every slot", engine.LlamaCpp, erase(200), "POST /slots/{0..3}?action=erase", false, false, 5, nil},
+		{"llamacpp without slot-save-path", engine.LlamaCpp, erase(501), "", true, false, 2, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rs := &resetServer{answers: tt.answers, bodies: map[string]string{"GET /props": string(props)}}
+			bodies := map[string]string{"GET /props": string(props)}
+			for k, v := range tt.bodies {
+				bodies[k] = v
+			}
+			rs := &resetServer{answers: tt.answers, bodies: bodies}
 			srv := httptest.NewServer(rs)
 			defer srv.Close()
 			did, err := profile(t, tt.engine).Reset(context.Background(), srv.Client(), srv.URL, "")
@@ -382,8 +411,15 @@ func TestWarnings(t *testing.T) {
 		{"sglang spec without max-running", engine.SGLang, args{"speculative-algorithm": "EAGLE3"}, nil, 64, false,
 			[]string{"caps running requests at 48"}},
 		{"sglang spec capped below 48 is fine", engine.SGLang, args{"speculative-algorithm": "EAGLE3"}, nil, 48, false, nil},
-		{"sglang spec v2 with topk 4", engine.SGLang, args{"speculative-algorithm": "EAGLE3", "max-running-requests": "256", "speculative-eagle-topk": "4"},
-			map[string]string{"SGLANG_ENABLE_SPEC_V2": "1"}, 64, false, []string{"needs speculative-eagle-topk 1"}},
+		// speculative_hook.py: the variable is gone and V2 always runs,
+		// topk > 1 included, so there is nothing left to refuse about topk.
+		{"sglang spec v2 variable", engine.SGLang, args{"speculative-algorithm": "EAGLE3", "max-running-requests": "256", "speculative-eagle-topk": "4"},
+			map[string]string{"SGLANG_ENABLE_SPEC_V2": "1"}, 64, false, []string{"SGLANG_ENABLE_SPEC_V2=1 does nothing on current SGLang"}},
+		{"sglang topk 4 on the V2 worker", engine.SGLang, args{"speculative-algorithm": "EAGLE3", "max-running-requests": "256", "speculative-eagle-topk": "4"},
+			nil, 64, false, nil},
+		{"sglang deprecated fusion flag", engine.SGLang, args{"tp": "8", "enable-flashinfer-allreduce-fusion": ""}, nil, 64, false,
+			[]string{"enable-flashinfer-allreduce-fusion is deprecated"}},
+		{"sglang fusion backend", engine.SGLang, args{"tp": "8", "flashinfer-allreduce-fusion-backend": "auto"}, nil, 64, false, nil},
 		{"sglang topk 1 draft tokens", engine.SGLang, args{"speculative-algorithm": "EAGLE3", "max-running-requests": "256",
 			"speculative-eagle-topk": "1", "speculative-num-steps": "3", "speculative-num-draft-tokens": "8"}, nil, 64, false,
 			[]string{"num-steps+1 = 4, not 8"}},
@@ -397,6 +433,11 @@ func TestWarnings(t *testing.T) {
 			"per-request-spec-decode-metrics": "none"}, nil, 8, true, []string{"per-request-spec-decode-metrics"}},
 		{"vllm speculative with per-request metrics", engine.VLLM, args{"speculative-config": `{"method":"eagle3"}`,
 			"per-request-spec-decode-metrics": "summary"}, nil, 8, true, nil},
+		{"vllm per-request metrics without speculation", engine.VLLM, args{"per-request-spec-decode-metrics": "summary"}, nil, 8, true,
+			[]string{"vLLM refuses to start with per-request-spec-decode-metrics"}},
+		{"vllm per-request metrics none without speculation", engine.VLLM, args{"per-request-spec-decode-metrics": "none"}, nil, 8, true, nil},
+		{"llamacpp spec-draft-model without spec-type", engine.LlamaCpp, args{"parallel": "8", "spec-draft-model": "/d.gguf"}, nil, 8, true,
+			[]string{"spec-draft-model without spec-type"}},
 		{"llamacpp parallel below the top", engine.LlamaCpp, args{"parallel": "4", "slot-save-path": "/tmp/s", "cache-ram": "0"}, nil, 8, false,
 			[]string{"parallel=4"}},
 		{"llamacpp parallel unset", engine.LlamaCpp, args{}, nil, 8, true, []string{"parallel is unset"}},
@@ -416,6 +457,97 @@ func TestWarnings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ws := profile(t, tt.engine).Warnings(engine.Setup{Scenario: "s", Args: tt.args, Env: env(tt.env),
 				MaxLevel: tt.maxLevel, MaxTokens: 200, UniquePrompts: tt.unique})
+			if len(ws) != len(tt.want) {
+				t.Fatalf("warnings %+v, want %d", ws, len(tt.want))
+			}
+			for i, w := range ws {
+				if !strings.Contains(w.Text, tt.want[i]) || !strings.HasPrefix(w.Text, "scenario s: ") {
+					t.Errorf("warning %q, want it to contain %q", w.Text, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestRefusals: the settings an engine refuses at start are marked so, and
+// validation fails on them rather than warns.
+func TestRefusals(t *testing.T) {
+	none := func(string) (string, bool) { return "", false }
+	for _, tt := range []struct {
+		name   string
+		args   args
+		refuse bool
+	}{
+		// vllm/config/vllm.py raises ValueError at start.
+		{"per-request metrics, no speculation", args{"per-request-spec-decode-metrics": "summary"}, true},
+		{"per-request metrics with speculation", args{"per-request-spec-decode-metrics": "detailed", "speculative-config": `{"method":"ngram"}`}, false},
+		// Without the flag a speculative scenario is only warned.
+		{"speculation without per-request metrics", args{"speculative-config": `{"method":"ngram"}`}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			refused := false
+			for _, w := range profile(t, engine.VLLM).Warnings(engine.Setup{Scenario: "s", Args: tt.args, Env: none, MaxLevel: 8, UniquePrompts: true}) {
+				if w.Refuse {
+					refused = true
+					if w.Arg != engine.VLLMPerRequestSpecFlag {
+						t.Errorf("refusal points at %q, want the flag", w.Arg)
+					}
+				}
+			}
+			if refused != tt.refuse {
+				t.Errorf("refused %v, want %v", refused, tt.refuse)
+			}
+		})
+	}
+}
+
+// TestWarningsInCampaign: the checks that look past the scenario itself:
+// at the baseline it is measured against, or into the engine's own
+// configuration file.
+func TestWarningsInCampaign(t *testing.T) {
+	none := func(string) (string, bool) { return "", false }
+	files := map[string]string{
+		"/cfg/perf.yaml":  "return_perf_metrics: true\nenable_iter_perf_stats: true\nspeculative_config:\n  decoding_type: Eagle\n",
+		"/cfg/stats.yaml": "enable_iter_perf_stats: true\n",
+	}
+	read := func(p string) ([]byte, error) {
+		if b, ok := files[p]; ok {
+			return []byte(b), nil
+		}
+		return nil, os.ErrNotExist
+	}
+	fused := args{"tp": "8", "flashinfer-allreduce-fusion-backend": "auto"}
+	for _, tt := range []struct {
+		name, engine string
+		setup        engine.Setup
+		want         []string
+	}{
+		// arg_groups/overrides.py turns fusion on by itself on SM90/SM10x:
+		// dropping the baseline's flag does not turn it off.
+		{"sglang fusion dropped", engine.SGLang, engine.Setup{Args: args{"tp": "8"}, BaselineArgs: fused},
+			[]string{"leaving out the baseline's fusion flag"}},
+		{"sglang fusion dropped from the old flag", engine.SGLang, engine.Setup{Args: args{"tp": "8"},
+			BaselineArgs: args{"tp": "8", "enable-flashinfer-allreduce-fusion": ""}}, []string{"leaving out the baseline's fusion flag"}},
+		{"sglang fusion forced off", engine.SGLang, engine.Setup{Args: args{"tp": "8", "enforce-disable-flashinfer-allreduce-fusion": ""},
+			BaselineArgs: fused}, nil},
+		{"sglang baseline without fusion", engine.SGLang, engine.Setup{Args: args{"tp": "8"}, BaselineArgs: args{"tp": "8"}}, nil},
+		{"sglang the baseline itself", engine.SGLang, engine.Setup{Args: fused, Baseline: true}, nil},
+		{"llamacpp baseline may auto-draft", engine.LlamaCpp, engine.Setup{Args: args{"parallel": "8"}, Baseline: true},
+			[]string{"set spec-type: none"}},
+		{"llamacpp baseline spec-type none", engine.LlamaCpp, engine.Setup{Args: args{"parallel": "8", "spec-type": "none"}, Baseline: true}, nil},
+		{"llamacpp variant", engine.LlamaCpp, engine.Setup{Args: args{"parallel": "8"}}, nil},
+		{"trtllm perf metrics drain the stats", engine.TRTLLM, engine.Setup{Args: args{"max_batch_size": "8", "extra_llm_api_options": "/cfg/perf.yaml"}, ReadFile: read},
+			[]string{"PR #13405"}},
+		{"trtllm under --config", engine.TRTLLM, engine.Setup{Args: args{"max_batch_size": "8", "config": "/cfg/perf.yaml"}, ReadFile: read},
+			[]string{"PR #13405"}},
+		{"trtllm stats alone", engine.TRTLLM, engine.Setup{Args: args{"max_batch_size": "8", "config": "/cfg/stats.yaml"}, ReadFile: read}, nil},
+		{"trtllm file not seen", engine.TRTLLM, engine.Setup{Args: args{"max_batch_size": "8", "config": "/elsewhere.yaml"}, ReadFile: read}, nil},
+		{"trtllm remote host", engine.TRTLLM, engine.Setup{Args: args{"max_batch_size": "8", "config": "/cfg/perf.yaml"}}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tt.setup
+			s.Scenario, s.Env, s.MaxLevel, s.MaxTokens, s.UniquePrompts = "s", none, 8, 200, true
+			ws := profile(t, tt.engine).Warnings(s)
 			if len(ws) != len(tt.want) {
 				t.Fatalf("warnings %+v, want %d", ws, len(tt.want))
 			}

@@ -24,7 +24,7 @@ func init() { register(generic) }
 
 // anyAccept tries every engine's counter reader.
 func anyAccept(s Scrapes) (float64, string) {
-	for _, read := range []func(Scrapes) (float64, string){vllmAccept, sglangAccept} {
+	for _, read := range []func(Scrapes) (float64, string){vllmAccept, sglangAccept, llamacppAccept} {
 		if v, src := read(s); src != "" {
 			return v, src
 		}

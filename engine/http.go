@@ -42,8 +42,10 @@ func call(ctx context.Context, c *http.Client, method, url, apiKey string) (int,
 
 // postReset POSTs an empty body to base+path. A status in unavailable
 // means the server has no such call (NoResetError, with why); any other
-// non-2xx is retried, then returned as an error.
-func postReset(ctx context.Context, c *http.Client, base, path, apiKey string, unavailable map[int]string) error {
+// non-2xx is retried, then returned as an error. refused, when not nil,
+// reads a 2xx answer's body and says why the server did not reset after
+// all (vLLM answers 200 {"success": false}); such an answer is retried too.
+func postReset(ctx context.Context, c *http.Client, base, path, apiKey string, unavailable map[int]string, refused func(body []byte) string) error {
 	var last error
 	for try := range resetRetries {
 		if try > 0 {
@@ -58,7 +60,14 @@ func postReset(ctx context.Context, c *http.Client, base, path, apiKey string, u
 		case err != nil:
 			last = fmt.Errorf("POST %s: %w", path, err)
 		case status >= 200 && status <= 299:
-			return nil
+			why := ""
+			if refused != nil {
+				why = refused(body)
+			}
+			if why == "" {
+				return nil
+			}
+			last = fmt.Errorf("POST %s: status %d, but %s: %s", path, status, why, excerpt(body))
 		case unavailable[status] != "":
 			return &NoResetError{Reason: fmt.Sprintf("POST %s: status %d: %s", path, status, unavailable[status])}
 		default:

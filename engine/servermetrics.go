@@ -78,11 +78,12 @@ var vllmServer = &ServerMetrics{
 
 // llama-server's --metrics (tools/server/README.md): no queue of its own
 // beyond deferred requests, no preemptions, no prefix-cache counters, no
-// histograms.
+// histograms; the speculative counters since PR #26389 (llamacpp.go).
 var llamacppServer = &ServerMetrics{
 	Running:          []string{"llamacpp:requests_processing"},
 	Queued:           []string{"llamacpp:requests_deferred"},
 	KVUsage:          []string{"llamacpp:kv_cache_usage_ratio"},
+	Accept:           []CounterRatio{{Num: llamacppAcceptedTokens, Den: llamacppDrafts, Offset: 1}},
 	GenerationTokens: []string{"llamacpp:tokens_predicted_total"},
 }
 

@@ -31,6 +31,7 @@ var sglang = &Profile{
 	Name:     SGLang,
 	Title:    "SGLang",
 	Launcher: []string{"{python}", "-m", "sglang.launch_server"},
+	Help:     &HelpCall{Args: []string{"--help"}, Format: HelpArgparse},
 	Fixed: func(model, host string, port int) []string {
 		return []string{"--model-path", model, "--host", host, "--port", strconv.Itoa(port)}
 	},

@@ -15,6 +15,7 @@ var trtllm = &Profile{
 	Name:     TRTLLM,
 	Title:    "TensorRT-LLM trtllm-serve",
 	Launcher: []string{"trtllm-serve"},
+	Help:     &HelpCall{Args: []string{"serve", "--help"}, Format: HelpClick}, // the group's default command
 	Fixed: func(model, host string, port int) []string {
 		return []string{model, "--host", host, "--port", strconv.Itoa(port)}
 	},

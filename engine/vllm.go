@@ -28,6 +28,7 @@ var vllm = &Profile{
 	Name:     VLLM,
 	Title:    "vLLM",
 	Launcher: []string{"vllm", "serve"},
+	Help:     &HelpCall{Args: []string{"--help=all"}, Format: HelpArgparse, Underscores: true}, // every group, not the summary
 	Fixed: func(model, host string, port int) []string {
 		return []string{model, "--host", host, "--port", strconv.Itoa(port)}
 	},

@@ -49,6 +49,7 @@ type metricsProbe struct {
 	mu       sync.Mutex
 	values   map[scrapePhase]map[string]float64
 	info     map[scrapePhase][]byte // the info call's answers
+	infoPath string                 // the info call's path that answered
 	warnings []string
 }
 
@@ -71,13 +72,39 @@ func (m *metricsProbe) scrape(ctx context.Context, phase scrapePhase) {
 		m.mu.Unlock()
 	}
 	if in := m.engine.Info; in != nil {
-		if body, ok := m.get(ctx, in.Path); ok {
+		if body, ok := m.getInfo(ctx, in); ok {
 			m.save(phase, in.File, body)
 			m.mu.Lock()
 			m.info[phase] = body
 			m.mu.Unlock()
 		}
 	}
+}
+
+// getInfo asks the info call's paths, newest first, moving to an older one
+// only on 404 (engine.InfoCall.Fallback); the path that answered is kept, so
+// the later scrapes of the level ask it alone.
+func (m *metricsProbe) getInfo(ctx context.Context, in *engine.InfoCall) ([]byte, bool) {
+	m.mu.Lock()
+	known := m.infoPath
+	m.mu.Unlock()
+	if known != "" {
+		body, _, ok := m.getStatus(ctx, known)
+		return body, ok
+	}
+	for _, path := range in.Paths() {
+		body, status, ok := m.getStatus(ctx, path)
+		if ok {
+			m.mu.Lock()
+			m.infoPath = path
+			m.mu.Unlock()
+			return body, true
+		}
+		if status != http.StatusNotFound {
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 // parse reads a /metrics answer as the engine writes it: Prometheus text,
@@ -90,25 +117,31 @@ func (m *metricsProbe) parse(body []byte) (map[string]float64, error) {
 }
 
 func (m *metricsProbe) get(ctx context.Context, path string) ([]byte, bool) {
+	body, _, ok := m.getStatus(ctx, path)
+	return body, ok
+}
+
+// getStatus is get with the answer's status (0 when none came).
+func (m *metricsProbe) getStatus(ctx context.Context, path string) ([]byte, int, bool) {
 	ctx, cancel := context.WithTimeout(ctx, metricsTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.base+path, nil)
 	if err != nil {
-		return nil, false
+		return nil, 0, false
 	}
 	if m.apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+m.apiKey)
 	}
 	resp, err := m.client.Do(req)
 	if err != nil {
-		return nil, false
+		return nil, 0, false
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, metricsBodyBytes))
 	if err != nil || resp.StatusCode != http.StatusOK {
-		return nil, false
+		return nil, resp.StatusCode, false
 	}
-	return body, true
+	return body, resp.StatusCode, true
 }
 
 func (m *metricsProbe) save(phase scrapePhase, name string, body []byte) {

@@ -12,11 +12,11 @@ import (
 
 // FinalMetricsFile is the /metrics scrape collect writes into SCENARIO/metrics/,
 // beside the engine's info answer (its profile names that file, e.g.
-// get_server_info.json for SGLang).
+// server_info.json for SGLang).
 const FinalMetricsFile = "final.prom"
 
 // collect records what the server says about itself after the sweep: its
-// version (and SGLang's lifetime accept length) from the engine profile's
+// version (and SGLang's own running accept length) from the engine profile's
 // info call, and a final /metrics scrape. A server without these endpoints
 // is not a failure: the measurement already stands, so each miss is a warning.
 func collect(ctx context.Context, s *scenarioRun) error {
@@ -27,12 +27,25 @@ func collect(ctx context.Context, s *scenarioRun) error {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
 	if info != nil {
-		status, body, err := get(ctx, s.client, s.baseURL+info.Path, DefaultProbeTimeout)
+		// The newest path first; an older build answers 404 there and has
+		// the call under its older name (engine.InfoCall.Fallback).
+		var (
+			path   string
+			status int
+			body   []byte
+			err    error
+		)
+		for _, path = range info.Paths() {
+			status, body, err = get(ctx, s.client, s.baseURL+path, DefaultProbeTimeout)
+			if err != nil || status != http.StatusNotFound {
+				break
+			}
+		}
 		switch {
 		case err != nil:
-			o.warn(s.sc.Name, fmt.Sprintf("collecting %s from %s: %v", info.Path, s.w.h.Name(), err))
+			o.warn(s.sc.Name, fmt.Sprintf("collecting %s from %s: %v", path, s.w.h.Name(), err))
 		case status != http.StatusOK:
-			o.warn(s.sc.Name, fmt.Sprintf("collecting %s from %s: status %d", info.Path, s.w.h.Name(), status))
+			o.warn(s.sc.Name, fmt.Sprintf("collecting %s from %s: status %d", path, s.w.h.Name(), status))
 		default:
 			if err := results.WriteFileAtomic(filepath.Join(dir, info.File), body); err != nil {
 				return err
