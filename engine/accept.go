@@ -12,8 +12,13 @@ const (
 	// a request gets with "return_spec_tokens_details": true (PR #33518).
 	SourceSGLangSpecDetails = "each response's sglext.spec_tokens_details: Σ completion tokens / Σ spec_verify_ct"
 	// SourceVLLMResponseMetrics: vLLM's metrics.speculative_decoding in the
-	// final usage chunk, with --per-request-spec-decode-metrics (PR #48915).
-	SourceVLLMResponseMetrics = "each response's metrics.speculative_decoding: Σ completion tokens / Σ num_spec_steps"
+	// final usage chunk, with --per-request-spec-decode-metrics (PR #48915),
+	// read as vLLM defines its mean_acceptance_length (its end-to-end test
+	// test_per_request_spec_decode_metrics): num_spec_steps counts only the
+	// steps that verified drafts, so neither the prefill's token nor a step
+	// that drafted nothing (an n-gram miss, K = 0 in a dynamic schedule)
+	// counts.
+	SourceVLLMResponseMetrics = "each response's metrics.speculative_decoding: 1 + Σ num_accepted_draft_tokens / Σ num_spec_steps"
 	// SourceAnyResponse: a server of unknown engine whose responses carry
 	// one of the shapes above or llama.cpp's timings.
 	SourceAnyResponse = "each response's own speculative counts: Σ completion tokens / Σ target steps"

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -124,5 +125,24 @@ func TestAcceptRequestFields(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVLLMAcceptLength: a vLLM level's accept length is vLLM's own
+// definition, 1 + accepted / num_spec_steps (its end-to-end test
+// test_per_request_spec_decode_metrics), which the captured response gives
+// as mean_acceptance_length 1.2326: 10 drafts accepted over 43 steps. Its 54
+// tokens over 43 steps would count the prefill's token as a step's.
+func TestVLLMAcceptLength(t *testing.T) {
+	srv, _ := replay(t, "vllm-spec-metrics.sse")
+	res, err := Run(context.Background(), Options{URL: srv.URL, Concurrency: []int{2}, Requests: 4,
+		MaxTokens: 16, Prompts: testPrompts(t), Engine: engine.Lookup(engine.VLLM), UniquePrompts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := res.Levels[0]
+	const want = 1 + 10.0/43
+	if l.AcceptLength == nil || l.AcceptLengthSource != engine.SourceVLLMResponseMetrics || math.Abs(*l.AcceptLength-want) > 1e-12 {
+		t.Errorf("accept length %v from %q, want %v from %q", l.AcceptLength, l.AcceptLengthSource, want, engine.SourceVLLMResponseMetrics)
 	}
 }

@@ -60,6 +60,9 @@ func takeAccept(c *chunk, rec *measure.Record) {
 	if m := c.Metrics; m != nil && m.SpeculativeDecoding != nil {
 		d := m.SpeculativeDecoding
 		setCounts(rec, d.SpecSteps, d.DraftTokens, d.AcceptedTokens, d.Histogram)
+		// num_spec_steps counts the steps that verified drafts only, and
+		// vLLM's accept length is 1 + accepted / steps.
+		rec.DraftStepsOnly = d.SpecSteps != nil
 	}
 }
 

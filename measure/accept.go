@@ -30,9 +30,23 @@ func DraftAcceptLength(tokens, drafted, accepted int) (length float64, ok bool) 
 	return float64(tokens) / float64(tokens-accepted), true
 }
 
+// StepTokens are the tokens the request's counted steps (Steps) produced:
+// every token of the request, except where the response counts only the
+// steps that verified drafts (DraftStepsOnly, vLLM), whose steps produced
+// one token each plus the drafts they accepted. Over Steps, it is the
+// accept length as the engine defines it: SGLang's completion tokens /
+// spec_verify_ct, vLLM's 1 + num_accepted_draft_tokens / num_spec_steps.
+func (r Record) StepTokens() int {
+	if r.DraftStepsOnly && r.VerifySteps != nil {
+		_, acc, _ := r.Draft()
+		return *r.VerifySteps + acc
+	}
+	return r.Tokens
+}
+
 // RecordsAcceptLength is the token-weighted accept length of the successful
-// measured records of recs that reported their counts: Σ tokens / Σ steps
-// (Record.Steps), every request whole. ok is false when none reported, or
+// measured records of recs that reported their counts: Σ step tokens / Σ
+// steps (Record.StepTokens, Record.Steps), every request whole. ok is false when none reported, or
 // when nothing was speculated (no verify step reported and no draft
 // proposed). LevelAcceptance is the level's figure, over its window.
 func RecordsAcceptLength(recs []Record) (length float64, ok bool) {
@@ -46,7 +60,7 @@ func RecordsAcceptLength(recs []Record) (length float64, ok bool) {
 		if !ok {
 			continue
 		}
-		tokens, steps = tokens+r.Tokens, steps+s
+		tokens, steps = tokens+r.StepTokens(), steps+s
 		if d, _, ok := r.Draft(); ok {
 			drafted += d
 		}

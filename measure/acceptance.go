@@ -5,8 +5,10 @@ package measure
 // counts (Record.Steps, Draft, AcceptHistogram).
 type Acceptance struct {
 	// Length is the token-weighted accept length, Tokens / Steps: the
-	// completion tokens over the target steps that produced them, counting
-	// the bonus token (1 to drafts + 1). A request counts by the share of
+	// tokens the counted target steps produced over those steps, counting
+	// the bonus token (1 to drafts + 1); Tokens are the completion tokens,
+	// except for responses that count only the steps that verified drafts
+	// (Record.StepTokens: vLLM, whose figure is 1 + accepted / steps). A request counts by the share of
 	// its tokens produced inside the level's throughput window (the steady
 	// state, as LevelThroughput: TokensIn), its steps and drafts in the
 	// same share, so the figure is over the same stretch of time as the
@@ -49,7 +51,7 @@ func (a *acceptAcc) add(r Record, w Window) {
 		return
 	}
 	a.requests++
-	a.tokens += f * float64(r.Tokens)
+	a.tokens += f * float64(r.StepTokens())
 	a.steps += f * float64(steps)
 	a.verified = a.verified || r.VerifySteps != nil
 	if d, acc, ok := r.Draft(); ok {

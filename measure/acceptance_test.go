@@ -22,6 +22,14 @@ func specRec(seq int, send, end int64, tokens, steps int, hist ...int) Record {
 	return r
 }
 
+// vllmRec is specRec for a vLLM response, whose steps are only those that
+// verified drafts (Record.DraftStepsOnly).
+func vllmRec(seq int, send, end int64, tokens, steps int, hist ...int) Record {
+	r := specRec(seq, send, end, tokens, steps, hist...)
+	r.DraftStepsOnly = true
+	return r
+}
+
 // TestLevelAcceptance: the token-weighted accept length is Σ tokens / Σ
 // steps, exactly, when every request lies inside the window, and the
 // histograms become step shares and per-position acceptance.
@@ -57,6 +65,18 @@ func TestLevelAcceptance(t *testing.T) {
 		}, true, 1, 0, nil, nil},
 		{"no counts", ConcurrencyLevel(4), []Record{{Level: ConcurrencyLevel(4), SendNs: 0, FirstNs: 1e6, EndNs: 1e9, Tokens: 16}}, false, 0, 0, nil, nil},
 		{"nothing drafted", ConcurrencyLevel(4), []Record{llama(0, 0, 1e9, 16, 0, 0)}, false, 0, 0, nil, nil},
+		// vLLM's num_spec_steps counts the steps that verified drafts only:
+		// its accept length is 1 + accepted / steps, not tokens / steps. The
+		// captured response (loadgen/testdata/vllm-spec-metrics.sse): 54
+		// tokens, 43 steps, 10 accepted, mean_acceptance_length 1.2326.
+		// With a second request of 200 tokens whose 100 steps accepted 60
+		// (dynamic speculation left some of its steps without drafts):
+		// 1 + 70 / 143.
+		{"vllm: 1 + accepted / steps", ConcurrencyLevel(4), []Record{
+			vllmRec(0, 0, 4e9, 54, 43, 39, 1, 0, 3),
+			vllmRec(1, 0, 2e9, 200, 100, 60, 20, 20),
+		}, true, 1 + 70.0/143, 70.0 / (129 + 200), []float64{99.0 / 143, 21.0 / 143, 20.0 / 143, 3.0 / 143},
+			[]float64{44.0 / 143, 23.0 / 143, 3.0 / 143}},
 		{"failed requests do not count", ConcurrencyLevel(4), []Record{
 			func() Record { r := specRec(0, 0, 1e9, 50, 10); r.ErrClass = ErrCut; return r }(),
 		}, false, 0, 0, nil, nil},

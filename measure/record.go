@@ -113,9 +113,17 @@ type Record struct {
 	DraftAccepted *int `json:"draft_n_accepted,omitempty"`
 	// VerifySteps is the target-model steps that verified this request's
 	// drafts (SGLang's spec_verify_ct, vLLM's num_spec_steps), from which
-	// its accept length is Tokens / VerifySteps; nil when the response did
-	// not say (llama.cpp's timings: Steps counts them from the drafts).
+	// its accept length is Tokens / VerifySteps, or 1 + DraftAccepted /
+	// VerifySteps with DraftStepsOnly; nil when the response did not say
+	// (llama.cpp's timings: Steps counts them from the drafts).
 	VerifySteps *int `json:"verify_steps,omitempty"`
+	// DraftStepsOnly is set when VerifySteps counts only the steps that
+	// verified drafts (vLLM's num_spec_steps), not the first token's
+	// prefill nor a decode step that drafted nothing: those steps produced
+	// VerifySteps + DraftAccepted tokens, and the accept length is
+	// 1 + DraftAccepted / VerifySteps, as vLLM defines it. Records written
+	// before it was kept read as Tokens / VerifySteps.
+	DraftStepsOnly bool `json:"draft_steps_only,omitempty"`
 	// AcceptHistogram[j] is the number of this request's verify steps that
 	// accepted exactly j draft tokens (SGLang's
 	// spec_correct_drafts_histogram, vLLM's acceptance_histogram); nil when
