@@ -71,7 +71,7 @@ type Profile struct {
 	ErrorLines []*regexp.Regexp
 
 	// Info is the call that tells the engine's version (and, for SGLang, its
-	// lifetime accept length), made once after the sweep; nil: none.
+	// own running accept length), made once after the sweep; nil: none.
 	Info *InfoCall
 	// Accept reads the level's speculative accept length from the increase
 	// of the server's counters between the scrapes before and after it;
@@ -142,11 +142,21 @@ type SpecOff struct {
 
 // InfoCall is a GET whose answer is saved with the results.
 type InfoCall struct {
-	Path string // e.g. /get_server_info
-	File string // name under SCENARIO/metrics/
+	Path string // e.g. /server_info
+	// Fallback are older paths of the same call, asked in order when the
+	// one before answers 404 (SGLang builds before /server_info have only
+	// /get_server_info).
+	Fallback []string
+	File     string // name under SCENARIO/metrics/
 	// Parse reads the engine version and, where the engine keeps one, its
-	// accept length over the server's life.
+	// own running accept length (docs/ENGINES.md says over what).
 	Parse func(body []byte) Info
+}
+
+// Paths are the call's paths, newest first: a caller asks the next one only
+// when the one before answered 404.
+func (c *InfoCall) Paths() []string {
+	return append([]string{c.Path}, c.Fallback...)
 }
 
 // Info is what an engine's info call says.
@@ -182,6 +192,15 @@ type Setup struct {
 	// UniquePrompts is the sweep's unique_prompts: no request shares a
 	// prefix, so a cache left between levels cannot help.
 	UniquePrompts bool
+	// Baseline is set for the campaign's baseline scenario, the one every
+	// variant is measured against; BaselineArgs are the baseline's flags
+	// when this scenario is a variant (nil for the baseline itself).
+	Baseline     bool
+	BaselineArgs Args
+	// ReadFile reads a file a scenario's flag names (an engine's own
+	// configuration file), as this machine sees it; nil, or an error, when
+	// bakeoff cannot see it, and the checks that need it say nothing.
+	ReadFile func(path string) ([]byte, error)
 }
 
 // Warning is one finding of a Check: Text, and where to point — the arg
@@ -190,6 +209,9 @@ type Setup struct {
 type Warning struct {
 	Arg, Env string
 	Text     string
+	// Refuse is set when the engine refuses to start with the setting:
+	// validation fails rather than warns, since the launch could only fail.
+	Refuse bool
 }
 
 var registry = map[string]*Profile{}

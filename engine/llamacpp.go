@@ -12,9 +12,24 @@ import (
 
 // llama.cpp's llama-server (github ggml-org/llama.cpp, tools/server).
 // Sources: tools/server/README.md (/health, /props, /slots and
-// ?action=erase, timings), shared/facts/engines.md (observed on a CPU build
-// of mid-2026), and public logs for the fatal lines. docs/ENGINES.md lists
-// each fact's source and what is unverified.
+// ?action=erase, timings, /metrics), common/arg.cpp (the speculative flags,
+// as a CPU build at commit 5eca4e3ca prints them in --help), PR #26389 (the
+// spec_decode counters), and public logs for the fatal lines.
+// docs/ENGINES.md lists each fact's source and what is unverified.
+
+// llama-server's speculative counters on /metrics (PR #26389, merged
+// 2026-08; absent before): draft tokens proposed and accepted, and drafts,
+// the verification steps. Each finished request adds its own.
+const (
+	llamacppAcceptedTokens = "llamacpp:spec_decode_num_accepted_tokens_total"
+	llamacppDrafts         = "llamacpp:spec_decode_num_drafts_total"
+
+	SourceLlamaCppCounters = "llamacpp:spec_decode counters, increase over the level: 1 + accepted/drafts"
+)
+
+// llamacppDraftModelKeys are the spellings of llama-server's draft model
+// flag: --spec-draft-model, with the older -md and --model-draft as aliases.
+var llamacppDraftModelKeys = []string{"spec-draft-model", "md", "model-draft"}
 
 // SourceLlamaCppTimings names the accept length computed from the
 // per-response timings of llama.cpp.
@@ -51,9 +66,11 @@ var llamacpp = &Profile{
 	ErrorLines: []*regexp.Regexp{regexp.MustCompile(
 		`error while handling argument|error: invalid argument:|error loading model|couldn't bind HTTP server socket|cudaMalloc failed|GGML_ASSERT|\bwhat\(\):`)},
 	Info: &InfoCall{Path: "/props", File: "props.json", Parse: parseLlamaCppProps},
-	// No speculative metrics on /metrics: acceptance is only in each
-	// response's timings (draft_n, draft_n_accepted in the final chunk).
+	// Each response's timings (draft_n, draft_n_accepted in the final
+	// chunk) come first; builds with PR #26389 also count on /metrics, read
+	// when no response carried counts.
 	ResponseAccept: SourceLlamaCppTimings,
+	Accept:         llamacppAccept,
 	Server:         llamacppServer,
 	Reset:          llamacppReset,
 	// /tokenize, and token-id prompts on /v1/completions (a prompt may be
@@ -113,12 +130,24 @@ func llamacppReset(ctx context.Context, c *http.Client, base, apiKey string) (st
 		err := postReset(ctx, c, base, path, apiKey, map[int]string{
 			http.StatusNotImplemented: "slot actions need llama-server --slot-save-path",
 			http.StatusNotFound:       "this llama-server has no /slots actions (--no-slots?)",
-		})
+		}, nil)
 		if err != nil {
 			return "", err
 		}
 	}
 	return fmt.Sprintf("POST /slots/{0..%d}?action=erase", props.TotalSlots-1), nil
+}
+
+// llamacppAccept is the level's accept length from the increase of
+// llama-server's speculative counters: 1 + accepted / drafts, the
+// definition llama.cpp's own statistics use (PR #24536, after vLLM's).
+func llamacppAccept(s Scrapes) (float64, string) {
+	drafts, okD := increase(s, llamacppDrafts)
+	accepted, okA := increase(s, llamacppAcceptedTokens)
+	if !okD || !okA || drafts <= 0 {
+		return 0, ""
+	}
+	return 1 + accepted/drafts, SourceLlamaCppCounters
 }
 
 // llamacppSpeculative: newer builds speculate when --spec-type names a
@@ -127,7 +156,19 @@ func llamacppSpeculative(a Args) bool {
 	if v, ok := a.ArgValue("spec-type"); ok {
 		return v != "" && v != "none"
 	}
-	return argSet(a, "model-draft") || argSet(a, "md")
+	_, ok := llamacppDraftModel(a)
+	return ok
+}
+
+// llamacppDraftModel returns the draft model flag a scenario sets, under
+// whichever spelling it uses.
+func llamacppDraftModel(a Args) (key string, ok bool) {
+	for _, k := range llamacppDraftModelKeys {
+		if argSet(a, k) {
+			return k, true
+		}
+	}
+	return "", false
 }
 
 func llamacppCheck(s Setup) []Warning {
@@ -151,12 +192,20 @@ func llamacppCheck(s Setup) []Warning {
 			"scenario %s: ctx-size %d is shared by %d slots, %d tokens each, less than max_tokens %d alone",
 			s.Scenario, ctx, slots, ctx/slots, s.MaxTokens)})
 	}
-	if v, ok := s.Args.ArgValue("model-draft"); ok && v != "" {
-		if _, typed := s.Args.ArgValue("spec-type"); !typed {
-			out = append(out, Warning{Arg: "model-draft", Text: fmt.Sprintf(
-				"scenario %s: model-draft without spec-type: newer llama-server builds load the draft model but do not speculate with it (set spec-type, e.g. draft-simple)",
-				s.Scenario)})
-		}
+	_, typed := s.Args.ArgValue("spec-type")
+	if k, ok := llamacppDraftModel(s.Args); ok && !typed {
+		out = append(out, Warning{Arg: k, Text: fmt.Sprintf(
+			"scenario %s: %s without spec-type: newer llama-server builds load the draft model but do not speculate with it (set spec-type, e.g. draft-simple)",
+			s.Scenario, k)})
+	}
+	// The baseline is the one scenario that must not speculate. spec-type
+	// defaults to none in the builds checked (5eca4e3ca), but drafting that
+	// starts by itself from a model's own MTP heads is reported for newer
+	// ones; spec-type none rules it out on every build that has the flag.
+	if s.Baseline && !typed && !llamacppSpeculative(s.Args) {
+		out = append(out, Warning{Text: fmt.Sprintf(
+			"scenario %s: the baseline does not set spec-type: newer llama-server builds may draft by themselves from a model with MTP heads; set spec-type: none so that it measures decoding without speculation",
+			s.Scenario)})
 	}
 	if !s.UniquePrompts {
 		if _, ok := s.Args.ArgValue("slot-save-path"); !ok {

@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+
+	"gopkg.in/yaml.v3"
 )
 
 // TensorRT-LLM's trtllm-serve (github NVIDIA/TensorRT-LLM). Sources:
-// shared/facts/engines.md and NVIDIA AIPerf's "control hooks by server" page
-// (no HTTP prefix-cache reset). docs/ENGINES.md lists each fact's source
+// tensorrt_llm/serve/openai_server.py (/metrics, the background statistics
+// collector), tensorrt_llm/commands/serve.py (the flags), NVIDIA AIPerf's
+// "control hooks by server" page (no HTTP prefix-cache reset) and the pull
+// requests docs/ENGINES.md names. docs/ENGINES.md lists each fact's source
 // and what is unverified.
 
 var trtllm = &Profile{
@@ -59,5 +63,45 @@ func trtllmCheck(s Setup) []Warning {
 			"scenario %s: trtllm-serve's prefix cache cannot be cleared between levels; set sweep.unique_prompts: true, or turn block reuse off in its configuration",
 			s.Scenario)})
 	}
+	out = append(out, trtllmStatsCheck(s)...)
 	return out
+}
+
+// trtllmConfigKeys are the flags that name trtllm-serve's YAML file of LLM
+// API options (commands/serve.py: --config, and its older name).
+var trtllmConfigKeys = []string{"config", "extra_llm_api_options"}
+
+// trtllmStatsCheck reads the scenario's options file, where bakeoff can see
+// it. With return_perf_metrics and enable_iter_perf_stats both on,
+// openai_server.py starts a background collector that drains the engine's
+// iteration-statistics queue for its Prometheus metrics. Before PR #13405
+// (merged 2026-04) GET /metrics drained the same queue and lost most
+// iterations to the collector (the PR measured 2 to 27% of them reaching
+// /metrics); since then the collector copies each iteration into a buffer of
+// iter_stats_max_iterations (default 1000) that /metrics reads and clears.
+func trtllmStatsCheck(s Setup) []Warning {
+	if s.ReadFile == nil {
+		return nil
+	}
+	for _, k := range trtllmConfigKeys {
+		path, ok := s.Args.ArgValue(k)
+		if !ok || path == "" {
+			continue
+		}
+		body, err := s.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		var opts struct {
+			PerfMetrics bool `yaml:"return_perf_metrics"`
+			IterStats   bool `yaml:"enable_iter_perf_stats"`
+		}
+		if yaml.Unmarshal(body, &opts) != nil || !opts.PerfMetrics || !opts.IterStats {
+			continue
+		}
+		return []Warning{{Arg: k, Text: fmt.Sprintf(
+			"scenario %s: %s turns on return_perf_metrics with enable_iter_perf_stats: trtllm-serve builds before PR #13405 (2026-04) then drain the iteration statistics with a collector of their own, and bakeoff's /metrics scrapes get few of them, so the accept length comes from a fraction of the level's iterations or is missing; use a newer build, or leave return_perf_metrics off",
+			s.Scenario, path)}}
+	}
+	return nil
 }

@@ -8,10 +8,12 @@ import (
 	"strconv"
 )
 
-// vLLM (github vllm-project/vllm). Sources: shared/facts/engines.md; the
-// reset route checked in vllm/entrypoints/serve/cache/api_router.py (docs.vllm.ai
-// API reference: mounted only when VLLM_SERVER_DEV_MODE is set).
-// docs/ENGINES.md lists each fact's source.
+// vLLM (github vllm-project/vllm). Sources: the reset route in
+// vllm/frontend/entrypoints/serve/dev/cache/api_router.py (earlier
+// vllm/entrypoints/serve/cache/api_router.py; mounted only when
+// VLLM_SERVER_DEV_MODE is set), vllm/config/vllm.py (the per-request metrics
+// refusal), vllm/config/speculative.py, and the pull requests docs/ENGINES.md
+// names for each fact, with the versions it holds for.
 
 // vLLM's speculative-decoding counters and the accept-length source.
 const (
@@ -50,13 +52,15 @@ var vllm = &Profile{
 	TokenizeCall: vllmTokenize, TokenPrompts: true,
 	Speculative: func(a Args) bool { return argSet(a, "speculative-config") },
 	Check:       vllmCheck,
-	// vllm/config/speculative.py: "Disable speculative decoding for new
-	// incoming requests when the number of enqueued requests is larger than
-	// this value" (Field ge=2); the V0 engine's flag was
-	// --speculative-disable-by-batch-size (PR #4592).
-	SpecOff: &SpecOff{Key: "disable_by_batch_size", Min: 2, Since: "vLLM V1 SpeculativeConfig (earlier: --speculative-disable-by-batch-size, PR #4592)",
+	// vllm/config/speculative.py's num_speculative_tokens_per_batch_size:
+	// a list of [min batch, max batch, K] ranges, K the draft tokens per step
+	// for a running batch in the range and 0 for none (read by the V1
+	// scheduler's build_dynamic_sd_schedule_lookup). disable_by_batch_size,
+	// which this used to name, did nothing after the V0 engine went (v0.10.0)
+	// and was removed by PR #35060 (2026-02).
+	SpecOff: &SpecOff{Key: "num_speculative_tokens_per_batch_size", Min: 1, Since: "vLLM's dynamic speculative decoding (SpeculativeConfig.num_speculative_tokens_per_batch_size)",
 		Setting: func(n int) string {
-			return fmt.Sprintf(`--speculative-config '{..., "disable_by_batch_size": %d}'`, n)
+			return fmt.Sprintf(`--speculative-config '{..., "num_speculative_tokens_per_batch_size": [[1, %d, K], [%d, 1048576, 0]]}'`, n, n+1)
 		}},
 }
 
@@ -87,19 +91,45 @@ func vllmAccept(s Scrapes) (float64, string) {
 	return 0, ""
 }
 
+// vllmReset resets the prefix cache. Current builds answer 200 {"success":
+// bool}, false "while blocks are still held, e.g. by running requests or
+// in-flight async KV offload transfers; callers may retry"
+// (vllm/frontend/entrypoints/serve/dev/cache/api_router.py, commit 055e47c2);
+// earlier builds answered a bare 200 whether or not the reset happened
+// (PR #12284: "we currently always return 200"), which is all bakeoff can
+// read from them. docs/ENGINES.md gives the versions.
 func vllmReset(ctx context.Context, c *http.Client, base, apiKey string) (string, error) {
 	const path = "/reset_prefix_cache"
 	err := postReset(ctx, c, base, path, apiKey, map[int]string{
 		http.StatusNotFound: "the route exists only when the server runs with " + VLLMDevMode + "=1",
-	})
+	}, vllmResetRefused)
 	if err != nil {
 		return "", err
 	}
 	return "POST " + path, nil
 }
 
+// vllmResetRefused reads the reset's answer: "" when it reset (or said
+// nothing, as builds before v0.26.0 do), else why not.
+func vllmResetRefused(body []byte) string {
+	var r struct {
+		Success *bool `json:"success"`
+	}
+	if json.Unmarshal(body, &r) != nil || r.Success == nil || *r.Success {
+		return ""
+	}
+	return "the server did not reset its prefix cache (success: false: blocks still held by running requests or KV offload transfers)"
+}
+
 func vllmCheck(s Setup) []Warning {
 	var out []Warning
+	// vllm/config/vllm.py raises at start: "--per-request-spec-decode-metrics
+	// requires speculative decoding to be enabled (via --speculative-config)."
+	if v, ok := s.Args.ArgValue(VLLMPerRequestSpecFlag); ok && v != "none" && !argSet(s.Args, "speculative-config") {
+		out = append(out, Warning{Arg: VLLMPerRequestSpecFlag, Refuse: true, Text: fmt.Sprintf(
+			"scenario %s: vLLM refuses to start with %s and no speculative-config (\"requires speculative decoding to be enabled\"); leave it out of scenarios that do not speculate",
+			s.Scenario, VLLMPerRequestSpecFlag)})
+	}
 	if n, ok := argInt(s.Args, "max-num-seqs"); ok && n < s.MaxLevel {
 		out = append(out, Warning{Arg: "max-num-seqs", Text: fmt.Sprintf(
 			"scenario %s: vLLM runs at most max-num-seqs=%d sequences at once and the sweep goes to %d: the levels above it measure queueing; set it to at least %d (the same in every scenario)",
