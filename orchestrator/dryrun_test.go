@@ -61,7 +61,7 @@ func TestDryRunShippedConfig(t *testing.T) {
 	if n, want := strings.Count(text, "server.pid: env -- "), 3*campaign.DefaultRounds; n != want {
 		t.Errorf("%d launch commands, want %d:\n%s", n, want, text)
 	}
-	if !strings.Contains(text, "-m sglang.launch_server") || !strings.Contains(text, "SGLANG_ENABLE_SPEC_V2=1") {
+	if !strings.Contains(text, "-m sglang.launch_server") || !strings.Contains(text, "--cuda-graph-max-bs-decode 128") {
 		t.Errorf("launches are not SGLang's:\n%s", text)
 	}
 }
@@ -83,7 +83,7 @@ func TestDryRunOtherEngines(t *testing.T) {
 		}, nil},
 		{"trtllm-h200.yaml", []string{
 			"server.pid: env -- BAKEOFF_LAUNCH=0 BAKEOFF_ROUND=1 trtllm-serve meta-llama/Llama-3.1-8B-Instruct --host 127.0.0.1 --port 8000 --backend pytorch",
-			"--extra_llm_api_options /data/trtllm/eagle3.yaml",
+			"--config /data/trtllm/eagle3.yaml",
 			" sweep --url http://127.0.0.1:8000 --engine trtllm ", " --unique-prompts ",
 			"GET http://127.0.0.1:8000/version",
 		}, nil},

@@ -312,7 +312,7 @@ func TestDemoCampaignLocal(t *testing.T) {
 			t.Fatal(err)
 		}
 		// TP 8 would start eight scheduler processes per server; two do.
-		data = bytes.Replace(data, []byte("tp: 8"), []byte("tp: 2"), 1)
+		data = bytes.Replace(data, []byte("tp-size: 8"), []byte("tp-size: 2"), 1)
 		if err := os.WriteFile(filepath.Join(w.scenDir, n+".yaml"), data, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -59,7 +59,7 @@ func demoWithSessions(t *testing.T, w *world) string {
 		t.Fatal(err)
 	}
 	// TP 8 would start eight scheduler processes per server; two do.
-	base = bytes.Replace(base, []byte("tp: 8"), []byte("tp: 2"), 1)
+	base = bytes.Replace(base, []byte("tp-size: 8"), []byte("tp-size: 2"), 1)
 	for name, body := range map[string][]byte{
 		"baseline": base,
 		"cached":   []byte("extends: baseline\nargs:\n  sim-prefix-cache: true\n  enable-cache-report: true\n"),
