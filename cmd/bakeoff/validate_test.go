@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -73,8 +74,26 @@ func TestValidateGolden(t *testing.T) {
 	}
 }
 
+// oldSpellings are flags and variables that current engines removed,
+// renamed, or keep only as an older alias, with what replaced them. Each
+// scenario file names the engine source it was checked against.
+var oldSpellings = []struct {
+	re  *regexp.Regexp
+	now string
+}{
+	{regexp.MustCompile(`--cuda-graph-max-bs(\s|$)`), "SGLang: --cuda-graph-max-bs-decode"},
+	{regexp.MustCompile(`--enable-flashinfer-allreduce-fusion(\s|$)`), "SGLang: deprecated alias of --flashinfer-allreduce-fusion-backend auto"},
+	{regexp.MustCompile(`SGLANG_ENABLE_SPEC_V2`), "SGLang: removed; speculative decoding always runs the V2 worker, --disable-overlap-schedule is the synchronous path"},
+	{regexp.MustCompile(`--disable-cuda-graph(\s|$)`), "SGLang: --cuda-graph-backend-{decode,prefill} disabled"},
+	{regexp.MustCompile(`--tp\s`), "SGLang: --tp-size (--tp was only an abbreviation argparse accepted)"},
+	{regexp.MustCompile(`--model-draft\s|\s-md\s|--gpu-layers-draft\s`), "llama.cpp: --spec-draft-model, --spec-draft-ngl"},
+	{regexp.MustCompile(`--draft(-n|-max|-min|-n-min)?\s`), "llama.cpp: removed; --spec-draft-n-max, --spec-draft-n-min"},
+	{regexp.MustCompile(`--extra_llm_api_options\s`), "trtllm-serve: --config"},
+}
+
 // TestValidateShippedConfigs: every config the repository ships passes,
-// without warnings; one added to configs/ is covered without a line here.
+// without warnings, and launches its engine with today's spellings; one
+// added to configs/ is covered without a line here.
 func TestValidateShippedConfigs(t *testing.T) {
 	configs, err := filepath.Glob("../../configs/*.yaml")
 	if err != nil || len(configs) < 5 {
@@ -90,12 +109,87 @@ func TestValidateShippedConfigs(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("%s: summary:\n%s", cfg, out)
 		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if !strings.Contains(line, "env -- ") {
+				continue
+			}
+			for _, old := range oldSpellings {
+				if m := old.re.FindString(line); m != "" {
+					t.Errorf("%s launches with %q (%s):\n%s", cfg, strings.TrimSpace(m), old.now, line)
+				}
+			}
+		}
 	}
 	e, out, _ := testEnv()
 	run(context.Background(), e, []string{"validate", "../../configs/demo.yaml"})
 	if !strings.Contains(out.String(), "env -- NCCL_PROTO=LL /usr/local/bin/bakeoff sim --sim-speed 40") {
 		t.Errorf("demo: {bakeoff} is not this binary:\n%s", out)
 	}
+}
+
+// TestShippedFilesNameTheirEngineVersion: engines rename flags every few
+// months, so every shipped config but the demo (which runs the sim), and
+// every scenario file with flags or variables of its own, says in a comment
+// which engine source its spellings were checked against. Every scenario
+// file belongs to a shipped config, so that the test above validates it.
+func TestShippedFilesNameTheirEngineVersion(t *testing.T) {
+	const says = "checked against"
+	configs, err := filepath.Glob("../../configs/*.yaml")
+	if err != nil || len(configs) == 0 {
+		t.Fatalf("shipped configs: %v (%v)", configs, err)
+	}
+	used := map[string]bool{}
+	for _, cfg := range configs {
+		c, err := campaign.Load(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", cfg, err)
+		}
+		for _, s := range c.Scenarios {
+			used[s.Name] = true
+		}
+		if filepath.Base(cfg) == "demo.yaml" {
+			continue
+		}
+		if text := yamlComments(readText(t, cfg)); !strings.Contains(text, says) {
+			t.Errorf("%s does not say which engine version it was %s", cfg, says)
+		}
+	}
+	scenarios, err := filepath.Glob("../../scenarios/*.yaml")
+	if err != nil || len(scenarios) == 0 {
+		t.Fatalf("shipped scenarios: %v (%v)", scenarios, err)
+	}
+	ownFlags := regexp.MustCompile(`(?m)^(args|env):`)
+	for _, path := range scenarios {
+		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
+		if !used[name] {
+			t.Errorf("%s is in no shipped config, so nothing validates it", path)
+		}
+		if text := readText(t, path); ownFlags.MatchString(text) && !strings.Contains(yamlComments(text), says) {
+			t.Errorf("%s sets flags but does not say which engine version they were %s", path, says)
+		}
+	}
+}
+
+// yamlComments joins a YAML file's comment lines into one lower-case text, so
+// that a phrase wrapped over two lines is found.
+func yamlComments(text string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(text, "\n") {
+		if _, c, ok := strings.Cut(line, "#"); ok {
+			b.WriteString(strings.TrimSpace(c))
+			b.WriteByte(' ')
+		}
+	}
+	return strings.ToLower(b.String())
+}
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func TestValidateUsage(t *testing.T) {
