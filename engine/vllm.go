@@ -53,14 +53,15 @@ var vllm = &Profile{
 	Speculative: func(a Args) bool { return argSet(a, "speculative-config") },
 	Check:       vllmCheck,
 	// vllm/config/speculative.py's num_speculative_tokens_per_batch_size:
-	// a list of [min batch, max batch, K] ranges, K the draft tokens per step
-	// for a running batch in the range and 0 for none (read by the V1
-	// scheduler's build_dynamic_sd_schedule_lookup). disable_by_batch_size,
-	// which this used to name, did nothing after the V0 engine went (v0.10.0)
-	// and was removed by PR #35060 (2026-02).
+	// "(range_start, range_end, num_speculative_tokens) with an inclusive
+	// batch-size range", K = 0 for no drafting (read by the V1 scheduler's
+	// build_dynamic_sd_schedule_lookup). disable_by_batch_size, which this
+	// used to name, did nothing once the V0 engine went (v0.10.0) and was
+	// removed by PR #35060 (2026-02). K stays the scenario's own
+	// num_speculative_tokens, and the last range ends at its max-num-seqs.
 	SpecOff: &SpecOff{Key: "num_speculative_tokens_per_batch_size", Min: 1, Since: "vLLM's dynamic speculative decoding (SpeculativeConfig.num_speculative_tokens_per_batch_size)",
 		Setting: func(n int) string {
-			return fmt.Sprintf(`--speculative-config '{..., "num_speculative_tokens_per_batch_size": [[1, %d, K], [%d, 1048576, 0]]}'`, n, n+1)
+			return fmt.Sprintf(`--speculative-config '{..., "num_speculative_tokens_per_batch_size": [[1, %d, K], [%d, max_num_seqs, 0]]}'`, n, n+1)
 		}},
 }
 
