@@ -65,7 +65,7 @@ func normal(c chunk) chunk {
 // llamaCppFinalChunk is the last chunk of a llama-server /v1/completions
 // stream with draft-model speculation, written from its documented shape
 // (tools/server/README.md: usage with prompt_tokens_details.cached_tokens,
-// and timings with draft_n and draft_n_accepted; shared/facts/engines.md).
+// and timings with draft_n and draft_n_accepted; PR #12603).
 const llamaCppFinalChunk = `{"choices":[{"text":"","index":0,"logprobs":null,"finish_reason":"length"}],"created":1764550000,` +
 	`"model":"qwen3-8b","system_fingerprint":"b6500-1f2e3d4c","object":"text_completion","id":"cmpl-x",` +
 	`"usage":{"completion_tokens":128,"prompt_tokens":40,"total_tokens":168,"prompt_tokens_details":{"cached_tokens":32}},` +

@@ -86,7 +86,7 @@ Flags:
   --request-timeout D    per-request limit, e.g. 5m (default 10m)
   --out FILE             append every request record to FILE (JSON lines)
   --levels FILE          write the level summaries to FILE (JSON), after each level
-  --metrics-dir DIR      save the server's /metrics and /get_server_info scrapes,
+  --metrics-dir DIR      save the server's /metrics and info-call scrapes,
                          and its timeline (timeline.jsonl)
   --scrape-interval D    how often /metrics is read for the timeline (default 1s)
   --json                 print events as JSON lines instead of text
