@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/internal/testhost"
+	"github.com/bakeoff-dev/bakeoff/results"
 )
 
 // payload is a value built to run `touch MARK/tag-N` if any shell on the way
@@ -37,8 +38,9 @@ const (
 // engine environment values), an encrypted client key whose passphrase only
 // ssh-agent knows, and API keys in bakeoff's environment. Afterwards: no
 // marker file exists (nothing was interpreted by a shell, locally or on the
-// host), the engine got every value byte for byte, results and host files
-// are user-only, and no secret appears in any file or output.
+// host), the engine got every value byte for byte, host files are
+// user-only and results are where they may hold secrets, and no secret
+// appears in any file or output.
 func TestSecurity(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, testhost.WithKeyPassphrase(secretPassphrase))
@@ -98,7 +100,7 @@ func TestSecurity(t *testing.T) {
 		}
 	}
 
-	checkUserOnly(t, out)
+	checkRunModes(t, out)
 	checkUserOnly(t, r.host.Workdir)
 	key, err := os.ReadFile(r.host.KeyFile)
 	if err != nil {
@@ -323,6 +325,33 @@ func checkUserOnly(t *testing.T, root string) {
 		}
 		if info.Mode().Perm()&0o077 != 0 {
 			t.Errorf("%s has mode %v; results and logs must be user-only", p, info.Mode().Perm())
+		}
+		return nil
+	})
+}
+
+// checkRunModes fails for a file of the run directory under root that may
+// hold secrets (results.Secret: the campaign's environment, launch command
+// lines, the server's log) and that group or others may read, and for any
+// file or directory that group or others may write. The other results
+// follow the umask, so that a report can be shared.
+func checkRunModes(t *testing.T, root string) {
+	t.Helper()
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Errorf("walking %s: %v", p, err)
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		perm := info.Mode().Perm()
+		switch {
+		case !d.IsDir() && results.Secret(d.Name()) && perm&0o077 != 0:
+			t.Errorf("%s has mode %v; a file that may hold secrets must be user-only", p, perm)
+		case perm&0o022 != 0:
+			t.Errorf("%s has mode %v; group and others must not write results", p, perm)
 		}
 		return nil
 	})

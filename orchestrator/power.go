@@ -91,7 +91,7 @@ func stopPower(ctx context.Context, s *scenarioRun) error {
 	if err != nil {
 		return fmt.Errorf("downloading the power readings %s from %s: %w", s.power.raw, s.w.h.Name(), err)
 	}
-	userOnly(raw)
+	setResultMode(raw)
 	data, err := os.ReadFile(raw)
 	if err != nil {
 		return err

@@ -109,7 +109,7 @@ func saveLog(ctx context.Context, s *scenarioRun) error {
 	if err != nil {
 		return fmt.Errorf("downloading the server log %s from %s: %w", s.serverLog, s.w.h.Name(), err)
 	}
-	userOnly(local)
+	setResultMode(local)
 	return nil
 }
 

@@ -277,7 +277,7 @@ func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []measure.Le
 		if err != nil && !partial {
 			o.warn(s.sc.Name, fmt.Sprintf("downloading %s of %s: %v", name, s.sc.Name, err))
 		}
-		userOnly(filepath.Join(s.dir, name))
+		setResultMode(filepath.Join(s.dir, name))
 	}
 	err := s.w.overLink(ctx, s.sc.Name, "downloading the sweep's metrics", func(ctx context.Context) error {
 		return downloadDir(ctx, s.w.h, path.Join(s.sweepDir, results.MetricsDir), filepath.Join(s.dir, results.MetricsDir))
@@ -317,7 +317,7 @@ func downloadDir(ctx context.Context, h remote.Host, dir, local string) error {
 		if err := h.Download(ctx, path.Join(dir, name), filepath.Join(local, name)); err != nil {
 			return fmt.Errorf("downloading %s from %s: %w", path.Join(dir, name), h.Name(), err)
 		}
-		userOnly(filepath.Join(local, name))
+		setResultMode(filepath.Join(local, name))
 	}
 	return nil
 }
@@ -365,9 +365,10 @@ func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 	return levels, nil
 }
 
-// userOnly makes a downloaded file readable by its owner only, like every
-// file the results package writes: results and logs name hosts and paths.
-// A download keeps the host file's mode, which the host's umask decided.
-func userOnly(path string) {
-	_ = os.Chmod(path, results.FileMode)
+// setResultMode gives a downloaded file the mode the results package writes
+// it with (results.SetMode): user-only when it may hold secrets (the server
+// log), else readable as the local umask allows. A download keeps the host
+// file's mode, which the host's umask 077 made user-only.
+func setResultMode(path string) {
+	_ = results.SetMode(path)
 }

@@ -9,15 +9,11 @@ import (
 	"path/filepath"
 )
 
-// FileMode and DirMode are user-only: results and logs name hosts and paths.
-const (
-	FileMode = 0o600
-	DirMode  = 0o700
-)
-
 // WriteFileAtomic writes data to path so that a reader (or a crash at any
 // instant) sees either the old content or the new, never a torn file: a
 // temporary file in the same directory, fsync, rename, fsync of the directory.
+// The file's mode is ModeOf(path) under the umask, and the directories it
+// creates DirMode under the umask.
 func WriteFileAtomic(path string, data []byte) error {
 	return WriteAtomic(path, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -32,7 +28,7 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(dir, DirMode); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp-", ModeOf(path))
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -41,9 +37,6 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 		f.Close()
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Chmod(FileMode); err != nil {
-		return fail(err)
 	}
 	bw := bufio.NewWriter(f)
 	if err := write(bw); err != nil {

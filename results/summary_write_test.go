@@ -54,7 +54,7 @@ func TestWriteSummaryAtomic(t *testing.T) {
 	}{{"no scenarios", base}, {"empty list", empty}, {"one", one}, {"three launches", full}, {"a run's summary", fromDisk}} {
 		t.Run(tt.name, func(t *testing.T) {
 			whole := filepath.Join(dir, "whole.json")
-			streamed := filepath.Join(dir, "streamed.json")
+			streamed := filepath.Join(dir, "streamed", SummaryFile)
 			if err := WriteJSONAtomic(whole, &tt.s); err != nil {
 				t.Fatal(err)
 			}
@@ -66,8 +66,10 @@ func TestWriteSummaryAtomic(t *testing.T) {
 			if !bytes.Equal(a, b) {
 				t.Errorf("streamed summary differs from the marshalled one:\n%s\nwant:\n%s", b, a)
 			}
-			if fi, err := os.Stat(streamed); err != nil || fi.Mode().Perm() != FileMode {
-				t.Errorf("mode %v (%v), want %v", fi.Mode().Perm(), err, os.FileMode(FileMode))
+			// The summary holds each launch's command line, its environment
+			// included: user-only.
+			if fi, err := os.Stat(streamed); err != nil || fi.Mode().Perm() != SecretFileMode {
+				t.Errorf("mode %v (%v), want %v", fi.Mode().Perm(), err, os.FileMode(SecretFileMode))
 			}
 		})
 	}

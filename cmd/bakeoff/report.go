@@ -14,16 +14,20 @@ import (
 )
 
 var reportUsage = `
-Usage: bakeoff report DIR [--format ` + strings.Join(report.FormatNames(), "|") + `] [--alpha 0.05] [--baseline NAME]
+Usage: bakeoff report DIR [--format ` + strings.Join(report.FormatNames(), "|") + `] [--out FILE] [--write] [--alpha 0.05] [--baseline NAME]
 
 Rebuilds the verdict of the run in DIR from its raw records (requests.jsonl)
 alone: no host is contacted. Prints it in the chosen format (text by
-default) and rewrites DIR/report/ (index.html, the page to look at;
-verdict.txt, verdict.md, summary.csv, verdict.json, benchstat.txt and the
-plots as PNG and SVG).
+default), or writes it to FILE. It changes nothing in DIR unless --write
+asks it to rebuild DIR/report/.
 
   --format    one of (text by default):
 ` + formatLines() + `
+  --out       write the report to FILE instead of standard output
+  --write     also rewrite DIR/report/ (index.html, the page to look at;
+              verdict.txt, verdict.md, summary.csv, verdict.json,
+              benchstat.txt and the plots as PNG and SVG) from this verdict,
+              --alpha and --baseline included
   --alpha     significance level of the comparisons (default 0.05)
   --baseline  compare against this scenario instead of the run's baseline
 
@@ -54,7 +58,11 @@ func init() {
 
 type reportFlags struct {
 	dir, format, baseline string
-	alpha                 float64
+	// out is the file the report goes to; "" is standard output.
+	out string
+	// write rewrites the run's own report files too.
+	write bool
+	alpha float64
 }
 
 func parseReportFlags(e *env, args []string) (*reportFlags, error) {
@@ -65,12 +73,14 @@ func parseReportFlags(e *env, args []string) (*reportFlags, error) {
 	fs.StringVar(&f.format, "format", "text", "")
 	fs.Float64Var(&f.alpha, "alpha", verdict.DefaultAlpha, "")
 	fs.StringVar(&f.baseline, "baseline", "", "")
+	fs.StringVar(&f.out, "out", "", "")
+	fs.BoolVar(&f.write, "write", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return nil, err
 	}
 	if len(pos) != 1 {
-		return nil, usagef("usage: bakeoff report DIR [--format %s] [--alpha 0.05]", strings.Join(report.FormatNames(), "|"))
+		return nil, usagef("usage: bakeoff report DIR [--format %s] [--out FILE] [--write] [--alpha 0.05] [--baseline NAME]", strings.Join(report.FormatNames(), "|"))
 	}
 	f.dir = pos[0]
 	if _, ok := report.FormatNamed(f.format); !ok {
@@ -119,18 +129,30 @@ func runReport(_ context.Context, e *env, args []string) int {
 		return code
 	}
 	format, _ := report.FormatNamed(f.format)
-	if err := format.Write(e.Stdout, v, report.Options{Width: e.columns()}); err != nil {
+	if f.out == "" {
+		err = format.Write(e.Stdout, v, report.Options{Width: e.columns()})
+	} else {
+		// A file has no terminal: the renderer's default width, as the
+		// run's own report files have.
+		err = results.WriteAtomic(f.out, func(w io.Writer) error { return format.Write(w, v, report.Options{}) })
+	}
+	if err != nil {
 		fmt.Fprintf(e.Stderr, "bakeoff report: %v\n", err)
 		return exitFailed
+	}
+	if f.write {
+		if err := writeReports(f.dir, v); err != nil {
+			fmt.Fprintf(e.Stderr, "bakeoff report: %v\n", err)
+			return exitFailed
+		}
 	}
 	return code
 }
 
-// buildReport computes the verdict of the run in dir and rewrites
-// dir/report/. It returns the verdict and the exit code the verdict calls
-// for (exitFailed when a red fairness note stands), or a nil verdict and the
+// buildReport computes the verdict of the run in dir, changing nothing
+// there. It returns the verdict and the exit code the verdict calls for
+// (exitFailed when a red fairness note stands), or a nil verdict and the
 // exit code of the failure, which it has already reported on stderr.
-// `bakeoff run` calls it at the end of a campaign.
 func buildReport(stderr io.Writer, dir string, o verdict.Options) (*verdict.Verdict, int) {
 	run, err := results.ReadRun(dir)
 	if err != nil {
@@ -141,10 +163,6 @@ func buildReport(stderr io.Writer, dir string, o verdict.Options) (*verdict.Verd
 	if err != nil {
 		fmt.Fprintf(stderr, "bakeoff report: %v\n", err)
 		return nil, exitBadInput
-	}
-	if err := report.WriteAll(dir, v); err != nil {
-		fmt.Fprintf(stderr, "bakeoff report: %v\n", err)
-		return nil, exitFailed
 	}
 	for _, n := range v.Notes {
 		if n.Severity == verdict.SeverityRed {

@@ -1,9 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,11 +66,86 @@ func TestReportCommand(t *testing.T) {
 			}
 		})
 	}
+	if _, err := os.Stat(filepath.Join(dir, "report")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("bakeoff report without --write made report/ (%v)", err)
+	}
+	e, _, errOut := testEnv()
+	if code := run(context.Background(), e, []string{"report", dir, "--write"}); code != exitOK {
+		t.Fatalf("--write: exit %d; stderr: %s", code, errOut)
+	}
 	for _, name := range []string{"index.html", "verdict.md", "summary.csv", "verdict.json", "benchstat.txt", "throughput.png", "speedup.svg", "latency-p99.png"} {
 		if fi, err := os.Stat(filepath.Join(dir, "report", name)); err != nil || fi.Size() == 0 {
 			t.Errorf("report/%s not written: %v", name, err)
 		}
 	}
+}
+
+// TestReportWritesOnlyWhatItIsAsked: `bakeoff report` of a run whose
+// report/ exists leaves every file there byte for byte, whatever the
+// format, the baseline or the alpha it is asked for; --out writes the one
+// file named; --write rewrites report/ from the verdict asked for.
+func TestReportWritesOnlyWhatItIsAsked(t *testing.T) {
+	dir := writeTestRun(t, t.TempDir(), 1, 1, "sha256:aa", 200)
+	if code := run(context.Background(), must(testEnv()), []string{"report", dir, "--write"}); code != exitOK {
+		t.Fatalf("--write: exit %d", code)
+	}
+	before := treeHashes(t, dir)
+	out := filepath.Join(t.TempDir(), "other.csv")
+	for _, args := range [][]string{
+		{"--format", "csv", "--baseline", "eagle3"},
+		{"--format", "html", "--baseline", "eagle3", "--alpha", "0.01"},
+		{"--format", "md"},
+		{},
+		{"--format", "csv", "--baseline", "eagle3", "--out", out},
+	} {
+		e, stdout, errOut := testEnv()
+		if code := run(context.Background(), e, append([]string{"report", dir}, args...)); code != exitOK {
+			t.Fatalf("%v: exit %d; stderr: %s", args, code, errOut)
+		}
+		if !slices.Contains(args, "--out") && stdout.Len() == 0 {
+			t.Errorf("%v printed nothing", args)
+		}
+		if after := treeHashes(t, dir); !maps.Equal(before, after) {
+			t.Errorf("bakeoff report %v changed the run directory:\nbefore %v\nafter  %v", args, before, after)
+		}
+	}
+	csv, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(csv), "scenario,level,launches") || !strings.Contains(string(csv), "eagle3") {
+		t.Errorf("--out: %v\n%s", err, csv)
+	}
+	e, _, errOut := testEnv()
+	if code := run(context.Background(), e, []string{"report", dir, "--baseline", "eagle3", "--write"}); code != exitOK {
+		t.Fatalf("--write: exit %d; stderr: %s", code, errOut)
+	}
+	if after := treeHashes(t, dir); after["report/verdict.md"] == before["report/verdict.md"] {
+		t.Errorf("--write --baseline eagle3 did not rewrite verdict.md")
+	}
+}
+
+// must drops testEnv's buffers.
+func must(e *env, _, _ *bytes.Buffer) *env { return e }
+
+// treeHashes is the SHA-256 of every file under root, by path relative to
+// it.
+func treeHashes(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = fmt.Sprintf("%x", sha256.Sum256(data))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func TestDiffCommand(t *testing.T) {
