@@ -52,6 +52,7 @@ type campaignNodes struct {
 	speeds, trace      *yaml.Node
 	envAt              map[string]position
 	host, hosts        *yaml.Node
+	engine             *yaml.Node
 	gpu, power         *yaml.Node
 	budget, deadline   *yaml.Node
 }
@@ -114,6 +115,7 @@ func (l *loader) campaign(path string) *Campaign {
 		"host":  func(_, v *yaml.Node) { hasHost, nodes.host = true, v; d.host(v, &c.Host, fleetGiven) },
 		"hosts": func(_, v *yaml.Node) { nodes.hosts = v; fleet = d.hosts(v) },
 		"engine": func(_, v *yaml.Node) {
+			nodes.engine = v
 			d.engine(v, &c.Engine, nodes.envAt)
 		},
 		"gpu":   func(_, v *yaml.Node) { nodes.gpu = v; d.gpu(v, &c.GPU) },
@@ -202,7 +204,24 @@ func (l *loader) campaign(path string) *Campaign {
 	l.prompts(c, d.pos(nodes.prompts))
 	l.trace(c, d, d.pos(nodes.trace), nodes.trace)
 	l.scenarios(c, d, nodes)
+	l.helpFormat(c, d, nodes.engine)
 	return c
+}
+
+// helpFormat refuses an engine.help without engine.help_format in a
+// campaign with a generic scenario: no profile says what such a server's
+// help looks like.
+func (l *loader) helpFormat(c *Campaign, d *doc, engineNode *yaml.Node) {
+	if len(c.Engine.Help) == 0 || c.Engine.HelpFormat != "" {
+		return
+	}
+	for _, s := range c.Scenarios {
+		if s.Engine == engine.Generic {
+			d.errorf(keyValue(engineNode, "help"), "engine.help: scenario %s is engine generic, which has no help format of its own; name it with engine.help_format (%s)",
+				s.Name, strings.Join(engine.HelpFormats, ", "))
+			return
+		}
+	}
 }
 
 // hasKey reports whether a mapping node has key.
@@ -436,7 +455,23 @@ func (d *doc) engine(v *yaml.Node, e *EngineOpts, envAt map[string]position) {
 				e.StopGrace = t
 			}
 		},
-		"command": func(_, v *yaml.Node) { e.Command = d.command(v) },
+		"command": func(_, v *yaml.Node) { e.Command = d.command(v, "engine.command") },
+		"help": func(_, v *yaml.Node) {
+			if v.Kind == yaml.ScalarNode && v.Value == "off" {
+				e.HelpOff = true
+				return
+			}
+			e.Help = d.command(v, "engine.help")
+		},
+		"help_format": func(_, v *yaml.Node) {
+			if f, ok := d.word(v, "engine.help_format"); ok {
+				if !slices.Contains(engine.HelpFormats, f) {
+					d.errorf(v, "engine.help_format: %q is not a help format (%s)", f, strings.Join(engine.HelpFormats, ", "))
+					return
+				}
+				e.HelpFormat = f
+			}
+		},
 		"env": func(_, v *yaml.Node) {
 			d.env(v, "engine.env", func(name, value string, remove bool, at position) {
 				if remove {
@@ -450,30 +485,31 @@ func (d *doc) engine(v *yaml.Node, e *EngineOpts, envAt map[string]position) {
 	})
 }
 
-// command decodes engine.command: a list of words, or one string split on
-// white space. Quotes in the one-string form would not be interpreted, so
-// they are refused rather than silently passed on.
-func (d *doc) command(v *yaml.Node) []string {
+// command decodes engine.command (or engine.help, named by field): a list
+// of words, or one string split on white space. Quotes in the one-string
+// form would not be interpreted, so they are refused rather than silently
+// passed on.
+func (d *doc) command(v *yaml.Node, field string) []string {
 	if v.Kind == yaml.ScalarNode && !isNull(v) {
-		s, ok := d.word(v, "engine.command")
+		s, ok := d.word(v, field)
 		if !ok {
 			return nil
 		}
 		if strings.ContainsAny(s, `'"\`) {
-			d.errorf(v, "engine.command: quotes and backslashes are not interpreted in the one-line form; write a list of words")
+			d.errorf(v, "%s: quotes and backslashes are not interpreted in the one-line form; write a list of words", field)
 			return nil
 		}
 		w := strings.Fields(s)
 		if len(w) == 0 {
-			d.errorf(v, "engine.command: empty")
+			d.errorf(v, "%s: empty", field)
 			return nil
 		}
-		if !d.checkProgram(v, "engine.command", w[0]) {
+		if !d.checkProgram(v, field, w[0]) {
 			return nil
 		}
 		return w
 	}
-	w, _ := d.words(v, "engine.command")
+	w, _ := d.words(v, field)
 	return w
 }
 

@@ -98,6 +98,15 @@ type EngineOpts struct {
 	Command []string
 	// Env is added to every scenario's environment (scenario values win).
 	Env map[string]string
+	// Help, when set, is the command that prints the engine's help, in
+	// place of the one the profile derives from the launcher (the
+	// launcher, or Command, followed by the profile's help words); the
+	// only way to ask an engine: generic server. HelpFormat is the format
+	// it prints (engine.HelpFormats); empty: the profile's. HelpOff turns
+	// the preflight's check of the flags off (help: off).
+	Help       []string
+	HelpFormat string
+	HelpOff    bool
 }
 
 // GPUNone is the value of `gpu:` for a host without a GPU.
@@ -320,6 +329,22 @@ func (s *Scenario) ArgValue(key string) (string, bool) {
 		return a.Values[len(a.Values)-1], true
 	}
 	return "", false
+}
+
+// ArgAt is where the scenario's files set an arg key, as file:line:col (the
+// file that last set it, through extends); the scenario's own file when the
+// key was not written in one (a scenario built in code: its name).
+func (s *Scenario) ArgAt(key string) string {
+	if s.src == nil {
+		if s.File != "" {
+			return s.File
+		}
+		return s.Name
+	}
+	if at, ok := s.src.argPos[key]; ok {
+		return at.String()
+	}
+	return s.src.file.String()
 }
 
 // Fingerprint is the campaign's sweep fingerprint: Fingerprint(c.Sweep,

@@ -24,6 +24,12 @@ type Launch struct {
 	// every word quoted so that `sh -c Command` hands each byte to the engine
 	// unchanged and the shell interprets nothing.
 	Command string
+	// FlagsAt is where the scenario's args begin in Argv; FlagKeys names,
+	// for each word from there on, the arg key it renders (the flag and its
+	// values alike), so a word the engine refuses leads back to the line of
+	// the scenario file that wrote it.
+	FlagsAt  int
+	FlagKeys []string
 	// Dirs are the directories the engine needs to exist before it starts
 	// (the values of its profile's DirArgs, e.g. llama.cpp's
 	// --slot-save-path), absolute: a relative one is taken from the workdir,
@@ -127,16 +133,19 @@ func Render(c *Campaign, s *Scenario, on On) (*Launch, error) {
 	if p := s.Profile(); p != nil {
 		dirArgs = p.DirArgs
 	}
-	var dirs []string
+	var dirs, keys []string
+	flagsAt := len(argv)
 	for _, a := range s.Args {
 		flag := "--" + a.Key
 		if a.Bare || len(a.Values) == 0 {
 			argv = append(argv, flag)
+			keys = append(keys, a.Key)
 			continue
 		}
 		for _, v := range a.Values {
 			v = workdir(v)
 			argv = append(argv, flag, v)
+			keys = append(keys, a.Key, a.Key)
 			if slices.Contains(dirArgs, a.Key) && v != "" {
 				dirs = append(dirs, absUnder(on.Workdir, v))
 			}
@@ -161,7 +170,7 @@ func Render(c *Campaign, s *Scenario, on On) (*Launch, error) {
 		b.WriteString(" " + k + "=" + ShellQuote(env[k]))
 	}
 	b.WriteString(" " + ShellJoin(argv))
-	return &Launch{Argv: argv, Env: env, Command: b.String(), Dirs: dirs}, nil
+	return &Launch{Argv: argv, Env: env, Command: b.String(), Dirs: dirs, FlagsAt: flagsAt, FlagKeys: keys}, nil
 }
 
 // absUnder is p, or p under workdir when p is relative: the server starts in

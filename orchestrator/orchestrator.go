@@ -212,6 +212,8 @@ type orch struct {
 	// storageErr is the first local write that failed for lack of space or
 	// a read-only disk: every later scenario would be measured for nothing.
 	storageErr error
+	// warned are the warnings emitted once per campaign (warnOnce).
+	warned map[string]bool
 }
 
 func newOrch(opt Options) (*orch, error) {
@@ -302,6 +304,11 @@ func (o *orch) run(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 	defer o.releaseLocks(ctx)
+	// Before any launch: a flag the engine refuses would otherwise be found
+	// at its scenario's first launch, hours into the night.
+	if err := o.preflight(ctx); err != nil {
+		return nil, err
+	}
 
 	o.schedule(ctx)
 

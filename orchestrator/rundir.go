@@ -179,6 +179,9 @@ func (o *orch) checkResumable(old *results.Run) error {
 
 // writeManifest rewrites the manifest (after host facts are known).
 func (o *orch) writeManifest() error {
+	if o.runDir == "" {
+		return nil // the preflight alone (Preflight) keeps no run
+	}
 	return results.WriteJSONAtomic(filepath.Join(o.runDir, results.ManifestFile), o.man)
 }
 

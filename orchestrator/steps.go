@@ -9,6 +9,8 @@ type StepName string
 const (
 	StepLock    StepName = "lock"
 	StepPrepare StepName = "prepare"
+	// StepPreflight asks the engine for the flags it takes (preflight.go).
+	StepPreflight StepName = "preflight"
 )
 
 // The lifecycle's steps, in order (scenario.go says why each is there).

@@ -71,6 +71,10 @@ func NewDry(name string, record func(line string)) *Dry {
 // Name is the host's name as the campaign gives it.
 func (d *Dry) Name() string { return d.name }
 
+// RunsNothing says that what the host answers was not run: a caller that
+// reads a program's own output (an engine's --help) has nothing to read.
+func (d *Dry) RunsNothing() bool { return true }
+
 func (d *Dry) note(line string) {
 	d.mu.Lock()
 	d.lastReq = ""

@@ -66,6 +66,10 @@ type Manifest struct {
 	// for a single host, whose facts are Host.
 	Fleet          []FleetHost `json:"fleet,omitempty"`
 	BakeoffVersion string      `json:"bakeoff_version"`
+	// Engines are the engine builds the preflight asked on each host before
+	// the first launch, in host and campaign order; empty in runs written
+	// before the preflight, and in a dry run.
+	Engines []EngineBuild `json:"engines,omitempty"`
 	// Resolved is the campaign as resolved (extends applied), for the record.
 	Resolved any `json:"resolved,omitempty"`
 

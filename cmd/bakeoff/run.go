@@ -244,7 +244,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		fmt.Fprintln(e.Stderr, "bakeoff run:", err)
 		var fp *orchestrator.FingerprintChangedError
-		if errors.As(err, &fp) {
+		var pf *orchestrator.PreflightError
+		if errors.As(err, &fp) || errors.As(err, &pf) {
 			return exitBadInput
 		}
 		return exitFailed

@@ -22,7 +22,7 @@ func init() {
 		Name:    "validate",
 		Summary: "check a campaign file and its scenarios; print the resolved campaign",
 		Usage: `
-Usage: bakeoff validate CONFIG [--results DIR]
+Usage: bakeoff validate CONFIG [--results DIR] [--host]
 
 Loads the campaign file CONFIG and every scenario it names, resolves extends,
 applies defaults and runs every check. On success prints the resolved
@@ -30,6 +30,14 @@ campaign: the host, the sweep and its fingerprint, the rounds and their
 launch order, an estimate of the campaign's duration, each scenario's exact
 launch command, and any warnings; exit 0. Otherwise prints every problem as
 file:line:col: message; exit 2. Nothing is run and no host is contacted.
+
+With --host it also runs the preflight a run starts with, on the campaign's
+hosts (every host of a fleet; the nodes of a Slurm allocation, asked for and
+released): each engine is asked for the flags it accepts (its --help) and
+every scenario's flags are checked against them, and the GPUs' compute
+capability against the settings that need one. It creates the workdir and
+uploads this binary where the engine command runs it, and launches nothing.
+A flag the engine refuses, or a help command that fails, is a problem: exit 2.
 
 The estimate bounds the waits from the health and GPU timeouts, gives the
 sweeps' size in requests and tokens, and, when DIR (default results) holds an
@@ -39,17 +47,18 @@ median time its launches took.`,
 	})
 }
 
-func runValidate(_ context.Context, e *env, args []string) int {
+func runValidate(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	root := fs.String("results", orchestrator.DefaultResultsRoot, "")
+	onHost := fs.Bool("host", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(e.Stderr, strings.TrimSpace(commands["validate"].Usage))
 		return exitOK
 	}
 	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(e.Stderr, "usage: bakeoff validate CONFIG [--results DIR]")
+		fmt.Fprintln(e.Stderr, "usage: bakeoff validate CONFIG [--results DIR] [--host]")
 		return exitBadInput
 	}
 	c, err := campaign.Load(pos[0])
@@ -74,6 +83,9 @@ func runValidate(_ context.Context, e *env, args []string) int {
 	if err := printCampaign(e.Stdout, c, bakeoff, *root, e.Now()); err != nil {
 		fmt.Fprintf(e.Stderr, "bakeoff validate: %v\n", err)
 		return exitBadInput
+	}
+	if *onHost {
+		return validateOnHost(ctx, e, c)
 	}
 	return exitOK
 }

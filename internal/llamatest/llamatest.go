@@ -345,6 +345,9 @@ func Main() bool {
 	if os.Getenv(Env) == "" {
 		return false
 	}
+	if printHelp(os.Args[1:]) {
+		os.Exit(0)
+	}
 	cfg, addr, err := ParseArgs(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -1,0 +1,291 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/engine"
+	"github.com/bakeoff-dev/bakeoff/preflight"
+	"github.com/bakeoff-dev/bakeoff/remote"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// PreflightError is what stops a campaign before its first launch: flags an
+// engine on a host refuses, and help commands that failed. Each problem is
+// one line, beginning with the file:line:col of the scenario's arg where
+// there is one.
+type PreflightError struct {
+	Problems []string
+}
+
+func (e *PreflightError) Error() string {
+	return fmt.Sprintf("the preflight found %d problem(s); nothing was launched:\n%s", len(e.Problems), strings.Join(e.Problems, "\n"))
+}
+
+// preflight asks every host's engines which flags they take and checks
+// every scenario this invocation may launch against them, each host at
+// once: a flag an engine refuses ends the campaign here, where the whole
+// night would otherwise lose that scenario at its first launch, hours in.
+func (o *orch) preflight(ctx context.Context) error {
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		problems []string
+		builds   = make([][]results.EngineBuild, len(o.workers))
+	)
+	for i, w := range o.workers {
+		if w.lost != "" {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var found []string
+			err := w.campaignPhase(ctx, StepPreflight, func(ctx context.Context) error {
+				var err error
+				builds[i], found, err = w.preflight(ctx)
+				if err == nil && len(found) > 0 {
+					err = fmt.Errorf("%d flag(s) the engine refuses", len(found))
+				}
+				return err
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			problems = append(problems, found...)
+			var cmd *preflight.CommandError
+			if errors.As(err, &cmd) || len(found) == 0 && err != nil {
+				problems = append(problems, err.Error())
+			}
+		}()
+	}
+	wg.Wait()
+	o.mu.Lock()
+	for _, b := range builds {
+		o.man.Engines = append(o.man.Engines, b...)
+	}
+	err := o.writeManifest()
+	o.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return &PreflightError{Problems: dedupe(problems)}
+	}
+	return nil
+}
+
+// dryRunner is a host whose answers were not run (remote.Dry): its help
+// commands are shown, not read.
+type dryRunner interface{ RunsNothing() bool }
+
+// preflight runs the help commands this host's scenarios need, once per
+// distinct command (launcher and environment), and checks each scenario's
+// rendered flags against the help. It returns the builds it asked, the
+// problems that stop the campaign, and an error when a check could not be
+// made for a reason that stops it too (a failed help command).
+func (w *worker) preflight(ctx context.Context) ([]results.EngineBuild, []string, error) {
+	o := w.o
+	on := campaign.On{Bakeoff: w.hostBakeoff, Workdir: w.paths.workdir}
+	_, dry := w.h.(dryRunner)
+	type group struct {
+		call      *campaign.HelpCall
+		engine    string
+		scenarios []*campaign.Scenario
+	}
+	var groups []*group
+	for _, sc := range o.c.Scenarios {
+		if len(o.opt.Only) > 0 && !slices.Contains(o.opt.Only, sc.Name) {
+			continue
+		}
+		hc, err := campaign.RenderHelp(o.c, sc, on)
+		if err != nil {
+			return nil, nil, err
+		}
+		if hc == nil {
+			continue // no way to ask this engine: said once, by validate
+		}
+		i := slices.IndexFunc(groups, func(g *group) bool { return g.call.Command == hc.Command })
+		if i < 0 {
+			groups = append(groups, &group{call: hc, engine: engineName(sc)})
+			i = len(groups) - 1
+		}
+		groups[i].scenarios = append(groups[i].scenarios, sc)
+	}
+	if len(groups) == 0 {
+		return nil, nil, nil
+	}
+	caps := w.computeCaps(ctx, slices.ContainsFunc(groups, func(g *group) bool { return g.engine == engine.SGLang }))
+	var builds []results.EngineBuild
+	var problems []string
+	var failed []error
+	for _, g := range groups {
+		b := results.EngineBuild{Host: w.h.Name(), Engine: g.engine, Command: g.call.Command}
+		for _, sc := range g.scenarios {
+			b.Scenarios = append(b.Scenarios, sc.Name)
+		}
+		pctx, cancel := context.WithTimeout(ctx, preflight.DefaultTimeout)
+		help, err := preflight.Probe(pctx, w.h, preflight.Call{Command: g.call.Command, Dir: w.paths.workdir,
+			Format: g.call.Format, Underscores: g.call.Underscores})
+		cancel()
+		var unreadable *preflight.UnreadableError
+		switch {
+		case dry:
+			continue // shown by the dry host; nothing was run to read
+		case errors.As(err, &unreadable):
+			b.Note = unreadable.Error()
+			builds = append(builds, b)
+			o.warn("", unreadable.Error())
+			continue
+		case err != nil:
+			failed = append(failed, err)
+			continue
+		}
+		b.HelpHash, b.Version = help.Hash, help.Version
+		builds = append(builds, b)
+		for _, sc := range g.scenarios {
+			p, warnings := w.checkScenario(sc, on, help, caps)
+			problems = append(problems, p...)
+			for _, msg := range warnings {
+				o.warnOnce(sc.Name, msg)
+			}
+		}
+	}
+	return builds, problems, errors.Join(failed...)
+}
+
+// checkScenario checks one scenario's rendered flags, as the launch renders
+// them, against an engine's help; it returns the problems that stop the
+// campaign and the warnings, each at the file:line:col of its arg.
+func (w *worker) checkScenario(sc *campaign.Scenario, on campaign.On, help *preflight.Help, caps []string) (problems, warnings []string) {
+	l, err := campaign.Render(w.o.c, sc, on)
+	if err != nil {
+		return []string{err.Error()}, nil
+	}
+	words := l.Argv[l.FlagsAt:]
+	findings := help.Table.Check(words)
+	if engineName(sc) == engine.SGLang {
+		findings = append(findings, preflight.FusionOnGPUs(words, caps)...)
+	}
+	for _, f := range findings {
+		at := sc.ArgAt(l.FlagKeys[f.Word])
+		msg := fmt.Sprintf("%s: scenario %s: %s (%s)", at, sc.Name, f.Text, w.buildName(sc, help))
+		if f.Severity == preflight.Error {
+			problems = append(problems, msg)
+		} else {
+			warnings = append(warnings, msg)
+		}
+	}
+	return problems, warnings
+}
+
+// buildName names the engine build a finding is about: its title, its
+// version or help hash, and, in a fleet, the host.
+func (w *worker) buildName(sc *campaign.Scenario, help *preflight.Help) string {
+	name := engineName(sc)
+	if p := sc.Profile(); p != nil {
+		name = p.Title
+	}
+	if help.Version != "" {
+		name += " " + help.Version
+	} else {
+		name += ", help " + ShortHash(help.Hash)
+	}
+	if w.o.fleet {
+		name += ", on " + w.h.Name()
+	}
+	return name
+}
+
+// ShortHash is a help hash as people compare it: its first 12 hex digits.
+func ShortHash(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return h
+}
+
+// computeCaps reads the host's GPUs' compute capabilities when an SGLang
+// scenario may need them (FlashInfer allreduce fusion); a host without GPUs
+// (gpu: none) is not asked, and one that cannot answer is a warning.
+func (w *worker) computeCaps(ctx context.Context, need bool) []string {
+	o := w.o
+	if o.c.GPU.None || !need {
+		return nil
+	}
+	caps, err := remote.ComputeCaps(ctx, w.h, o.c.GPU.NvidiaSMI)
+	if err != nil {
+		o.warn("", err.Error())
+	}
+	return caps
+}
+
+func engineName(sc *campaign.Scenario) string {
+	if sc.Engine == "" {
+		return campaign.DefaultEngine
+	}
+	return sc.Engine
+}
+
+// warnOnce emits a warning the first time its text is seen: the hosts of a
+// fleet running the same build find the same things.
+func (o *orch) warnOnce(scenario, msg string) {
+	o.mu.Lock()
+	if o.warned == nil {
+		o.warned = map[string]bool{}
+	}
+	seen := o.warned[msg]
+	o.warned[msg] = true
+	o.mu.Unlock()
+	if !seen {
+		o.warn(scenario, msg)
+	}
+}
+
+// dedupe keeps the first of equal lines, in order.
+func dedupe(lines []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lines {
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Preflight runs the preflight alone, as `bakeoff validate --host` does:
+// each host is prepared (its workdir, its platform, this binary uploaded
+// where the engine command runs it) and its engines asked, every scenario
+// checked; no lock is taken, no run directory written, nothing launched.
+// Warnings go to opt.Events; it returns the engine builds it asked, and a
+// *PreflightError when a flag would be refused or a help command failed.
+func Preflight(ctx context.Context, opt Options) ([]results.EngineBuild, error) {
+	o, err := newOrch(opt)
+	if err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(o.workers))
+	for i, w := range o.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.campaignPhase(ctx, StepPrepare, w.prepare); err != nil {
+				errs[i] = fmt.Errorf("preparing %s: %w", w.h.Name(), err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	err = o.preflight(ctx)
+	return o.man.Engines, err
+}

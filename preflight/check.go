@@ -1,0 +1,212 @@
+package preflight
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Severity says whether a finding stops the campaign.
+type Severity int
+
+const (
+	// Error: the engine refuses the command line; nothing is launched.
+	Error Severity = iota
+	// Warning: the engine takes it, but says or implies it should change.
+	Warning
+)
+
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Kind says what a finding is about.
+type Kind string
+
+// Kinds of finding.
+const (
+	Unknown     Kind = "unknown"     // no option of that spelling
+	Ambiguous   Kind = "ambiguous"   // a prefix of several options (argparse)
+	Abbreviated Kind = "abbreviated" // a unique prefix argparse takes for the option
+	Removed     Kind = "removed"     // listed, and refused with a replacement
+	BadChoice   Kind = "bad-choice"  // a value outside the listed choices
+	NoValueKind Kind = "takes-no-value"
+	NeedsValue  Kind = "needs-value"
+	Stray       Kind = "stray-value" // a word no option takes
+	Deprecated  Kind = "deprecated"  // a deprecated alias: it works, for now
+	GPU         Kind = "gpu"         // a setting the host's GPUs cannot run
+)
+
+// Finding is one thing the engine would say about a command line.
+type Finding struct {
+	Severity Severity
+	Kind     Kind
+	// Word is the index, in the words checked, of the flag (or stray
+	// value) the finding is about.
+	Word int
+	// Flag is the flag as written ("--cuda-graph-max-bs").
+	Flag string
+	// Text says what is wrong, in a sentence without the flag's position.
+	Text string
+	// Suggest is the spelling to write instead: the closest accepted one,
+	// or the replacement the help names; empty when there is none.
+	Suggest string
+}
+
+// Check reads words, a scenario's flags as the launch renders them
+// (["--tp", "8", "--trust-remote-code", …]), as the engine's parser would,
+// and returns what it would refuse (Error) or warn about (Warning), in the
+// order of the words.
+func (t *Table) Check(words []string) []Finding {
+	var out []Finding
+	for i := 0; i < len(words); {
+		w := words[i]
+		if !isFlag(w) {
+			out = append(out, Finding{Severity: Error, Kind: Stray, Word: i, Flag: w,
+				Text: fmt.Sprintf("%q follows no flag that takes a value (the engine's parser refuses it as an unrecognized argument)", w)})
+			i++
+			continue
+		}
+		name, inline, hasInline := w, "", false
+		if strings.HasPrefix(w, "--") {
+			if k, v, ok := strings.Cut(w, "="); ok {
+				name, inline, hasInline = k, v, true
+			}
+		}
+		o, fs := t.resolve(i, name)
+		out = append(out, fs...)
+		// The option's values: an inline one, or the words up to the next flag.
+		var values []string
+		next := i + 1
+		switch {
+		case hasInline:
+			values = []string{inline}
+		case o == nil || o.Arity == ManyValues || o.Removed:
+			for next < len(words) && !isFlag(words[next]) {
+				values = append(values, words[next])
+				next++
+			}
+		case o.Arity == OneValue, o.Arity == NoValue:
+			// A flag followed by a word: the word is what the scenario
+			// meant as its value (`true`, `1`), said as such below.
+			if next < len(words) && !isFlag(words[next]) {
+				values = []string{words[next]}
+				next++
+			}
+		case o.Arity == OptionalValue:
+			if next < len(words) && !isFlag(words[next]) {
+				values = []string{words[next]}
+				next++
+			}
+		}
+		if o != nil && !o.Removed {
+			out = append(out, t.checkValues(i, name, o, values, hasInline)...)
+		}
+		i = next
+	}
+	return out
+}
+
+// resolve finds the option a flag names, as the engine's parser would:
+// exactly, then (vLLM) with '_' as '-', then (argparse) by a unique prefix.
+func (t *Table) resolve(i int, name string) (*Option, []Finding) {
+	lookup := name
+	if t.Underscores && strings.HasPrefix(name, "--") {
+		// vLLM's FlexibleArgumentParser: "--json-arg.key" and "--list+"
+		// set parts of an option; '_' and '-' are the same in its name.
+		base := strings.TrimSuffix(strings.SplitN(name, ".", 2)[0], "+")
+		lookup = "--" + strings.ReplaceAll(base[2:], "_", "-")
+	}
+	if o := t.Lookup(lookup); o != nil {
+		return o, t.standing(i, name, o)
+	}
+	if t.Abbrev && strings.HasPrefix(lookup, "--") {
+		switch p := t.prefixed(lookup); len(p) {
+		case 0:
+		case 1:
+			// What the engine does with it (SGLang's own docs write --tp
+			// for --tp-size). A build that adds an option with the same
+			// prefix makes it ambiguous, which the preflight of that
+			// build then says.
+			o := t.Lookup(p[0])
+			return o, t.standing(i, name, o)
+		default:
+			return nil, []Finding{{Severity: Error, Kind: Ambiguous, Word: i, Flag: name, Suggest: closest(name, p),
+				Text: fmt.Sprintf("ambiguous option: %s could match %s", name, strings.Join(p, ", "))}}
+		}
+	}
+	f := Finding{Severity: Error, Kind: Unknown, Word: i, Flag: name, Text: "unknown flag " + name}
+	if s := closest(lookup, t.Names()); s != "" {
+		f.Suggest = s
+		f.Text += "; the closest it accepts is " + s
+	}
+	return nil, []Finding{f}
+}
+
+// standing is what the help says of an option the flag resolved to:
+// removed, or deprecated.
+func (t *Table) standing(i int, name string, o *Option) []Finding {
+	switch {
+	case o.Removed:
+		f := Finding{Severity: Error, Kind: Removed, Word: i, Flag: name, Suggest: firstFlag(o.Replacement),
+			Text: name + " has been removed"}
+		if o.Replacement != "" {
+			f.Text += "; use " + o.Replacement
+		}
+		return []Finding{f}
+	case o.Deprecated:
+		f := Finding{Severity: Warning, Kind: Deprecated, Word: i, Flag: name, Suggest: firstFlag(o.Replacement),
+			Text: name + " is deprecated"}
+		if o.Replacement != "" {
+			f.Text += "; use " + o.Replacement
+		}
+		return []Finding{f}
+	}
+	return nil
+}
+
+// checkValues compares the values a flag got with what its option takes.
+func (t *Table) checkValues(i int, name string, o *Option, values []string, inline bool) []Finding {
+	switch {
+	case o.Arity == NoValue && len(values) > 0:
+		how := fmt.Sprintf("but %q follows it", values[0])
+		if inline {
+			how = fmt.Sprintf("but is given %q", values[0])
+		}
+		return []Finding{{Severity: Error, Kind: NoValueKind, Word: i, Flag: name,
+			Text: fmt.Sprintf("%s takes no value, %s (write it as a bare flag: true in the scenario)", name, how)}}
+	case o.Arity == OneValue && len(values) == 0:
+		return []Finding{{Severity: Error, Kind: NeedsValue, Word: i, Flag: name,
+			Text: name + " expects a value"}}
+	}
+	var out []Finding
+	if o.Choices == nil {
+		return nil
+	}
+	sev, note := Error, ""
+	if !t.StrictChoices {
+		sev, note = Warning, "; its help may not list every value it takes"
+	}
+	for _, v := range values {
+		if !slices.Contains(o.Choices, v) {
+			out = append(out, Finding{Severity: sev, Kind: BadChoice, Word: i, Flag: name, Suggest: closest(v, o.Choices),
+				Text: fmt.Sprintf("invalid choice for %s: %q (choose from %s)%s", name, v, strings.Join(o.Choices, ", "), note)})
+		}
+	}
+	return out
+}
+
+// isFlag reports whether a word is an option rather than a value: it starts
+// with '-' and is not a negative number (argparse's rule, when no option
+// looks like a number).
+func isFlag(w string) bool {
+	if len(w) < 2 || w[0] != '-' {
+		return false
+	}
+	_, err := strconv.ParseFloat(w, 64)
+	return err != nil
+}

@@ -1,0 +1,124 @@
+package preflight
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/engine"
+)
+
+// TestCheck: each engine's parser's verdict on command lines, from the
+// fixtures: what it refuses, what it warns about, and the spelling it would
+// take instead.
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name         string
+		file, format string
+		underscores  bool
+		words        string
+		want         []string // "severity kind word flag suggest", in order
+	}{
+		{"sglang shipped baseline", "sglang-help.txt", engine.HelpArgparse, false,
+			"--attention-backend flashinfer --cuda-graph-max-bs 128 --disable-custom-all-reduce --enable-flashinfer-allreduce-fusion --enable-metrics --max-running-requests 256 --tp 8 --trust-remote-code",
+			[]string{
+				"error ambiguous 2 --cuda-graph-max-bs --cuda-graph-max-bs-decode",
+				"warning deprecated 5 --enable-flashinfer-allreduce-fusion --flashinfer-allreduce-fusion-backend",
+			}},
+		{"sglang today's spellings", "sglang-help.txt", engine.HelpArgparse, false,
+			"--attention-backend flashinfer --cuda-graph-max-bs-decode 128 --flashinfer-allreduce-fusion-backend auto --tp-size 8 --cuda-graph-bs-decode 1 2 4 --enable-dsa-fused-indexer --no-enable-dsa-fused-indexer",
+			nil},
+		{"sglang unknown with a near spelling", "sglang-help.txt", engine.HelpArgparse, false,
+			"--speculative-eagle-top-k 4",
+			[]string{"error unknown 0 --speculative-eagle-top-k --speculative-eagle-topk"}},
+		{"sglang bad choice", "sglang-help.txt", engine.HelpArgparse, false,
+			"--attention-backend flashinfr --flashinfer-allreduce-fusion-backend=none",
+			[]string{"error bad-choice 0 --attention-backend flashinfer", "error bad-choice 2 --flashinfer-allreduce-fusion-backend "}},
+		{"sglang a flag given a value", "sglang-help.txt", engine.HelpArgparse, false,
+			"--trust-remote-code yes --enable-metrics=true",
+			[]string{"error takes-no-value 0 --trust-remote-code ", "error takes-no-value 2 --enable-metrics "}},
+		{"sglang a value missing, a stray word", "sglang-help.txt", engine.HelpArgparse, false,
+			"stray --port",
+			[]string{"error stray-value 0 stray ", "error needs-value 1 --port "}},
+		{"argparse: a negative number is a value", "sglang-help.txt", engine.HelpArgparse, false,
+			"--port -1", nil},
+		{"vllm underscores and dotted JSON keys", "vllm-help.txt", engine.HelpArgparse, true,
+			"--max_num_seqs 64 --speculative-config.method eagle -tp 2 --enable-prefix-caching --per-request-spec-decode-metrics summary",
+			nil},
+		{"vllm deprecated, bad choice", "vllm-help.txt", engine.HelpArgparse, true,
+			"--num-redundant-experts 2 --per-request-spec-decode-metrics all",
+			[]string{"warning deprecated 0 --num-redundant-experts ", "error bad-choice 2 --per-request-spec-decode-metrics "}},
+		{"llama.cpp removed draft flag", "llama-server-help.txt", engine.HelpLlamaCpp, false,
+			"--draft-max 8 --n-gpu-layers 99 --spec-type draft-simple",
+			[]string{"error removed 0 --draft-max --spec-draft-n-max"}},
+		{"llama.cpp shipped cpu scenario", "llama-server-help.txt", engine.HelpLlamaCpp, false,
+			"--alias qwen3-0.6b --cache-ram 0 --ctx-size 4096 --metrics --n-gpu-layers 0 --parallel 4 --slot-save-path /w/llama-slots --threads 2",
+			nil},
+		{"llama.cpp takes no abbreviation; choices", "llama-server-help.txt", engine.HelpLlamaCpp, false,
+			"--ctx 4096 --flash-attn maybe -fa --cache-type-k q8_0",
+			[]string{"error unknown 0 --ctx --ctx-size", "error bad-choice 2 --flash-attn "}},
+		{"trtllm shipped scenario", "trtllm-serve-help.txt", engine.HelpClick, false,
+			"--backend pytorch --extra_llm_api_options /data/x.yaml --max_batch_size 64 --max_num_tokens 8192 --tp_size 1",
+			nil},
+		{"trtllm dashes are not underscores", "trtllm-serve-help.txt", engine.HelpClick, false,
+			"--max-batch-size 64 --backend trt",
+			[]string{"error unknown 0 --max-batch-size --max_batch_size", "warning bad-choice 2 --backend "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tab := loadFixture(t, tt.file, tt.format)
+			tab.Underscores = tt.underscores
+			var got []string
+			for _, f := range tab.Check(strings.Fields(tt.words)) {
+				got = append(got, fmt.Sprintf("%s %s %d %s %s", f.Severity, f.Kind, f.Word, f.Flag, f.Suggest))
+				if f.Text == "" {
+					t.Errorf("finding without text: %+v", f)
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
+}
+
+// TestCheckText: the sentences a user reads, for the three that stop a
+// campaign.
+func TestCheckText(t *testing.T) {
+	sg := loadFixture(t, "sglang-help.txt", engine.HelpArgparse)
+	ll := loadFixture(t, "llama-server-help.txt", engine.HelpLlamaCpp)
+	tests := []struct {
+		tab   *Table
+		words string
+		want  string
+	}{
+		{sg, "--cuda-graph-max-bs 8", "ambiguous option: --cuda-graph-max-bs could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill"},
+		{sg, "--speculative-eagle-top-k 4", "unknown flag --speculative-eagle-top-k; the closest it accepts is --speculative-eagle-topk"},
+		{sg, "--attention-backend flashinfr", `invalid choice for --attention-backend: "flashinfr" (choose from triton, torch_native, `},
+		{ll, "--draft-max 8", "--draft-max has been removed; use --spec-draft-n-max or --spec-ngram-mod-n-max"},
+		{sg, "--enable-flashinfer-allreduce-fusion", "--enable-flashinfer-allreduce-fusion is deprecated; use --flashinfer-allreduce-fusion-backend=auto"},
+	}
+	for _, tt := range tests {
+		fs := tt.tab.Check(strings.Fields(tt.words))
+		if len(fs) != 1 || !strings.HasPrefix(fs[0].Text, tt.want) {
+			t.Errorf("%s: got %+v, want %q", tt.words, fs, tt.want)
+		}
+	}
+}
+
+func TestClosest(t *testing.T) {
+	tests := []struct {
+		s    string
+		cand []string
+		want string
+	}{
+		{"--tp-szie", []string{"--port", "--tp-size"}, "--tp-size"},
+		{"--zzzzzzzzzz", []string{"--port", "--tp-size"}, ""},
+		{"", []string{"a"}, ""},
+	}
+	for _, tt := range tests {
+		if got := closest(tt.s, tt.cand); got != tt.want {
+			t.Errorf("closest(%q) = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package preflight
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/engine"
+)
+
+// ErrNotHelp is a text the parser of its format cannot read as a help: the
+// program printed something else (a wrapper's own usage, an error, nothing).
+var ErrNotHelp = errors.New("not a help text in this format")
+
+// Parse reads a help text of format (engine.HelpArgparse, HelpLlamaCpp or
+// HelpClick) into a Table. A text that is not such a help, or that lists
+// no option, is ErrNotHelp.
+func Parse(format string, help []byte) (*Table, error) {
+	var t *Table
+	var err error
+	switch format {
+	case engine.HelpArgparse:
+		t, err = parseArgparse(string(help))
+	case engine.HelpLlamaCpp:
+		t, err = parseLlamaCpp(string(help))
+	case engine.HelpClick:
+		t, err = parseClick(string(help))
+	default:
+		return nil, fmt.Errorf("help format %q: want one of %s", format, strings.Join(engine.HelpFormats, ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Options) == 0 {
+		return nil, fmt.Errorf("%w: no option found", ErrNotHelp)
+	}
+	t.Format = format
+	t.StrictChoices = format != engine.HelpClick
+	for _, o := range t.Options {
+		markHelp(o)
+	}
+	t.index()
+	return t, nil
+}
+
+var (
+	// deprecatedRe and removedRe find what a help says of an option's
+	// standing; engines write it in the option's help, in words.
+	deprecatedRe = regexp.MustCompile(`(?i)\bdeprecated\b`)
+	removedRe    = regexp.MustCompile(`(?i)\b(?:argument|option|flag)\b[^.]*\b(?:has been|was) removed\b`)
+	// replacementRe is what follows "use …", "alias of …", "replaced by …":
+	// the rest of the sentence, without a closing "instead".
+	replacementRe = regexp.MustCompile(`(?i)\b(?:use|alias (?:of|for)|replaced by|in favou?r of|renamed to)\s+(.+?)(?:\s+instead)?\s*(?:\.\s|\.$|\s\(|\)|;|$)`)
+)
+
+// markHelp reads deprecation and removal from an option's help text.
+func markHelp(o *Option) {
+	if removedRe.MatchString(o.Help) {
+		o.Removed = true
+	} else if deprecatedRe.MatchString(o.Help) {
+		o.Deprecated = true
+	} else {
+		return
+	}
+	if m := replacementRe.FindStringSubmatch(o.Help); m != nil {
+		o.Replacement = strings.Trim(m[1], "'\"` ")
+	}
+}
+
+// flagRe finds the first flag a replacement names.
+var flagRe = regexp.MustCompile(`--?[A-Za-z0-9][A-Za-z0-9_.-]*`)
+
+// firstFlag is the first flag in a replacement text, or "".
+func firstFlag(s string) string {
+	f := flagRe.FindString(s)
+	if i := strings.IndexByte(f, '='); i >= 0 {
+		f = f[:i]
+	}
+	return strings.TrimRight(f, ".")
+}
+
+// splitCols splits an entry line into the invocation and the help on the
+// same line: they are separated by two or more spaces.
+var colGap = regexp.MustCompile(`\s{2,}`)
+
+func splitCols(s string) (inv, help string) {
+	loc := colGap.FindStringIndex(s)
+	if loc == nil {
+		return s, ""
+	}
+	return s[:loc[0]], strings.TrimSpace(s[loc[1]:])
+}
+
+// indent is the number of leading spaces.
+func indent(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+
+// lines splits a help text, tabs expanded as the formatters never write
+// them but a terminal might.
+func lines(s string) []string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.Split(strings.ReplaceAll(s, "\t", "        "), "\n")
+}

@@ -1,0 +1,134 @@
+package preflight
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+)
+
+// DefaultTimeout bounds one help command: a Python engine imports its
+// whole package (torch, CUDA libraries) before argparse prints anything,
+// tens of seconds on a cold filesystem.
+const DefaultTimeout = 3 * time.Minute
+
+// Runner runs a shell command on a host; remote.Host is one.
+type Runner interface {
+	Name() string
+	Run(ctx context.Context, cmd string) (stdout, stderr []byte, err error)
+}
+
+// Call is one help command to run on a host.
+type Call struct {
+	// Command is the sh line that prints the help (`env -- K=V argv…`,
+	// campaign.HelpCall's); Dir, when set, is where it runs, as the launch
+	// runs in the workdir.
+	Command, Dir string
+	// Format is the help's format; Underscores as Table.Underscores.
+	Format      string
+	Underscores bool
+}
+
+// Help is what an engine build said of itself on a host.
+type Help struct {
+	Host, Command string
+	Table         *Table
+	// Hash is "sha256:" and the hex digest of the help text read: two runs
+	// whose engines print different helps ran different builds (or
+	// installs); the same hash, very likely the same one.
+	Hash string
+	// Version is the engine's version when the help says it; else empty.
+	Version string
+	// Took is how long the help command ran, round trip included.
+	Took time.Duration
+}
+
+// CommandError is a help command that failed: the engine is not installed
+// there, the python has no such module, the command is wrong.
+type CommandError struct {
+	Host, Command string
+	Err           error
+	// Output is the end of what the command printed (stderr first).
+	Output string
+}
+
+func (e *CommandError) Error() string {
+	msg := fmt.Sprintf("asking the engine for its flags on %s failed: %s: %v", e.Host, e.Command, e.Err)
+	if e.Output != "" {
+		msg += "\n" + e.Output
+	}
+	return msg
+}
+
+func (e *CommandError) Unwrap() error { return e.Err }
+
+// UnreadableError is a help command that ran but printed nothing its
+// format's parser reads (a wrapper's own usage, an old `bakeoff sim`): the
+// flags cannot be checked, which the caller reports and goes on.
+type UnreadableError struct {
+	Host, Command, Format string
+	Err                   error
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("what %s printed on %s is not a %s help (%v): its flags were not checked", e.Command, e.Host, e.Format, e.Err)
+}
+
+func (e *UnreadableError) Unwrap() error { return e.Err }
+
+// outputTail is how much of a failed command's output an error keeps.
+const outputTail = 600
+
+// Probe runs c on r and reads the help it prints. A command that fails and
+// prints no help is a *CommandError; one that prints something else is an
+// *UnreadableError.
+func Probe(ctx context.Context, r Runner, c Call) (*Help, error) {
+	line := c.Command
+	if c.Dir != "" {
+		line = "cd " + campaign.ShellQuote(c.Dir) + " && " + line
+	}
+	start := time.Now()
+	stdout, stderr, err := r.Run(ctx, line)
+	took := time.Since(start)
+	// argparse and click print the help on stdout; a wrapper's usage
+	// (Go's flag package) goes to stderr.
+	text := stdout
+	if len(strings.TrimSpace(string(text))) == 0 {
+		text = stderr
+	}
+	t, perr := Parse(c.Format, text)
+	if perr != nil {
+		if err != nil || ctx.Err() != nil {
+			if err == nil {
+				err = ctx.Err()
+			}
+			return nil, &CommandError{Host: r.Name(), Command: c.Command, Err: err, Output: tail(string(stderr)+string(stdout), outputTail)}
+		}
+		return nil, &UnreadableError{Host: r.Name(), Command: c.Command, Format: c.Format, Err: perr}
+	}
+	t.Underscores = c.Underscores
+	sum := sha256.Sum256(text)
+	h := &Help{Host: r.Name(), Command: c.Command, Table: t, Hash: "sha256:" + hex.EncodeToString(sum[:]), Took: took}
+	if m := versionRe.FindSubmatch(text); m != nil {
+		h.Version = string(m[1])
+		t.Version = h.Version
+	}
+	return h, nil
+}
+
+// versionRe finds a version a help states about its program ("version:
+// 6890 (5eca4e3ca)", "vLLM version 0.29.0"); most print none.
+var versionRe = regexp.MustCompile(`(?mi)^\s*(?:\S+\s+)?version:?\s+(v?\d+[\w.+-]*(?: \([0-9a-f]{7,}\))?)\s*$`)
+
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		s = "…" + s[len(s)-n:]
+	}
+	return s
+}

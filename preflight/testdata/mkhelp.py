@@ -1,0 +1,213 @@
+"""Renders the help fixtures of engines whose help is Python's own formatting
+(argparse, click) from their argument definitions, as their sources declare
+them, with this machine's Python (3.11) and click (8.4). Run from this
+directory: python3 mkhelp.py. The llama.cpp fixture is a real build's output
+and is not made here."""
+
+import argparse
+import os
+
+import click
+
+os.environ["COLUMNS"] = "100"
+
+SGLANG_HEADER = """\
+# python -m sglang.launch_server --help of sgl-project/sglang, rendered by Python 3.11's argparse from the argument definitions in python/sglang/srt/arg_groups/fields/exec_.py at commit 01d795f8, fields/spec.py at 015c8726, fields/parallel.py at 00ac7105 and arg_groups/choices.py at 0099dee6 (add_cli_args_from_dataclass: a field is --name-with-dashes, bool is store_true, Literal and choices= give {a,b}), prog "sglang serve" (server_args.py prepare_server_args), allow_abbrev left on.
+# A subset: the options bakeoff's scenarios use and their neighbours. --cuda-graph-max-bs is absent (exec_.py has only --cuda-graph-max-bs-decode/-prefill). --enable-flashinfer-allreduce-fusion is registered by hand in server_args.py; its help here restates the warning of arg_groups/overrides.py _handle_deprecated_args. --model-path/--model, --host, --port, --mem-fraction-static, --max-running-requests, --stream-interval and --enable-metrics are as v0.5.20's help prints them.
+"""
+
+VLLM_HEADER = """\
+# vllm serve --help=all of vllm-project/vllm, rendered by Python 3.11's argparse with vLLM's SortedHelpFormatter (ArgumentDefaultsHelpFormatter, options sorted) from vllm/engine/arg_utils.py at commit 99d7eb5d (EngineArgs.add_cli_args: groups per config class, -tp/-pp/-dp short forms, BooleanOptionalAction for optional booleans, deprecated ones with "[DEPRECATED] ... will be removed in v0.12.0."); FlexibleArgumentParser leaves allow_abbrev on and takes '_' for '-'.
+# A subset of the groups; --per-request-spec-decode-metrics is vllm PR #48915's. Help texts of the config fields are shortened.
+"""
+
+TRTLLM_HEADER = """\
+# trtllm-serve serve --help of NVIDIA/TensorRT-LLM, rendered by click 8.4 from the options of tensorrt_llm/commands/serve.py at commit 00209af1 (the serve command; --reasoning_parser and --tool_parser, whose choices are registries filled at import, are left out, and help_info_with_stability_tag's tags are not shown).
+"""
+
+
+def sglang():
+    p = argparse.ArgumentParser(prog="sglang serve")
+    a = p.add_argument
+    a("--model-path", "--model", type=str, required=True,
+      help="The path of the model weights. This can be a local folder or a Hugging Face repo ID.")
+    a("--host", type=str, default="127.0.0.1", help="The host of the HTTP server.")
+    a("--port", type=int, default=30000, help="The port of the HTTP server.")
+    a("--trust-remote-code", action="store_true",
+      help="Whether or not to allow for custom models defined on the Hub in their own modeling files.")
+    a("--mem-fraction-static", type=float,
+      help="The fraction of the memory used for static allocation (model weights and KV cache memory pool). Use a smaller value if you see out-of-memory errors.")
+    a("--max-running-requests", type=int, help="The maximum number of running requests.")
+    a("--stream-interval", type=int, default=1,
+      help="The interval (or buffer size) for streaming in terms of the token length. A smaller value makes streaming smoother, while a larger value makes the throughput higher")
+    a("--enable-metrics", action="store_true", help="Enable log prometheus metrics.")
+    a("--tp-size", "--tensor-parallel-size", type=int, default=1, dest="tp_size",
+      help="The tensor parallelism size.")
+    a("--dp-size", "--data-parallel-size", type=int, default=1, dest="dp_size",
+      help="The data parallelism size.")
+    a("--ep-size", "--expert-parallel-size", "--ep", type=int, default=1, dest="ep_size",
+      help="The expert parallelism size.")
+    a("--enable-dp-attention", action="store_true",
+      help="Enabling data parallelism for attention and tensor parallelism for FFN. The dp size should be equal to the tp size. Currently DeepSeek-V2 and Qwen 2/3 MoE models are supported.")
+    attention = ["triton", "torch_native", "flex_attention", "dsa", "nsa", "qsa", "dsv4", "compressed", "fa3", "fa4",
+                 "flashinfer", "flashmla", "trtllm_mla", "cutedsl_mla", "tokenspeed_mla", "trtllm_mha", "hpc_ops",
+                 "minicpm_flashattn", "minicpm_flashinfer", "aiter", "wave", "intel_amx", "ascend", "intel_xpu", "mlu"]
+    a("--attention-backend", type=str, choices=attention, help="Choose the kernels for attention layers.")
+    a("--decode-attention-backend", type=str, choices=attention,
+      help="Choose the kernels for decode attention layers (have priority over --attention-backend).")
+    a("--prefill-attention-backend", type=str, choices=attention,
+      help="Choose the kernels for prefill attention layers (have priority over --attention-backend).")
+    a("--cuda-graph-config", type=str,
+      help='Per-phase CUDA graph settings as JSON, e.g. \'{"decode":{"backend":"full","max_bs":256},"prefill":{"backend":"breakable"}}\'. Allowed backends per phase: full, breakable, disabled. JSON wins over the per-phase --cuda-graph-* convenience flags and over legacy flags.')
+    a("--cuda-graph-backend-decode", choices=["full", "breakable", "disabled"],
+      help="Backend for the decode phase. Folds into cuda_graph_config[decode].backend.")
+    a("--cuda-graph-backend-prefill", choices=["full", "breakable", "disabled"],
+      help="Backend for the prefill phase. Folds into cuda_graph_config[prefill].backend.")
+    a("--cuda-graph-max-bs-decode", type=int, help="Maximum batch size captured for the decode cuda graph.")
+    a("--cuda-graph-max-bs-prefill", type=int, help="Maximum batch size captured for the prefill cuda graph.")
+    a("--cuda-graph-bs-decode", type=int, nargs="+",
+      help="Explicit list of batch sizes to capture for the decode cuda graph.")
+    a("--cuda-graph-bs-prefill", type=int, nargs="+",
+      help="Explicit list of batch sizes to capture for the prefill cuda graph.")
+    a("--disable-prefill-cuda-graph", action="store_true",
+      help="Disable the prefill-phase CUDA graph. Convenience for --cuda-graph-backend-prefill=disabled.")
+    a("--disable-decode-cuda-graph", action="store_true",
+      help="Disable the decode-phase CUDA graph. Convenience for --cuda-graph-backend-decode=disabled.")
+    a("--disable-cuda-graph-padding", action="store_true",
+      help="Disable cuda graph when padding is needed. Still uses cuda graph when padding is not needed.")
+    a("--enable-torch-compile", action="store_true", help="Optimize the model with torch.compile. Experimental feature.")
+    a("--disable-custom-all-reduce", action="store_true",
+      help="Disable the custom all-reduce kernel and fall back to NCCL.")
+    a("--enable-symm-mem", action="store_true", help="Enable NCCL symmetric memory for fast collectives.")
+    a("--enable-flashinfer-allreduce-fusion", action="store_true",
+      help="Deprecated. Please use --flashinfer-allreduce-fusion-backend=auto instead.")
+    a("--enforce-disable-flashinfer-allreduce-fusion", action="store_true",
+      help="Enforce disable FlashInfer allreduce fusion.")
+    a("--flashinfer-allreduce-fusion-backend", type=str, choices=["auto", "trtllm", "mnnvl", "cutedsl"],
+      help="Enable FlashInfer allreduce fusion and choose backend. Requires SM90 or SM10X NVIDIA GPUs. Defaults to auto. 'auto': choose mnnvl on Blackwell (SM100/SM103) systems (single- and multi-node) and trtllm on SM90 single-node systems. 'trtllm': available on single-node systems only. 'mnnvl': available on SM90 single-node systems and SM100/SM103 single-node or multi-node systems via MNNVL fabric. 'cutedsl': Blackwell-only bf16 MNNVL CuTe DSL backend; also fuses the MoE finalize and the shared-expert add into the collective when the MoE runner can defer them. Fuses allreduce with Residual + RMSNorm for supported MoE models.")
+    a("--speculative-algorithm", type=str,
+      help="Speculative algorithm. Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK, UNO. Or any name registered via `SpeculativeAlgorithm.register`.")
+    a("--speculative-draft-model-path", "--speculative-draft-model", type=str,
+      help="The path of the draft model weights. This can be a local folder or a Hugging Face repo ID.")
+    a("--speculative-num-steps", type=int,
+      help="The number of steps sampled from draft model in Speculative Decoding.")
+    a("--speculative-eagle-topk", type=int,
+      help="The number of tokens sampled from the draft model in eagle2 each step.")
+    a("--speculative-num-draft-tokens", type=int,
+      help="The number of tokens sampled from the draft model in Speculative Decoding.")
+    a("--speculative-attention-mode", type=str, choices=["prefill", "decode"], default="prefill",
+      help="Attention backend for speculative decoding operations (both target verify and draft extend). Can be one of 'prefill' (default) or 'decode'.")
+    a("--speculative-adaptive", action="store_true",
+      help="Enable adaptive speculative decoding that dynamically adjusts num_steps based on acceptance rate.")
+    a("--enable-dsa-fused-indexer", action=argparse.BooleanOptionalAction,
+      help="Use the four-kernel fused DSA indexer decode path in place of the 12-launch aiter/torch chain. Pass --no-enable-dsa-fused-indexer to force the standard path.")
+    return SGLANG_HEADER + p.format_help()
+
+
+class SortedHelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    def add_arguments(self, actions):
+        super().add_arguments(sorted(actions, key=lambda x: x.option_strings))
+
+
+def vllm():
+    p = argparse.ArgumentParser(prog="vllm serve", formatter_class=SortedHelpFormatter,
+                                usage="vllm serve [model_tag] [options]")
+    p.add_argument("model_tag", nargs="?", help="The model tag to serve (optional if specified in config)")
+    fe = p.add_argument_group("Frontend", "Arguments for the OpenAI-compatible frontend server.")
+    fe.add_argument("--host", type=str, help="Host name.")
+    fe.add_argument("--port", type=int, default=8000, help="Port number.")
+    fe.add_argument("--api-key", type=str, nargs="+", help="If provided, the server will require one of these keys to be presented in the header.")
+    fe.add_argument("--per-request-spec-decode-metrics", choices=["none", "summary", "detailed"], default="none",
+                    help="Per-request speculative decoding metrics in each response.")
+    m = p.add_argument_group("ModelConfig", "Configuration for the model.")
+    m.add_argument("--dtype", choices=["auto", "bfloat16", "float", "float16", "float32", "half"], default="auto",
+                   help="Data type for model weights and activations.")
+    m.add_argument("--max-model-len", type=str, help="Model context length (prompt and output).")
+    m.add_argument("--trust-remote-code", action=argparse.BooleanOptionalAction, default=False,
+                   help="Trust remote code (e.g., from HuggingFace) when downloading the model and tokenizer.")
+    m.add_argument("--served-model-name", type=str, nargs="+", help="The model name(s) used in the API.")
+    m.add_argument("--enforce-eager", action=argparse.BooleanOptionalAction, default=False,
+                   help="Whether to always use eager-mode PyTorch.")
+    m.add_argument("--override-pooler-config", type=str, help="[DEPRECATED] Use `pooler_config` instead. This field will be removed in v0.12.0 or v1.0.0, whichever is sooner.")
+    m.add_argument("--pooler-config", type=str, help="Pooler config which controls the behaviour of output pooling in pooling models.")
+    so = p.add_argument_group("StructuredOutputsConfig", "Dataclass which contains structured outputs config for the engine.")
+    for arg in ["--guided-decoding-backend"]:
+        so.add_argument(arg, type=str, help=f"[DEPRECATED] {arg} will be removed in v0.12.0.")
+    for arg in ["--guided-decoding-disable-fallback"]:
+        so.add_argument(arg, type=bool, help=f"[DEPRECATED] {arg} will be removed in v0.12.0.")
+    par = p.add_argument_group("ParallelConfig", "Configuration for the distributed execution.")
+    par.add_argument("--pipeline-parallel-size", "-pp", type=int, default=1, help="Number of pipeline parallel groups.")
+    par.add_argument("--tensor-parallel-size", "-tp", type=int, default=1, help="Number of tensor parallel groups.")
+    par.add_argument("--data-parallel-size", "-dp", type=int, default=1, help="Number of data parallel groups.")
+    par.add_argument("--enable-expert-parallel", action=argparse.BooleanOptionalAction, default=False,
+                     help="Use expert parallelism instead of tensor parallelism for MoE layers.")
+    par.add_argument("--disable-custom-all-reduce", action=argparse.BooleanOptionalAction, default=False,
+                     help="Disable the custom all-reduce kernel and fall back to NCCL.")
+    par.add_argument("--num-redundant-experts", type=int, help="[DEPRECATED] --num-redundant-experts will be removed in v0.12.0.")
+    cache = p.add_argument_group("CacheConfig", "Configuration for the KV cache.")
+    cache.add_argument("--block-size", type=int, choices=[1, 8, 16, 32, 64, 128], help="Size of a contiguous cache block in number of tokens.")
+    cache.add_argument("--gpu-memory-utilization", type=float, default=0.9,
+                       help="The fraction of GPU memory to be used for the model executor.")
+    cache.add_argument("--enable-prefix-caching", action=argparse.BooleanOptionalAction,
+                       help="Whether to enable prefix caching.")
+    sched = p.add_argument_group("SchedulerConfig", "Scheduler configuration.")
+    sched.add_argument("--max-num-batched-tokens", type=str, help="Maximum number of tokens to be processed in a single iteration.")
+    sched.add_argument("--max-num-seqs", type=int, help="Maximum number of sequences to be processed in a single iteration.")
+    spec = p.add_argument_group("VllmConfig", "Dataclass which contains all vllm-related configuration.")
+    spec.add_argument("--speculative-config", "-sc", type=str, help="Speculative decoding configuration.")
+    spec.add_argument("--compilation-config", "-O", type=str, help="torch.compile and cudagraph capture configuration for the model.")
+    return VLLM_HEADER + p.format_help()
+
+
+severity = ["internal_error", "error", "warning", "info", "verbose", "debug", "trace"]
+
+
+@click.command("serve")
+@click.argument("model", type=str)
+@click.option("--tokenizer", type=str, default=None, help="Path | Name of the tokenizer.")
+@click.option("--host", type=str, default="localhost", help="Hostname of the server.")
+@click.option("--port", type=int, default=8000, help="Port of the server.")
+@click.option("--backend", type=click.Choice(["pytorch", "tensorrt", "_autodeploy"]), default="pytorch",
+              help="The backend to use to serve the model. Default is pytorch backend.")
+@click.option("--log_level", type=click.Choice(severity), default="info", help="The logging level.")
+@click.option("--max_beam_width", type=int, default=1, help="Maximum number of beams for beam search decoding.")
+@click.option("--max_batch_size", type=int, default=2048, help="Maximum number of requests that the engine can schedule.")
+@click.option("--max_num_tokens", type=int, default=8192,
+              help="Maximum number of batched input tokens after padding is removed in each batch.")
+@click.option("--max_seq_len", type=int, default=None,
+              help="Maximum total length of one request, including prompt and outputs. If unspecified, the value is deduced from the model config.")
+@click.option("--tensor_parallel_size", "--tp_size", type=int, default=1, help="Tensor parallelism size.")
+@click.option("--pipeline_parallel_size", "--pp_size", type=int, default=1, help="Pipeline parallelism size.")
+@click.option("--context_parallel_size", "--cp_size", type=int, default=1, help="Context parallelism size.")
+@click.option("--moe_expert_parallel_size", "--ep_size", type=int, default=None, help="expert parallelism size")
+@click.option("--gpus_per_node", type=int, default=None,
+              help="Number of GPUs per node. Default to None, and it will be detected automatically.")
+@click.option("--free_gpu_memory_fraction", "--kv_cache_free_gpu_memory_fraction", type=float, default=0.9,
+              help="Free GPU memory fraction reserved for KV Cache, after allocating model weights and buffers.")
+@click.option("--num_postprocess_workers", type=int, default=0,
+              help="Number of workers to postprocess raw responses to comply with OpenAI protocol.")
+@click.option("--trust_remote_code", is_flag=True, default=False, help="Flag for HF transformers.")
+@click.option("--revision", type=str, default=None,
+              help="The revision to use for the HuggingFace model (branch name, tag name, or commit id).")
+@click.option("--config", "--extra_llm_api_options", "extra_llm_api_options", type=str, default=None,
+              help="Path to a YAML file that overwrites the parameters specified by trtllm-serve. Can be specified as either --config or --extra_llm_api_options.")
+@click.option("--server_role", type=str, default=None,
+              help="Server role. Specify this value only if running in disaggregated mode.")
+@click.option("--enable_chunked_prefill", is_flag=True, default=False, help="Enable chunked prefill")
+@click.option("--chat_template", type=str, default=None,
+              help="Specify a custom chat template. Can be a file path or one-liner template string")
+def trtllm_serve(**kw):
+    """Running an OpenAI API compatible server
+
+    MODEL: model name | HF checkpoint path | TensorRT engine path
+    """
+
+
+def trtllm():
+    ctx = click.Context(trtllm_serve, info_name="trtllm-serve serve", terminal_width=100)
+    return TRTLLM_HEADER + trtllm_serve.get_help(ctx) + "\n"
+
+
+for name, fn in [("sglang", sglang), ("vllm", vllm), ("trtllm-serve", trtllm)]:
+    with open(f"{name}-help.txt", "w") as f:
+        f.write(fn())
