@@ -86,7 +86,11 @@ func (f Forecast) String() string {
 		return fmt.Sprintf("with %s not one more round fits (one takes about %s)%s", budget,
 			Duration(f.Plan.RoundSeconds), s)
 	}
-	head := fmt.Sprintf("with %s expect ±%.1f%% after %d rounds", budget, f.Plan.MDEPct, f.Plan.Rounds)
+	mde, ok := MDEFigure(f.Plan.MDEPct)
+	if !ok {
+		mde = "an MDE that cannot be estimated yet"
+	}
+	head := fmt.Sprintf("with %s expect %s after %d rounds", budget, mde, f.Plan.Rounds)
 	switch {
 	case f.Enough:
 		return fmt.Sprintf("%s: enough for ±%s%% (about %s)%s", head, fmtPct(f.Need.MarginPct), Duration(f.Need.Seconds), s)

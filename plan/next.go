@@ -131,15 +131,52 @@ func (p Plan) String() string {
 		reqs = append(reqs, fmt.Sprintf("%s %d", measure.LevelName(k), p.Requests[j]))
 	}
 	if !p.Reached {
-		return fmt.Sprintf("plan: ±%.1f%% is out of reach within %d rounds; %d more (%s requests, about %s) bring the MDE to ±%.1f%%",
-			p.MarginPct, p.Rounds, p.More, strings.Join(reqs, ", "), Duration(p.Seconds), p.MDEPct)
+		return fmt.Sprintf("plan: ±%s%% is out of reach within %d rounds; %d more (%s requests, about %s) %s",
+			fmtPct(p.MarginPct), p.Rounds, p.More, strings.Join(reqs, ", "), Duration(p.Seconds), bringMDE(p.MDEPct))
 	}
 	more := fmt.Sprintf("%d more rounds", p.More)
 	if p.More == 1 {
 		more = "1 more round"
 	}
-	return fmt.Sprintf("plan: %s (%d in all) of %s requests, about %s, to bring the MDE to ±%.1f%%",
-		more, p.Rounds, strings.Join(reqs, ", "), Duration(p.Seconds), p.MDEPct)
+	if _, ok := MDEFigure(p.MDEPct); !ok {
+		return fmt.Sprintf("plan: %s (%d in all) of %s requests, about %s; %s",
+			more, p.Rounds, strings.Join(reqs, ", "), Duration(p.Seconds), bringMDE(p.MDEPct))
+	}
+	return fmt.Sprintf("plan: %s (%d in all) of %s requests, about %s, to %s",
+		more, p.Rounds, strings.Join(reqs, ", "), Duration(p.Seconds), bringMDE(p.MDEPct))
+}
+
+// MDEFigure is an expected MDE, percent, as a plan line writes it:
+// "±2.0%", "under ±0.1%" for one that would print as ±0.0%, "over ±100%"
+// past 100%. ok is false when it cannot be estimated: zero (no open
+// comparison has a noise figure, as when the launches so far did not vary
+// at all), infinite or NaN. A plan never promises ±0.0%: no finite number
+// of requests measures a difference exactly.
+func MDEFigure(pct float64) (text string, ok bool) {
+	switch {
+	case pct <= 0 || math.IsNaN(pct) || math.IsInf(pct, 0):
+		return "", false
+	case pct < 0.05:
+		return "under ±0.1%", true
+	case pct >= 100:
+		return "over ±100%", true
+	}
+	return fmt.Sprintf("±%.1f%%", pct), true
+}
+
+// bringMDE is what further rounds do to the MDE: "bring the MDE to
+// ±2.0%", or, when it cannot be estimated, says so.
+func bringMDE(pct float64) string {
+	text, ok := MDEFigure(pct)
+	switch {
+	case !ok:
+		return "the MDE they bring cannot be estimated yet (no launch-to-launch or within-launch noise measured)"
+	case strings.HasPrefix(text, "±"):
+		return "bring the MDE to " + text
+	case strings.HasPrefix(text, "over"):
+		return "leave the MDE " + text
+	}
+	return "bring the MDE " + text
 }
 
 // Duration writes seconds as people read a night: 3h10m, 45m, 50s.

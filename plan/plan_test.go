@@ -171,3 +171,38 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestMDEFigure: a plan's MDE is a figure, a bound, or not estimable; never
+// ±0.0% and never dozens of digits.
+func TestMDEFigure(t *testing.T) {
+	for _, tc := range []struct {
+		pct  float64
+		want string
+		ok   bool
+	}{
+		{2.04, "±2.0%", true},
+		{0.01, "under ±0.1%", true},
+		{250, "over ±100%", true},
+		{3.19e38, "over ±100%", true},
+		{0, "", false},
+		{math.Inf(1), "", false},
+		{math.NaN(), "", false},
+	} {
+		if got, ok := MDEFigure(tc.pct); got != tc.want || ok != tc.ok {
+			t.Errorf("MDEFigure(%g) = %q, %v; want %q, %v", tc.pct, got, ok, tc.want, tc.ok)
+		}
+	}
+	for _, p := range []Plan{
+		{Reached: true, More: 1, Rounds: 3, MDEPct: 0, MarginPct: 2},
+		{Reached: false, More: 2, Rounds: 4, MDEPct: 0, MarginPct: 2},
+		{Reached: true, More: 1, Rounds: 3, MDEPct: 0.001, MarginPct: 2},
+	} {
+		if s := p.String(); strings.Contains(s, "±0.0%") {
+			t.Errorf("%+v: %s", p, s)
+		}
+		f := Forecast{BudgetSeconds: 3600, Fits: true, Plan: p, Need: p}
+		if s := f.String(); strings.Contains(s, "±0.0%") {
+			t.Errorf("forecast %+v: %s", p, s)
+		}
+	}
+}

@@ -183,10 +183,18 @@ func num(field, scenario string, level measure.Level, round int, value float64, 
 // number it is written as in JSON (measure.Level.Key), 0 for none.
 func dataLevel(l measure.Level) int { return int(l.Key()) }
 
-// signed is "+3.8" or "−3.8" (a real minus sign), one decimal.
+// signed is "+3.8" or "−3.8" (a real minus sign), one decimal; a bound
+// of an interval that is not estimable (past a factor of ten) is "> +900".
 func signed(x float64) string {
+	if x >= maxSignedPct || math.IsNaN(x) {
+		return fmt.Sprintf("> +%d", maxSignedPct)
+	}
 	return strings.Replace(fmt.Sprintf("%+.1f", x), "-", "−", 1)
 }
+
+// maxSignedPct is the largest difference, percent, signed writes as a
+// figure: a factor of ten.
+const maxSignedPct = 900
 
 func htmlPage(v *verdict.Verdict) (*hPage, error) {
 	p := &hPage{
@@ -352,14 +360,24 @@ func throughputHTML(scenario string, level measure.Level, present bool, e verdic
 	return c
 }
 
-// hwText is an interval's half-width, percent, as halfWidth writes it:
-// one decimal under 10, none above.
+// hwText is an interval's half-width, percent, as every table writes it:
+// one decimal under 10, none above, and past maxHalfWidthPct a bound. An
+// interval wider than its center either way (one degree of freedom, whose t
+// is 12.7) says only that the figure is unknown; printed in full it could
+// run to dozens of digits.
 func hwText(hw float64) string {
-	if hw < 10 {
+	switch {
+	case hw >= maxHalfWidthPct || math.IsNaN(hw):
+		return fmt.Sprintf(">%d", maxHalfWidthPct)
+	case hw < 10:
 		return fmt.Sprintf("%.1f", hw)
 	}
 	return fmt.Sprintf("%.0f", hw)
 }
+
+// maxHalfWidthPct is the widest half-width, percent, a table writes as a
+// figure.
+const maxHalfWidthPct = 100
 
 // deltaHTML is the comparison: the delta with its interval, then the
 // outcome, each of the four its own way, as in Text's deltaCell.
@@ -392,6 +410,8 @@ func deltaHTML(scenario string, level measure.Level, c verdict.Cell) hCell {
 			h.Sub = append(h.Sub, txt(" under min_effect"))
 		case c.MDEPct <= 0:
 			h.Sub = append(h.Sub, txt(" no MDE"))
+		case c.MDEPct >= verdict.MaxMDEPct:
+			h.Sub = append(h.Sub, txt(" "+verdict.MDEShort(c.MDEPct)))
 		default:
 			h.Sub = append(h.Sub, txt(" MDE "), num("mde", scenario, level, 0, c.MDEPct, fmt.Sprintf("%.1f", c.MDEPct)), txt("%"))
 		}

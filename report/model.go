@@ -71,11 +71,7 @@ func estimate(e verdict.Estimate) string {
 }
 
 func halfWidth(e verdict.Estimate) string {
-	h := e.HalfWidthPct()
-	if h < 10 {
-		return fmt.Sprintf("%.1f%%", h)
-	}
-	return fmt.Sprintf("%.0f%%", h)
+	return hwText(e.HalfWidthPct()) + "%"
 }
 
 // deltaCell shows the comparison's outcome, each of the three its own way:
@@ -102,15 +98,13 @@ func deltaCell(c verdict.Cell) string {
 	return s
 }
 
-// mdeShort is "MDE 3.4%", "under min 5%" or "no MDE".
+// mdeShort is "MDE 3.4%", "MDE > 100%" (verdict.MDEShort), "under
+// min_effect" or "no MDE".
 func mdeShort(c verdict.Comparison) string {
-	switch {
-	case c.BelowMinEffect:
+	if c.BelowMinEffect {
 		return "under min_effect"
-	case c.MDEPct <= 0:
-		return "no MDE"
 	}
-	return fmt.Sprintf("MDE %.1f%%", c.MDEPct)
+	return verdict.MDEShort(c.MDEPct)
 }
 
 // winnerCell names the level's winner, or says that the leaders tie or that

@@ -2,6 +2,7 @@ package report
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -191,3 +192,43 @@ func TestTextWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoRoundsEightVariants: two rounds give one degree of freedom, and
+// Holm over the 48 comparisons of eight variants at six levels asks for a
+// t quantile in the hundreds, so the MDEs are not estimable (10³⁸% and
+// more). The table says so as a bound ("MDE > 100%") and keeps to 120
+// columns; nothing the text report prints is a number of more than 8
+// digits. The table is a golden file.
+func TestTwoRoundsEightVariants(t *testing.T) {
+	v := simulatedVerdict(t, demoSweep(), 2, 3, eightVariants())
+	huge := false
+	for _, row := range v.Rows {
+		for _, c := range row.Cells {
+			huge = huge || c.Compared && c.MDEPct > 1e6
+		}
+	}
+	if !huge {
+		t.Fatalf("the fixture no longer has an MDE past 10⁶%%: the test shows nothing")
+	}
+	table, err := verdictTableText(v, 120)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := widest(table); w > 120 {
+		t.Errorf("the widest line is %d columns:\n%s", w, table)
+	}
+	if !strings.Contains(table, "MDE > 100%") {
+		t.Errorf("no cell says the MDE is past 100%%:\n%s", table)
+	}
+	golden.Check(t, filepath.Join("testdata", "table-two-rounds-eight-variants.txt"), []byte(table))
+	var whole strings.Builder
+	if err := TextWidth(&whole, v, 120); err != nil {
+		t.Fatal(err)
+	}
+	if long := longNumber.FindAllString(whole.String(), 5); len(long) > 0 {
+		t.Errorf("numbers of more than 8 digits: %q\n%s", long, whole.String())
+	}
+}
+
+// longNumber is a run of more than 8 digits, decimals included.
+var longNumber = regexp.MustCompile(`\d(?:\.?\d){8,}`)

@@ -169,7 +169,7 @@ func (cc CampaignCost) sentence() string {
 		fmt.Fprintf(&b, " (the fixed design: %d)", cc.FixedLaunches)
 	}
 	if cc.Inconclusive > 0 {
-		fmt.Fprintf(&b, "; %d inconclusive (MDE %.1f%%)", cc.Inconclusive, cc.MaxMDEPct)
+		fmt.Fprintf(&b, "; %d inconclusive (%s)", cc.Inconclusive, MDEShort(cc.MaxMDEPct))
 	}
 	if cc.Open > 0 {
 		fmt.Fprintf(&b, "; %d open", cc.Open)

@@ -208,14 +208,6 @@ func (x Crossover) describe() string {
 	return strings.Join(parts, "; ")
 }
 
-// mdeWords is what an inconclusive stretch could have seen.
-func mdeWords(mde float64) string {
-	if mde <= 0 {
-		return "no difference could be detected"
-	}
-	return fmt.Sprintf("differences under ±%.1f%% could not be detected", mde)
-}
-
 // Pct formats a percentage delta with its sign and a true minus sign, e.g.
 // "+3.8%" or "−54.0%".
 func Pct(d float64) string {

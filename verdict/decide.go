@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
@@ -197,25 +196,6 @@ func (c Comparison) Sign() int {
 		return -1
 	}
 	return 0
-}
-
-// MDEClause is "could detect ±3.4%" for an inconclusive comparison, or
-// "could detect no difference" when it has no error estimate.
-func (c Comparison) MDEClause() string {
-	if c.MDEPct <= 0 {
-		return "could detect no difference"
-	}
-	return "could detect " + MDEText(c.MDEPct)
-}
-
-// MDEText is a smallest detectable difference for people: "±3.4%", or, past
-// 100% (where a slowdown of that size is impossible and "±57913.7%" says
-// nothing), the factor either way: "only a factor beyond ×580".
-func MDEText(pct float64) string {
-	if pct < 100 {
-		return fmt.Sprintf("±%.1f%%", pct)
-	}
-	return fmt.Sprintf("only a factor beyond ×%.3g", 1+pct/100)
 }
 
 // CompareRuns compares one scenario measured in two runs, level by level:

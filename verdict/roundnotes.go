@@ -133,6 +133,13 @@ func checkInconclusive(v *Verdict) []Note {
 			text += "no error estimate (too few samples or launches); more rounds would give one"
 		case method == MethodWithinLaunch:
 			text += fmt.Sprintf("this run could detect differences down to %s within one launch; rounds: %d would measure the launch-to-launch variation", MDEText(worst), DefaultRounds)
+		case worst >= MaxMDEPct && rounds == 2:
+			// One degree of freedom: the corrected t quantile is in the
+			// hundreds, and a third round brings it near 10. Scaling the
+			// MDE by rounds, as below, would promise hundreds of rounds.
+			text += "the smallest detectable difference cannot be estimated from 2 rounds (one degree of freedom): it needs a third round"
+		case worst >= MaxMDEPct:
+			text += fmt.Sprintf("this run could detect %s (80%% power)", MDEText(worst))
 		default:
 			text += fmt.Sprintf("this run could detect differences down to %s (80%% power)", MDEText(worst))
 			if m := v.EquivalenceMarginPct; m > 0 && rounds > 0 {

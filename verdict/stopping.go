@@ -97,7 +97,7 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 			if vs.Inconclusive == 0 {
 				vs.Reason = fmt.Sprintf("decided after %s", plural(last, "round", "rounds"))
 			} else {
-				vs.Reason = fmt.Sprintf("max rounds reached: inconclusive at %d of %d comparisons, MDE %.1f%%", vs.Inconclusive, vs.Comparisons, vs.MaxMDEPct)
+				vs.Reason = fmt.Sprintf("max rounds reached: inconclusive at %d of %d comparisons, %s", vs.Inconclusive, vs.Comparisons, MDEShort(vs.MaxMDEPct))
 			}
 		}
 		sv.Variants = append(sv.Variants, vs)

@@ -63,3 +63,33 @@ func TestNextRequests(t *testing.T) {
 		})
 	}
 }
+
+// TestLookNeverPromisesZero: a look whose open comparisons have no noise
+// figure (launches that did not vary, as a deterministic simulator's) or
+// hardly any never prints ±0.0%, with or without a budget; it says the MDE
+// cannot be estimated, or bounds it.
+func TestLookNeverPromisesZero(t *testing.T) {
+	silent := planInputs(0, 0, 12)
+	none := planInputs(0.004, 0.03, 12)
+	none.Noise = nil
+	tiny := planInputs(1e-6, 1e-6, 12)
+	for _, tc := range []struct {
+		name string
+		in   plan.Inputs
+		left float64
+		want string
+	}{
+		{"no noise", silent, -1, "cannot be estimated"},
+		{"no open comparison with a noise figure", none, -1, "cannot be estimated"},
+		{"hardly any noise", tiny, -1, "under ±0.1%"},
+		{"no noise, a budget", silent, 8 * 3600, "cannot be estimated"},
+		{"hardly any noise, a budget", tiny, 8 * 3600, "under ±0.1%"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, line := nextRequests(tc.in, tc.left)
+			if strings.Contains(line, "±0.0%") || !strings.Contains(line, tc.want) {
+				t.Errorf("plan line %q, want %q and never ±0.0%%", line, tc.want)
+			}
+		})
+	}
+}
