@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -110,20 +111,42 @@ func TestLlamaCppSweep(t *testing.T) {
 	}
 }
 
-// TestResetFailure: an SGLang server that keeps refusing the flush is
-// measured anyway, and the level says the cache was not cleared.
+// TestResetFailure: a server that keeps refusing the reset is measured
+// anyway, and the level says the cache was not cleared: SGLang answering 400
+// (its scheduler busy, or a build that ignores ?timeout=), vLLM answering
+// 200 {"success": false} (blocks still held; api_router.py).
 func TestResetFailure(t *testing.T) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /flush_cache", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "requests running", http.StatusBadRequest) })
-	rec := &promptRecorder{}
-	srv := rec.server(t, mux)
-	res, err := Run(context.Background(), Options{URL: srv.URL, Concurrency: []int{1}, Requests: 2, Prompts: testPrompts(t),
-		Engine: engine.Lookup(engine.SGLang)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := res.Levels[0]
-	if l.OK != 2 || l.CacheReset != "" || !strings.Contains(l.CacheResetNote, "clearing the prefix cache failed: POST /flush_cache: status 400") {
-		t.Errorf("level %+v", l)
+	for _, tt := range []struct {
+		engine, route string
+		answer        func(w http.ResponseWriter, r *http.Request)
+		note          string
+	}{
+		{engine.SGLang, "POST /flush_cache", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "requests running", http.StatusBadRequest)
+		}, "clearing the prefix cache failed: POST /flush_cache?timeout=20: status 400"},
+		{engine.VLLM, "POST /reset_prefix_cache", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"success":false}`))
+		}, "clearing the prefix cache failed: POST /reset_prefix_cache: status 200, but the server did not reset its prefix cache"},
+	} {
+		t.Run(tt.engine, func(t *testing.T) {
+			var calls atomic.Int64
+			mux := http.NewServeMux()
+			mux.HandleFunc(tt.route, func(w http.ResponseWriter, r *http.Request) { calls.Add(1); tt.answer(w, r) })
+			rec := &promptRecorder{}
+			srv := rec.server(t, mux)
+			res, err := Run(context.Background(), Options{URL: srv.URL, Concurrency: []int{1}, Requests: 2, Prompts: testPrompts(t),
+				Engine: engine.Lookup(tt.engine)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := res.Levels[0]
+			if l.OK != 2 || l.CacheReset != "" || !strings.Contains(l.CacheResetNote, tt.note) {
+				t.Errorf("level ok %d, reset %q, note %q; want the note %q", l.OK, l.CacheReset, l.CacheResetNote, tt.note)
+			}
+			if n := calls.Load(); n != 3 {
+				t.Errorf("%d reset calls, want 3 (tried again twice)", n)
+			}
+		})
 	}
 }
