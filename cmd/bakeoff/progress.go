@@ -18,21 +18,35 @@ type progress interface {
 	close()
 }
 
-func newProgress(e *env, sweepTotal int) progress {
+// newProgress is the display of a campaign whose launches count counts
+// (the look of a sequential campaign tells it of stopped variants).
+func newProgress(e *env, sweepTotal int, count *launchCounter) progress {
 	if e.IsTerminal {
-		return newLiveProgress(e.Stdout, e.Now, sweepTotal)
+		return newLiveProgress(e.Stdout, e.Now, sweepTotal, count)
 	}
-	return &plainProgress{w: e.Stdout}
+	return newPlainProgress(e.Stdout, count)
 }
 
 // plainProgress writes one timestamped line per event worth keeping in a log.
 type plainProgress struct {
-	w io.Writer
+	w     io.Writer
+	count *launchCounter
+}
+
+func newPlainProgress(w io.Writer, count *launchCounter) *plainProgress {
+	return &plainProgress{w: w, count: count}
 }
 
 func (p *plainProgress) event(ev orchestrator.Event) {
+	ev = p.count.number(ev)
+	stamp := ev.Time.UTC().Format("15:04:05")
 	if line := eventLine(ev); line != "" {
-		fmt.Fprintf(p.w, "%s %s\n", ev.Time.UTC().Format("15:04:05"), line)
+		fmt.Fprintf(p.w, "%s %s\n", stamp, line)
+	}
+	if ev.Kind == orchestrator.EventLook {
+		if note := p.count.takeNote(); note != "" {
+			fmt.Fprintf(p.w, "%s %s\n", stamp, note)
+		}
 	}
 }
 
@@ -44,6 +58,7 @@ func eventLine(ev orchestrator.Event) string {
 	who := ""
 	switch {
 	case ev.Scenario != "" && ev.Total > 0:
+		// Index and Total are the launchCounter's.
 		who = fmt.Sprintf("[%d/%d %s%s%s] ", ev.Index, ev.Total, ev.Scenario, roundSuffix(ev), hostSuffix(ev))
 	case ev.Scenario != "":
 		who = "[" + ev.Scenario + roundSuffix(ev) + hostSuffix(ev) + "] "

@@ -42,10 +42,10 @@ func fleetEvents() []orchestrator.Event {
 
 func TestProgressFleet(t *testing.T) {
 	var plain bytes.Buffer
-	p := &plainProgress{w: &plain}
+	p := newPlainProgress(&plain, newLaunchCounter())
 	now := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 	var live bytes.Buffer
-	l := newLiveProgress(&live, now, 4)
+	l := newLiveProgress(&live, now, 4, newLaunchCounter())
 	for _, e := range fleetEvents() {
 		p.event(e)
 		l.event(e)
@@ -55,7 +55,7 @@ func TestProgressFleet(t *testing.T) {
 	for _, want := range []string{
 		"campaign: 4 launches (2 scenarios × 2 rounds) on 2 hosts (gpu-a, gpu-b), a round at a time on each",
 		"[1/4 a round 1 on gpu-a] sweep …",
-		"[3/4 b round 2 on gpu-b] host-lost at sweep: host gpu-b lost",
+		"[2/4 b round 2 on gpu-b] host-lost at sweep: host gpu-b lost",
 		"host gpu-b lost during round 2: unreachable for 15m0s; the round runs again whole on another host",
 		"out of time: round 2 not started",
 	} {

@@ -40,6 +40,8 @@ type liveProgress struct {
 	started  time.Time // campaign
 	finished int
 	total    int
+	count    *launchCounter
+	done     map[launchKey]bool // the launches finished
 }
 
 // liveSlot is the bar of the launch in progress on one host.
@@ -53,13 +55,15 @@ type liveSlot struct {
 	scStarted time.Time
 }
 
-func newLiveProgress(w io.Writer, now func() time.Time, sweepTotal int) *liveProgress {
+func newLiveProgress(w io.Writer, now func() time.Time, sweepTotal int, count *launchCounter) *liveProgress {
 	return &liveProgress{
 		p:          mpb.New(mpb.WithOutput(w), mpb.WithWidth(30), mpb.WithRefreshRate(liveRefresh), mpb.WithAutoRefresh()),
 		now:        now,
 		sweepTotal: max(1, sweepTotal),
 		started:    now(),
 		slots:      map[string]*liveSlot{},
+		count:      count,
+		done:       map[launchKey]bool{},
 	}
 }
 
@@ -78,6 +82,7 @@ func (l *liveProgress) text(fn func() string) decor.Decorator {
 func (l *liveProgress) event(ev orchestrator.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	ev = l.count.number(ev)
 	switch ev.Kind {
 	case orchestrator.EventCampaignStart:
 		l.setText(func() { l.total = ev.Total })
@@ -99,10 +104,7 @@ func (l *liveProgress) event(ev orchestrator.Event) {
 				l.text(func() string { return fmt.Sprintf("%-14s %s", sl.phase, fmtSeconds(l.now().Sub(sl.scStarted))) })),
 			mpb.AppendDecorators(l.text(func() string { return truncate(sl.status, 70) })))
 	case orchestrator.EventScenarioSkip:
-		l.setText(func() { l.finished++ })
-		if l.campaign != nil {
-			l.campaign.Increment()
-		}
+		l.finish(ev)
 		l.println(eventLine(ev))
 	case orchestrator.EventPhaseStart:
 		if sl := l.slots[ev.Host]; sl != nil {
@@ -121,21 +123,39 @@ func (l *liveProgress) event(ev orchestrator.Event) {
 			l.sweep(sl, ev.Sweep)
 		}
 	case orchestrator.EventScenarioEnd:
-		l.setText(func() { l.finished++ })
 		if sl := l.slots[ev.Host]; sl != nil && sl.bar != nil {
 			sl.bar.SetTotal(-1, true)
 			sl.bar = nil
 		}
-		if l.campaign != nil {
-			l.campaign.Increment()
+		l.finish(ev)
+		l.println(eventLine(ev))
+	case orchestrator.EventWarning, orchestrator.EventHostLost, orchestrator.EventRoundOutOfTime:
+		l.println(eventLine(ev))
+	case orchestrator.EventLook:
+		l.println(eventLine(ev))
+		if note := l.count.takeNote(); note != "" {
+			l.println(note)
+			total := l.count.planned()
+			l.setText(func() { l.total = total })
+			if l.campaign != nil {
+				l.campaign.SetTotal(int64(max(1, total)), false)
+			}
 		}
-		l.println(eventLine(ev))
-	case orchestrator.EventWarning, orchestrator.EventHostLost, orchestrator.EventRoundOutOfTime, orchestrator.EventLook:
-		l.println(eventLine(ev))
 	case orchestrator.EventCampaignEnd:
 		if l.campaign != nil {
 			l.campaign.SetTotal(-1, true)
 		}
+	}
+}
+
+// finish counts the launch of ev as finished, once: a launch run again
+// (its round moved to another host) is one launch of the plan.
+func (l *liveProgress) finish(ev orchestrator.Event) {
+	l.done[launchKey{ev.Scenario, ev.Round}] = true
+	n := len(l.done)
+	l.setText(func() { l.finished = n })
+	if l.campaign != nil {
+		l.campaign.SetCurrent(int64(n))
 	}
 }
 

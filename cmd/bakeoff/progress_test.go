@@ -53,7 +53,7 @@ func campaignEvents() []orchestrator.Event {
 
 func TestPlainProgress(t *testing.T) {
 	var buf bytes.Buffer
-	p := &plainProgress{w: &buf}
+	p := newPlainProgress(&buf, newLaunchCounter())
 	for _, e := range campaignEvents() {
 		p.event(e)
 	}
@@ -85,7 +85,7 @@ func TestPlainProgress(t *testing.T) {
 func TestLiveProgress(t *testing.T) {
 	var buf bytes.Buffer
 	now := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-	p := newLiveProgress(&buf, now, 4)
+	p := newLiveProgress(&buf, now, 4, newLaunchCounter())
 	for _, e := range campaignEvents() {
 		p.event(e)
 	}

@@ -194,8 +194,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		KeepServer: f.keepServer,
 		Now:        e.Now, Machine: e.Hostname, PID: e.PID,
 	}
+	count := newLaunchCounter()
 	if c.Sequential() {
-		opt.Look = lookFor(c, e.Now)
+		opt.Look = lookFor(c, e.Now, count)
 	}
 	if c.Sequential() || c.Budget > 0 || c.Deadline != nil {
 		fmt.Fprintln(e.Stderr, planBefore(c, e.Now()))
@@ -237,7 +238,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 	}()
 
-	prog := newProgress(e, sweepRequests(c.Sweep))
+	prog := newProgress(e, sweepRequests(c.Sweep), count)
 	opt.Events = prog.event
 	out, err := orchestrator.Run(ctx, opt)
 	prog.close()

@@ -61,7 +61,10 @@ func planBefore(c *campaign.Campaign, now time.Time) string {
 // limit given would be spent on a difference it still cannot show. With a
 // budget or deadline (ending at end), the requests are the most precise
 // plan that fits the time left.
-func lookFor(c *campaign.Campaign, now func() time.Time) orchestrator.LookFunc {
+//
+// Each look's open variants go to count, whose planned total the progress
+// lines show.
+func lookFor(c *campaign.Campaign, now func() time.Time, count *launchCounter) orchestrator.LookFunc {
 	rule := &verdict.SequentialPlan{MinRounds: c.MinRounds, MaxRounds: c.Rounds}
 	end, bounded := c.End(now())
 	return func(_ context.Context, runDir string, rounds int) (orchestrator.Look, error) {
@@ -69,30 +72,40 @@ func lookFor(c *campaign.Campaign, now func() time.Time) orchestrator.LookFunc {
 		if err != nil {
 			return orchestrator.Look{}, fmt.Errorf("reading the run: %w", err)
 		}
-		v, err := verdict.Compute(run, verdict.Options{Sequential: rule})
-		if err != nil {
-			return orchestrator.Look{}, fmt.Errorf("the verdict after %d rounds: %w", rounds, err)
-		}
-		look := orchestrator.Look{Open: verdict.Open(v)}
-		if v.Sequential != nil {
-			for _, vs := range v.Sequential.Variants {
-				if vs.Stopped {
-					look.Stopped = append(look.Stopped, vs.Variant+": "+vs.Reason)
-				}
-			}
-		}
-		if len(look.Open) == 0 || !planned(c) {
-			return look, nil
-		}
-		in := plan.Observed(v, run.Summary.Scenarios, pastRequests(run, v), levelBounds(c, v), openComparison, goalOf(c))
-		in.Scenarios = len(look.Open) + 1
 		left := -1.0
 		if bounded {
 			left = end.Sub(now()).Seconds()
 		}
-		look.Scale, look.Plan = nextRequests(in, left)
+		look, err := lookAt(c, run, rule, rounds, left)
+		if err == nil {
+			count.looked(&run.Manifest, rounds+1, look.Open)
+		}
+		return look, err
+	}
+}
+
+// lookAt is lookFor's look at run after rounds rounds, with left seconds
+// before the budget or deadline (negative: none).
+func lookAt(c *campaign.Campaign, run *results.Run, rule *verdict.SequentialPlan, rounds int, left float64) (orchestrator.Look, error) {
+	v, err := verdict.Compute(run, verdict.Options{Sequential: rule})
+	if err != nil {
+		return orchestrator.Look{}, fmt.Errorf("the verdict after %d rounds: %w", rounds, err)
+	}
+	look := orchestrator.Look{Open: verdict.Open(v)}
+	if v.Sequential != nil {
+		for _, vs := range v.Sequential.Variants {
+			if vs.Stopped {
+				look.Stopped = append(look.Stopped, vs.Variant+": "+vs.Reason)
+			}
+		}
+	}
+	if len(look.Open) == 0 || !planned(c) {
 		return look, nil
 	}
+	in := plan.Observed(v, run.Summary.Scenarios, pastRequests(run, v), levelBounds(c, v), openComparison, goalOf(c))
+	in.Scenarios = len(look.Open) + 1
+	look.Scale, look.Plan = nextRequests(in, left)
+	return look, nil
 }
 
 // nextRequests is the requests scale of the next rounds (0: the campaign's
