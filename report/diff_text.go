@@ -26,6 +26,12 @@ func DiffText(w io.Writer, d *verdict.DiffResult) error {
 			fmt.Fprintf(ew, "   %s\n", f)
 		}
 	}
+	if len(d.Engines) > 0 {
+		fmt.Fprintln(ew, "! the runs used different engine builds (their --help differs), so a difference may be the engine's:")
+		for _, e := range d.Engines {
+			fmt.Fprintf(ew, "   %s\n", e)
+		}
+	}
 	fmt.Fprintln(ew)
 	t := table{Header: []string{"scenario", "C", "old tok/s", "new tok/s", "delta", "outcome"}}
 	if len(d.Rows) > 0 {

@@ -18,6 +18,9 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 	fmt.Fprintf(ew, "Baseline **%s**; throughput is the geometric mean of the launches' steady-state throughput ± its %.0f%% confidence interval.\n\n",
 		v.Baseline, 100*v.Confidence)
 	fmt.Fprintf(ew, "%s.\n\n", roundsLine(v))
+	for _, e := range v.Engines {
+		fmt.Fprintf(ew, "Engine: %s.\n\n", e)
+	}
 	if len(v.Notes) > 0 {
 		fmt.Fprintln(ew, "### Fairness")
 		fmt.Fprintln(ew)

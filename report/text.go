@@ -24,7 +24,11 @@ func TextWidth(w io.Writer, v *verdict.Verdict, width int) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "%s %s: baseline %s, alpha %v, throughput: geometric mean of the launches' steady-state throughput ± %.0f%% CI\n",
 		v.Campaign, v.Run, v.Baseline, v.Alpha, 100*v.Confidence)
-	fmt.Fprintf(ew, "%s\n\n", roundsLine(v))
+	fmt.Fprintf(ew, "%s\n", roundsLine(v))
+	for _, e := range v.Engines {
+		fmt.Fprintf(ew, "engine: %s\n", e)
+	}
+	fmt.Fprintln(ew)
 	if len(v.Notes) > 0 {
 		fmt.Fprintln(ew, "Fairness:")
 		for _, n := range v.Notes {

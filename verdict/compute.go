@@ -119,6 +119,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 		MaxTokens:            in.Manifest.Sweep.MaxTokens, IgnoreEOS: in.Manifest.Sweep.IgnoreEOS,
 		Temperature: in.Manifest.Sweep.Temperature,
 		Percentiles: measure.PercentilesOr(in.Manifest.Sweep.Percentiles),
+		Engines:     EngineLines(in.Manifest.Engines),
 	}
 	v.replicates, v.Parts = newReplicateOf(in.Manifest.Replicates), len(in.Manifest.Replicates)
 	if v.Campaign == "" {

@@ -78,7 +78,11 @@ type DiffResult struct {
 	// FingerprintFields then says how.
 	Forced            bool
 	FingerprintFields []string
-	Rows              []DiffRow
+	// Engines says, per engine (and host), where the two runs' engines
+	// printed different helps before their first launch: different builds
+	// (engines.go). Empty when they match or a run has no record of them.
+	Engines []string `json:"engines,omitempty"`
+	Rows    []DiffRow
 	// Unmatched names what only one run has ("scenario X only in OLD",
 	// "X C=250 only in NEW").
 	Unmatched []string
@@ -165,7 +169,8 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 	if o.Alpha <= 0 || o.Alpha >= 1 {
 		o.Alpha = DefaultAlpha
 	}
-	d := &DiffResult{OldRun: old.Dir, NewRun: new.Dir, Threshold: o.Threshold, Alpha: o.Alpha}
+	d := &DiffResult{OldRun: old.Dir, NewRun: new.Dir, Threshold: o.Threshold, Alpha: o.Alpha,
+		Engines: engineDiff(old.Manifest.Engines, new.Manifest.Engines)}
 	if old.Manifest.Fingerprint != new.Manifest.Fingerprint {
 		fields := sweepDiff(old.Manifest.Sweep, new.Manifest.Sweep)
 		if !o.Force {

@@ -133,6 +133,9 @@ type Verdict struct {
 	// Percentiles are those every latency is given at (the manifest's
 	// sweep.percentiles, else measure.DefaultPercentiles), ascending.
 	Percentiles []float64 `json:"percentiles"`
+	// Engines are the engine builds the run's preflight asked, one line
+	// each (EngineLines); empty for runs written before it.
+	Engines []string `json:"engines,omitempty"`
 	// Scenarios are in campaign order; failed ones are listed with no levels.
 	Scenarios []Scenario `json:"scenarios"`
 	// Levels are every measured concurrency level, ascending.
