@@ -56,7 +56,9 @@ const (
 	// starts every server with them (orchestrator.EnvLaunch, EnvRound).
 	LaunchEnv = "BAKEOFF_LAUNCH"
 	RoundEnv  = "BAKEOFF_ROUND"
-	// SpecV2Env is SGLang's switch for the spec-v2 overlap path.
+	// SpecV2Env is the switch older SGLang builds read for the spec-v2
+	// overlap worker. SGLang as the sim follows it removed it (speculative
+	// decoding always runs that worker) and warns when it is set.
 	SpecV2Env = "SGLANG_ENABLE_SPEC_V2"
 )
 
@@ -73,13 +75,31 @@ type Config struct {
 	SpecSteps       int
 	SpecTopK        int
 	SpecDraftTokens int // 0 when not given
-	SpecV2          bool
+	// DisableOverlapSchedule is --disable-overlap-schedule: speculative
+	// decoding then runs the synchronous path instead of the overlap worker
+	// (see Overlap).
+	DisableOverlapSchedule bool
 
-	CudaGraphMaxBS     int
+	// CudaGraphMaxBS is --cuda-graph-max-bs-decode (or its deprecated alias
+	// --cuda-graph-max-bs): decode batches above it run without a graph.
+	CudaGraphMaxBS int
+	// The decode graph is off with any of these (see DecodeGraphMaxBS).
+	CudaGraphBackendDecode string
+	DisableDecodeCudaGraph bool
+	DisableCudaGraph       bool
+
 	MaxRunningRequests int // 0 when not given
 	AttentionBackend   string
-	AllreduceFusion    bool
 	DisableCustomAR    bool
+	EnableDPAttention  bool
+
+	// FlashInfer allreduce fusion (fusion.go): the backend asked for ("" for
+	// none), the deprecated boolean that asks for "auto", and the switch
+	// that keeps it off.
+	FusionBackend          string
+	EnableFusionDeprecated bool
+	EnforceDisableFusion   bool
+
 	EnableMetrics      bool
 	MemFractionStatic  float64
 	ContextLength      int
@@ -102,9 +122,16 @@ type Config struct {
 	PageSize          int
 	EnableCacheReport bool
 
-	// Given holds every flag as written (canonical name → value, "true" for a
-	// bare flag), for /get_server_info and the server_args log line.
+	// Given holds every SGLang flag given (argparse's dest → value, "true"
+	// for a bare flag, a list's values joined by spaces), for /server_info
+	// and the server_args log line.
 	Given map[string]string
+
+	// ParseWarnings are the lines SGLang's parser prints as it reads
+	// deprecated aliases (bare, before logging is set up); Notices are the
+	// warnings it logs while resolving the server args. Run writes both.
+	ParseWarnings []string
+	Notices       []string
 
 	Sim SimOptions
 }
@@ -149,7 +176,10 @@ type SimOptions struct {
 	GPUs int
 	// StateDir is where memory holders register for the fake nvidia-smi.
 	StateDir string
-	Faults   Faults
+	// ComputeCap is the simulated GPUs' compute capability ("12.0"), from
+	// BAKEOFF_SIM_COMPUTE_CAP (gpucap.go).
+	ComputeCap string
+	Faults     Faults
 
 	// ChildRank and ParentPID are set only in a scheduler child process.
 	ChildRank int // -1 in the server process
@@ -182,6 +212,21 @@ func (c *Config) RunningCap() (n int, specReset bool) {
 	default:
 		return DefaultMaxRunningRequests, false
 	}
+}
+
+// Overlap reports whether speculative decoding runs SGLang's overlap
+// worker (the spec-v2 worker, the only one current SGLang has): always,
+// unless --disable-overlap-schedule selects the synchronous path.
+func (c *Config) Overlap() bool { return c.Speculative() && !c.DisableOverlapSchedule }
+
+// DecodeGraphMaxBS is the largest decode batch that runs on a CUDA graph: 0
+// when the decode graph is off (--cuda-graph-backend-decode disabled,
+// --disable-decode-cuda-graph, or the deprecated --disable-cuda-graph).
+func (c *Config) DecodeGraphMaxBS() int {
+	if c.CudaGraphBackendDecode == "disabled" || c.DisableDecodeCudaGraph || c.DisableCudaGraph {
+		return 0
+	}
+	return c.CudaGraphMaxBS
 }
 
 // DraftTokens is the number of tokens verified per request per step: as

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -122,20 +123,24 @@ func (e *Engine) Submit(req Job) (*Job, <-chan delivery, func()) {
 	return j, t.ch, cancel
 }
 
-// FlushCache empties the prefix cache, as SGLang's /flush_cache does, and
-// reports false without doing so while any request is queued or running.
+// FlushCache empties the prefix cache, as SGLang's scheduler does for
+// /flush_cache, and returns "" or, while any request is queued or running,
+// SGLang's refusal without flushing (python/sglang/srt/managers/
+// scheduler.py, _can_flush_cache; the sim has no other pending state).
 // Without a cache there is nothing to refuse: it succeeds, as it always did.
-func (e *Engine) FlushCache() bool {
+func (e *Engine) FlushCache() (refusal string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.sched.cache == nil {
-		return true
+		return ""
 	}
 	if len(e.tickets) > 0 {
-		return false
+		return fmt.Sprintf("Cache not flushed because there are pending requests. "+
+			"waiting=%d, pending_dp=0, running=%d, cur_batch=0, last_batch=0, chunked=False, "+
+			"pending_results=0, pd_prefill=0, pd_prealloc=0, pd_transfer=0", e.sched.Waiting(), e.sched.Running())
 	}
 	e.sched.FlushCache()
-	return true
+	return ""
 }
 
 // Run steps the scheduler until ctx ends.

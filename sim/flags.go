@@ -2,46 +2,92 @@ package sim
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// ArgError is a command-line error worded as SGLang's argparse words it, so
-// that a typo in a scenario fails the same way against the sim and the real
-// server. Error returns the two stderr lines (usage, then the error).
-type ArgError struct{ Msg string }
+// The sim's command line is SGLang's as SGLang's argparse parser builds it
+// (python/sglang/srt/server_args.py, ServerArgs.add_cli_args, with the fields
+// of python/sglang/srt/arg_groups/fields/*.py and the deprecated registrations
+// at its end; docs/SIM.md names the version), cut down to the flags a
+// campaign sets, plus the sim's own --sim-… knobs. This one table parses the
+// command line (parse.go) and writes --help (help.go), so that what the help
+// lists is what the sim accepts.
 
-func (e *ArgError) Error() string {
-	return usageLine + "\n" + progName + ": error: " + e.Msg
-}
+// progName is the parser's prog: prepare_server_args builds
+// argparse.ArgumentParser(prog="sglang serve"), whichever entry point
+// (`sglang serve` or `python -m sglang.launch_server`) started it.
+const progName = "sglang serve"
 
-const (
-	progName  = "launch_server.py"
-	usageLine = "usage: " + progName + " [-h] --model-path MODEL_PATH [--host HOST] [--port PORT] [--tp TP]\n" +
-		"                        [--speculative-algorithm {EAGLE,EAGLE3,NEXTN,STANDALONE,NGRAM}] ...\n" +
-		"                        [--sim-speed X] [--sim-fault NAME[=ARG]] ..."
-)
-
-// flagKind says how a flag takes its value.
+// flagKind says how a flag takes its value, as argparse's nargs and action.
 type flagKind int
 
 const (
-	kindValue flagKind = iota // --key value or --key=value
-	kindBool                  // bare --key
+	kindValue flagKind = iota // one value: --key value or --key=value
+	kindBool                  // store_true: a bare --key
+	kindList                  // nargs="+": one value or more
+	kindHelp                  // -h, --help
 )
 
-// flagSpec is one accepted flag: its names (the first is canonical), kind, and
-// how it sets the Config. A nil set accepts and records the flag only.
+// flagSpec is one argparse action: its option strings, how it takes its
+// value, and what it sets. A nil set accepts and records the flag only.
 type flagSpec struct {
+	// names are the option strings without their leading dashes, SGLang's
+	// own spelling first, then its aliases, in argparse's order.
 	names []string
 	kind  flagKind
-	set   func(c *Config, v string) error
+	// dest is argparse's dest, the ServerArgs field the value lands in; ""
+	// is the first name with '-' read as '_'. A deprecated alias shares the
+	// dest of the flag it stands for.
+	dest string
+	// metavar is what the help shows for the value; "" is argparse's
+	// default: the choices in braces, else the dest in upper case.
+	metavar string
+	choices []string
+	help    string
+	// hidden is argparse.SUPPRESS: parsed, but in neither help nor usage.
+	hidden bool
+	// sim marks the sim's own knobs, which are not SGLang server args.
+	sim bool
+	// replacement is set on a flag SGLang registers with a Deprecated…Action
+	// (python/sglang/srt/arg_groups/argparse_actions.py): it still works,
+	// and parsing it prints SGLang's warning naming this replacement.
+	replacement string
+	// set applies one value (each value of a list in turn); the value has
+	// passed the choices.
+	set func(c *Config, v string) error
 }
+
+// destName is the flag's dest.
+func (f *flagSpec) destName() string {
+	if f.dest != "" {
+		return f.dest
+	}
+	return strings.ReplaceAll(f.names[0], "-", "_")
+}
+
+// optionStrings are the flag's option strings as argparse holds them.
+func (f *flagSpec) optionStrings() []string {
+	out := make([]string, len(f.names))
+	for i, n := range f.names {
+		if f.kind == kindHelp && len(n) == 1 {
+			out[i] = "-" + n
+		} else {
+			out[i] = "--" + n
+		}
+	}
+	return out
+}
+
+// displayName is how argparse names the action in an error:
+// its option strings joined by '/'.
+func (f *flagSpec) displayName() string { return strings.Join(f.optionStrings(), "/") }
+
+// Value checks. Their words are argparse's ("invalid int value: 'x'") where
+// SGLang's type is int or float; the sim's own stricter checks (a positive
+// count, a duration) follow the same pattern.
 
 func intFlag(dst func(*Config) *int) func(*Config, string) error {
 	return func(c *Config, v string) error {
@@ -49,7 +95,9 @@ func intFlag(dst func(*Config) *int) func(*Config, string) error {
 		if err != nil {
 			return fmt.Errorf("invalid int value: '%s'", v)
 		}
-		*dst(c) = n
+		if dst != nil {
+			*dst(c) = n
+		}
 		return nil
 	}
 }
@@ -72,7 +120,9 @@ func floatFlag(dst func(*Config) *float64) func(*Config, string) error {
 		if err != nil {
 			return fmt.Errorf("invalid float value: '%s'", v)
 		}
-		*dst(c) = f
+		if dst != nil {
+			*dst(c) = f
+		}
 		return nil
 	}
 }
@@ -108,79 +158,156 @@ func durFlag(dst func(*Config) *time.Duration) func(*Config, string) error {
 	}
 }
 
-// sglangFlags are SGLang's launch flags the sim understands or accepts.
+// Choice lists, as SGLang's source has them (python/sglang/srt/arg_groups/
+// choices.py at commit 0099dee6, which fields/exec_.py imports; exec_.py at
+// commit 01d795f8 for the cuda-graph and fusion backends). Sampling's is a
+// Python set there, so SGLang's own help lists it in no fixed order.
+var (
+	attentionBackendChoices = []string{
+		"triton", "torch_native", "flex_attention", "dsa", "nsa", "qsa", "dsv4", "compressed",
+		"fa3", "fa4", "flashinfer", "flashmla", "trtllm_mla", "cutedsl_mla", "tokenspeed_mla",
+		"trtllm_mha", "hpc_ops", "minicpm_flashattn", "minicpm_flashinfer", "aiter", "wave",
+		"intel_amx", "ascend", "intel_xpu", "mlu",
+	}
+	moeRunnerBackendChoices = []string{
+		"auto", "deep_gemm", "triton", "triton_kernel", "flashinfer_trtllm", "experimental_sgl_trtllm",
+		"flashinfer_trtllm_routed", "flashinfer_cutlass", "flashinfer_mxfp4", "flashinfer_cutedsl",
+		"flashinfer_megamoe", "cutlass", "aiter", "marlin", "humming", "experimental_sgl_marlin",
+		"hpc_ops", "megamoe", "intel_xpu",
+	}
+	samplingBackendChoices  = []string{"flashinfer", "pytorch", "ascend", "intel_xpu"}
+	cudaGraphBackendChoices = []string{"full", "breakable", "disabled"}
+	fusionBackendChoices    = []string{"auto", "trtllm", "mnnvl", "cutedsl"}
+)
+
+// specAlgorithms are the speculative algorithms SGLang builds in
+// (python/sglang/srt/arg_groups/fields/spec.py). SGLang's argparse takes any
+// name (others may be registered at run time) and refuses an unknown one
+// when the server starts; the sim does the same (checkConfig).
+var specAlgorithms = []string{"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO"}
+
+// sglangFlags are SGLang's flags that the sim understands or accepts, in
+// the order SGLang's --help lists them. The help texts are SGLang's where
+// the files named above were read; the others say the same in short.
 var sglangFlags = []flagSpec{
-	{names: []string{"model-path", "model"}, set: strFlag(func(c *Config) *string { return &c.ModelPath })},
-	{names: []string{"served-model-name"}, set: strFlag(func(c *Config) *string { return &c.ServedModelName })},
-	{names: []string{"host"}, set: strFlag(func(c *Config) *string { return &c.Host })},
-	{names: []string{"port"}, set: intFlag(func(c *Config) *int { return &c.Port })},
-	{names: []string{"tp", "tensor-parallel-size", "tp-size"}, set: intFlag(func(c *Config) *int { return &c.TP })},
-	{names: []string{"speculative-algorithm"}, set: func(c *Config, v string) error {
-		switch v {
-		case "EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM":
-			c.SpecAlgorithm = v
-			return nil
-		}
-		return fmt.Errorf("invalid choice: '%s' (choose from 'EAGLE', 'EAGLE3', 'NEXTN', 'STANDALONE', 'NGRAM')", v)
-	}},
-	{names: []string{"speculative-draft-model-path"}, set: strFlag(func(c *Config) *string { return &c.DraftModelPath })},
-	{names: []string{"speculative-num-steps"}, set: intFlag(func(c *Config) *int { return &c.SpecSteps })},
-	{names: []string{"speculative-eagle-topk"}, set: intFlag(func(c *Config) *int { return &c.SpecTopK })},
-	{names: []string{"speculative-num-draft-tokens"}, set: intFlag(func(c *Config) *int { return &c.SpecDraftTokens })},
-	{names: []string{"cuda-graph-max-bs"}, set: intFlag(func(c *Config) *int { return &c.CudaGraphMaxBS })},
-	{names: []string{"max-running-requests"}, set: intFlag(func(c *Config) *int { return &c.MaxRunningRequests })},
-	{names: []string{"attention-backend"}, set: strFlag(func(c *Config) *string { return &c.AttentionBackend })},
-	{names: []string{"enable-flashinfer-allreduce-fusion"}, kind: kindBool, set: boolFlag(func(c *Config) *bool { return &c.AllreduceFusion })},
-	{names: []string{"disable-custom-all-reduce"}, kind: kindBool, set: boolFlag(func(c *Config) *bool { return &c.DisableCustomAR })},
-	{names: []string{"enable-metrics"}, kind: kindBool, set: boolFlag(func(c *Config) *bool { return &c.EnableMetrics })},
-	{names: []string{"mem-fraction-static"}, set: floatFlag(func(c *Config) *float64 { return &c.MemFractionStatic })},
-	{names: []string{"context-length"}, set: intFlag(func(c *Config) *int { return &c.ContextLength })},
-	{names: []string{"chunked-prefill-size"}, set: intFlag(func(c *Config) *int { return &c.ChunkedPrefillSize })},
-	{names: []string{"log-level"}, set: strFlag(func(c *Config) *string { return &c.LogLevel })},
-	// Accepted and recorded, without effect on the simulation.
-	{names: []string{"trust-remote-code"}, kind: kindBool},
-	{names: []string{"tokenizer-path"}},
-	{names: []string{"dtype"}},
-	{names: []string{"quantization"}},
-	{names: []string{"kv-cache-dtype"}},
-	{names: []string{"dp", "data-parallel-size", "dp-size"}},
-	{names: []string{"ep", "ep-size", "expert-parallel-size"}},
-	{names: []string{"nnodes"}},
-	{names: []string{"node-rank"}},
-	{names: []string{"dist-init-addr"}},
-	{names: []string{"random-seed"}},
-	{names: []string{"stream-interval"}, set: posIntFlag(func(c *Config) *int { return &c.StreamInterval })},
-	{names: []string{"schedule-policy"}},
-	{names: []string{"max-total-tokens"}, set: posIntFlag(func(c *Config) *int { return &c.MaxTotalTokens })},
-	{names: []string{"page-size"}, set: posIntFlag(func(c *Config) *int { return &c.PageSize })},
-	{names: []string{"max-prefill-tokens"}},
-	{names: []string{"cuda-graph-bs"}},
-	{names: []string{"tool-call-parser"}},
-	{names: []string{"reasoning-parser"}},
-	{names: []string{"chat-template"}},
-	{names: []string{"api-key"}},
-	{names: []string{"log-level-http"}},
-	{names: []string{"decode-log-interval"}},
-	{names: []string{"watchdog-timeout"}},
-	{names: []string{"moe-runner-backend"}},
-	{names: []string{"sampling-backend"}},
-	{names: []string{"hicache-ratio"}},
-	{names: []string{"disable-cuda-graph"}, kind: kindBool},
-	{names: []string{"disable-radix-cache"}, kind: kindBool, set: boolFlag(func(c *Config) *bool { return &c.DisableRadixCache })},
-	{names: []string{"enable-cache-report"}, kind: kindBool, set: boolFlag(func(c *Config) *bool { return &c.EnableCacheReport })},
-	{names: []string{"enable-torch-compile"}, kind: kindBool},
-	{names: []string{"enable-dp-attention"}, kind: kindBool},
-	{names: []string{"enable-mixed-chunk"}, kind: kindBool},
-	{names: []string{"enable-torch-symm-mem"}, kind: kindBool},
-	{names: []string{"enable-hierarchical-cache"}, kind: kindBool},
-	{names: []string{"disable-overlap-schedule"}, kind: kindBool},
-	{names: []string{"log-requests"}, kind: kindBool},
-	{names: []string{"skip-server-warmup"}, kind: kindBool},
+	{names: []string{"model-path", "model"}, help: "The path of the model weights. This can be a local folder or a Hugging Face repo ID.",
+		set: strFlag(func(c *Config) *string { return &c.ModelPath })},
+	{names: []string{"tokenizer-path"}, help: "The path of the tokenizer."},
+	{names: []string{"trust-remote-code"}, kind: kindBool, help: "Whether or not to allow for custom models defined on the Hub in their own modeling files."},
+	{names: []string{"context-length"}, help: "The model's maximum context length. Defaults to None (will use the value from the model's config.json instead).",
+		set: intFlag(func(c *Config) *int { return &c.ContextLength })},
+	{names: []string{"dtype"}, help: "Data type for model weights and activations."},
+	{names: []string{"quantization"}, help: "The quantization method."},
+	{names: []string{"kv-cache-dtype"}, help: "Data type for kv cache storage."},
+	{names: []string{"served-model-name"}, help: "Override the model name returned by the v1/models endpoint in OpenAI API server.",
+		set: strFlag(func(c *Config) *string { return &c.ServedModelName })},
+	{names: []string{"chat-template"}, help: "The builtin chat template name or the path of the chat template file."},
+	{names: []string{"host"}, help: "The host of the HTTP server.", set: strFlag(func(c *Config) *string { return &c.Host })},
+	{names: []string{"port"}, help: "The port of the HTTP server.", set: intFlag(func(c *Config) *int { return &c.Port })},
+	{names: []string{"skip-server-warmup"}, kind: kindBool, help: "If set, skip warmup."},
+	{names: []string{"api-key"}, help: "Set API key of the server. It is also used in the OpenAI API compatible server."},
+	{names: []string{"admin-api-key"}, help: "Set admin API key for administrative/control endpoints."},
+	{names: []string{"mem-fraction-static"}, help: "The fraction of the memory used for static allocation (model weights and KV cache memory pool). Use a smaller value if you see out-of-memory errors.",
+		set: floatFlag(func(c *Config) *float64 { return &c.MemFractionStatic })},
+	{names: []string{"max-running-requests"}, help: "The maximum number of running requests.",
+		set: intFlag(func(c *Config) *int { return &c.MaxRunningRequests })},
+	{names: []string{"max-total-tokens"}, help: "The maximum number of tokens in the memory pool. If not specified, it will be automatically calculated based on the memory usage fraction. This option is typically used for development and debugging purposes.",
+		set: posIntFlag(func(c *Config) *int { return &c.MaxTotalTokens })},
+	{names: []string{"chunked-prefill-size"}, help: "The maximum number of tokens in a chunk for the chunked prefill. Setting this to -1 means disabling chunked prefill.",
+		set: intFlag(func(c *Config) *int { return &c.ChunkedPrefillSize })},
+	{names: []string{"max-prefill-tokens"}, help: "The maximum number of tokens in a prefill batch. The real bound will be the maximum of this value and the model's maximum context length.",
+		set: intFlag(nil)},
+	{names: []string{"schedule-policy"}, help: "The scheduling policy of the requests."},
+	{names: []string{"enable-mixed-chunk"}, kind: kindBool, help: "Enabling mixing prefill and decode in a batch when using chunked prefill."},
+	{names: []string{"page-size"}, help: "The number of tokens in a page.", set: posIntFlag(func(c *Config) *int { return &c.PageSize })},
+	{names: []string{"disable-radix-cache"}, kind: kindBool, help: "Disable RadixAttention for prefix caching.",
+		set: boolFlag(func(c *Config) *bool { return &c.DisableRadixCache })},
+	{names: []string{"enable-hierarchical-cache"}, kind: kindBool, help: "Enable hierarchical cache"},
+	{names: []string{"hicache-ratio"}, help: "The ratio of the size of host KV cache memory pool to the size of device pool.", set: floatFlag(nil)},
+	{names: []string{"disable-overlap-schedule"}, kind: kindBool, help: "Disable the overlap scheduler, which overlaps the CPU scheduler with GPU model worker.",
+		set: boolFlag(func(c *Config) *bool { return &c.DisableOverlapSchedule })},
+	{names: []string{"random-seed"}, help: "The random seed.", set: intFlag(nil)},
+	{names: []string{"stream-interval"}, help: "The interval (or buffer size) for streaming in terms of the token length. A smaller value makes streaming smoother, while a larger value makes the throughput higher",
+		set: posIntFlag(func(c *Config) *int { return &c.StreamInterval })},
+	{names: []string{"watchdog-timeout"}, help: "Set watchdog timeout in seconds. If a forward batch takes longer than this, the server will crash to prevent hanging.", set: floatFlag(nil)},
+	{names: []string{"log-level"}, help: "The logging level of all loggers.", set: strFlag(func(c *Config) *string { return &c.LogLevel })},
+	{names: []string{"log-level-http"}, help: "The logging level of HTTP server. If not set, reuse --log-level by default."},
+	{names: []string{"log-requests"}, kind: kindBool, help: "Log metadata, inputs, outputs of all requests. The verbosity is decided by --log-requests-level"},
+	{names: []string{"enable-metrics"}, kind: kindBool, help: "Enable log prometheus metrics.",
+		set: boolFlag(func(c *Config) *bool { return &c.EnableMetrics })},
+	{names: []string{"enable-cache-report"}, kind: kindBool, help: "Return number of cached tokens in usage.prompt_tokens_details for each openai request.",
+		set: boolFlag(func(c *Config) *bool { return &c.EnableCacheReport })},
+	{names: []string{"decode-log-interval"}, help: "The log interval of decode batch.", set: intFlag(nil)},
+	{names: []string{"dist-init-addr", "nccl-init-addr"}, help: "The host address for initializing distributed backend (e.g., `192.168.0.2:25000`)."},
+	{names: []string{"nnodes"}, help: "The number of nodes.", set: intFlag(nil)},
+	{names: []string{"node-rank"}, help: "The node rank.", set: intFlag(nil)},
+	{names: []string{"tp-size", "tensor-parallel-size"}, help: "The tensor parallelism size.",
+		set: intFlag(func(c *Config) *int { return &c.TP })},
+	{names: []string{"pp-size", "pipeline-parallel-size"}, help: "The pipeline parallelism size.", set: intFlag(nil)},
+	{names: []string{"dp-size", "data-parallel-size"}, help: "The data parallelism size.", set: intFlag(nil)},
+	{names: []string{"enable-dp-attention"}, kind: kindBool, help: "Enabling data parallelism for attention and tensor parallelism for FFN. The dp size should be equal to the tp size. Currently DeepSeek-V2 and Qwen 2/3 MoE models are supported.",
+		set: boolFlag(func(c *Config) *bool { return &c.EnableDPAttention })},
+	{names: []string{"ep-size", "expert-parallel-size", "ep"}, help: "The expert parallelism size.", set: intFlag(nil)},
+	{names: []string{"speculative-algorithm"}, help: "Speculative algorithm. Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK, UNO. Or any name registered via `SpeculativeAlgorithm.register`.",
+		set: strFlag(func(c *Config) *string { return &c.SpecAlgorithm })},
+	{names: []string{"speculative-draft-model-path", "speculative-draft-model"}, help: "The path of the draft model weights. This can be a local folder or a Hugging Face repo ID.",
+		set: strFlag(func(c *Config) *string { return &c.DraftModelPath })},
+	{names: []string{"speculative-num-steps"}, help: "The number of steps sampled from draft model in Speculative Decoding.",
+		set: intFlag(func(c *Config) *int { return &c.SpecSteps })},
+	{names: []string{"speculative-eagle-topk"}, help: "The number of tokens sampled from the draft model in eagle2 each step.",
+		set: intFlag(func(c *Config) *int { return &c.SpecTopK })},
+	{names: []string{"speculative-num-draft-tokens"}, help: "The number of tokens sampled from the draft model in Speculative Decoding.",
+		set: intFlag(func(c *Config) *int { return &c.SpecDraftTokens })},
+	{names: []string{"attention-backend"}, choices: attentionBackendChoices, help: "Choose the kernels for attention layers.",
+		set: strFlag(func(c *Config) *string { return &c.AttentionBackend })},
+	{names: []string{"sampling-backend"}, choices: samplingBackendChoices, help: "Choose the kernels for sampling layers."},
+	{names: []string{"moe-runner-backend"}, choices: moeRunnerBackendChoices, help: "Choose the runner backend for MoE."},
+	{names: []string{"cuda-graph-backend-decode"}, choices: cudaGraphBackendChoices, help: "Backend for the decode phase. Folds into cuda_graph_config[decode].backend.",
+		set: strFlag(func(c *Config) *string { return &c.CudaGraphBackendDecode })},
+	{names: []string{"cuda-graph-backend-prefill"}, choices: cudaGraphBackendChoices, help: "Backend for the prefill phase. Folds into cuda_graph_config[prefill].backend."},
+	{names: []string{"cuda-graph-max-bs-decode"}, help: "Maximum batch size captured for the decode cuda graph.",
+		set: intFlag(func(c *Config) *int { return &c.CudaGraphMaxBS })},
+	{names: []string{"cuda-graph-max-bs-prefill"}, help: "Maximum batch size captured for the prefill cuda graph.", set: intFlag(nil)},
+	{names: []string{"cuda-graph-bs-decode"}, kind: kindList, help: "Explicit list of batch sizes to capture for the decode cuda graph.", set: intFlag(nil)},
+	{names: []string{"cuda-graph-bs-prefill"}, kind: kindList, help: "Explicit list of batch sizes to capture for the prefill cuda graph.", set: intFlag(nil)},
+	{names: []string{"disable-prefill-cuda-graph"}, kind: kindBool, help: "Disable the prefill-phase CUDA graph. Convenience for --cuda-graph-backend-prefill=disabled."},
+	{names: []string{"disable-decode-cuda-graph"}, kind: kindBool, help: "Disable the decode-phase CUDA graph. Convenience for --cuda-graph-backend-decode=disabled.",
+		set: boolFlag(func(c *Config) *bool { return &c.DisableDecodeCudaGraph })},
+	{names: []string{"enable-torch-compile"}, kind: kindBool, help: "Optimize the model with torch.compile. Experimental feature."},
+	{names: []string{"disable-custom-all-reduce"}, kind: kindBool, help: "Disable the custom all-reduce kernel and fall back to NCCL.",
+		set: boolFlag(func(c *Config) *bool { return &c.DisableCustomAR })},
+	{names: []string{"enable-torch-symm-mem"}, kind: kindBool, help: "Enable using torch symm mem for all-reduce kernel and fall back to NCCL. Only supports CUDA device SM90 and above. SM90 supports world size 4, 6, 8. SM100 supports world size 6, 8."},
+	{names: []string{"enforce-disable-flashinfer-allreduce-fusion"}, kind: kindBool, help: "Enforce disable FlashInfer allreduce fusion.",
+		set: boolFlag(func(c *Config) *bool { return &c.EnforceDisableFusion })},
+	{names: []string{"flashinfer-allreduce-fusion-backend"}, choices: fusionBackendChoices,
+		help: "Enable FlashInfer allreduce fusion and choose backend. Requires SM90 or SM10X NVIDIA GPUs. Defaults to auto. " +
+			"'auto': choose mnnvl on Blackwell (SM100/SM103) systems (single- and multi-node) and trtllm on SM90 single-node systems. " +
+			"'trtllm': available on single-node systems only. 'mnnvl': available on SM90 single-node systems and SM100/SM103 single-node or multi-node systems via MNNVL fabric. " +
+			"'cutedsl': Blackwell-only bf16 MNNVL CuTe DSL backend; also fuses the MoE finalize and the shared-expert add into the collective when the MoE runner can defer them. " +
+			"Fuses allreduce with Residual + RMSNorm for supported MoE models.",
+		set: strFlag(func(c *Config) *string { return &c.FusionBackend })},
+	{names: []string{"tool-call-parser"}, help: "Specify the parser for handling tool-call interactions. Use 'auto' to detect from chat template."},
+	{names: []string{"reasoning-parser"}, help: "Specify the parser for reasoning models. Use 'auto' to detect from chat template."},
+
+	// SGLang's deprecated registrations, last in its add_cli_args: each
+	// still works, and warns when parsed (the fusion flag when the server
+	// args are resolved; see resolve.go).
+	{names: []string{"cuda-graph-max-bs"}, dest: "cuda_graph_max_bs_decode", replacement: "--cuda-graph-max-bs-decode",
+		help: "Deprecated alias for --cuda-graph-max-bs-decode.", set: intFlag(func(c *Config) *int { return &c.CudaGraphMaxBS })},
+	{names: []string{"cuda-graph-bs"}, kind: kindList, dest: "cuda_graph_bs_decode", replacement: "--cuda-graph-bs-decode",
+		help: "Deprecated alias for --cuda-graph-bs-decode.", set: intFlag(nil)},
+	{names: []string{"disable-cuda-graph"}, kind: kindBool, replacement: "--cuda-graph-backend-{decode,prefill}=disabled",
+		help: "Deprecated. Use --cuda-graph-backend-{decode,prefill}=disabled instead.",
+		set:  boolFlag(func(c *Config) *bool { return &c.DisableCudaGraph })},
+	{names: []string{"enable-flashinfer-allreduce-fusion"}, kind: kindBool,
+		help: "(Deprecated: use --flashinfer-allreduce-fusion-backend=auto) Enable FlashInfer allreduce fusion with Residual RMSNorm.",
+		set:  boolFlag(func(c *Config) *bool { return &c.EnableFusionDeprecated })},
 }
 
-// simFlags are the sim's own knobs.
+// simFlags are the sim's own knobs (docs/SIM.md). Their help says "sim:" so
+// that a reader of --help tells them from SGLang's.
 var simFlags = []flagSpec{
-	{names: []string{"sim-speed"}, set: func(c *Config, v string) error {
+	{names: []string{"sim-speed"}, metavar: "X", help: "sim: run simulated time X times faster (default 1)", set: func(c *Config, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f <= 0 {
 			return fmt.Errorf("invalid positive float value: '%s'", v)
@@ -188,20 +315,26 @@ var simFlags = []flagSpec{
 		c.Sim.Speed = f
 		return nil
 	}},
-	{names: []string{"sim-load-time"}, set: durFlag(func(c *Config) *time.Duration { return &c.Sim.LoadTime })},
-	{names: []string{"sim-seed"}, set: func(c *Config, v string) error {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return fmt.Errorf("invalid int value: '%s'", v)
-		}
-		c.Sim.Seed, c.Sim.SeedSet = n, true
-		return nil
-	}},
-	{names: []string{"sim-slowdown"}, set: floatFlag(func(c *Config) *float64 { return &c.Sim.Slowdown })},
-	{names: []string{"sim-noise"}, set: floatFlag(func(c *Config) *float64 { return &c.Sim.Noise })},
-	{names: []string{"sim-launch-sigma"}, set: nonNegFloatFlag(func(c *Config) *float64 { return &c.Sim.LaunchSigma })},
-	{names: []string{"sim-drift"}, set: nonNegFloatFlag(func(c *Config) *float64 { return &c.Sim.Drift })},
-	{names: []string{"sim-drift-tau"}, set: func(c *Config, v string) error {
+	{names: []string{"sim-load-time"}, metavar: "D", help: "sim: simulated load time (default 20s; wall time D/X)",
+		set: durFlag(func(c *Config) *time.Duration { return &c.Sim.LoadTime })},
+	{names: []string{"sim-seed"}, metavar: "N", help: "sim: seed of the noise and accept lengths (default: fresh), mixed with $BAKEOFF_LAUNCH and $BAKEOFF_ROUND if set",
+		set: func(c *Config, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return fmt.Errorf("invalid int value: '%s'", v)
+			}
+			c.Sim.Seed, c.Sim.SeedSet = n, true
+			return nil
+		}},
+	{names: []string{"sim-slowdown"}, metavar: "F", help: "sim: multiply every step time by F (default 1)",
+		set: floatFlag(func(c *Config) *float64 { return &c.Sim.Slowdown })},
+	{names: []string{"sim-noise"}, metavar: "F", help: "sim: relative noise sigma of each step (default 0.02)",
+		set: floatFlag(func(c *Config) *float64 { return &c.Sim.Noise })},
+	{names: []string{"sim-launch-sigma"}, metavar: "F", help: "sim: sigma of the log of a step-time factor drawn once per launch from the seed (default 0)",
+		set: nonNegFloatFlag(func(c *Config) *float64 { return &c.Sim.LaunchSigma })},
+	{names: []string{"sim-drift"}, metavar: "F", help: "sim: sigma of a slow drift in the log of step time, an Ornstein-Uhlenbeck process (default 0)",
+		set: nonNegFloatFlag(func(c *Config) *float64 { return &c.Sim.Drift })},
+	{names: []string{"sim-drift-tau"}, metavar: "D", help: "sim: the drift's correlation time, simulated (default 1m)", set: func(c *Config, v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
 			return fmt.Errorf("invalid positive duration value: '%s'", v)
@@ -209,21 +342,21 @@ var simFlags = []flagSpec{
 		c.Sim.DriftTau = d
 		return nil
 	}},
-	{names: []string{"sim-drift-scope"}, set: func(c *Config, v string) error {
-		switch v {
-		case "launch", "host":
-			c.Sim.HostDrift = v == "host"
-			return nil
-		}
-		return fmt.Errorf("invalid choice: '%s' (choose from 'launch', 'host')", v)
-	}},
-	{names: []string{"sim-prefix-cache"}, kind: kindBool, set: boolFlag(func(c *Config) *bool { return &c.Sim.PrefixCache })},
-	{names: []string{"sim-gpus"}, set: intFlag(func(c *Config) *int { return &c.Sim.GPUs })},
-	{names: []string{"sim-state"}, set: strFlag(func(c *Config) *string { return &c.Sim.StateDir })},
-	{names: []string{"sim-fault"}, set: func(c *Config, v string) error { return c.Sim.Faults.Add(v) }},
-	{names: []string{"sim-child-rank"}, set: intFlag(func(c *Config) *int { return &c.Sim.ChildRank })},
-	{names: []string{"sim-parent-pid"}, set: intFlag(func(c *Config) *int { return &c.Sim.ParentPID })},
-	{names: []string{"sim-parent-start"}, set: func(c *Config, v string) error {
+	{names: []string{"sim-drift-scope"}, choices: []string{"launch", "host"},
+		help: "sim: whose drift it is: each launch's own (default) or the host's, shared by every server on the same --sim-state",
+		set:  func(c *Config, v string) error { c.Sim.HostDrift = v == "host"; return nil }},
+	{names: []string{"sim-prefix-cache"}, kind: kindBool, help: "sim: model SGLang's radix cache (off by default)",
+		set: boolFlag(func(c *Config) *bool { return &c.Sim.PrefixCache })},
+	{names: []string{"sim-gpus"}, metavar: "N", help: "sim: GPUs this server may use (default: the tp size)",
+		set: intFlag(func(c *Config) *int { return &c.Sim.GPUs })},
+	{names: []string{"sim-state"}, metavar: "DIR", help: "sim: the memory registry the fake nvidia-smi reads (default $BAKEOFF_SIM_STATE or $TMPDIR/bakeoff-sim-state-UID)",
+		set: strFlag(func(c *Config) *string { return &c.Sim.StateDir })},
+	{names: []string{"sim-fault"}, metavar: "NAME[=ARG]", help: "sim: die-during-load, hang-during-load, crash-on-first-request, crash-after=N, ignore-sigterm=D, hold-memory=D, orphan-children, wrong-output, close-after-stream, idle-close=D (repeatable; durations are wall time)",
+		set: func(c *Config, v string) error { return c.Sim.Faults.Add(v) }},
+	// How the server process tells a scheduler child who it is: not for users.
+	{names: []string{"sim-child-rank"}, hidden: true, set: intFlag(func(c *Config) *int { return &c.Sim.ChildRank })},
+	{names: []string{"sim-parent-pid"}, hidden: true, set: intFlag(func(c *Config) *int { return &c.Sim.ParentPID })},
+	{names: []string{"sim-parent-start"}, hidden: true, set: func(c *Config, v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
 			return fmt.Errorf("invalid int value: '%s'", v)
@@ -233,136 +366,31 @@ var simFlags = []flagSpec{
 	}},
 }
 
-var flagIndex = func() map[string]*flagSpec {
-	m := map[string]*flagSpec{}
+// helpFlag is argparse's own -h/--help, first in every parser.
+var helpFlag = flagSpec{names: []string{"h", "help"}, kind: kindHelp, help: "show this help message and exit"}
+
+// flagTable is every action in the parser's order: help, SGLang's, the sim's.
+var flagTable = func() []*flagSpec {
+	out := []*flagSpec{&helpFlag}
 	for _, list := range [][]flagSpec{sglangFlags, simFlags} {
 		for i := range list {
-			for _, n := range list[i].names {
-				m[n] = &list[i]
+			list[i].sim = list[i].sim || strings.HasPrefix(list[i].names[0], "sim-")
+			out = append(out, &list[i])
+		}
+	}
+	return out
+}()
+
+// optionIndex maps every option string ("--tp-size", "-h") to its action.
+var optionIndex = func() map[string]*flagSpec {
+	m := map[string]*flagSpec{}
+	for _, f := range flagTable {
+		for _, o := range f.optionStrings() {
+			if _, dup := m[o]; dup {
+				panic("sim: option " + o + " registered twice")
 			}
+			m[o] = f
 		}
 	}
 	return m
 }()
-
-// ParseArgs parses a `bakeoff sim` command line (SGLang flags and --sim-…
-// knobs) with getenv for SGLANG_ENABLE_SPEC_V2, BAKEOFF_SIM_STATE and TMPDIR.
-// Flag errors are *ArgError; an option error (a bad --sim-fault) too.
-func ParseArgs(args []string, getenv func(string) string) (*Config, error) {
-	c := &Config{
-		Host:               DefaultHost,
-		Port:               DefaultPort,
-		TP:                 DefaultTP,
-		SpecSteps:          DefaultSpecSteps,
-		SpecTopK:           DefaultSpecTopK,
-		CudaGraphMaxBS:     DefaultCudaGraphMaxBS,
-		MemFractionStatic:  DefaultMemFractionStatic,
-		ContextLength:      DefaultContextLength,
-		ChunkedPrefillSize: DefaultChunkedPrefillSize,
-		StreamInterval:     1,
-		LogLevel:           "info",
-		Given:              map[string]string{},
-		Sim: SimOptions{
-			Speed:     DefaultSpeed,
-			LoadTime:  DefaultLoadTime,
-			Slowdown:  DefaultSlowdown,
-			Noise:     DefaultNoise,
-			ChildRank: -1,
-		},
-	}
-	var unknown []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !strings.HasPrefix(a, "--") || len(a) == 2 {
-			unknown = append(unknown, a)
-			continue
-		}
-		name, val, hasVal := strings.Cut(a[2:], "=")
-		name = strings.ReplaceAll(name, "_", "-")
-		spec, ok := flagIndex[name]
-		if !ok {
-			unknown = append(unknown, a)
-			continue
-		}
-		canon := "--" + spec.names[0]
-		switch spec.kind {
-		case kindBool:
-			if hasVal {
-				return nil, &ArgError{fmt.Sprintf("argument %s: ignored explicit argument '%s'", canon, val)}
-			}
-			val = "true"
-		case kindValue:
-			if !hasVal {
-				if i+1 >= len(args) || (strings.HasPrefix(args[i+1], "--") && len(args[i+1]) > 2) {
-					return nil, &ArgError{fmt.Sprintf("argument %s: expected one argument", canon)}
-				}
-				i++
-				val = args[i]
-			}
-		}
-		if spec.set != nil {
-			if err := spec.set(c, val); err != nil {
-				return nil, &ArgError{fmt.Sprintf("argument %s: %v", canon, err)}
-			}
-		}
-		if !strings.HasPrefix(spec.names[0], "sim-") {
-			c.Given[spec.names[0]] = val
-		}
-	}
-	if len(unknown) > 0 {
-		return nil, &ArgError{"unrecognized arguments: " + strings.Join(unknown, " ")}
-	}
-	if c.ModelPath == "" {
-		// SGLang requires --model-path; the sim lets quick manual runs omit it.
-		c.ModelPath = "bakeoff-sim/model"
-	}
-	c.SpecV2 = getenv(SpecV2Env) == "1" || strings.EqualFold(getenv(SpecV2Env), "true")
-	if c.TP < 1 {
-		return nil, &ArgError{fmt.Sprintf("argument --tp: invalid value: %d", c.TP)}
-	}
-	if c.Sim.GPUs == 0 {
-		c.Sim.GPUs = c.TP
-	}
-	if c.Sim.SeedSet {
-		c.Sim.Seed, c.Sim.SeedMix = mixLaunch(c.Sim.Seed, getenv)
-	}
-	if c.Sim.StateDir == "" {
-		c.Sim.StateDir = DefaultStateDir(getenv)
-	}
-	return c, nil
-}
-
-// mixLaunch mixes the launch the orchestrator names (LaunchEnv, RoundEnv)
-// into a --sim-seed: without it, a --sim-seed in a campaign's engine command
-// or scenario would give every launch, in every round, the same launch
-// factor and drift, a persistent offset that no number of rounds reveals.
-// The result is reproducible: the same seed and launch give the same draw.
-func mixLaunch(seed int64, getenv func(string) string) (int64, string) {
-	var mix []string
-	for _, k := range []string{LaunchEnv, RoundEnv} {
-		if v := getenv(k); v != "" {
-			mix = append(mix, k+"="+v)
-		}
-	}
-	if len(mix) == 0 {
-		return seed, ""
-	}
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%d", seed)
-	for _, m := range mix {
-		fmt.Fprintf(h, "\x00%s", m)
-	}
-	return int64(h.Sum64() &^ (1 << 63)), strings.Join(mix, " ")
-}
-
-// DefaultStateDir is $BAKEOFF_SIM_STATE, else $TMPDIR/bakeoff-sim-state-<uid>.
-func DefaultStateDir(getenv func(string) string) string {
-	if d := getenv(SimStateEnv); d != "" {
-		return d
-	}
-	tmp := getenv("TMPDIR")
-	if tmp == "" {
-		tmp = os.TempDir()
-	}
-	return filepath.Join(tmp, fmt.Sprintf("bakeoff-sim-state-%d", os.Getuid()))
-}

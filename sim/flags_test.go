@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,13 +24,70 @@ func TestParseArgs(t *testing.T) {
 			}
 		}},
 		{"seed baseline", baselineArgs, nil, func(t *testing.T, c *Config) {
-			if c.TP != 8 || c.CudaGraphMaxBS != 128 || c.MaxRunningRequests != 256 || !c.AllreduceFusion ||
-				!c.DisableCustomAR || c.AttentionBackend != "flashinfer" || c.Sim.GPUs != 8 {
+			if c.TP != 8 || c.CudaGraphMaxBS != 128 || c.MaxRunningRequests != 256 || c.AllreduceFusion() ||
+				!c.DisableCustomAR || c.AttentionBackend != "flashinfer" || c.Sim.GPUs != 8 || c.Sim.ComputeCap != "12.0" {
 				t.Errorf("baseline: %+v", c)
 			}
+			if c.Given["tp_size"] != "8" || c.Given["cuda_graph_max_bs_decode"] != "128" {
+				t.Errorf("given under their dests: %v", c.Given)
+			}
 		}},
-		{"equals form and alias", "--tensor-parallel-size=4 --port=31001 --mem-fraction-static=0.8 --served-model-name=kimi", nil, func(t *testing.T, c *Config) {
-			if c.TP != 4 || c.Port != 31001 || c.MemFractionStatic != 0.8 || c.ModelName() != "kimi" {
+		{"fusion on by itself at tp 8 on SM100", baselineArgs, map[string]string{SimComputeCapEnv: "10.0"}, func(t *testing.T, c *Config) {
+			if !c.AllreduceFusion() || c.EffectiveFusionBackend() != "auto" || c.FusionRefused() {
+				t.Errorf("fusion %v, backend %v, refused %v", c.AllreduceFusion(), c.EffectiveFusionBackend(), c.FusionRefused())
+			}
+		}},
+		{"enforce-disable keeps fusion off", baselineArgs + " --enforce-disable-flashinfer-allreduce-fusion --flashinfer-allreduce-fusion-backend trtllm", map[string]string{SimComputeCapEnv: "9.0"}, func(t *testing.T, c *Config) {
+			if c.AllreduceFusion() || c.FusionRefused() {
+				t.Errorf("fusion %v, refused %v", c.AllreduceFusion(), c.FusionRefused())
+			}
+		}},
+		{"fusion asked for on SM120 is refused", baselineArgs + " --flashinfer-allreduce-fusion-backend=auto", nil, func(t *testing.T, c *Config) {
+			if c.AllreduceFusion() || !c.FusionRefused() {
+				t.Errorf("fusion %v, refused %v", c.AllreduceFusion(), c.FusionRefused())
+			}
+		}},
+		{"deprecated fusion flag is backend auto", baselineArgs + " --enable-flashinfer-allreduce-fusion", map[string]string{SimComputeCapEnv: "9.0"}, func(t *testing.T, c *Config) {
+			want := []string{"--enable-flashinfer-allreduce-fusion is deprecated. Please use --flashinfer-allreduce-fusion-backend=auto instead."}
+			if c.FusionBackend != "auto" || !c.AllreduceFusion() || !slices.Equal(c.Notices, want) {
+				t.Errorf("backend %q, notices %q", c.FusionBackend, c.Notices)
+			}
+		}},
+		{"deprecated fusion flag beside a backend says nothing", "--enable-flashinfer-allreduce-fusion --flashinfer-allreduce-fusion-backend mnnvl", nil, func(t *testing.T, c *Config) {
+			if c.FusionBackend != "mnnvl" || len(c.Notices) != 0 {
+				t.Errorf("backend %q, notices %q", c.FusionBackend, c.Notices)
+			}
+		}},
+		{"deprecated aliases warn as SGLang's parser does", "--cuda-graph-max-bs 64 --disable-cuda-graph --cuda-graph-bs 1 2 4", nil, func(t *testing.T, c *Config) {
+			want := []string{
+				"\x1b[1;33m'--cuda-graph-max-bs' is deprecated and will be removed in a future release. Use '--cuda-graph-max-bs-decode' instead.\x1b[0m",
+				"\x1b[1;33m'--disable-cuda-graph' is deprecated and will be removed in a future release. Use '--cuda-graph-backend-{decode,prefill}=disabled' instead.\x1b[0m",
+				"\x1b[1;33m'--cuda-graph-bs' is deprecated and will be removed in a future release. Use '--cuda-graph-bs-decode' instead.\x1b[0m",
+			}
+			if !slices.Equal(c.ParseWarnings, want) {
+				t.Errorf("warnings:\n%q\nwant\n%q", c.ParseWarnings, want)
+			}
+			if c.CudaGraphMaxBS != 64 || c.DecodeGraphMaxBS() != 0 || c.Given["cuda_graph_max_bs_decode"] != "64" || c.Given["cuda_graph_bs_decode"] != "1 2 4" {
+				t.Errorf("max bs %d, graph %d, given %v", c.CudaGraphMaxBS, c.DecodeGraphMaxBS(), c.Given)
+			}
+		}},
+		{"decode graph off", "--cuda-graph-backend-decode disabled", nil, func(t *testing.T, c *Config) {
+			if c.DecodeGraphMaxBS() != 0 || len(c.ParseWarnings) != 0 {
+				t.Errorf("graph max bs %d, warnings %q", c.DecodeGraphMaxBS(), c.ParseWarnings)
+			}
+		}},
+		{"abbreviations as argparse's allow_abbrev", "--tp 4 --served-model kimi --mem-fraction=0.8", nil, func(t *testing.T, c *Config) {
+			if c.TP != 4 || c.ModelName() != "kimi" || c.MemFractionStatic != 0.8 || c.Given["tp_size"] != "4" {
+				t.Errorf("got tp %d, name %q, mem %v", c.TP, c.ModelName(), c.MemFractionStatic)
+			}
+		}},
+		{"speculative algorithms as SGLang's builtins, any case", "--speculative-algorithm dflash", nil, func(t *testing.T, c *Config) {
+			if c.SpecAlgorithm != "DFLASH" || c.unknownSpecAlgorithm() != "" {
+				t.Errorf("algorithm %q", c.SpecAlgorithm)
+			}
+		}},
+		{"equals form and alias", "--tensor-parallel-size=4 --port=31001 --mem-fraction-static=0.8 --served-model-name=kimi --model=/m", nil, func(t *testing.T, c *Config) {
+			if c.TP != 4 || c.Port != 31001 || c.MemFractionStatic != 0.8 || c.ModelName() != "kimi" || c.Given["model_path"] != "/m" {
 				t.Errorf("got %+v", c)
 			}
 		}},
@@ -38,9 +96,20 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("draft tokens %d, want 4", c.DraftTokens())
 			}
 		}},
-		{"spec v2 from env", topk1Args, map[string]string{SpecV2Env: "1"}, func(t *testing.T, c *Config) {
-			if !c.SpecV2 {
-				t.Error("SGLANG_ENABLE_SPEC_V2=1 not seen")
+		{"overlap worker by default, topk 4 included", strings.ReplaceAll(topk4Args, "--disable-overlap-schedule", ""), nil, func(t *testing.T, c *Config) {
+			if !c.Overlap() || len(c.Notices) != 0 {
+				t.Errorf("overlap %v, notices %q", c.Overlap(), c.Notices)
+			}
+		}},
+		{"synchronous path", topk4Args, nil, func(t *testing.T, c *Config) {
+			if c.Overlap() || c.Given["disable_overlap_schedule"] != "true" {
+				t.Error("--disable-overlap-schedule not seen")
+			}
+		}},
+		{"SGLANG_ENABLE_SPEC_V2 only gets SGLang's notice", topk1Args, map[string]string{SpecV2Env: "1"}, func(t *testing.T, c *Config) {
+			want := []string{"SGLANG_ENABLE_SPEC_V2 has been removed: speculative decoding always runs the V2 worker. Use --disable-overlap-schedule to select the non-overlap (synchronous) path."}
+			if !c.Overlap() || !slices.Equal(c.Notices, want) {
+				t.Errorf("overlap %v, notices %q", c.Overlap(), c.Notices)
 			}
 		}},
 		{"sim knobs", "--sim-speed 50 --sim-load-time 2s --sim-seed 7 --sim-slowdown 1.05 --sim-noise 0 --sim-gpus 4 --sim-state /x --sim-fault crash-after=3 --sim-fault hold-memory=2s", nil, func(t *testing.T, c *Config) {
@@ -100,7 +169,7 @@ func TestParseArgs(t *testing.T) {
 			}
 		}},
 		{"accepted-only flags", "--trust-remote-code --dtype auto --log-level warning --context-length 8192 --chunked-prefill-size 4096", nil, func(t *testing.T, c *Config) {
-			if c.Given["trust-remote-code"] != "true" || c.ContextLength != 8192 || c.ChunkedPrefillSize != 4096 || c.LogLevel != "warning" {
+			if c.Given["trust_remote_code"] != "true" || c.ContextLength != 8192 || c.ChunkedPrefillSize != 4096 || c.LogLevel != "warning" {
 				t.Errorf("got %+v", c)
 			}
 		}},
@@ -123,14 +192,21 @@ func TestParseArgsErrors(t *testing.T) {
 	}{
 		{"--foo", "unrecognized arguments: --foo"},
 		{"--port 1 --foo bar --tp 2", "unrecognized arguments: --foo bar"},
+		{"--tp_size 8", "unrecognized arguments: --tp_size 8"},
 		{"--port", "argument --port: expected one argument"},
+		{"--model-path", "argument --model-path/--model: expected one argument"},
 		{"--port abc", "argument --port: invalid int value: 'abc'"},
+		{"--cuda-graph-bs-decode", "argument --cuda-graph-bs-decode: expected at least one argument"},
+		{"--cuda-graph-bs-decode 1 x", "argument --cuda-graph-bs-decode: invalid int value: 'x'"},
 		{"--stream-interval 0", "argument --stream-interval: invalid positive int value: '0'"},
 		{"--page-size 0", "argument --page-size: invalid positive int value: '0'"},
 		{"--max-total-tokens x", "argument --max-total-tokens: invalid positive int value: 'x'"},
 		{"--sim-prefix-cache=1", "argument --sim-prefix-cache: ignored explicit argument '1'"},
 		{"--enable-metrics=yes", "argument --enable-metrics: ignored explicit argument 'yes'"},
-		{"--speculative-algorithm MEDUSA", "argument --speculative-algorithm: invalid choice: 'MEDUSA'"},
+		{"--attention-backend flashattn", "argument --attention-backend: invalid choice: 'flashattn' (choose from 'triton', 'torch_native', "},
+		{"--flashinfer-allreduce-fusion-backend on", "argument --flashinfer-allreduce-fusion-backend: invalid choice: 'on' (choose from 'auto', 'trtllm', 'mnnvl', 'cutedsl')"},
+		{"--cuda-graph-max 64", "ambiguous option: --cuda-graph-max could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill, --cuda-graph-max-bs"},
+		{"--speculative-num=3", "ambiguous option: --speculative-num=3 could match --speculative-num-steps, --speculative-num-draft-tokens"},
 		{"--sim-fault explode", `unknown fault "explode"`},
 		{"--sim-fault crash-after", "needs a value"},
 		{"--sim-speed 0", "invalid positive float value"},
@@ -146,23 +222,47 @@ func TestParseArgsErrors(t *testing.T) {
 			if !errors.As(err, &ae) {
 				t.Fatalf("err = %v, want *ArgError", err)
 			}
-			if !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "usage: launch_server.py") {
-				t.Errorf("error:\n%s\nwant it to contain %q after a usage line", err, tt.want)
+			msg := err.Error()
+			_, last, _ := strings.Cut(msg, "\nsglang serve: error: ")
+			if !strings.Contains(last, tt.want) || !strings.HasPrefix(msg, "usage: sglang serve [-h] ") {
+				t.Errorf("error:\n%s\nwant it to end in %q after the usage", tail(msg, 2), tt.want)
 			}
 		})
 	}
+	if _, err := ParseArgs([]string{"--port", "1", "--help", "--foo"}, noEnv); !errors.Is(err, ErrHelp) {
+		t.Errorf("--help: %v, want ErrHelp", err)
+	}
 }
 
-// TestUnknownFlagProcess checks the whole command: stderr and exit status 2.
-func TestUnknownFlagProcess(t *testing.T) {
-	cmd := exec.Command(simBinary, "sim", "--tp", "8", "--cuda-graph-max-bz", "128")
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
-		t.Fatalf("exit: %v, want status 2", err)
+// TestRefusedFlagsProcess: the whole command refuses what SGLang's argparse
+// refuses, with the usage and argparse's words on stderr and exit status 2,
+// before starting anything.
+func TestRefusedFlagsProcess(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown", []string{"--tp", "8", "--cuda-graph-max-bz", "128"}, "sglang serve: error: unrecognized arguments: --cuda-graph-max-bz 128"},
+		{"removed", []string{"--tp", "8", "--enable-ep-moe"}, "sglang serve: error: unrecognized arguments: --enable-ep-moe"},
+		{"ambiguous", []string{"--cuda-graph-max", "128"}, "sglang serve: error: ambiguous option: --cuda-graph-max could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill, --cuda-graph-max-bs"},
+		{"bad choice", []string{"--cuda-graph-backend-decode", "eager"}, "sglang serve: error: argument --cuda-graph-backend-decode: invalid choice: 'eager' (choose from 'full', 'breakable', 'disabled')"},
 	}
-	if !strings.Contains(string(out), "launch_server.py: error: unrecognized arguments: --cuda-graph-max-bz 128") {
-		t.Errorf("stderr:\n%s", out)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(simBinary, append([]string{"sim"}, tt.args...)...)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+				t.Fatalf("exit: %v, want status 2", err)
+			}
+			lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+			if !strings.HasPrefix(lines[0], "usage: sglang serve [-h] ") || lines[len(lines)-1] != tt.want || stdout.Len() != 0 {
+				t.Errorf("stderr ends:\n%s\nwant the usage, then %q", tail(stderr.String(), 3), tt.want)
+			}
+		})
 	}
 }
 

@@ -28,7 +28,8 @@ const (
 	// treeFixed is the tree construction and sampling of topk>1 per step.
 	treeFixed = 450 * time.Microsecond
 	// noFusionAllreduce is the extra allreduce latency of a verify forward
-	// without FlashInfer allreduce fusion (the seeds' 54→96 tok/s story).
+	// without FlashInfer allreduce fusion (the seeds' 54→96 tok/s story);
+	// whether fusion runs is SGLang's decision (fusion.go).
 	noFusionAllreduce = 12 * time.Millisecond
 
 	// acceptTop1 is the probability that the drafter's top-1 guess for the
@@ -53,8 +54,11 @@ type Costs struct {
 	// extend-mode attention with a custom mask.
 	VerifyExtra time.Duration
 	// SpecV2Sync is the fixed per-step synchronisation of the spec-v2
-	// overlap path as it was in the seeds' build: it hides nothing at these
+	// overlap worker as it was in the seeds' build: it hides nothing at these
 	// batch sizes and adds a sync, which is why topk=1 v2 trails at C=1.
+	// Current SGLang runs that worker for every speculative server; the
+	// synchronous path (--disable-overlap-schedule) is priced as the seeds'
+	// classic worker, which never overlapped, without it.
 	SpecV2Sync time.Duration
 }
 
@@ -77,7 +81,7 @@ type Perf struct {
 	steps       int
 	topk        int
 	draftTokens int
-	specV2      bool
+	specV2      bool // the overlap worker (Config.Overlap)
 	fusion      bool
 	graphMaxBS  int
 	slowdown    float64
@@ -94,9 +98,9 @@ func NewPerf(c *Config) Perf {
 		steps:       c.SpecSteps,
 		topk:        max(1, c.SpecTopK),
 		draftTokens: c.DraftTokens(),
-		specV2:      c.SpecV2,
-		fusion:      c.AllreduceFusion,
-		graphMaxBS:  c.CudaGraphMaxBS,
+		specV2:      c.Overlap(),
+		fusion:      c.AllreduceFusion(),
+		graphMaxBS:  c.DecodeGraphMaxBS(),
 		slowdown:    c.Sim.Slowdown,
 		noise:       c.Sim.Noise,
 		costs:       fittedCosts,

@@ -46,18 +46,19 @@ func TestModelShape(t *testing.T) {
 	// Without allreduce fusion the verify pays more allreduce latency; the
 	// plain decode does not care (the seeds: 92.7 vs 92.6 tok/s).
 	noFusion := func(name string) Perf {
-		args := strings.Fields(strings.ReplaceAll(topk4Args, "--enable-flashinfer-allreduce-fusion", ""))
-		if name == "baseline" {
-			args = strings.Fields(strings.ReplaceAll(baselineArgs, "--enable-flashinfer-allreduce-fusion", ""))
-		}
-		c, err := ParseArgs(args, noEnv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return NewPerf(c)
+		return NewPerf(scenarioConfig(t, name, "--enforce-disable-flashinfer-allreduce-fusion"))
 	}
-	if noFusion("topk4").DecodeStep(1) <= topk4.DecodeStep(1) || noFusion("baseline").DecodeStep(1) != base.DecodeStep(1) {
+	if noFusion("eagle3-topk4").DecodeStep(1) <= topk4.DecodeStep(1) || noFusion("baseline").DecodeStep(1) != base.DecodeStep(1) {
 		t.Error("allreduce fusion should speed up the verify only")
+	}
+	// The overlap worker, SGLang's default, pays the seeds' spec-v2 sync
+	// every step; the synchronous path (the seeds' classic worker) does not.
+	overlapCfg, err := ParseArgs(strings.Fields(strings.ReplaceAll(topk4Args, " --disable-overlap-schedule", "")), seedScenarios[1].getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := NewPerf(overlapCfg).DecodeStep(1) - topk4.DecodeStep(1); d != fittedCosts.SpecV2Sync {
+		t.Errorf("overlap worker costs %v more per step than the synchronous path, want %v", d, fittedCosts.SpecV2Sync)
 	}
 	slow := NewPerf(scenarioConfig(t, "baseline", "--sim-slowdown", "1.05"))
 	if r := float64(slow.DecodeStep(10)) / float64(base.DecodeStep(10)); math.Abs(r-1.05) > 1e-6 {

@@ -25,6 +25,7 @@ type gpuField struct {
 
 type gpuView struct {
 	index, count int
+	computeCap   string
 	used         int
 	util         float64 // 0–1, from the engine's activity
 	now          time.Time
@@ -38,6 +39,7 @@ var gpuFields = map[string]gpuField{
 	"index":              {"index", "", func(g gpuView) string { return strconv.Itoa(g.index) }},
 	"count":              {"count", "", func(g gpuView) string { return strconv.Itoa(g.count) }},
 	"name":               {"name", "", func(gpuView) string { return GPUName }},
+	"compute_cap":        {"compute_cap", "", func(g gpuView) string { return g.computeCap }},
 	"gpu_name":           {"name", "", func(gpuView) string { return GPUName }},
 	"uuid":               {"uuid", "", func(g gpuView) string { return gpuUUID(g.index) }},
 	"gpu_uuid":           {"uuid", "", func(g gpuView) string { return gpuUUID(g.index) }},
@@ -100,6 +102,11 @@ func NvidiaSMI(ctx context.Context, args []string, env SMIEnv) int {
 		}
 		gpus = n
 	}
+	cc, err := ComputeCap(env.Getenv)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "nvidia-smi (bakeoff sim): %v\n", err)
+		return 2
+	}
 	var gpuQ, appQ, format string
 	list := false
 	var loop time.Duration
@@ -137,7 +144,7 @@ func NvidiaSMI(ctx context.Context, args []string, env SMIEnv) int {
 		return invalidArgs(env)
 	}
 	for {
-		code := smiOnce(args, env, gpus, gpuQ, appQ, format, list)
+		code := smiOnce(args, env, gpus, cc, gpuQ, appQ, format, list)
 		if code != 0 || loop <= 0 {
 			return code
 		}
@@ -168,7 +175,7 @@ func loopFlag(a string) (unit time.Duration, v string, ok bool) {
 }
 
 // smiOnce answers the query once.
-func smiOnce(args []string, env SMIEnv, gpus int, gpuQ, appQ, format string, list bool) int {
+func smiOnce(args []string, env SMIEnv, gpus int, cc, gpuQ, appQ, format string, list bool) int {
 	now := env.Now()
 	holders, err := LiveHolders(DefaultStateDir(env.Getenv), now)
 	if err != nil {
@@ -214,7 +221,7 @@ func smiOnce(args []string, env SMIEnv, gpus int, gpuQ, appQ, format string, lis
 			heads = append(heads, f.header)
 		}
 		for i := range gpus {
-			g := gpuView{index: i, count: gpus, used: idleGPUMiB + used[i], util: util[i], now: now.In(smiZone(env))}
+			g := gpuView{index: i, count: gpus, computeCap: cc, used: idleGPUMiB + used[i], util: util[i], now: now.In(smiZone(env))}
 			row := make([]string, len(fields))
 			for j, f := range fields {
 				row[j] = withUnit(f.value(g), f.unit, units)

@@ -73,6 +73,32 @@ func TestNvidiaSMIGolden(t *testing.T) {
 	}
 }
 
+// TestNvidiaSMIComputeCap: compute_cap is the RTX PRO 6000's 12.0 unless
+// BAKEOFF_SIM_COMPUTE_CAP says otherwise, as a preflight reads it to know
+// which GPUs SGLang's fusion runs on.
+func TestNvidiaSMIComputeCap(t *testing.T) {
+	tests := []struct {
+		name, cap string
+		code      int
+	}{
+		{"compute-cap", "", 0},
+		{"compute-cap-sm90", "9.0", 0},
+		{"compute-cap-bad", "twelve", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{SimStateEnv: t.TempDir(), SimGPUsEnv: "2", SimComputeCapEnv: tt.cap}
+			var out, errb bytes.Buffer
+			code := NvidiaSMI(context.Background(), []string{"--query-gpu=index,name,compute_cap", "--format=csv"},
+				SMIEnv{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }})
+			if code != tt.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, errb.String())
+			}
+			golden.Check(t, filepath.Join("testdata", "nvidia-smi", tt.name+".txt"), []byte(out.String()+errb.String()))
+		})
+	}
+}
+
 func TestLiveHoldersDeadAndHeld(t *testing.T) {
 	dir := t.TempDir()
 	dead := deadPID(t)

@@ -59,6 +59,12 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	if !cfg.Sim.SeedSet {
 		seed = uint64(now().UnixNano()) ^ uint64(opt.PID)<<32
 	}
+	for _, w := range cfg.ParseWarnings {
+		log.Raw(w)
+	}
+	for _, n := range cfg.Notices {
+		log.Printf("%s", n)
+	}
 	log.Printf("%s", serverArgsLine(cfg))
 	seedNote := ""
 	if cfg.Sim.SeedMix != "" {
@@ -84,6 +90,12 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	if msg := checkConfig(cfg, log); msg != "" {
 		log.Raw(configErrorTraceback(msg))
 		return &ExitError{Code: 1, Err: errors.New(msg)}
+	}
+	if cfg.FusionRefused() {
+		// A scheduler's exception, which ends the server before it serves.
+		log.Raw(fusionTraceback(stamp(now, 0)))
+		log.Printf("Rank 0 scheduler is dead. Please check if there are relevant logs.")
+		return &ExitError{Code: 1, Err: errors.New(FusionError)}
 	}
 	ln, err := listen(cfg)
 	if err != nil {
@@ -156,16 +168,18 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 }
 
 // checkConfig logs SGLang's adjustments and returns the message of a
-// configuration SGLang refuses, or "".
+// configuration SGLang refuses while it builds its server args, or "".
+// Speculative decoding runs the overlap worker with any topk (SGLang
+// dropped the spec-v1 worker and SGLANG_ENABLE_SPEC_V2's topk-1 limit).
 func checkConfig(cfg *Config, log *Logger) string {
+	if msg := cfg.unknownSpecAlgorithm(); msg != "" {
+		return msg
+	}
 	if _, reset := cfg.RunningCap(); reset {
 		log.Printf("Max running requests is reset to %d for speculative decoding. You can override this by explicitly setting --max-running-requests.", SpecMaxRunningRequests)
 	}
 	if cfg.Speculative() && cfg.SpecTopK == 1 && cfg.SpecDraftTokens != 0 && cfg.SpecDraftTokens != cfg.SpecSteps+1 {
 		log.Printf("speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1")
-	}
-	if cfg.SpecV2 && cfg.Speculative() && cfg.SpecTopK > 1 {
-		return fmt.Sprintf("SGLANG_ENABLE_SPEC_V2 only supports speculative_eagle_topk == 1, got %d", cfg.SpecTopK)
 	}
 	return ""
 }

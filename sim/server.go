@@ -18,9 +18,9 @@ const (
 	phaseDraining
 )
 
-// Version is what /get_server_info reports: an SGLang version with a local
-// suffix that says it is the simulation.
-const Version = "0.5.6.post2+bakeoff.sim"
+// Version is what /server_info reports: the SGLang release line the sim
+// follows (docs/SIM.md) with a local suffix that says it is the simulation.
+const Version = "0.5.20+bakeoff.sim"
 
 // Server is the HTTP face of the simulated engine.
 type Server struct {
@@ -72,12 +72,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /health_generate", s.health)
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("GET /get_model_info", s.modelInfo)
-	mux.HandleFunc("GET /get_server_info", s.serverInfo)
 	mux.HandleFunc("GET /server_info", s.serverInfo)
+	mux.HandleFunc("GET /get_server_info", s.deprecatedServerInfo)
 	mux.HandleFunc("GET /metrics", s.metrics)
 	mux.HandleFunc("POST /v1/chat/completions", s.completions(true))
 	mux.HandleFunc("POST /v1/completions", s.completions(false))
 	mux.HandleFunc("POST /generate", s.generate)
+	mux.HandleFunc("GET /flush_cache", s.flushCache)
 	mux.HandleFunc("POST /flush_cache", s.flushCache)
 	mux.HandleFunc("POST /v1/tokenize", s.tokenize)
 	mux.HandleFunc("POST /tokenize", s.tokenize)
@@ -157,6 +158,14 @@ func (s *Server) modelInfo(w http.ResponseWriter, _ *http.Request) {
 		"preferred_sampling_params": nil, "weight_version": "default",
 		"has_image_understanding": false, "has_audio_understanding": false,
 	})
+}
+
+// deprecatedServerInfo is SGLang's old path, which still answers, with a
+// warning in the log at every call (python/sglang/srt/entrypoints/
+// http_server.py, get_server_info).
+func (s *Server) deprecatedServerInfo(w http.ResponseWriter, r *http.Request) {
+	s.log.Printf("Endpoint '/get_server_info' is deprecated and will be removed in a future version. Please use '/server_info' instead.")
+	s.serverInfo(w, r)
 }
 
 func (s *Server) serverInfo(w http.ResponseWriter, _ *http.Request) {

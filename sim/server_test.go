@@ -240,11 +240,11 @@ func TestStreamingAndInfo(t *testing.T) {
 		TPSize         int              `json:"tp_size"`
 		InternalStates []map[string]any `json:"internal_states"`
 	}
-	getJSON(t, spec.url("/get_server_info"), &info)
-	if info.Version == "" || info.TPSize != 8 || len(info.InternalStates) != 1 {
-		t.Errorf("/get_server_info: %+v", info)
+	getJSON(t, spec.url("/server_info"), &info)
+	if info.Version != Version || info.TPSize != 8 || len(info.InternalStates) != 1 {
+		t.Errorf("/server_info: %+v", info)
 	} else if _, ok := info.InternalStates[0]["avg_spec_accept_length"]; !ok {
-		t.Error("speculative /get_server_info lacks internal_states[0].avg_spec_accept_length")
+		t.Error("speculative /server_info lacks internal_states[0].avg_spec_accept_length")
 	}
 	var mi map[string]any
 	getJSON(t, base.url("/get_model_info"), &mi)
@@ -326,7 +326,7 @@ func TestSpecCapLogged(t *testing.T) {
 	var info struct {
 		MaxRunning int `json:"max_running_requests"`
 	}
-	getJSON(t, p.url("/get_server_info"), &info)
+	getJSON(t, p.url("/server_info"), &info)
 	if info.MaxRunning != 48 {
 		t.Errorf("max_running_requests %d, want 48", info.MaxRunning)
 	}

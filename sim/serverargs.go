@@ -9,57 +9,75 @@ import (
 )
 
 // serverArgs is the configuration as SGLang's ServerArgs names it, for
-// /get_server_info and the server_args log line: the effective values of the
-// flags the sim reads, plus every other flag as given.
+// /server_info and the server_args log line: every flag given, under its
+// dest, then the effective values of the ones the sim reads.
 func serverArgs(c *Config) map[string]any {
 	maxRun, _ := c.RunningCap()
 	m := map[string]any{}
 	for k, v := range c.Given {
-		key := strings.ReplaceAll(k, "-", "_")
-		if v == "true" {
-			m[key] = true
-		} else if n, err := strconv.Atoi(v); err == nil {
-			m[key] = n
-		} else {
-			m[key] = v
-		}
+		m[k] = pyValue(v)
 	}
 	var specAlg any
 	if c.Speculative() {
 		specAlg = c.SpecAlgorithm
 	}
 	for k, v := range map[string]any{
-		"model_path":                         c.ModelPath,
-		"tokenizer_path":                     c.ModelPath,
-		"served_model_name":                  c.ModelName(),
-		"host":                               c.Host,
-		"port":                               c.Port,
-		"tp_size":                            c.TP,
-		"speculative_algorithm":              specAlg,
-		"speculative_draft_model_path":       nilIfEmpty(c.DraftModelPath),
-		"speculative_num_steps":              c.SpecSteps,
-		"speculative_eagle_topk":             c.SpecTopK,
-		"speculative_num_draft_tokens":       c.DraftTokens(),
-		"cuda_graph_max_bs":                  c.CudaGraphMaxBS,
-		"max_running_requests":               maxRun,
-		"attention_backend":                  nilIfEmpty(c.AttentionBackend),
-		"enable_flashinfer_allreduce_fusion": c.AllreduceFusion,
-		"disable_custom_all_reduce":          c.DisableCustomAR,
-		"enable_metrics":                     c.EnableMetrics,
-		"mem_fraction_static":                c.MemFractionStatic,
-		"context_length":                     c.ContextLength,
-		"chunked_prefill_size":               c.ChunkedPrefillSize,
-		"disable_radix_cache":                !c.CacheOn(),
-		"page_size":                          c.CachePage(),
-		"max_total_tokens":                   nilIfZero(c.MaxTotalTokens),
-		"enable_cache_report":                c.EnableCacheReport,
-		"log_level":                          c.LogLevel,
+		"model_path":                   c.ModelPath,
+		"tokenizer_path":               c.ModelPath,
+		"served_model_name":            c.ModelName(),
+		"host":                         c.Host,
+		"port":                         c.Port,
+		"tp_size":                      c.TP,
+		"speculative_algorithm":        specAlg,
+		"speculative_draft_model_path": nilIfEmpty(c.DraftModelPath),
+		"speculative_num_steps":        c.SpecSteps,
+		"speculative_eagle_topk":       c.SpecTopK,
+		"speculative_num_draft_tokens": c.DraftTokens(),
+		"disable_overlap_schedule":     c.DisableOverlapSchedule,
+		"cuda_graph_max_bs_decode":     c.CudaGraphMaxBS,
+		"max_running_requests":         maxRun,
+		"attention_backend":            nilIfEmpty(c.AttentionBackend),
+		// SGLang folds the deprecated boolean into the backend and clears it.
+		"enable_flashinfer_allreduce_fusion":          false,
+		"flashinfer_allreduce_fusion_backend":         c.EffectiveFusionBackend(),
+		"enforce_disable_flashinfer_allreduce_fusion": c.EnforceDisableFusion,
+		"disable_custom_all_reduce":                   c.DisableCustomAR,
+		"enable_metrics":                              c.EnableMetrics,
+		"mem_fraction_static":                         c.MemFractionStatic,
+		"context_length":                              c.ContextLength,
+		"chunked_prefill_size":                        c.ChunkedPrefillSize,
+		"disable_radix_cache":                         !c.CacheOn(),
+		"page_size":                                   c.CachePage(),
+		"max_total_tokens":                            nilIfZero(c.MaxTotalTokens),
+		"enable_cache_report":                         c.EnableCacheReport,
+		"log_level":                                   c.LogLevel,
 	} {
 		m[k] = v
 	}
-	delete(m, "tp")
-	delete(m, "model")
 	return m
+}
+
+// pyValue is a given flag's value as ServerArgs holds it: true for a bare
+// flag, a number, a list of numbers (nargs "+"), else the string.
+func pyValue(v string) any {
+	if v == "true" {
+		return true
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return n
+	}
+	if parts := strings.Fields(v); len(parts) > 1 {
+		list := make([]any, len(parts))
+		for i, p := range parts {
+			n, err := strconv.Atoi(p)
+			if err != nil {
+				return v
+			}
+			list[i] = n
+		}
+		return list
+	}
+	return v
 }
 
 func nilIfZero(n int) any {
@@ -95,6 +113,12 @@ func pyRepr(v any) string {
 		return pyBool(x)
 	case string:
 		return "'" + x + "'"
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = pyRepr(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
 	default:
 		return fmt.Sprint(x)
 	}

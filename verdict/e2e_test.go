@@ -33,8 +33,9 @@ import (
 // docs/METHOD.md quotes.
 
 // e2eBaselineArgs are the seeds' baseline server flags, as
-// scenarios/baseline.yaml renders them.
-const e2eBaselineArgs = "--model-path /data/models/Kimi-K2.5-INT4 --tp 8 --cuda-graph-max-bs 128 --attention-backend flashinfer --enable-flashinfer-allreduce-fusion --disable-custom-all-reduce --max-running-requests 256"
+// scenarios/baseline.yaml renders them in today's SGLang spellings (the sim
+// refuses the old fusion flag on its SM120 GPUs, as SGLang does).
+const e2eBaselineArgs = "--model-path /data/models/Kimi-K2.5-INT4 --tp-size 8 --cuda-graph-max-bs-decode 128 --attention-backend flashinfer --disable-custom-all-reduce --max-running-requests 256"
 
 // e2eSpeed keeps the streamed chunk rate within what two cores serve and
 // read while the server's own timing stays far above the OS's jitter.

@@ -12,11 +12,13 @@ const simUsage = `
 bakeoff sim [SGLang flags] [--sim-… flags]
 bakeoff sim nvidia-smi [nvidia-smi query flags]
 
-Runs a simulated SGLang server: it accepts SGLang's launch flags (an unknown
-flag fails with "unrecognized arguments", as SGLang's does), loads slowly,
-serves /health, /v1/chat/completions, /v1/completions, /metrics and friends,
-and holds "GPU memory" in one scheduler child per --tp rank, which the fake
-nvidia-smi reports. SGLANG_ENABLE_SPEC_V2=1 selects the spec-v2 path.
+Runs a simulated SGLang server: it takes SGLang's launch flags as SGLang's
+argparse parser does (--help lists them in its format; an unknown flag fails
+with "unrecognized arguments", a deprecated alias warns), loads slowly,
+serves /health, /v1/chat/completions, /v1/completions, /server_info, /metrics
+and friends, and holds "GPU memory" in one scheduler child per --tp-size
+rank, which the fake nvidia-smi reports. $BAKEOFF_SIM_COMPUTE_CAP sets the
+fake GPUs' compute capability (default 12.0, the RTX PRO 6000's).
 
 Sim knobs:
   --sim-speed X          run simulated time X times faster (default 1)
@@ -56,13 +58,13 @@ func runSim(ctx context.Context, e *env, args []string) int {
 	if len(args) > 0 && args[0] == "nvidia-smi" {
 		return sim.NvidiaSMI(ctx, args[1:], sim.SMIEnv{Stdout: e.Stdout, Stderr: e.Stderr, Getenv: e.Getenv, Now: e.Now})
 	}
-	for _, a := range args {
-		if a == "-h" || a == "--help" {
-			fmt.Fprintln(e.Stdout, simUsage[1:])
-			return exitOK
-		}
-	}
 	cfg, err := sim.ParseArgs(args, e.Getenv)
+	if errors.Is(err, sim.ErrHelp) {
+		// SGLang's help, as its argparse parser prints it, for whoever reads
+		// the engine's own argument list.
+		fmt.Fprint(e.Stdout, sim.Help(sim.Columns(e.Getenv)))
+		return exitOK
+	}
 	if err != nil {
 		fmt.Fprintln(e.Stderr, err)
 		return exitBadInput

@@ -1,0 +1,280 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ArgError is a command-line error worded as SGLang's argparse words it, so
+// that a typo in a scenario fails the same way against the sim and the real
+// server. Error returns the stderr argparse writes before exiting with
+// status 2: the usage, then "sglang serve: error: …".
+type ArgError struct{ Msg string }
+
+func (e *ArgError) Error() string {
+	return strings.TrimSuffix(Usage(terminalWidth), "\n") + "\n" + progName + ": error: " + e.Msg
+}
+
+// ErrHelp is returned when the command line asks for -h/--help: argparse
+// prints the help (Help) and exits 0 there.
+var ErrHelp = errors.New("help requested")
+
+// ParseArgs parses a `bakeoff sim` command line (SGLang flags and --sim-…
+// knobs) as SGLang's argparse parser does, then resolves the server args as
+// SGLang does at startup (resolve.go), with getenv for the environment
+// (SGLANG_ENABLE_SPEC_V2, BAKEOFF_SIM_COMPUTE_CAP, BAKEOFF_SIM_STATE,
+// TMPDIR, the launch names). Flag errors are *ArgError; -h is ErrHelp.
+func ParseArgs(args []string, getenv func(string) string) (*Config, error) {
+	c := &Config{
+		Host:               DefaultHost,
+		Port:               DefaultPort,
+		TP:                 DefaultTP,
+		SpecSteps:          DefaultSpecSteps,
+		SpecTopK:           DefaultSpecTopK,
+		CudaGraphMaxBS:     DefaultCudaGraphMaxBS,
+		MemFractionStatic:  DefaultMemFractionStatic,
+		ContextLength:      DefaultContextLength,
+		ChunkedPrefillSize: DefaultChunkedPrefillSize,
+		StreamInterval:     1,
+		LogLevel:           "info",
+		Given:              map[string]string{},
+		Sim: SimOptions{
+			Speed:     DefaultSpeed,
+			LoadTime:  DefaultLoadTime,
+			Slowdown:  DefaultSlowdown,
+			Noise:     DefaultNoise,
+			ChildRank: -1,
+		},
+	}
+	var extras []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			// Everything after "--" is positional, and there are none.
+			extras = append(extras, args[i:]...)
+			break
+		}
+		if !looksLikeOption(a) {
+			// No positionals in SGLang's parser: argparse leaves it over.
+			extras = append(extras, a)
+			continue
+		}
+		spec, option, val, hasVal, err := matchOption(a)
+		if err != nil {
+			return nil, err
+		}
+		if spec == nil {
+			extras = append(extras, a)
+			continue
+		}
+		var vals []string
+		switch spec.kind {
+		case kindHelp:
+			return nil, ErrHelp
+		case kindBool:
+			if hasVal {
+				return nil, &ArgError{fmt.Sprintf("argument %s: ignored explicit argument '%s'", spec.displayName(), val)}
+			}
+			vals = []string{"true"}
+		case kindValue:
+			if !hasVal {
+				if i+1 >= len(args) || looksLikeOption(args[i+1]) {
+					return nil, &ArgError{fmt.Sprintf("argument %s: expected one argument", spec.displayName())}
+				}
+				i++
+				val = args[i]
+			}
+			vals = []string{val}
+		case kindList:
+			if hasVal {
+				vals = []string{val}
+			}
+			for !hasVal && i+1 < len(args) && !looksLikeOption(args[i+1]) {
+				i++
+				vals = append(vals, args[i])
+			}
+			if len(vals) == 0 {
+				return nil, &ArgError{fmt.Sprintf("argument %s: expected at least one argument", spec.displayName())}
+			}
+		}
+		for _, v := range vals {
+			if err := applyValue(c, spec, v); err != nil {
+				return nil, err
+			}
+		}
+		if spec.replacement != "" {
+			// DeprecatedAliasStoreAction and DeprecatedStoreTrueAction print
+			// through print_deprecated_warning, in bold yellow, before
+			// logging is configured: the bare message on stderr.
+			c.ParseWarnings = append(c.ParseWarnings, fmt.Sprintf(
+				"\x1b[1;33m'%s' is deprecated and will be removed in a future release. Use '%s' instead.\x1b[0m", option, spec.replacement))
+		}
+		if !spec.sim {
+			c.Given[spec.destName()] = strings.Join(vals, " ")
+		}
+	}
+	if len(extras) > 0 {
+		return nil, &ArgError{"unrecognized arguments: " + strings.Join(extras, " ")}
+	}
+	if c.ModelPath == "" {
+		// SGLang requires --model-path; the sim lets quick manual runs omit it.
+		c.ModelPath = "bakeoff-sim/model"
+	}
+	if c.TP < 1 {
+		return nil, &ArgError{fmt.Sprintf("argument --tp-size/--tensor-parallel-size: invalid value: %d", c.TP)}
+	}
+	if c.Sim.GPUs == 0 {
+		c.Sim.GPUs = c.TP
+	}
+	if c.Sim.SeedSet {
+		c.Sim.Seed, c.Sim.SeedMix = mixLaunch(c.Sim.Seed, getenv)
+	}
+	if c.Sim.StateDir == "" {
+		c.Sim.StateDir = DefaultStateDir(getenv)
+	}
+	cc, err := ComputeCap(getenv)
+	if err != nil {
+		return nil, err
+	}
+	c.Sim.ComputeCap = cc
+	resolve(c, getenv)
+	return c, nil
+}
+
+// applyValue checks one value against the action's choices and sets it,
+// wording a failure as argparse's ArgumentError does.
+func applyValue(c *Config, spec *flagSpec, v string) error {
+	if err := checkChoice(spec, v); err != nil {
+		return err
+	}
+	if spec.set == nil {
+		return nil
+	}
+	if err := spec.set(c, v); err != nil {
+		return &ArgError{fmt.Sprintf("argument %s: %v", spec.displayName(), err)}
+	}
+	return nil
+}
+
+func checkChoice(spec *flagSpec, v string) error {
+	if len(spec.choices) == 0 {
+		return nil
+	}
+	for _, ch := range spec.choices {
+		if v == ch {
+			return nil
+		}
+	}
+	quoted := make([]string, len(spec.choices))
+	for i, ch := range spec.choices {
+		quoted[i] = "'" + ch + "'"
+	}
+	return &ArgError{fmt.Sprintf("argument %s: invalid choice: '%s' (choose from %s)", spec.displayName(), v, strings.Join(quoted, ", "))}
+}
+
+// looksLikeOption is argparse's test for an option string: a leading '-'
+// that is not a negative number (the parser has no option that looks like
+// one) and not '-' alone.
+func looksLikeOption(a string) bool {
+	if len(a) < 2 || a[0] != '-' {
+		return false
+	}
+	if isNegativeNumber(a) {
+		return false
+	}
+	return true
+}
+
+func isNegativeNumber(a string) bool {
+	// argparse's _negative_number_matcher: ^-\d+$|^-\d*\.\d+$
+	s := a[1:]
+	digits, dot := 0, false
+	for i, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case r == '.' && !dot && i < len(s)-1:
+			dot = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
+}
+
+// matchOption finds the action of an option string as argparse's
+// _parse_optional does: the whole string, then the part before '=', then,
+// as SGLang's parser keeps allow_abbrev, every option string the part is a
+// prefix of. More than one is "ambiguous option"; none leaves the string
+// over (nil spec). option is the option string matched.
+func matchOption(a string) (spec *flagSpec, option, val string, hasVal bool, err error) {
+	if f, ok := optionIndex[a]; ok {
+		return f, a, "", false, nil
+	}
+	name := a
+	if k, v, ok := strings.Cut(a, "="); ok {
+		name, val, hasVal = k, v, true
+		if f, ok := optionIndex[name]; ok {
+			return f, name, val, true, nil
+		}
+	}
+	if !strings.HasPrefix(name, "--") {
+		// A single-dash string: argparse matches it only against its own
+		// short options, and -h is the only one.
+		return nil, "", "", false, nil
+	}
+	var matches []string
+	for _, f := range flagTable {
+		for _, o := range f.optionStrings() {
+			if strings.HasPrefix(o, name) {
+				matches = append(matches, o)
+			}
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return nil, "", "", false, nil
+	case 1:
+		return optionIndex[matches[0]], matches[0], val, hasVal, nil
+	}
+	return nil, "", "", false, &ArgError{fmt.Sprintf("ambiguous option: %s could match %s", a, strings.Join(matches, ", "))}
+}
+
+// mixLaunch mixes the launch the orchestrator names (LaunchEnv, RoundEnv)
+// into a --sim-seed: without it, a --sim-seed in a campaign's engine command
+// or scenario would give every launch, in every round, the same launch
+// factor and drift, a persistent offset that no number of rounds reveals.
+// The result is reproducible: the same seed and launch give the same draw.
+func mixLaunch(seed int64, getenv func(string) string) (int64, string) {
+	var mix []string
+	for _, k := range []string{LaunchEnv, RoundEnv} {
+		if v := getenv(k); v != "" {
+			mix = append(mix, k+"="+v)
+		}
+	}
+	if len(mix) == 0 {
+		return seed, ""
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d", seed)
+	for _, m := range mix {
+		fmt.Fprintf(h, "\x00%s", m)
+	}
+	return int64(h.Sum64() &^ (1 << 63)), strings.Join(mix, " ")
+}
+
+// DefaultStateDir is $BAKEOFF_SIM_STATE, else $TMPDIR/bakeoff-sim-state-<uid>.
+func DefaultStateDir(getenv func(string) string) string {
+	if d := getenv(SimStateEnv); d != "" {
+		return d
+	}
+	tmp := getenv("TMPDIR")
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	return filepath.Join(tmp, fmt.Sprintf("bakeoff-sim-state-%d", os.Getuid()))
+}
