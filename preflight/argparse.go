@@ -49,7 +49,7 @@ func parseArgparse(help string) (*Table, error) {
 			cur.Help = h
 			t.Options = append(t.Options, cur)
 		case cur != nil && in > 4:
-			cur.Help = strings.TrimSpace(cur.Help + " " + strings.TrimSpace(l))
+			cur.Help = joinWrapped(cur.Help, l)
 		default:
 			cur = nil // a positional argument or a group's description
 		}

@@ -46,7 +46,7 @@ func parseClick(help string) (*Table, error) {
 			cur.Help = h
 			t.Options = append(t.Options, cur)
 		case cur != nil && in > 4:
-			cur.Help = strings.TrimSpace(cur.Help + " " + strings.TrimSpace(l))
+			cur.Help = joinWrapped(cur.Help, l)
 		default:
 			cur = nil
 		}

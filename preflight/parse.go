@@ -92,6 +92,25 @@ func splitCols(s string) (inv, help string) {
 	return s[:loc[0]], strings.TrimSpace(s[loc[1]:])
 }
 
+// joinWrapped adds a wrapped help line to the text before it. Python's
+// textwrap (argparse's and click's formatters) also breaks after a hyphen
+// inside a word ("--flashinfer-allreduce-fusion-" / "backend=auto"): such a
+// break is joined without a space, so flag names in the help stay whole.
+func joinWrapped(text, line string) string {
+	line = strings.TrimSpace(line)
+	if text == "" {
+		return line
+	}
+	if n := len(text); n >= 2 && text[n-1] == '-' && isWordByte(text[n-2]) {
+		return text + line
+	}
+	return text + " " + line
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
 // indent is the number of leading spaces.
 func indent(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
 

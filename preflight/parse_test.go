@@ -176,3 +176,19 @@ func TestLlamaTestHelp(t *testing.T) {
 		t.Error("internal/llamatest/help.txt differs from testdata/llama-server-help.txt; copy it over")
 	}
 }
+
+// TestParseHyphenWrap: argparse's textwrap breaks a long flag name after a
+// hyphen; the replacement the help names stays whole.
+func TestParseHyphenWrap(t *testing.T) {
+	help := "usage: sglang serve [-h]\n\noptions:\n" +
+		"  --enable-flashinfer-allreduce-fusion\n" +
+		"                        (Deprecated: use --flashinfer-allreduce-fusion-\n" +
+		"                        backend=auto) Enable FlashInfer allreduce fusion.\n"
+	tab, err := Parse(engine.HelpArgparse, []byte(help))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := tab.Lookup("--enable-flashinfer-allreduce-fusion"); o == nil || !o.Deprecated || o.Replacement != "--flashinfer-allreduce-fusion-backend=auto" {
+		t.Errorf("got %+v", o)
+	}
+}
