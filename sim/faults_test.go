@@ -193,16 +193,6 @@ func TestAddressInUse(t *testing.T) {
 	}
 }
 
-func TestSpecV2NeedsTopk1(t *testing.T) {
-	p := startSim(t, map[string]string{SpecV2Env: "1"}, strings.Fields(topk4Args)...)
-	if code := p.wait(10 * time.Second); code != 1 {
-		t.Errorf("exit %d, want 1", code)
-	}
-	if !strings.Contains(p.log.String(), "ValueError: SGLANG_ENABLE_SPEC_V2 only supports speculative_eagle_topk == 1") {
-		t.Errorf("log:\n%s", p.log.String())
-	}
-}
-
 func TestChildrenDieWithParent(t *testing.T) {
 	p := startSim(t, nil, "--tp", "4")
 	p.waitHealthy()
