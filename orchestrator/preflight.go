@@ -139,7 +139,7 @@ func (w *worker) preflight(ctx context.Context) ([]results.EngineBuild, []string
 		case errors.As(err, &unreadable):
 			b.Note = unreadable.Error()
 			builds = append(builds, b)
-			o.warn("", unreadable.Error())
+			w.warnOnce("", unreadable.Error())
 			continue
 		case err != nil:
 			failed = append(failed, err)
@@ -151,7 +151,7 @@ func (w *worker) preflight(ctx context.Context) ([]results.EngineBuild, []string
 			p, warnings := w.checkScenario(sc, on, help, caps)
 			problems = append(problems, p...)
 			for _, msg := range warnings {
-				o.warnOnce(sc.Name, msg)
+				w.warnOnce(sc.Name, msg)
 			}
 		}
 	}
@@ -220,7 +220,7 @@ func (w *worker) computeCaps(ctx context.Context, need bool) []string {
 	}
 	caps, err := remote.ComputeCaps(ctx, w.h, o.c.GPU.NvidiaSMI)
 	if err != nil {
-		o.warn("", err.Error())
+		w.warnOnce("", err.Error())
 	}
 	return caps
 }
@@ -232,9 +232,11 @@ func engineName(sc *campaign.Scenario) string {
 	return sc.Engine
 }
 
-// warnOnce emits a warning the first time its text is seen: the hosts of a
-// fleet running the same build find the same things.
-func (o *orch) warnOnce(scenario, msg string) {
+// warnOnce emits a warning the first time its text is seen, naming the
+// host in a fleet: the hosts of a fleet running the same build find the
+// same things.
+func (w *worker) warnOnce(scenario, msg string) {
+	o := w.o
 	o.mu.Lock()
 	if o.warned == nil {
 		o.warned = map[string]bool{}
@@ -243,7 +245,7 @@ func (o *orch) warnOnce(scenario, msg string) {
 	o.warned[msg] = true
 	o.mu.Unlock()
 	if !seen {
-		o.warn(scenario, msg)
+		o.emit(Event{Time: o.now(), Kind: EventWarning, Scenario: scenario, Message: msg, Host: w.tag})
 	}
 }
 
