@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -171,6 +172,11 @@ func (w *worker) checkScenario(sc *campaign.Scenario, on campaign.On, help *pref
 	if engineName(sc) == engine.SGLang {
 		findings = append(findings, preflight.FusionOnGPUs(words, caps)...)
 	}
+	// In the order of the files' lines, as a reader goes through them,
+	// rather than the flags' rendered (alphabetical) order.
+	slices.SortStableFunc(findings, func(a, b preflight.Finding) int {
+		return comparePos(sc.ArgAt(l.FlagKeys[a.Word]), sc.ArgAt(l.FlagKeys[b.Word]))
+	})
 	for _, f := range findings {
 		at := sc.ArgAt(l.FlagKeys[f.Word])
 		msg := fmt.Sprintf("%s: scenario %s: %s (%s)", at, sc.Name, f.Text, w.buildName(sc, help))
@@ -247,6 +253,30 @@ func (w *worker) warnOnce(scenario, msg string) {
 	if !seen {
 		o.emit(Event{Time: o.now(), Kind: EventWarning, Scenario: scenario, Message: msg, Host: w.tag})
 	}
+}
+
+// comparePos orders two "file:line:col" places: by file, then line, then
+// column, numerically.
+func comparePos(a, b string) int {
+	split := func(p string) (string, int, int) {
+		parts := strings.Split(p, ":")
+		n := len(parts)
+		if n < 3 {
+			return p, 0, 0
+		}
+		line, _ := strconv.Atoi(parts[n-2])
+		col, _ := strconv.Atoi(parts[n-1])
+		return strings.Join(parts[:n-2], ":"), line, col
+	}
+	fa, la, ca := split(a)
+	fb, lb, cb := split(b)
+	if c := strings.Compare(fa, fb); c != 0 {
+		return c
+	}
+	if la != lb {
+		return la - lb
+	}
+	return ca - cb
 }
 
 // dedupe keeps the first of equal lines, in order.

@@ -193,11 +193,29 @@ func (t *Table) checkValues(i int, name string, o *Option, values []string, inli
 	}
 	for _, v := range values {
 		if !slices.Contains(o.Choices, v) {
-			out = append(out, Finding{Severity: sev, Kind: BadChoice, Word: i, Flag: name, Suggest: closest(v, o.Choices),
-				Text: fmt.Sprintf("invalid choice for %s: %q (choose from %s)%s", name, v, strings.Join(o.Choices, ", "), note)})
+			f := Finding{Severity: sev, Kind: BadChoice, Word: i, Flag: name, Suggest: closest(v, o.Choices)}
+			f.Text = fmt.Sprintf("invalid choice for %s: %q", name, v)
+			if f.Suggest != "" {
+				f.Text += "; the closest it accepts is " + f.Suggest
+			}
+			f.Text += " (" + choiceList(o.Choices) + ")" + note
+			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// maxChoicesShown is how many of an option's choices a finding lists; a
+// longer list (SGLang's 25 attention backends) is cut, the help has it.
+const maxChoicesShown = 10
+
+// choiceList says what an option takes: "choose from a, b, c", or the first
+// maxChoicesShown of a long list and how many there are.
+func choiceList(choices []string) string {
+	if len(choices) <= maxChoicesShown {
+		return "choose from " + strings.Join(choices, ", ")
+	}
+	return fmt.Sprintf("choose from %s, … (%d in all)", strings.Join(choices[:maxChoicesShown], ", "), len(choices))
 }
 
 // isFlag reports whether a word is an option rather than a value: it starts

@@ -94,7 +94,8 @@ func TestCheckText(t *testing.T) {
 	}{
 		{sg, "--cuda-graph-max-bs 8", "ambiguous option: --cuda-graph-max-bs could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill"},
 		{sg, "--speculative-eagle-top-k 4", "unknown flag --speculative-eagle-top-k; the closest it accepts is --speculative-eagle-topk"},
-		{sg, "--attention-backend flashinfr", `invalid choice for --attention-backend: "flashinfr" (choose from triton, torch_native, `},
+		{sg, "--attention-backend flashinfr", `invalid choice for --attention-backend: "flashinfr"; the closest it accepts is flashinfer (choose from triton, torch_native, flex_attention, dsa, nsa, qsa, dsv4, compressed, fa3, fa4, … (25 in all))`},
+		{ll, "--flash-attn maybe", `invalid choice for --flash-attn: "maybe" (choose from on, off, auto)`},
 		{ll, "--draft-max 8", "--draft-max has been removed; use --spec-draft-n-max or --spec-ngram-mod-n-max"},
 		{sg, "--enable-flashinfer-allreduce-fusion", "--enable-flashinfer-allreduce-fusion is deprecated; use --flashinfer-allreduce-fusion-backend=auto"},
 	}

@@ -17,7 +17,7 @@ const queryCaps = "--query-gpu=compute_cap --format=csv,noheader"
 func ComputeCaps(ctx context.Context, h Host, nvidiaSMI string) ([]string, error) {
 	out, _, err := h.Run(ctx, smi(nvidiaSMI)+" "+queryCaps)
 	if err != nil {
-		return nil, fmt.Errorf("%s: reading the GPUs' compute capability: %w", h.Name(), err)
+		return nil, fmt.Errorf("reading the GPUs' compute capability: %w", err) // err names the host
 	}
 	var caps []string
 	for _, line := range csvLines(out) {
