@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,6 +88,8 @@ type spec struct {
 	// nodes is host.slurm.nodes (1 when 0); linkPatience host.link_patience.
 	nodes        int
 	linkPatience string
+	// bArgs are more args of scenario b, the campaign's last.
+	bArgs map[string]any
 }
 
 // write renders the campaign (two scenarios of the sim) and returns the
@@ -105,8 +108,12 @@ func (r *rig) write(s spec) string {
 		s.simLoadTime = "50s"
 	}
 	for _, name := range []string{"a", "b"} {
+		args := map[string]any{"tp": 1}
+		if name == "b" {
+			maps.Copy(args, s.bArgs)
+		}
 		r.writeYAML(filepath.Join("scenarios", name+".yaml"), map[string]any{"name": name, "engine": "sglang",
-			"model": "/models/sim", "args": map[string]any{"tp": 1}})
+			"model": "/models/sim", "args": args})
 	}
 	host := map[string]any{
 		"slurm": map[string]any{"login": r.c.Host.Alias, "partition": slurmtest.Partition, "gres": fmt.Sprintf("gpu:%d", gpus),
