@@ -65,12 +65,32 @@ func (o *orch) preflight(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	var changed []string
 	o.mu.Lock()
-	for _, b := range builds {
-		o.man.Engines = append(o.man.Engines, b...)
+	for _, bs := range builds {
+		for _, b := range bs {
+			// A resumed run asks again. The same answer replaces the
+			// earlier one; another help means another build, and the run
+			// keeps both, since its rounds were measured on each.
+			i := slices.IndexFunc(o.man.Engines, func(old results.EngineBuild) bool {
+				return old.Host == b.Host && old.Command == b.Command && (old.HelpHash == b.HelpHash || old.HelpHash == "" || b.HelpHash == "")
+			})
+			if i >= 0 {
+				o.man.Engines[i] = b
+				continue
+			}
+			if slices.ContainsFunc(o.man.Engines, func(old results.EngineBuild) bool { return old.Host == b.Host && old.Command == b.Command }) {
+				changed = append(changed, fmt.Sprintf("%s on %s prints another help than when this run started (help %s): another build measures the rounds from here on",
+					b.Engine, b.Host, ShortHash(b.HelpHash)))
+			}
+			o.man.Engines = append(o.man.Engines, b)
+		}
 	}
 	err := o.writeManifest()
 	o.mu.Unlock()
+	for _, msg := range changed {
+		o.warn("", msg)
+	}
 	if err != nil {
 		return err
 	}

@@ -135,3 +135,53 @@ func TestPreflightHelpFails(t *testing.T) {
 	}
 	checkNothingLaunched(t, filepath.Join(w.root, "run"))
 }
+
+// TestPreflightBuildChangedOnResume: a resumed run whose engine prints
+// another help than when the run started keeps both builds in its manifest
+// and says that the rounds from here on are measured on another build.
+func TestPreflightBuildChangedOnResume(t *testing.T) {
+	w := newWorld(t)
+	llamaPreflightScenarios(w, "")
+	help := filepath.Join(w.root, "help.txt")
+	fixture, err := os.ReadFile(filepath.Join("..", "preflight", "testdata", "llama-server-help.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(help, fixture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(w.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = []byte(strings.Replace(string(cfg), "engine:\n", fmt.Sprintf("engine:\n  help: [cat, %q]\n", help), 1))
+	if err := os.WriteFile(w.config, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := w.runInProcess(context.Background(), orchestrator.Options{Only: []string{"a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The engine is upgraded overnight: its help lists one more option.
+	if err := os.WriteFile(help, append(fixture, []byte("--new-flag N                            a flag of the new build\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, events, err := w.runInProcess(context.Background(), orchestrator.Options{ResumeDir: out.RunDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := false
+	for _, e := range events {
+		warned = warned || e.Kind == orchestrator.EventWarning && strings.Contains(e.Message, "llamacpp on local prints another help than when this run started")
+	}
+	if !warned {
+		t.Error("no warning that the build changed")
+	}
+	run, err := results.ReadRun(out.RunDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := run.Manifest.Engines; len(e) != 2 || e[0].HelpHash == e[1].HelpHash {
+		t.Errorf("manifest engines %+v, want both builds", e)
+	}
+}

@@ -102,6 +102,7 @@ func (o *orch) openRun() error {
 		// manifest describes the scenarios as they run from now on.
 		o.man.Run, o.man.Started, o.man.Host = old.Manifest.Run, old.Manifest.Started, old.Manifest.Host
 		o.man.Hosts, o.man.Fleet = old.Manifest.Hosts, old.Manifest.Fleet
+		o.man.Engines = old.Manifest.Engines // the builds its rounds so far ran on
 		// The rounds already laid out keep their rows: a sequential
 		// campaign's looks left decided variants out of them. A split
 		// layout is kept whole, and a run laid out unsplit stays so, so
