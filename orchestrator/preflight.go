@@ -55,6 +55,13 @@ func (o *orch) preflight(ctx context.Context) error {
 				}
 				return err
 			})
+			if o.fleet && len(found) == 0 && errors.Is(err, remote.ErrDisconnected) {
+				// The link dropped, which says nothing of the flags: the
+				// fleet goes on without the host, as after a failed prepare.
+				w.lose(0, "preflight: "+err.Error())
+				w.release(ctx)
+				return
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			problems = append(problems, found...)
@@ -96,6 +103,9 @@ func (o *orch) preflight(ctx context.Context) error {
 	}
 	if len(problems) > 0 {
 		return &PreflightError{Problems: dedupe(problems)}
+	}
+	if !slices.ContainsFunc(o.workers, func(w *worker) bool { return w.lost == "" }) {
+		return errors.New("no host of the fleet is left after the preflight")
 	}
 	return nil
 }

@@ -98,3 +98,36 @@ func setWorkdir(t *testing.T, w *world, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// dropsAtHelp is this machine as a host of a fleet whose link drops when it
+// is asked for the engine's help.
+type dropsAtHelp struct {
+	remote.Host
+	name string
+}
+
+func (d dropsAtHelp) Name() string { return d.name }
+func (d dropsAtHelp) Run(ctx context.Context, cmd string) ([]byte, []byte, error) {
+	if strings.Contains(cmd, "--help") {
+		return nil, nil, fmt.Errorf("%s: running %q: %w", d.name, cmd, remote.ErrDisconnected)
+	}
+	return d.Host.Run(ctx, cmd)
+}
+
+// TestPreflightFleetHostDrops: a host of a fleet whose link drops during
+// the preflight is given up on, as after a failed prepare, and the campaign
+// runs on the others: a dropped link says nothing of the flags.
+func TestPreflightFleetHostDrops(t *testing.T) {
+	w := newWorld(t)
+	w.scenario("a", "")
+	w.writeConfig(campaignOpts{scenarios: []string{"a"}})
+	setWorkdir(t, w, filepath.Join(w.root, "work-{host}"))
+	out, _, err := w.runInProcess(context.Background(), orchestrator.Options{
+		Hosts: []remote.Host{dropsAtHelp{remote.NewLocal(), "gpu-flaky"}, remote.NewLocal()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Failed > 0 || len(out.Results) != 1 || len(out.Lost) != 1 || out.Lost[0].Host != "gpu-flaky" || !strings.Contains(out.Lost[0].Reason, "preflight: ") {
+		t.Errorf("outcome %+v, lost %+v", out.Results, out.Lost)
+	}
+}
