@@ -101,6 +101,9 @@ func (o *orch) preflight(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err // Ctrl-C: the help commands did not fail, they were stopped
+	}
 	if len(problems) > 0 {
 		return &PreflightError{Problems: dedupe(problems)}
 	}
@@ -122,7 +125,8 @@ type dryRunner interface{ RunsNothing() bool }
 func (w *worker) preflight(ctx context.Context) ([]results.EngineBuild, []string, error) {
 	o := w.o
 	on := campaign.On{Bakeoff: w.hostBakeoff, Workdir: w.paths.workdir}
-	_, dry := w.h.(dryRunner)
+	d, ok := w.h.(dryRunner)
+	dry := ok && d.RunsNothing()
 	type group struct {
 		call      *campaign.HelpCall
 		engine    string
@@ -138,7 +142,7 @@ func (w *worker) preflight(ctx context.Context) ([]results.EngineBuild, []string
 			return nil, nil, err
 		}
 		if hc == nil {
-			continue // no way to ask this engine: said once, by validate
+			continue // not asked: a launch of its own, a generic server, help: off (docs/CONFIG.md)
 		}
 		i := slices.IndexFunc(groups, func(g *group) bool { return g.call.Command == hc.Command })
 		if i < 0 {
