@@ -21,8 +21,8 @@ import (
 func TestPreflightCapturedHelps(t *testing.T) {
 	tests := []struct {
 		engine, fixture, model string
-		good, bad            string // args of the first and the last scenario
-		errors, warnings     []string
+		good, bad              string // args of the first and the last scenario
+		errors, warnings       []string
 	}{
 		{"sglang", "sglang-help.txt", "/models/m",
 			"  tp-size: 2\n", "  cuda-graph-max-bs: 128\n  enable-flashinfer-allreduce-fusion: true\n",
