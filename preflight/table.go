@@ -50,12 +50,16 @@ type Table struct {
 	// Options in the order the help lists them.
 	Options []*Option
 	// Abbrev says whether the parser takes a unique prefix of a long option
-	// for the option (argparse's allow_abbrev, True unless the program turns
-	// it off; SGLang's and vLLM's parsers leave it on).
+	// for the option: argparse's allow_abbrev, True unless the program
+	// turns it off. SGLang's parser leaves it on
+	// (python/sglang/srt/server_args.py, prepare_server_args:
+	// argparse.ArgumentParser(prog="sglang serve")), and so does vLLM's
+	// FlexibleArgumentParser, which sets only its formatter class.
 	Abbrev bool
 	// Underscores says whether the parser takes '_' for '-' in a long
-	// option's name and ignores a ".key" or "+" suffix (vLLM's
-	// FlexibleArgumentParser).
+	// option's name and reads "--json-arg.key" and "--list+" as parts of
+	// "--json-arg" and "--list" (vLLM's FlexibleArgumentParser, in
+	// vllm/utils, rewrites them before argparse sees them).
 	Underscores bool
 	// StrictChoices says whether a value outside the listed choices is
 	// refused (argparse and llama.cpp refuse it; click's Choice subclasses
