@@ -72,7 +72,7 @@ func (t *Table) Check(words []string) []Finding {
 			continue
 		}
 		name, inline, hasInline := w, "", false
-		if strings.HasPrefix(w, "--") {
+		if strings.HasPrefix(w, "--") && t.InlineValues {
 			if k, v, ok := strings.Cut(w, "="); ok {
 				name, inline, hasInline = k, v, true
 			}
@@ -115,11 +115,12 @@ func (t *Table) Check(words []string) []Finding {
 // exactly, then (vLLM) with '_' as '-', then (argparse) by a unique prefix.
 func (t *Table) resolve(i int, name string) (*Option, []Finding) {
 	lookup := name
-	if t.Underscores && strings.HasPrefix(name, "--") {
-		// vLLM's FlexibleArgumentParser: "--json-arg.key" and "--list+"
-		// set parts of an option; '_' and '-' are the same in its name.
-		base := strings.TrimSuffix(strings.SplitN(name, ".", 2)[0], "+")
-		lookup = "--" + strings.ReplaceAll(base[2:], "_", "-")
+	if t.JSONKeys && strings.HasPrefix(name, "--") {
+		// "--json-arg.key" and "--list+" set parts of an option.
+		lookup = strings.TrimSuffix(strings.SplitN(lookup, ".", 2)[0], "+")
+	}
+	if t.Underscores && strings.HasPrefix(lookup, "--") {
+		lookup = "--" + strings.ReplaceAll(lookup[2:], "_", "-")
 	}
 	if o := t.Lookup(lookup); o != nil {
 		return o, t.standing(i, name, o)

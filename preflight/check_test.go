@@ -54,6 +54,9 @@ func TestCheck(t *testing.T) {
 		{"llama.cpp shipped cpu scenario", "llama-server-help.txt", engine.HelpLlamaCpp, false,
 			"--alias qwen3-0.6b --cache-ram 0 --ctx-size 4096 --metrics --n-gpu-layers 0 --parallel 4 --slot-save-path /w/llama-slots --threads 2",
 			nil},
+		{"llama.cpp: '_' for '-', but no --name=value", "llama-server-help.txt", engine.HelpLlamaCpp, false,
+			"--n_gpu_layers 99 --ctx-size=4096",
+			[]string{"error unknown 2 --ctx-size=4096 --ctx-size"}},
 		{"llama.cpp takes no abbreviation; choices", "llama-server-help.txt", engine.HelpLlamaCpp, false,
 			"--ctx 4096 --flash-attn maybe -fa --cache-type-k q8_0",
 			[]string{"error unknown 0 --ctx --ctx-size", "error bad-choice 2 --flash-attn "}},
@@ -67,7 +70,9 @@ func TestCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tab := loadFixture(t, tt.file, tt.format)
-			tab.Underscores = tt.underscores
+			if tt.underscores {
+				tab.Underscores, tab.JSONKeys = true, true
+			}
 			var got []string
 			for _, f := range tab.Check(strings.Fields(tt.words)) {
 				got = append(got, fmt.Sprintf("%s %s %d %s %s", f.Severity, f.Kind, f.Word, f.Flag, f.Suggest))

@@ -37,6 +37,8 @@ func Parse(format string, help []byte) (*Table, error) {
 	}
 	t.Format = format
 	t.StrictChoices = format != engine.HelpClick
+	t.InlineValues = format != engine.HelpLlamaCpp
+	t.Underscores = format == engine.HelpLlamaCpp
 	for _, o := range t.Options {
 		markHelp(o)
 	}

@@ -29,7 +29,8 @@ type Call struct {
 	// campaign.HelpCall's); Dir, when set, is where it runs, as the launch
 	// runs in the workdir.
 	Command, Dir string
-	// Format is the help's format; Underscores as Table.Underscores.
+	// Format is the help's format; Underscores is set for vLLM's
+	// FlexibleArgumentParser (Table.Underscores and Table.JSONKeys).
 	Format      string
 	Underscores bool
 }
@@ -111,7 +112,9 @@ func Probe(ctx context.Context, r Runner, c Call) (*Help, error) {
 		}
 		return nil, &UnreadableError{Host: r.Name(), Command: c.Command, Format: c.Format, Err: perr}
 	}
-	t.Underscores = c.Underscores
+	if c.Underscores {
+		t.Underscores, t.JSONKeys = true, true
+	}
 	sum := sha256.Sum256(text)
 	h := &Help{Host: r.Name(), Command: c.Command, Table: t, Hash: "sha256:" + hex.EncodeToString(sum[:]), Took: took}
 	if m := versionRe.FindSubmatch(text); m != nil {

@@ -57,10 +57,17 @@ type Table struct {
 	// FlexibleArgumentParser, which sets only its formatter class.
 	Abbrev bool
 	// Underscores says whether the parser takes '_' for '-' in a long
-	// option's name and reads "--json-arg.key" and "--list+" as parts of
-	// "--json-arg" and "--list" (vLLM's FlexibleArgumentParser, in
-	// vllm/utils, rewrites them before argparse sees them).
+	// option's name: vLLM's FlexibleArgumentParser (in vllm/utils) rewrites
+	// them before argparse sees them, and llama.cpp's common_params_parse_ex
+	// (common/arg.cpp) replaces them in every argument starting with "--".
 	Underscores bool
+	// JSONKeys says whether "--json-arg.key" and "--list+" set parts of
+	// "--json-arg" and "--list" (vLLM's FlexibleArgumentParser).
+	JSONKeys bool
+	// InlineValues says whether "--name=value" gives a value (argparse and
+	// click); llama.cpp looks the whole word up, so "--ctx-size=4096" is an
+	// argument it does not know.
+	InlineValues bool
 	// StrictChoices says whether a value outside the listed choices is
 	// refused (argparse and llama.cpp refuse it; click's Choice subclasses
 	// may take aliases their help does not list, as trtllm-serve's --backend
