@@ -251,11 +251,12 @@ func ShortHash(h string) string {
 }
 
 // computeCaps reads the host's GPUs' compute capabilities when an SGLang
-// scenario may need them (FlashInfer allreduce fusion); a host without GPUs
-// (gpu: none) is not asked, and one that cannot answer is a warning.
+// scenario may need them (FlashInfer allreduce fusion). A host without GPUs
+// (gpu: none), or whose GPU facts prepare could not read (already warned
+// about), is not asked; one that cannot answer is a warning.
 func (w *worker) computeCaps(ctx context.Context, need bool) []string {
 	o := w.o
-	if o.c.GPU.None || !need {
+	if o.c.GPU.None || !need || len(w.facts.GPUs) == 0 {
 		return nil
 	}
 	caps, err := remote.ComputeCaps(ctx, w.h, o.c.GPU.NvidiaSMI)
