@@ -15,12 +15,13 @@ import (
 // argparse help as the sim prints it, through engine.command as the demo
 // launches it. An unknown flag and a bad choice in the last scenario stop
 // the run before any launch (exit 2, at their lines, with the closest
-// spelling); a deprecated alias is a warning and the campaign runs.
+// spelling); a deprecated alias is a warning and the campaign runs, and
+// FlashInfer allreduce fusion on the fake GPUs (SM120) is warned about.
 func TestPreflightAgainstSim(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		w := newWorld(t)
 		w.scenario("a", "")
-		w.scenario("b", "a", "cuda-graph-max-bs: 64")
+		w.scenario("b", "a", "cuda-graph-max-bs: 64", "enable-flashinfer-allreduce-fusion: true")
 		w.scenario("c", "a", "speculative-eagle-top-k: 4", "attention-backend: flashinfr")
 		w.writeConfig(campaignOpts{scenarios: []string{"a", "b", "c"}})
 		run := filepath.Join(w.root, "run")
@@ -34,6 +35,8 @@ func TestPreflightAgainstSim(t *testing.T) {
 			c + ":4:3: scenario c: unknown flag --speculative-eagle-top-k; the closest it accepts is --speculative-eagle-topk (SGLang, help ",
 			c + ":5:3: scenario c: invalid choice for --attention-backend: \"flashinfr\"",
 			b + ":4:3: scenario b: --cuda-graph-max-bs is deprecated; use --cuda-graph-max-bs-decode",
+			// The fake nvidia-smi's GPUs are the RTX PRO 6000's SM120.
+			b + ":5:3: scenario b: --enable-flashinfer-allreduce-fusion turns FlashInfer allreduce fusion on, and this host's GPUs are compute capability 12.0: current SGLang refuses to start",
 		} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("the run's output does not say %q:\n%s", want, out)
