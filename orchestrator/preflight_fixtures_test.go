@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bakeoff-dev/bakeoff/internal/golden"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 )
 
@@ -92,6 +93,9 @@ func TestPreflightCapturedHelps(t *testing.T) {
 					t.Errorf("no warning %s%s", b, want)
 				}
 			}
+			// What the user reads, the test's directory written ROOT.
+			golden.Check(t, filepath.Join("testdata", "preflight-"+tt.engine+".golden"),
+				[]byte(strings.ReplaceAll(err.Error(), w.root, "ROOT")+"\n"))
 			if data, err := os.ReadFile(started); err == nil {
 				t.Errorf("the engine was started: %s", data)
 			}

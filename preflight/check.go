@@ -179,7 +179,7 @@ func (t *Table) checkValues(i int, name string, o *Option, values []string, inli
 			how = fmt.Sprintf("but is given %q", values[0])
 		}
 		return []Finding{{Severity: Error, Kind: NoValueKind, Word: i, Flag: name,
-			Text: fmt.Sprintf("%s takes no value, %s (write it as a bare flag: true in the scenario)", name, how)}}
+			Text: fmt.Sprintf("%s takes no value, %s (a flag: write true for it in the scenario)", name, how)}}
 	case o.Arity == OneValue && len(values) == 0:
 		return []Finding{{Severity: Error, Kind: NeedsValue, Word: i, Flag: name,
 			Text: name + " expects a value"}}
