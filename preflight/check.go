@@ -112,7 +112,8 @@ func (t *Table) Check(words []string) []Finding {
 }
 
 // resolve finds the option a flag names, as the engine's parser would:
-// exactly, then (vLLM) with '_' as '-', then (argparse) by a unique prefix.
+// with '_' as '-' where it takes that (vLLM, llama.cpp), exactly, then
+// (argparse) by a unique prefix.
 func (t *Table) resolve(i int, name string) (*Option, []Finding) {
 	lookup := name
 	if t.JSONKeys && strings.HasPrefix(name, "--") {
