@@ -1,7 +1,9 @@
 package verdict
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -34,13 +36,18 @@ type SequentialPlan struct {
 	MinRounds, MaxRounds int
 }
 
-// DefaultMinRounds is the fewest rounds before the first look: with two
-// rounds the launch-to-launch variance has one df, and no boundary can be
-// met.
+// DefaultMinRounds is the fewest rounds before the first look of a plan
+// that names none: three is the fewest that can decide (docs/METHOD.md, "The
+// model": with two rounds the launch-to-launch variance has one df, and no
+// boundary can be met).
 const DefaultMinRounds = 3
 
-// normalised is the plan with MinRounds at least 2 (a variance needs two
-// rounds) and MaxRounds at least MinRounds.
+// normalised is the plan with an unset MinRounds (under 2, which no campaign
+// can ask for: a variance needs two rounds) at DefaultMinRounds, and
+// MaxRounds at least MinRounds. A MinRounds of 2 is kept as the campaign
+// asked (campaign.MinSequentialRounds): its first look decides nothing and
+// spends next to nothing (α(2/12) is 1.6·10⁻⁶ at α = 0.05), so it costs the
+// later looks nothing a campaign would notice.
 func (p SequentialPlan) normalised() SequentialPlan {
 	if p.MinRounds < 2 {
 		p.MinRounds = DefaultMinRounds
@@ -92,9 +99,12 @@ func (p SequentialPlan) critical(alpha float64, looks []float64, df float64) flo
 // repeatedP is the repeated p-value of e at the last of looks: the smallest
 // alpha at which the boundary of that look rejects (Jennison & Turnbull
 // 2000, §9.5), found on a grid of levels, interpolated log-linearly, and
-// only as fine as the grid (it is shown, never tested: the tests use the
-// boundaries themselves).
-func (p SequentialPlan) repeatedP(e logDiff, looks []float64) float64 {
+// only as fine as the grid (the tests use the boundaries themselves).
+// tested, when above 0, is a level the comparison was tested at, taken into
+// the grid as a node: the interpolation is monotone, so the value is at most
+// tested exactly when that level's boundary rejects, and a p shown beside a
+// decision cannot contradict it.
+func (p SequentialPlan) repeatedP(e logDiff, looks []float64, tested float64) float64 {
 	if !e.ok() || len(looks) == 0 {
 		return 1
 	}
@@ -103,9 +113,16 @@ func (p SequentialPlan) repeatedP(e logDiff, looks []float64) float64 {
 		return 1
 	}
 	const decades, perDecade = 8, 6
-	prevA, prevL := 0.0, 0.0
+	grid := make([]float64, 0, decades*perDecade+2)
 	for i := decades * perDecade; i >= 0; i-- {
-		a := math.Pow(10, -float64(i)/perDecade)
+		grid = append(grid, math.Pow(10, -float64(i)/perDecade))
+	}
+	if tested > 0 && tested < 1 {
+		at, _ := slices.BinarySearch(grid, tested)
+		grid = slices.Insert(grid, at, tested)
+	}
+	prevA, prevL := 0.0, 0.0
+	for _, a := range grid {
 		l := p.lookLevel(a, looks)
 		if l >= nominal {
 			if prevA == 0 || l == prevL || prevL <= 0 {
@@ -134,10 +151,14 @@ type hypothesis struct {
 	// base and variant are the two capacities at the latest look, which
 	// settle whether a capacity may be called (SettleCapacity).
 	base, variant *ScenarioCapacity
-	// rejected: Holm rejected no difference; alive is how many hypotheses
-	// were unrejected when it was last tested (its level was alpha/alive).
-	rejected bool
-	alive    int
+	// rejected: Holm rejected no difference, and the level passed on; alive
+	// is how many hypotheses were unrejected when it was last tested (its
+	// level was alpha/alive). passed: the test at that level rejected,
+	// whether or not the capacity bounds let it be called (a call they
+	// forbid is not a rejection). pAdj is the Holm-adjusted p of that test.
+	rejected, passed bool
+	alive            int
+	pAdj             float64
 	// closed: decided, or out of looks; decided: faster, slower or tie.
 	closed, decided bool
 	closedAt        int
@@ -193,6 +214,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 	}
 	v.Comparisons = len(hs)
 	alive := len(hs)
+	adjusted := 0.0 // the largest Holm-adjusted p among the rejections so far
 	margin := v.EquivalenceMarginPct / 100
 	tieLo, tieHi := math.Log1p(-margin), math.Log1p(margin)
 	for _, k := range campaignRounds(v) {
@@ -226,21 +248,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 			h.n, h.at, h.atRound = c.Rounds, *c, k
 			now = append(now, h)
 		}
-		// Holm, step by step: each rejection raises the others' level, and
-		// a raised level may reject another at this look.
-		for changed := true; changed; {
-			changed = false
-			for _, h := range now {
-				if h.rejected {
-					continue
-				}
-				h.alive = alive
-				if h.t() >= plan.critical(v.Alpha/float64(alive), h.looks, h.at.DF) && h.callable(h.direction()) {
-					h.rejected, changed = true, true
-					alive--
-				}
-			}
-		}
+		alive = holmLook(plan, v.Alpha, now, alive, &adjusted)
 		for _, h := range now {
 			lo, hi := h.at.est.D, h.at.est.D
 			if crit := plan.critical(2*v.Alpha, h.looks, h.at.DF); !math.IsInf(crit, 1) {
@@ -260,10 +268,18 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 				h.closed, h.closedAt = true, k
 			}
 		}
+		// A variant stopped at this look gets no more launches, so its
+		// comparisons with other variants take no more looks either: a look
+		// on launches a stopped variant would not have had would decide on
+		// data a campaign does not hold, and its rejection would pass α on.
+		settleOpen(v, hs, k)
 	}
-	settleOpen(v, hs)
 	pairs := map[pairKey]*Comparison{}
 	for _, h := range hs {
+		if len(h.looks) == 0 {
+			// Never tested: shown at the level it would be tested at now.
+			h.alive = alive
+		}
 		c := finishHypothesis(v, plan, h, len(hs))
 		if h.capacity >= 0 {
 			v.Capacity.Comparisons[h.capacity].Comparison = c
@@ -276,10 +292,48 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 	sequentialRounds(v)
 }
 
-// settleOpen closes, undecided, the comparisons between two variants that
-// can get no more data because one of them stopped: only a comparison with
-// the baseline keeps a variant launching.
-func settleOpen(v *Verdict, hs []*hypothesis) {
+// holmLook is Holm's procedure made sequential at one look (Maurer & Bretz
+// 2013): each unrejected hypothesis of now is tested at alpha over the
+// number still unrejected, alive, and a rejection raises the others' level,
+// which may reject another at this look. They are tested in the order of
+// their repeated p-values, smallest first, so that each records the level
+// Holm's step-down tests it at, and its adjusted p, alive times its repeated
+// p, is at least that of every rejection before it (*adjusted, the largest
+// so far, carried from look to look): Holm's adjusted p, below alpha exactly
+// when the test rejected. Which hypotheses are rejected does not depend on
+// the order. It returns how many are left unrejected.
+func holmLook(plan SequentialPlan, alpha float64, now []*hypothesis, alive int, adjusted *float64) int {
+	ps := map[*hypothesis]float64{}
+	for _, h := range now {
+		ps[h] = plan.repeatedP(h.at.est, h.looks, 0)
+	}
+	now = slices.Clone(now)
+	slices.SortStableFunc(now, func(a, b *hypothesis) int { return cmp.Compare(ps[a], ps[b]) })
+	for changed := true; changed; {
+		changed = false
+		for _, h := range now {
+			if h.rejected {
+				continue
+			}
+			level := alpha / float64(alive)
+			h.alive = alive
+			h.passed = h.t() >= plan.critical(level, h.looks, h.at.DF)
+			h.pAdj = math.Min(1, float64(alive)*plan.repeatedP(h.at.est, h.looks, level))
+			if h.passed && h.callable(h.direction()) {
+				h.rejected, changed = true, true
+				h.pAdj = math.Max(h.pAdj, *adjusted)
+				*adjusted = h.pAdj
+				alive--
+			}
+		}
+	}
+	return alive
+}
+
+// settleOpen closes, undecided, after the look at round k, the comparisons
+// between two variants that can get no more data because one of them
+// stopped: only a comparison with the baseline keeps a variant launching.
+func settleOpen(v *Verdict, hs []*hypothesis, k int) {
 	base := v.baselineIndex()
 	open := map[int]bool{}
 	for _, h := range hs {
@@ -300,7 +354,7 @@ func settleOpen(v *Verdict, hs []*hypothesis) {
 			continue
 		}
 		if !open[h.key.i] || !open[h.key.j] {
-			h.closed, h.closedAt = true, h.atRound
+			h.closed, h.closedAt = true, k
 		}
 	}
 }
@@ -316,7 +370,7 @@ func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Com
 	} else {
 		c.Outcome = OutcomeInconclusive
 	}
-	c.Significant = h.rejected
+	c.Significant = h.passed
 	c.BelowMinEffect = false
 	looks := h.looks
 	if len(looks) == 0 && c.est.ok() && c.Method == MethodLaunches {
@@ -335,8 +389,11 @@ func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Com
 	} else {
 		c.SpeedupLo, c.SpeedupHi = 0, math.Inf(1)
 	}
-	c.P = plan.repeatedP(c.est, looks)
-	c.PAdjusted = math.Min(1, c.P*float64(max(h.alive, 1)))
+	c.P = plan.repeatedP(c.est, looks, 0)
+	c.PAdjusted = h.pAdj
+	if len(h.looks) == 0 {
+		c.PAdjusted = math.Min(1, c.P*float64(max(h.alive, 1)))
+	}
 	c.MDEPct = 0
 	if crit := plan.critical(v.Alpha/float64(max(m, 1)), looks, c.DF); !math.IsInf(crit, 1) {
 		power := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}.Quantile(DefaultPower)

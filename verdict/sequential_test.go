@@ -1,11 +1,13 @@
 package verdict
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/slo"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -170,5 +172,112 @@ func TestSequentialRounds(t *testing.T) {
 		if n.Check == CheckRounds && strings.Contains(n.Text, "rounds asked for") {
 			t.Errorf("note: %s", n.Text)
 		}
+	}
+}
+
+// TestSequentialStoppedPairsLookNoMore: a comparison between two variants
+// closes when either of them stops (docs/METHOD.md, "The family"): it takes
+// no look on launches a stopped variant would not have had, so the rows it
+// decides (and the level a rejection there would pass on) are the same
+// whether those launches exist or not. Two variants 50% and 47% faster than
+// the baseline stop after a few rounds, when their 2% difference is far from
+// decided; the campaign's twelve rounds would decide it.
+func TestSequentialStoppedPairsLookNoMore(t *testing.T) {
+	s := verdicttest.DefaultSweep()
+	slowBase := realBaseline
+	slowBase.Slowdown = 1.5
+	near := realBaseline
+	near.Slowdown = 1.02
+	names := []string{"baseline", "fast", "near"}
+	in := campaignInput(names, s, 12, verdicttest.Campaign([]verdicttest.Engine{slowBase, realBaseline, near}, s, 12, 49))
+	plan := &SequentialPlan{MinRounds: 3, MaxRounds: 12}
+	full := mustVerdict(t, in, Options{Sequential: plan})
+	cut := in
+	for _, vs := range full.Sequential.Variants {
+		if !vs.Stopped || vs.StoppedAfter >= 12 {
+			t.Fatalf("%s did not stop early: %+v", vs.Variant, vs)
+		}
+		cut = truncated(cut, vs.Variant, vs.StoppedAfter)
+	}
+	last := max(full.Sequential.Variants[0].StoppedAfter, full.Sequential.Variants[1].StoppedAfter)
+	cut = truncated(cut, "baseline", last)
+	short := mustVerdict(t, cut, Options{Sequential: plan})
+	for i, row := range full.Rows {
+		got, want := row, short.Rows[i]
+		if got.Outcome != want.Outcome || got.Winner != want.Winner || !slices.Equal(got.Tied, want.Tied) ||
+			!slices.Equal(got.Unresolved, want.Unresolved) {
+			t.Errorf("%s: with the later launches %s %q %v %v; without %s %q %v %v", row.Level,
+				got.Outcome, got.Winner, got.Tied, got.Unresolved, want.Outcome, want.Winner, want.Tied, want.Unresolved)
+		}
+		for _, name := range names[1:] {
+			a, b := full.Cell(row.Level, name), short.Cell(row.Level, name)
+			if a.Outcome != b.Outcome || a.DecidedAtRound != b.DecidedAtRound || a.PAdjusted != b.PAdjusted {
+				t.Errorf("%s %s: with the later launches %s at %d, p %g; without %s at %d, p %g", row.Level, name,
+					a.Outcome, a.DecidedAtRound, a.PAdjusted, b.Outcome, b.DecidedAtRound, b.PAdjusted)
+			}
+		}
+	}
+}
+
+// TestSequentialAdjustedP: the adjusted p shown is the Holm-adjusted p of the
+// test the decision made, below alpha exactly when that test rejected. The
+// repeated p-value alone, read off its grid, missed by up to 5·10⁻⁴ of
+// itself near a boundary: at t just past the first look's boundary it gave
+// 0.05002 beside "significant". Within a look the adjusted p's are Holm's:
+// each at least that of every rejection before it. A capacity call the
+// bounds forbid is significant (its test rejected) without a rejection that
+// passes its level on, as in the fixed design.
+func TestSequentialAdjustedP(t *testing.T) {
+	plan := SequentialPlan{MinRounds: 3, MaxRounds: 12}
+	sched := plan.schedule()
+	v := &Verdict{Alpha: 0.05, Confidence: 0.95}
+	const se = 0.01
+	// at is a hypothesis at the first look of a throughput comparison whose
+	// t is f times the boundary of a test at alpha/alive, df 2.
+	at := func(alive int, f float64) *hypothesis {
+		crit := plan.critical(v.Alpha/float64(alive), sched[:1], 2)
+		return &hypothesis{capacity: -1, looks: sched[:1], n: 3,
+			at: Comparison{Method: MethodLaunches, Rounds: 3, DF: 2, est: logDiff{D: -f * crit * se, SE: se, DF: 2}}}
+	}
+	forbidden := at(1, 1.5)
+	forbidden.capacity = 0
+	forbidden.base, forbidden.variant = &ScenarioCapacity{Bound: slo.Exact}, &ScenarioCapacity{Bound: slo.Above}
+	for _, tc := range []struct {
+		name     string
+		hs       []*hypothesis
+		rejected []bool
+	}{
+		{"just past the boundary", []*hypothesis{at(1, 1+1e-9)}, []bool{true}},
+		{"just short of it", []*hypothesis{at(1, 1-1e-9)}, []bool{false}},
+		// The larger p passes only once the smaller passed its level on;
+		// its own p times one is below the other's times two, and Holm's
+		// adjusted p is the larger of the two.
+		{"step-down", []*hypothesis{at(2, 1.05), at(2, 1.1)}, []bool{true, true}},
+		{"a capacity the bounds forbid to call", []*hypothesis{forbidden}, []bool{false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			adjusted := 0.0
+			left := holmLook(plan, v.Alpha, tc.hs, len(tc.hs), &adjusted)
+			var cs []Comparison
+			for i, h := range tc.hs {
+				c := finishHypothesis(v, plan, h, len(tc.hs))
+				cs = append(cs, c)
+				if h.rejected != tc.rejected[i] {
+					t.Errorf("hypothesis %d: rejected %v, want %v", i, h.rejected, tc.rejected[i])
+				}
+				if c.Significant != (c.PAdjusted < v.Alpha) {
+					t.Errorf("hypothesis %d: significant %v beside an adjusted p of %.6f", i, c.Significant, c.PAdjusted)
+				}
+			}
+			slices.SortFunc(cs, func(a, b Comparison) int { return cmp.Compare(a.P, b.P) })
+			for i := 1; i < len(cs); i++ {
+				if cs[i].PAdjusted < cs[i-1].PAdjusted {
+					t.Errorf("p %.6f adjusted to %.6f, below p %.6f adjusted to %.6f", cs[i].P, cs[i].PAdjusted, cs[i-1].P, cs[i-1].PAdjusted)
+				}
+			}
+			if want := len(tc.hs) - len(slices.DeleteFunc(slices.Clone(tc.rejected), func(r bool) bool { return !r })); left != want {
+				t.Errorf("%d left unrejected, want %d", left, want)
+			}
+		})
 	}
 }
