@@ -26,8 +26,13 @@ func TestSequentialCampaign(t *testing.T) {
 	w.scenario("slow", "base", "sim-slowdown: 2")
 	// Enough requests and levels that a round's difference is measured to a
 	// few percent: with eight requests at two levels the pooled df after
-	// three rounds leave even a 50% slowdown undecided by chance.
-	cfg := w.writeConfig(campaignOpts{scenarios: []string{"base", "aa", "slow"}, concurrency: "[1, 2, 4]", requests: 24})
+	// three rounds leave even a 50% slowdown undecided by chance. The sim
+	// at 20×, not the package's 200×: at 200× a level lasted tens of
+	// milliseconds, the scheduler's jitter on cores the other tests keep
+	// busy moved each launch by tens of percent (an A/A MDE of 119% after
+	// eight rounds), and the slow variant stayed undecided; at 20× a level
+	// lasts long enough that the A/A MDE was 15% under the same load.
+	cfg := w.writeConfig(campaignOpts{scenarios: []string{"base", "aa", "slow"}, concurrency: "[1, 2, 4]", requests: 24, speed: 20})
 	body, err := os.ReadFile(cfg)
 	if err != nil {
 		t.Fatal(err)
