@@ -22,6 +22,10 @@ type HelpCall struct {
 	// says the engine takes '_' for '-' in a flag's name (vLLM).
 	Format      string
 	Underscores bool
+	// VersionCommand is the line that prints the engine's version, quoted
+	// as Command; empty when the profile has no version call (or the
+	// campaign's engine.help replaces the launcher's).
+	VersionCommand string
 }
 
 // RenderHelp builds the help call of scenario s under campaign c, on the
@@ -51,6 +55,7 @@ func RenderHelp(c *Campaign, s *Scenario, on On) (*HelpCall, error) {
 		return w
 	}
 	h := &HelpCall{Format: c.Engine.HelpFormat}
+	var version []string // the version call's words, when the profile has one
 	switch {
 	case len(c.Engine.Help) > 0:
 		for _, w := range c.Engine.Help {
@@ -84,6 +89,9 @@ func RenderHelp(c *Campaign, s *Scenario, on On) (*HelpCall, error) {
 				h.Argv = append(h.Argv, strings.ReplaceAll(w, "{python}", python))
 			}
 		}
+		if len(p.Help.Version) > 0 {
+			version = append(slices.Clone(h.Argv), p.Help.Version...)
+		}
 		h.Argv = append(h.Argv, p.Help.Args...)
 		h.Underscores = p.Help.Underscores
 		if h.Format == "" {
@@ -101,12 +109,18 @@ func RenderHelp(c *Campaign, s *Scenario, on On) (*HelpCall, error) {
 	if err := checkLaunch(h.Argv, env); err != nil {
 		return nil, fmt.Errorf("render help of scenario %s: %w", s.Name, err)
 	}
-	var b strings.Builder
-	b.WriteString("env --")
-	for _, k := range slices.Sorted(maps.Keys(env)) {
-		b.WriteString(" " + k + "=" + ShellQuote(env[k]))
+	line := func(argv []string) string {
+		var b strings.Builder
+		b.WriteString("env --")
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			b.WriteString(" " + k + "=" + ShellQuote(env[k]))
+		}
+		b.WriteString(" " + ShellJoin(argv))
+		return b.String()
 	}
-	b.WriteString(" " + ShellJoin(h.Argv))
-	h.Env, h.Command = env, b.String()
+	h.Env, h.Command = env, line(h.Argv)
+	if version != nil {
+		h.VersionCommand = line(version)
+	}
 	return h, nil
 }

@@ -23,6 +23,8 @@ func TestRenderHelp(t *testing.T) {
 		{"engine.help wins, in its own format", top("engine:\n  help: [cat, \"{workdir}/help.txt\"]\n  help_format: click\n"),
 			"env -- NCCL_PROTO=LL cat /w/help.txt", "click"},
 		{"engine.help off", top("engine:\n  help: off\n"), "", ""},
+		{"llama.cpp: the help and a version call", goodFiles.with(memFiles{basePath: "name: base\nengine: llamacpp\nmodel: /m.gguf\n", specPath: "extends: base\n"}),
+			"env -- llama-server --help", "llamacpp"},
 		{"a scenario's own launch is not asked", goodFiles.with(memFiles{basePath: "name: base\nmodel: /m\nlaunch: [/opt/run.sh]\n"}), "", ""},
 		{"generic without engine.help", goodFiles.with(memFiles{basePath: genericScen, specPath: "extends: base\n"}), "", ""},
 		{"generic with engine.help", top("engine:\n  help: /opt/srv --help\n  help_format: argparse\n").with(memFiles{basePath: genericScen, specPath: "extends: base\n"}),
@@ -43,6 +45,8 @@ func TestRenderHelp(t *testing.T) {
 				t.Errorf("got %+v, want no help call", h)
 			case tt.want != "" && (h == nil || h.Command != tt.want || h.Format != tt.fmt):
 				t.Errorf("got %+v, want %q in %s", h, tt.want, tt.fmt)
+			case h != nil && strings.Contains(h.Command, "llama-server") != (h.VersionCommand == "env -- llama-server --version"):
+				t.Errorf("version command %q", h.VersionCommand)
 			}
 		})
 	}

@@ -26,6 +26,10 @@ type HelpCall struct {
 	// option's name and a ".key" suffix for part of a JSON option (vLLM's
 	// FlexibleArgumentParser).
 	Underscores bool
+	// Version, when set, are the words after the launcher that print the
+	// engine's version (llama.cpp's --version), which the preflight records
+	// beside the help's hash; nil: the help is all it asks.
+	Version []string
 }
 
 // HelpFormats are the formats a help call may name, for messages.

@@ -39,7 +39,7 @@ var llamacpp = &Profile{
 	Name:     LlamaCpp,
 	Title:    "llama.cpp llama-server",
 	Launcher: []string{"llama-server"},
-	Help:     &HelpCall{Args: []string{"--help"}, Format: HelpLlamaCpp},
+	Help:     &HelpCall{Args: []string{"--help"}, Format: HelpLlamaCpp, Version: []string{"--version"}},
 	Fixed: func(model, host string, port int) []string {
 		return []string{"--model", model, "--host", host, "--port", strconv.Itoa(port)}
 	},

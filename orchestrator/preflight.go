@@ -165,7 +165,7 @@ func (w *worker) preflight(ctx context.Context) ([]results.EngineBuild, []string
 		}
 		pctx, cancel := context.WithTimeout(ctx, preflight.DefaultTimeout)
 		help, err := preflight.Probe(pctx, w.h, preflight.Call{Command: g.call.Command, Dir: w.paths.workdir,
-			Format: g.call.Format, Underscores: g.call.Underscores})
+			Format: g.call.Format, Underscores: g.call.Underscores, VersionCommand: g.call.VersionCommand})
 		cancel()
 		var unreadable *preflight.UnreadableError
 		switch {

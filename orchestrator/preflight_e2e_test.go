@@ -43,7 +43,7 @@ func TestPreflightStopsBeforeLaunch(t *testing.T) {
 	}
 	b := filepath.Join(w.scenDir, "b.yaml")
 	for _, want := range []string{
-		b + ":3:3: scenario b: --draft-max has been removed; use --spec-draft-n-max or --spec-ngram-mod-n-max (llama.cpp llama-server, help ",
+		b + ":3:3: scenario b: --draft-max has been removed; use --spec-draft-n-max or --spec-ngram-mod-n-max (llama.cpp llama-server b0000-llamatest)",
 		b + ":4:3: scenario b: unknown flag --ctxsize; the closest it accepts is --ctx-size",
 		b + ":5:3: scenario b: invalid choice for --flash-attn: \"maybe\" (choose from on, off, auto)",
 		"nothing was launched",
@@ -107,7 +107,9 @@ func TestPreflightDeprecatedWarns(t *testing.T) {
 		t.Fatal(err)
 	}
 	man := run.Manifest
+	// The version is the stand-in's --version, as its /props build_info says it.
 	if len(man.Engines) != 1 || man.Engines[0].Engine != "llamacpp" || !strings.HasPrefix(man.Engines[0].HelpHash, "sha256:") ||
+		man.Engines[0].Version != "b0000-llamatest" ||
 		strings.Join(man.Engines[0].Scenarios, ",") != "a,b" {
 		t.Errorf("manifest engines %+v", man.Engines)
 	}

@@ -33,6 +33,9 @@ type Call struct {
 	// FlexibleArgumentParser (Table.Underscores and Table.JSONKeys).
 	Format      string
 	Underscores bool
+	// VersionCommand, when set, prints the engine's version; it is run
+	// once the help was read, from Dir too.
+	VersionCommand string
 }
 
 // Help is what an engine build said of itself on a host.
@@ -119,9 +122,37 @@ func Probe(ctx context.Context, r Runner, c Call) (*Help, error) {
 	h := &Help{Host: r.Name(), Command: c.Command, Table: t, Hash: "sha256:" + hex.EncodeToString(sum[:]), Took: took}
 	if m := versionRe.FindSubmatch(text); m != nil {
 		h.Version = string(m[1])
-		t.Version = h.Version
 	}
+	if c.VersionCommand != "" {
+		h.Version = version(ctx, r, c)
+	}
+	t.Version = h.Version
 	return h, nil
+}
+
+// llamaVersionRe is llama.cpp's --version (common/arg.cpp prints
+// "version: BUILD (COMMIT)" on stderr, then what it was built with).
+var llamaVersionRe = regexp.MustCompile(`(?m)^version: (\d+) \(([0-9a-z]+)\)`)
+
+// version runs c's version command and returns what it says: llama.cpp's
+// as its /props build_info writes it (b<build>-<commit>), so that the two
+// compare; another's first line. A version command that fails says
+// nothing: the help's hash still tells builds apart.
+func version(ctx context.Context, r Runner, c Call) string {
+	line := c.VersionCommand
+	if c.Dir != "" {
+		line = "cd " + campaign.ShellQuote(c.Dir) + " && " + line
+	}
+	stdout, stderr, err := r.Run(ctx, line)
+	if err != nil {
+		return ""
+	}
+	out := string(stdout) + string(stderr)
+	if m := llamaVersionRe.FindStringSubmatch(out); m != nil {
+		return "b" + m[1] + "-" + m[2]
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	return tail(first, 80)
 }
 
 // versionRe finds a version a help states about its program ("version:

@@ -115,3 +115,39 @@ func TestFusionOnGPUs(t *testing.T) {
 		}
 	}
 }
+
+// byCommand answers each command with the output of the first key it
+// contains: a host whose engine prints its help and its version.
+type byCommand map[string]string
+
+func (b byCommand) Name() string { return "gpu-box" }
+func (b byCommand) Run(_ context.Context, cmd string) ([]byte, []byte, error) {
+	for k, out := range b {
+		if strings.Contains(cmd, k) {
+			// llama.cpp prints its help on stdout, its version on stderr.
+			if k == "--version" {
+				return nil, []byte(out), nil
+			}
+			return []byte(out), nil, nil
+		}
+	}
+	return nil, nil, errors.New("exit status 1")
+}
+
+// TestProbeVersion: llama.cpp's --version, as its build_info writes it; a
+// version command that fails leaves the version unknown, not the help.
+func TestProbeVersion(t *testing.T) {
+	help, err := os.ReadFile(filepath.Join("testdata", "llama-server-help.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := Call{Command: "env -- llama-server --help", VersionCommand: "env -- llama-server --version", Format: engine.HelpLlamaCpp}
+	h, err := Probe(context.Background(), byCommand{"--help": string(help), "--version": "version: 6890 (5eca4e3ca)\nbuilt with cc for x86_64\n"}, call)
+	if err != nil || h.Version != "b6890-5eca4e3ca" || h.Table.Version != h.Version {
+		t.Errorf("got %+v, %v", h, err)
+	}
+	h, err = Probe(context.Background(), byCommand{"--help": string(help)}, call)
+	if err != nil || h.Version != "" {
+		t.Errorf("a failed version call: %+v, %v", h, err)
+	}
+}

@@ -17,8 +17,14 @@ import (
 var help string
 
 // printHelp answers -h, --help and --usage as llama-server does: the help
-// on stdout, exit status 0. It reports whether args asked for it.
+// on stdout, exit status 0; and --version as common/arg.cpp does, on
+// stderr, with this server's build (its /props build_info is
+// b0000-llamatest). It reports whether args asked for either.
 func printHelp(args []string) bool {
+	if slices.Contains(args, "--version") {
+		os.Stderr.WriteString("version: 0000 (llamatest)\nbuilt with go for a test\n")
+		return true
+	}
 	if !slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "--help" || a == "--usage" }) {
 		return false
 	}
