@@ -122,7 +122,7 @@ func TestValidateShippedConfigs(t *testing.T) {
 	}
 	e, out, _ := testEnv()
 	run(context.Background(), e, []string{"validate", "../../configs/demo.yaml"})
-	if !strings.Contains(out.String(), "env -- NCCL_PROTO=LL /usr/local/bin/bakeoff sim --sim-speed 40") {
+	if !strings.Contains(out.String(), "NCCL_PROTO=LL /usr/local/bin/bakeoff sim --sim-speed 40") {
 		t.Errorf("demo: {bakeoff} is not this binary:\n%s", out)
 	}
 }
