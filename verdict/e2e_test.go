@@ -187,6 +187,39 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 // on one launch's consecutive levels, as a disturbance of the host does. It
 // writes the launches as a run directory with rounds and computes the
 // verdict from it.
+// e2eCampaignsAtOnce is how many end-to-end campaigns run at the same time.
+// Each campaign launches its servers one at a time, as a host does, and
+// mostly waits on them: one at a time, the A/A test took three minutes
+// with the machine two-thirds idle. Two at a time, each campaign's sims
+// share the cores with another campaign's, a neighbour of the kind a GPU
+// host's CPU has (the server's own scheduler and tokenizer processes, the
+// load generator), which the A/A bound must survive too.
+const e2eCampaignsAtOnce = 2
+
+// runE2ECampaigns runs n campaigns, e2eCampaignsAtOnce at a time, each as its
+// own subtest (seed 0 to n-1), and returns their verdicts by seed.
+func runE2ECampaigns(t *testing.T, n int, campaign func(t *testing.T, seed int) *Verdict) []*Verdict {
+	t.Helper()
+	out := make([]*Verdict, n)
+	slots := make(chan struct{}, e2eCampaignsAtOnce)
+	t.Run("campaigns", func(t *testing.T) {
+		for seed := range n {
+			t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+				t.Parallel()
+				slots <- struct{}{}
+				defer func() { <-slots }()
+				out[seed] = campaign(t, seed)
+			})
+		}
+	})
+	for seed, v := range out {
+		if v == nil {
+			t.Fatalf("campaign %d gave no verdict", seed)
+		}
+	}
+	return out
+}
+
 func e2eCampaign(t *testing.T, levels []int, rounds, seed int, variantFlags ...string) *Verdict {
 	t.Helper()
 	recs := [2][][]measure.Record{make([][]measure.Record, rounds), make([][]measure.Record, rounds)}
@@ -313,8 +346,8 @@ func honestySeeds() int {
 func TestEndToEndAA(t *testing.T) {
 	levels, rounds, campaigns := e2eSize()
 	total, winners, sentences, named, broken, brokenNamed := 0, 0, 0, 0, 0, 0
-	for seed := range campaigns {
-		v := e2eCampaign(t, levels, rounds, seed)
+	verdicts := runE2ECampaigns(t, campaigns, func(t *testing.T, seed int) *Verdict { return e2eCampaign(t, levels, rounds, seed) })
+	for seed, v := range verdicts {
 		logRounds(t, v, seed)
 		any, anyBroken := false, false
 		b, vr := v.Scenario("baseline"), v.Scenario("variant")
