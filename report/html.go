@@ -394,11 +394,16 @@ func deltaHTML(scenario string, level measure.Level, c verdict.Cell) hCell {
 	if c.Hopeless {
 		h.Parts = append(h.Parts, txt(" ¹"))
 	}
-	if !math.IsNaN(c.SpeedupLo) && !math.IsNaN(c.SpeedupHi) && c.SpeedupLo > 0 {
-		lo, hi := 100*(c.SpeedupLo-1), 100*(c.SpeedupHi-1)
+	if c.OutcomeLo > 0 && c.OutcomeConfidence > 0 {
+		// The interval the outcome was decided on (bracketCell), labelled
+		// with its confidence.
+		lo, hi := 100*(c.OutcomeLo-1), 100*(c.OutcomeHi-1)
 		h.Sub = append(h.Sub, txt("["),
 			num("delta-lo", scenario, level, 0, lo, signed(lo)), txt(", "),
-			num("delta-hi", scenario, level, 0, hi, signed(hi)), txt("]"))
+			num("delta-hi", scenario, level, 0, hi, signed(hi)), txt("] "+confText(c.OutcomeConfidence)))
+		if c.PairedOnly {
+			h.Sub = append(h.Sub, txt(fmt.Sprintf(", %d paired", c.Rounds)))
+		}
 	}
 	switch c.Outcome {
 	case verdict.OutcomeFaster, verdict.OutcomeSlower:
@@ -416,7 +421,11 @@ func deltaHTML(scenario string, level measure.Level, c verdict.Cell) hCell {
 			h.Sub = append(h.Sub, txt(" MDE "), num("mde", scenario, level, 0, c.MDEPct, fmt.Sprintf("%.1f", c.MDEPct)), txt("%"))
 		}
 	}
-	h.Title = fmt.Sprintf("%s, %d rounds, p=%s corrected (%s uncorrected)", c.Method, c.Rounds, verdict.FormatP(c.PAdjusted), verdict.FormatP(c.P))
+	h.Title = fmt.Sprintf("%s, %d rounds, p=%s corrected (%s uncorrected); the bracket is the %s interval the outcome was decided on",
+		c.Method, c.Rounds, verdict.FormatP(c.PAdjusted), verdict.FormatP(c.P), confText(c.OutcomeConfidence))
+	if c.PairedOnly {
+		h.Title += fmt.Sprintf("; the change is paired over these %d rounds, fewer than the throughputs average, so it need not be their ratio", c.Rounds)
+	}
 	return h
 }
 

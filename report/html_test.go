@@ -469,9 +469,9 @@ func jsonFigure(v *verdict.Verdict, f shownField) (float64, float64, error) {
 		case "delta":
 			return c.DeltaPct, 1, nil
 		case "delta-lo":
-			return 100 * (c.SpeedupLo - 1), 1, nil
+			return 100 * (c.OutcomeLo - 1), 1, nil
 		case "delta-hi":
-			return 100 * (c.SpeedupHi - 1), 1, nil
+			return 100 * (c.OutcomeHi - 1), 1, nil
 		case "p":
 			return c.PAdjusted, 1, nil
 		case "mde":

@@ -9,6 +9,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -46,7 +47,7 @@ func sideBySide(v *verdict.Verdict) table {
 			c := row.Cells[i]
 			r = append(r, throughputCell(c))
 			if s.Name != v.Baseline {
-				r = append(r, deltaCell(c))
+				r = append(r, strings.TrimSpace(deltaCell(c)+" "+bracketCell(c)))
 			}
 		}
 		r = append(r, winnerCell(row))
@@ -98,6 +99,35 @@ func deltaCell(c verdict.Cell) string {
 	return s
 }
 
+// bracketCell is the interval the cell's outcome was decided on, as changes
+// in percent with its confidence: "[−1.2, +0.8] 90%" for a tie or an
+// inconclusive level (the two one-sided tests' interval), "[−17.1, −12.6]
+// 99.6%" for a win or loss (the corrected test's level). ", 5 paired" follows
+// when the change is the paired estimate over fewer rounds than the
+// throughputs above it average; empty without an interval.
+func bracketCell(c verdict.Cell) string {
+	if !c.Compared || !(c.OutcomeLo > 0) || c.OutcomeConfidence <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf("[%s, %s] %s", signed(100*(c.OutcomeLo-1)), signed(100*(c.OutcomeHi-1)), confText(c.OutcomeConfidence))
+	if c.PairedOnly {
+		s += fmt.Sprintf(", %d paired", c.Rounds)
+	}
+	return s
+}
+
+// confText is a confidence as a percentage with the fewest decimals (one at
+// least past 90%) that do not round it up to 100%: "90%", "99.6%", "99.96%".
+func confText(conf float64) string {
+	for d := 1; d < 6; d++ {
+		s := strconv.FormatFloat(100*conf, 'f', d, 64)
+		if v, _ := strconv.ParseFloat(s, 64); v < 100 {
+			return strings.TrimSuffix(strings.TrimRight(s, "0"), ".") + "%"
+		}
+	}
+	return "100%"
+}
+
 // mdeShort is "MDE 3.4%", "MDE > 100%" (verdict.MDEShort), "under
 // min_effect" or "no MDE".
 func mdeShort(c verdict.Comparison) string {
@@ -139,10 +169,50 @@ func winnerTitle(r verdict.Row) string {
 	return ""
 }
 
-// legend explains the three outcomes of the table's cells.
+// legend explains the three outcomes of the table's cells and the interval
+// under each.
 func legend(v *verdict.Verdict) string {
-	return fmt.Sprintf("+x%% / −x%%: faster or slower (p after %s over %d comparisons < %v); tie: the %.0f%% interval of the ratio within ±%s; ?: inconclusive, MDE the smallest difference this run could detect (80%% power)",
-		correctionName(v.Correction), v.Comparisons, v.Alpha, 100*(1-2*v.Alpha), trimPct(v.EquivalenceMarginPct))
+	tie := 100 * (1 - 2*v.Alpha)
+	s := fmt.Sprintf("+x%% / −x%%: faster or slower (p < %v after %s over %s); tie: the %.0f%% interval of the ratio within ±%s; ?: inconclusive, MDE the smallest difference this run could detect (80%% power); [lo, hi]: the interval the outcome was decided on, at the corrected test's level for a win or loss, at %.0f%% for a tie or ?",
+		v.Alpha, correctionName(v.Correction), familyText(v), tie, trimPct(v.EquivalenceMarginPct), tie)
+	if pairedCells(v) {
+		s += "; N paired: the change is the geometric mean of the rounds' paired ratios over the N rounds before its deciding look, fewer than the launches the throughputs average, so it need not be their ratio"
+	} else {
+		s += "; the change is the geometric mean of the rounds' paired ratios, equal to the ratio of the throughputs shown"
+	}
+	return s
+}
+
+// familyText names the corrected family and its parts: "12 comparisons,
+// every pair of scenarios at each level", "39 comparisons: 36 pairs of
+// scenarios at a level and 3 capacities".
+func familyText(v *verdict.Verdict) string {
+	if v.CapacityComparisons == 0 {
+		return fmt.Sprintf("%s, every pair of scenarios at each level", nouns(v.Comparisons, "comparison", "comparisons"))
+	}
+	return fmt.Sprintf("%s: %s of scenarios at a level and %s", nouns(v.Comparisons, "comparison", "comparisons"),
+		nouns(v.Comparisons-v.CapacityComparisons, "pair", "pairs"), nouns(v.CapacityComparisons, "capacity", "capacities"))
+}
+
+// nouns is "1 pair" or "36 pairs".
+func nouns(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// pairedCells reports whether some cell's change is paired over fewer
+// rounds than its throughputs average.
+func pairedCells(v *verdict.Verdict) bool {
+	for _, r := range v.Rows {
+		for _, c := range r.Cells {
+			if c.PairedOnly {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // roundsLine says how many launches stand behind the figures and, with one

@@ -111,6 +111,9 @@ func stackedTable(v *verdict.Verdict) table {
 			cell := throughputCell(c)
 			if v.Scenarios[i].Name != v.Baseline {
 				cell += "\n" + deltaCell(c)
+				if b := bracketCell(c); b != "" {
+					cell += "\n" + b
+				}
 			}
 			r = append(r, cell)
 		}
@@ -153,7 +156,11 @@ func variantBlocks(v *verdict.Verdict) []block {
 		blk := block{title: fmt.Sprintf("%s against %s", v.Scenarios[i].Name, v.Baseline),
 			table: table{Header: []string{levelHeader(v), "tok/s", "vs " + v.Baseline}}}
 		for _, row := range v.Rows {
-			blk.table.Rows = append(blk.table.Rows, []string{measure.LevelLabel(row.Level), throughputCell(row.Cells[i]), deltaCell(row.Cells[i])})
+			delta := deltaCell(row.Cells[i])
+			if b := bracketCell(row.Cells[i]); b != "" {
+				delta += "\n" + b
+			}
+			blk.table.Rows = append(blk.table.Rows, []string{measure.LevelLabel(row.Level), throughputCell(row.Cells[i]), delta})
 		}
 		out = append(out, blk)
 	}

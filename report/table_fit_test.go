@@ -116,7 +116,7 @@ func TestVerdictTableFits(t *testing.T) {
 		{"four scenarios", four, 0, "stacked", "table-four-scenarios.txt"},
 		{"eight variants", eight, 0, "blocks", "table-eight-variants.txt"},
 		{"two scenarios", two, 0, "one line", ""},
-		{"four scenarios, 200 columns", four, 200, "one line", ""},
+		{"four scenarios, 260 columns", four, 260, "one line", ""},
 		{"four scenarios, 100 columns", four, 100, "blocks", ""},
 		{"four scenarios, 80 columns", four, 80, "blocks", ""},
 		{"eight variants, 80 columns", eight, 80, "blocks", ""},

@@ -216,6 +216,9 @@ func (c Comparison) flip() Comparison {
 	f.Speedup = 1 / c.Speedup
 	f.DeltaPct = pctOf(-c.est.D)
 	f.SpeedupLo, f.SpeedupHi = 1/c.SpeedupHi, 1/c.SpeedupLo
+	if c.OutcomeLo > 0 {
+		f.OutcomeLo, f.OutcomeHi = 1/c.OutcomeHi, 1/c.OutcomeLo
+	}
 	switch c.Outcome {
 	case OutcomeFaster:
 		f.Outcome = OutcomeSlower
@@ -297,6 +300,7 @@ func compareAll(v *Verdict, plan *SequentialPlan) {
 	decide(family, rule{Alpha: v.Alpha, Confidence: v.Confidence, Correction: v.Correction,
 		MinEffectPct: v.MinEffectPct, EquivalenceMarginPct: v.EquivalenceMarginPct})
 	v.Comparisons = len(family)
+	v.CapacityComparisons = len(family) - len(keys)
 	buildRows(v, pairs)
 }
 
@@ -335,6 +339,10 @@ func buildRows(v *Verdict, pairs map[pairKey]*Comparison) {
 					if cmp, ok := get(base, i, c); ok {
 						cell.Compared = true
 						cell.Comparison = cmp
+						if bl := v.Scenarios[base].Level(c); cmp.Method == MethodLaunches && bl != nil &&
+							(cmp.Rounds < l.Throughput.N || cmp.Rounds < bl.Throughput.N) {
+							cell.PairedOnly = true
+						}
 					}
 				}
 			}

@@ -157,7 +157,10 @@ func launchDuration(run *results.Run, name string, round int) time.Duration {
 
 func (cc CampaignCost) sentence() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "decided %d of %d comparisons", cc.Decided, cc.Comparisons)
+	// "with the baseline": the legend's count is the whole corrected family,
+	// the pairs of variants included, and one output must not give two
+	// numbers of comparisons under one name.
+	fmt.Fprintf(&b, "decided %d of %d comparisons with the baseline", cc.Decided, cc.Comparisons)
 	if cc.Duration > 0 {
 		fmt.Fprintf(&b, " in %s", formatHours(cc.Duration))
 		if cc.Budget != "" {

@@ -74,6 +74,16 @@ type Comparison struct {
 	Speedup   float64 `json:"speedup"`
 	SpeedupLo float64 `json:"speedup_lo"`
 	SpeedupHi float64 `json:"speedup_hi"`
+	// OutcomeLo and OutcomeHi are the interval of the ratio the outcome was
+	// decided on, at OutcomeConfidence: a win's or loss's at the corrected
+	// level (1 − alpha·P/PAdjusted, the level its test was passed at, so it
+	// excludes no difference), a tie's or an inconclusive comparison's the
+	// (1 − 2α) interval of the two one-sided tests (inside ±equivalence
+	// margin exactly for a tie). Under a sequential plan both are repeated
+	// intervals at the look that closed it. Zero without an error estimate.
+	OutcomeLo         float64 `json:"outcome_lo,omitempty"`
+	OutcomeHi         float64 `json:"outcome_hi,omitempty"`
+	OutcomeConfidence float64 `json:"outcome_confidence,omitempty"`
 	// DF is the t-test's degrees of freedom.
 	DF float64 `json:"df"`
 	// P is the two-sided p-value of no difference; PAdjusted is P corrected
@@ -183,6 +193,18 @@ func decide(cs []*Comparison, r rule) {
 			c.Outcome = OutcomeSlower
 		default:
 			c.Outcome = OutcomeInconclusive
+		}
+		c.OutcomeLo, c.OutcomeHi, c.OutcomeConfidence = 0, 0, 0
+		if c.est.ok() {
+			level := 2 * r.Alpha
+			if c.Outcome == OutcomeFaster || c.Outcome == OutcomeSlower {
+				level = r.Alpha / float64(m)
+				if c.PAdjusted > 0 && c.P > 0 {
+					level = r.Alpha * c.P / c.PAdjusted
+				}
+			}
+			lo, hi := c.est.Interval(1 - level)
+			c.OutcomeLo, c.OutcomeHi, c.OutcomeConfidence = math.Exp(lo), math.Exp(hi), 1-level
 		}
 	}
 }

@@ -213,6 +213,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 		}
 	}
 	v.Comparisons = len(hs)
+	v.CapacityComparisons = len(hs) - len(keys)
 	alive := len(hs)
 	adjusted := 0.0 // the largest Holm-adjusted p among the rejections so far
 	margin := v.EquivalenceMarginPct / 100
@@ -388,6 +389,18 @@ func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Com
 		c.SpeedupLo, c.SpeedupHi = math.Exp(c.est.D-crit*c.est.SE), math.Exp(c.est.D+crit*c.est.SE)
 	} else {
 		c.SpeedupLo, c.SpeedupHi = 0, math.Inf(1)
+	}
+	// The interval the outcome was decided on: a win's or loss's at the level
+	// its test was passed at, a tie's or an undecided one's at 1 − 2α.
+	level := 2 * v.Alpha
+	if c.Outcome == OutcomeFaster || c.Outcome == OutcomeSlower {
+		level = v.Alpha / float64(max(h.alive, 1))
+	}
+	c.OutcomeConfidence = 1 - level
+	if crit := plan.critical(level, looks, c.DF); !math.IsInf(crit, 1) {
+		c.OutcomeLo, c.OutcomeHi = math.Exp(c.est.D-crit*c.est.SE), math.Exp(c.est.D+crit*c.est.SE)
+	} else {
+		c.OutcomeLo, c.OutcomeHi = 0, math.Inf(1)
 	}
 	c.P = plan.repeatedP(c.est, looks, 0)
 	c.PAdjusted = h.pAdj

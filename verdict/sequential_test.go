@@ -120,11 +120,11 @@ func TestCostSentence(t *testing.T) {
 		want string
 	}{
 		{CampaignCost{Comparisons: 16, Decided: 14, Inconclusive: 2, MaxMDEPct: 2.6, Launches: 20, FixedLaunches: 36, Duration: 5*time.Hour + 10*time.Minute},
-			"decided 14 of 16 comparisons in 5h10m with 20 launches (the fixed design: 36); 2 inconclusive (MDE 2.6%)"},
+			"decided 14 of 16 comparisons with the baseline in 5h10m with 20 launches (the fixed design: 36); 2 inconclusive (MDE 2.6%)"},
 		{CampaignCost{Comparisons: 8, Decided: 5, Open: 3, Launches: 8, FixedLaunches: 24},
-			"decided 5 of 8 comparisons with 8 launches (the fixed design: 24); 3 open"},
+			"decided 5 of 8 comparisons with the baseline with 8 launches (the fixed design: 24); 3 open"},
 		{CampaignCost{Comparisons: 8, Decided: 8, Launches: 12, FixedLaunches: 12, Duration: 42 * time.Minute},
-			"decided 8 of 8 comparisons in 42m with 12 launches"},
+			"decided 8 of 8 comparisons with the baseline in 42m with 12 launches"},
 	} {
 		if got := tc.cc.sentence(); got != tc.want {
 			t.Errorf("got  %q\nwant %q", got, tc.want)

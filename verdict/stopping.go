@@ -94,9 +94,14 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 		default:
 			vs.Stopped, vs.StoppedAfter = true, last
 			vs.Rounds = v.launchesUpTo(s, last)
-			if vs.Inconclusive == 0 {
+			switch {
+			case vs.Inconclusive == 0 && vs.Rounds == last:
 				vs.Reason = fmt.Sprintf("decided after %s", plural(last, "round", "rounds"))
-			} else {
+			case vs.Inconclusive == 0:
+				// A launch failed: the rounds it took are not the round it
+				// stopped after, and the line must not give both as "rounds".
+				vs.Reason = fmt.Sprintf("decided after round %d, on %s", last, plural(vs.Rounds, "launch", "launches"))
+			default:
 				vs.Reason = fmt.Sprintf("max rounds reached: inconclusive at %d of %d comparisons, %s", vs.Inconclusive, vs.Comparisons, MDEShort(vs.MaxMDEPct))
 			}
 		}

@@ -106,9 +106,11 @@ type Verdict struct {
 	Alpha       float64 `json:"alpha"`
 	Confidence  float64 `json:"confidence"`
 	// Correction is the multiple-testing correction applied over all
-	// Comparisons of the run.
-	Correction  string `json:"correction"`
-	Comparisons int    `json:"comparisons"`
+	// Comparisons of the run, one family: every pair of scenarios at every
+	// level, then CapacityComparisons of them that compare capacities.
+	Correction          string `json:"correction"`
+	Comparisons         int    `json:"comparisons"`
+	CapacityComparisons int    `json:"capacity_comparisons,omitempty"`
 	// MinEffectPct is the smallest difference named a win when a comparison
 	// has one launch per side; EquivalenceMarginPct the ± margin of a tie.
 	MinEffectPct         float64 `json:"min_effect_pct"`
@@ -428,7 +430,14 @@ type Cell struct {
 	// level (Level.Saturated): not Present, not compared.
 	Saturated bool `json:"saturated,omitempty"`
 	Comparison
-	Warnings []string `json:"warnings,omitempty"`
+	// PairedOnly is set when the comparison's paired rounds (Rounds) are
+	// fewer than the launches behind either throughput shown (a look closed
+	// it before the last round, a launch failed on one side, a round ran on
+	// two hosts, or the baseline ran once per part of a split round): the
+	// change is the paired estimate over those rounds, which need not equal
+	// the ratio of the two figures, and the cell says so.
+	PairedOnly bool     `json:"paired_only,omitempty"`
+	Warnings   []string `json:"warnings,omitempty"`
 }
 
 // Note severities, most severe first.
