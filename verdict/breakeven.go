@@ -324,6 +324,16 @@ func suggest(engineName string, b *BatchAt) *Suggestion {
 		Setting: k.Setting(n), Since: k.Since}
 }
 
+// dropBatch leaves out the running batch at the break-even and the setting
+// it suggests, and says the rest again.
+func (be *BreakEven) dropBatch() {
+	if be.Batch == nil && be.Suggestion == nil {
+		return
+	}
+	be.Batch, be.Suggestion = nil, nil
+	be.Sentence = be.describe()
+}
+
 func (be *BreakEven) describe() string {
 	unit := be.From
 	s := fmt.Sprintf("pays %s %s [%s, %s] (%.0f%%, %d rounds, between %s and %s)", be.Pays,

@@ -157,23 +157,27 @@ func TestBreakEvenNoCrossing(t *testing.T) {
 // explain the turn and the break-even line of fixed campaigns in a golden
 // file: a crossing on vLLM and on SGLang (a suggestion only where the
 // engine has the setting), with the acceptance and the server's batch the
-// synthetic engine does not produce set by hand at each level; a variant
-// slower everywhere (a bound); the baseline against itself (none).
+// synthetic engine does not produce set by hand at each level; the same
+// crossing by a variant with no speculative step (a flag flip: the server's
+// batch but no accept length), which gets no why and no batch or setting at
+// its break-even; a variant slower everywhere (a bound); the baseline
+// against itself (none).
 func TestBreakEvenSentences(t *testing.T) {
 	s := breakEvenSweep()
 	slow := realBaseline
 	slow.Slowdown = 1.05
 	var out strings.Builder
 	for _, tc := range []struct {
-		name, engine string
-		variant      verdicttest.Engine
-		figures      bool
+		name, engine  string
+		variant       verdicttest.Engine
+		figures, spec bool
 	}{
-		{"crossing on vllm", "vllm", verdicttest.RealisticNoise(crossingEngine), true},
-		{"crossing on sglang", "sglang", verdicttest.RealisticNoise(crossingEngine), true},
-		{"crossing, no figures", "", verdicttest.RealisticNoise(crossingEngine), false},
-		{"5% slower", "vllm", slow, false},
-		{"A/A", "vllm", realBaseline, false},
+		{"crossing on vllm", "vllm", verdicttest.RealisticNoise(crossingEngine), true, true},
+		{"crossing on sglang", "sglang", verdicttest.RealisticNoise(crossingEngine), true, true},
+		{"crossing, no figures", "", verdicttest.RealisticNoise(crossingEngine), false, false},
+		{"crossing on vllm, no speculative step", "vllm", verdicttest.RealisticNoise(crossingEngine), true, false},
+		{"5% slower", "vllm", slow, false, false},
+		{"A/A", "vllm", realBaseline, false, false},
 	} {
 		ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, tc.variant}, s, DefaultRounds, 4000)
 		v, err := FromRecords(campaignInput([]string{"baseline", "variant"}, s, DefaultRounds, ls), Options{})
@@ -186,7 +190,9 @@ func TestBreakEvenSentences(t *testing.T) {
 				l := &sc.Levels[i]
 				c := float64(l.Level.Concurrency)
 				a := 1.6 + 0.01*float64(i%3)
-				l.Accept = &LevelAccept{Length: Estimate{Center: a, Lo: a - 0.05, Hi: a + 0.05, Confidence: 0.95, N: 6}}
+				if tc.spec {
+					l.Accept = &LevelAccept{Length: Estimate{Center: a, Lo: a - 0.05, Hi: a + 0.05, Confidence: 0.95, N: 6}}
+				}
 				l.Server = &measure.ServerSummary{Running: &measure.GaugeStats{Mean: 0.97 * c, P50: c, Max: c}}
 			}
 		}

@@ -25,9 +25,32 @@ func explainCrossovers(v *Verdict, engines map[string]string) {
 				levels, cells = append(levels, c), append(cells, *cell)
 			}
 		}
-		x.Why = why(s, x, levels)
 		x.BreakEven = breakEven(v, x.Scenario, engines[x.Scenario], levels, cells)
+		if !speculative(s) {
+			// The running batch grows with the load for the baseline as
+			// for the variant: beside a variant with no speculative step
+			// (a flag flip) it explains nothing, and a setting that turns
+			// speculation off is no setting for it. The break-even load
+			// stands; the batch there and the why do not.
+			x.BreakEven.dropBatch()
+			continue
+		}
+		x.Why = why(s, x, levels)
 	}
+}
+
+// speculative reports whether the scenario's server reported speculative
+// acceptance at all: a level's accept length, or the scenario's.
+func speculative(s *Scenario) bool {
+	if s.AcceptLength != nil {
+		return true
+	}
+	for i := range s.Levels {
+		if s.Levels[i].Accept != nil || s.Levels[i].AcceptLength != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // why is "loses from C=5: accept length 2.47 at every level (2.41–2.55)
