@@ -15,11 +15,15 @@ build:
 
 # The whole suite: unit, end-to-end (real processes, real sshd on 127.0.0.1).
 # The two longest packages are named first so that they start first and the
-# rest fill the other core around them: listed in path order, verdict would
-# start last and set the suite's length alone.
+# rest fill the cores around them: listed in path order, verdict would
+# start last and set the suite's length alone. Three package binaries at a
+# time on two cores: the end-to-end tests mostly wait on the servers they
+# launch, and two at a time left the cores two-thirds idle. Package times
+# against their timeouts: docs/PERFORMANCE.md, "The test suite's time".
+TEST_TIMEOUT ?= 10m
 test: build
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 9m ./verdict/ ./orchestrator/ ./...
+	$(GO) test -p 3 -count=1 -timeout $(TEST_TIMEOUT) ./orchestrator/ ./verdict/ ./...
 
 # A whole campaign against the simulated engine on this machine.
 demo: build
