@@ -52,7 +52,7 @@ func TestCategoriesReported(t *testing.T) {
 		t.Errorf("categories add up to %.1f tok/s, the level's steady throughput is %.1f", got, spec.SteadyThroughput)
 	}
 
-	var js, text, md bytes.Buffer
+	var js, text bytes.Buffer
 	if err := JSON(&js, v); err != nil {
 		t.Fatal(err)
 	}
@@ -66,10 +66,7 @@ func TestCategoriesReported(t *testing.T) {
 	if err := Text(&text, v); err != nil {
 		t.Fatal(err)
 	}
-	if err := Markdown(&md, v); err != nil {
-		t.Fatal(err)
-	}
-	for what, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+	for what, out := range map[string]string{"text": text.String()} {
 		for _, want := range []string{"code", "chat", "accept length"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s report lacks %q", what, want)
@@ -81,8 +78,5 @@ func TestCategoriesReported(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "accept length 2.") {
 		t.Errorf("the text detail lacks code's accept length:\n%s", text.String())
-	}
-	if !strings.Contains(md.String(), "Per prompt category") {
-		t.Errorf("markdown lacks the category table:\n%s", md.String())
 	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // TestEnergyShown: a run with power readings shows each level's energy in
-// the text detail, the Markdown detail table, the CSV and its own plot; a
+// the text detail, the Markdown energy table, the CSV and its own plot; a
 // run without shows none of them.
 func TestEnergyShown(t *testing.T) {
 	v, _ := testVerdict(t)
@@ -57,8 +57,8 @@ func TestEnergyShown(t *testing.T) {
 	if !strings.Contains(text, "J/1k tok (GPU W): 1500 ±2.0% (1180 W)") {
 		t.Errorf("text detail lacks the energy:\n%s", text)
 	}
-	if !strings.Contains(md, "J/1k tok (GPU W)") || !strings.Contains(md, "1500 ±2.0% (1180 W)") {
-		t.Errorf("markdown detail lacks the energy columns:\n%s", md)
+	if !strings.Contains(md, "baseline J/1k tok") || !strings.Contains(md, "1500 ±2.0% (1180 W)") {
+		t.Errorf("markdown lacks the energy table:\n%s", md)
 	}
 	found := false
 	for _, r := range rows[1:] {

@@ -2,36 +2,27 @@ package report
 
 import (
 	"fmt"
+	"html"
 	"io"
+	"strings"
 
 	"github.com/olekukonko/tablewriter/renderer"
 
-	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
-// Markdown writes the verdict for pasting into a pull request or a chat:
-// the same content as Text, as Markdown.
+// Markdown writes the verdict for a pull request or a chat, where the
+// first screen is all most readers see: the table and the per-variant
+// sentences first, then the cost, the energy table and the accept lengths,
+// the problems that make a comparison wrong (a failed scenario), and the
+// notes folded in a <details> block. Each level's figures are left to the
+// page, verdict.txt and summary.csv: a table per scenario and category made
+// the demo's file 336 lines long.
 func Markdown(w io.Writer, v *verdict.Verdict) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "## %s: verdict (%s)\n\n", v.Campaign, v.Run)
-	fmt.Fprintf(ew, "Baseline **%s**; throughput is the geometric mean of the launches' steady-state throughput ± its %.0f%% confidence interval.\n\n",
-		v.Baseline, 100*v.Confidence)
-	fmt.Fprintf(ew, "%s.\n\n", roundsLine(v))
-	for _, e := range v.Engines {
-		fmt.Fprintf(ew, "Engine: %s.\n\n", e)
-	}
-	if len(v.Notes) > 0 {
-		fmt.Fprintln(ew, "### Fairness")
-		fmt.Fprintln(ew)
-		for _, n := range v.Notes {
-			mark := map[string]string{verdict.SeverityRed: "🔴", verdict.SeverityWarn: "⚠️", verdict.SeverityInfo: "✅"}[n.Severity]
-			fmt.Fprintf(ew, "- %s %s\n", mark, n.Text)
-		}
-		fmt.Fprintln(ew)
-	}
-	fmt.Fprintln(ew, "### Throughput (output tok/s)")
-	fmt.Fprintln(ew)
+	fmt.Fprintf(ew, "Baseline **%s**; throughput (output tok/s) is the geometric mean of the launches' steady-state throughput ± its %.0f%% confidence interval; %s.\n\n",
+		v.Baseline, 100*v.Confidence, roundsLine(v))
 	if err := renderTable(ew, sideBySide(v), renderer.NewMarkdown()); err != nil {
 		return err
 	}
@@ -41,15 +32,13 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 		fmt.Fprintln(ew)
 		fmt.Fprintln(ew, hopelessFootnote)
 	}
-	if lines := sequentialLines(v); len(lines) > 0 {
-		fmt.Fprintf(ew, "\n### Sequential rounds\n\n%s.\n\n", sequentialHeading(v))
+	if lines := sequentialVariantLines(v); len(lines) > 0 {
+		fmt.Fprintf(ew, "\n%s:\n\n", sequentialHeading(v))
 		for _, line := range lines {
 			fmt.Fprintf(ew, "- %s\n", line)
 		}
 	}
 	if len(v.Crossovers) > 0 {
-		fmt.Fprintln(ew)
-		fmt.Fprintln(ew, "### Crossovers")
 		fmt.Fprintln(ew)
 		for _, x := range v.Crossovers {
 			fmt.Fprintf(ew, "- %s\n", x.Sentence)
@@ -59,71 +48,71 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 		}
 	}
 	if lines := capacityLines(v); len(lines) > 0 {
-		fmt.Fprintln(ew)
-		fmt.Fprintln(ew, "### Capacity under the SLO")
-		fmt.Fprintln(ew)
-		fmt.Fprintf(ew, "%s.\n\n", capacityHeading(v))
+		fmt.Fprintf(ew, "\n%s:\n\n", capacityHeading(v))
 		for _, line := range lines {
 			fmt.Fprintf(ew, "- %s\n", line)
 		}
 	}
-	if al := acceptLengths(v); len(al) > 0 {
+	if v.Cost != nil {
+		fmt.Fprintf(ew, "\n**Cost:** %s.\n", v.Cost.Sentence)
+	}
+	if et := energyTable(v); et != nil {
+		fmt.Fprintln(ew, "\nGPU energy per 1000 output tokens (mean GPU power), over the steady-state windows:")
 		fmt.Fprintln(ew)
-		fmt.Fprintln(ew, "### Speculative accept length")
+		if err := renderTable(ew, *et, renderer.NewMarkdown()); err != nil {
+			return err
+		}
+	}
+	if al := acceptLengths(v); len(al) > 0 {
 		fmt.Fprintln(ew)
 		for _, line := range al {
 			fmt.Fprintf(ew, "- %s\n", line)
 		}
 	}
-	for _, s := range v.Scenarios {
-		fmt.Fprintf(ew, "\n### %s%s\n\n", s.Name, fromEarlier(s))
-		if s.Failed() {
-			fmt.Fprintf(ew, "Failed in phase %s: %s\n", s.FailedPhase, verdict.FirstLine(s.Reason))
-			continue
-		}
-		if line := lengthsLine(s); line != "" {
-			fmt.Fprintf(ew, "⚠️ %s.\n\n", line)
-		}
-		if err := renderTable(ew, detailTable(v.Percentiles, s), renderer.NewMarkdown()); err != nil {
-			return err
-		}
-		if st := sloTable(s); len(st.Rows) > 0 {
-			fmt.Fprintf(ew, "\nAgainst the SLO:\n\n")
-			if err := renderTable(ew, st, renderer.NewMarkdown()); err != nil {
-				return err
-			}
-		}
-		if ct := categoryTable(s); len(ct.Rows) > 0 {
-			fmt.Fprintf(ew, "\nPer prompt category:\n\n")
-			if err := renderTable(ew, ct, renderer.NewMarkdown()); err != nil {
-				return err
-			}
-		}
-		if tt := turnTable(s); len(tt.Rows) > 0 {
-			fmt.Fprintf(ew, "\n%s\n\n", sessionsCaption)
-			if err := renderTable(ew, tt, renderer.NewMarkdown()); err != nil {
-				return err
-			}
-		}
-	}
+	markdownNotes(ew, v)
+	fmt.Fprintln(ew, "\nEach level's figures: `report/index.html`, `verdict.txt` and `summary.csv` in the run directory.")
 	return ew.err
 }
 
-// detailTable is a scenario's per-level figures as a grid: its columns
-// (levelColumnsAt) but the per-round ones.
-func detailTable(ps []float64, s verdict.Scenario) table {
-	cols := columnsOf(ps, &s, false)
-	t := table{Header: []string{levelHeaderOf(s.Levels)}}
-	for _, c := range cols {
-		t.Header = append(t.Header, c.Head)
-	}
-	for i := range s.Levels {
-		l := &s.Levels[i]
-		r := []string{measure.LevelLabel(l.Level)}
-		for _, c := range cols {
-			r = append(r, c.text(l))
+// noteEmoji marks a note by its severity in Markdown.
+var noteEmoji = map[string]string{verdict.SeverityRed: "🔴", verdict.SeverityWarn: "⚠️", verdict.SeverityInfo: "✅"}
+
+// markdownNotes writes the problems, which make a comparison wrong and are
+// shown, then every note (those of one kind about many levels as one item,
+// noteItems) and the engines folded in a <details> block whose summary
+// counts them.
+func markdownNotes(w io.Writer, v *verdict.Verdict) {
+	count := map[string]int{}
+	for _, n := range v.Notes {
+		count[n.Severity]++
+		if n.Severity == verdict.SeverityRed {
+			fmt.Fprintf(w, "\n%s %s\n", noteEmoji[n.Severity], n.Text)
 		}
-		t.Rows = append(t.Rows, r)
 	}
-	return t
+	if len(v.Notes) == 0 && len(v.Engines) == 0 {
+		return
+	}
+	var parts []string
+	if n := count[verdict.SeverityRed]; n > 0 {
+		parts = append(parts, nouns(n, "problem", "problems"))
+	}
+	if n := count[verdict.SeverityWarn]; n > 0 {
+		parts = append(parts, nouns(n, "warning", "warnings"))
+	}
+	if n := count[verdict.SeverityInfo]; n > 0 {
+		parts = append(parts, nouns(n, "check", "checks")+" passed")
+	}
+	summary := "What the run checked"
+	if len(parts) > 0 {
+		summary += ": " + strings.Join(parts, ", ")
+	}
+	// GitHub renders Markdown inside <details> only after a blank line.
+	fmt.Fprintf(w, "\n<details><summary>%s</summary>\n\n", html.EscapeString(summary))
+	for _, n := range noteItems(v) {
+		fmt.Fprintf(w, "- %s %s\n", noteEmoji[n.Severity], n.Text)
+	}
+	for _, e := range v.Engines {
+		fmt.Fprintf(w, "- engine: %s\n", e)
+	}
+	fmt.Fprintln(w, "\n</details>")
 }

@@ -16,6 +16,16 @@ func sequentialHeading(v *verdict.Verdict) string {
 // rounds it took, its GPU-hours, and why it stopped or went on, then what
 // the whole answer cost; nil under a fixed design.
 func sequentialLines(v *verdict.Verdict) []string {
+	out := sequentialVariantLines(v)
+	if out != nil && v.Cost != nil {
+		out = append(out, v.Cost.Sentence)
+	}
+	return out
+}
+
+// sequentialVariantLines are sequentialLines without the cost: the end of
+// a run gives the cost a line of its own, under a fixed design too.
+func sequentialVariantLines(v *verdict.Verdict) []string {
 	if v.Sequential == nil {
 		return nil
 	}
@@ -30,9 +40,6 @@ func sequentialLines(v *verdict.Verdict) []string {
 			}
 		}
 		out = append(out, line+"; "+vs.Reason)
-	}
-	if v.Cost != nil {
-		out = append(out, v.Cost.Sentence)
 	}
 	return out
 }

@@ -68,7 +68,7 @@ func TestLengthsLine(t *testing.T) {
 	}
 }
 
-// TestSessionsInEveryReport: the text, Markdown and HTML reports each show
+// TestSessionsInEveryReport: the text detail and the HTML report each show
 // a sessions scenario's figures per turn and say where its prompt lengths
 // were estimated.
 func TestSessionsInEveryReport(t *testing.T) {
@@ -81,7 +81,6 @@ func TestSessionsInEveryReport(t *testing.T) {
 		turns string
 	}{
 		{"text", func(b *bytes.Buffer, v *verdict.Verdict) error { return Text(b, v) }, "TTFT p50 by turn 1: 60 ms | 2: 5.7 ms (98% cached)"},
-		{"markdown", func(b *bytes.Buffer, v *verdict.Verdict) error { return Markdown(b, v) }, "| 4 |    2 |        6 | 6/6 |   5.7 ms |"},
 		{"html", func(b *bytes.Buffer, v *verdict.Verdict) error { return HTML(b, v) }, "<caption>Per turn of the sessions"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,12 +25,20 @@ const (
 )
 
 // Options are the choices a renderer leaves to its caller. The zero value
-// means the defaults, which are what WriteAll writes.
+// means the defaults; WriteAll writes the detail.
 type Options struct {
 	// Width is the widest line the text table may draw, in columns: a
 	// terminal's width (DefaultWidth when zero). A file has no terminal and
 	// gets DefaultWidth.
 	Width int
+	// Detail asks the text format for everything: the notes in full, each
+	// level's figures, categories, energy and accept lengths (Text). Without
+	// it the text format is what the end of a run shows (End). The report
+	// files always hold the detail.
+	Detail bool
+	// Where is what End says about the run's files; the detail has no use
+	// for it.
+	Where Where
 }
 
 // Format is one way to write a verdict: what `bakeoff report --format`
@@ -46,8 +54,13 @@ type Format struct {
 // Formats are every format, the one list that both WriteAll and
 // `bakeoff report --format` read, in the order the usage lists them.
 var Formats = []Format{
-	{Name: "text", Doc: "the side-by-side table and each level's figures", File: TextFile,
-		Write: func(w io.Writer, v *verdict.Verdict, o Options) error { return TextWidth(w, v, o.Width) }},
+	{Name: "text", Doc: "the checks, the table and the sentences; with --detail every note and each level's figures", File: TextFile,
+		Write: func(w io.Writer, v *verdict.Verdict, o Options) error {
+			if o.Detail {
+				return TextWidth(w, v, o.Width)
+			}
+			return End(w, v, o.Width, o.Where)
+		}},
 	{Name: "md", Doc: "the same as Markdown, for a pull request or a chat", File: MarkdownFile, Write: plain(Markdown)},
 	{Name: "csv", Doc: "one row per scenario and level", File: CSVFile, Write: plain(CSV)},
 	{Name: "breakeven", Doc: "one row per variant: where its speedup crosses 1, with the interval and the setting it suggests", File: BreakEvenFile, Write: plain(BreakEvenCSV)},
@@ -87,7 +100,7 @@ func WriteAll(runDir string, v *verdict.Verdict) error {
 	files := map[string][]byte{}
 	for _, f := range Formats {
 		var buf bytes.Buffer
-		if err := f.Write(&buf, v, Options{}); err != nil {
+		if err := f.Write(&buf, v, Options{Detail: true}); err != nil {
 			return fmt.Errorf("report %s: %w", f.File, err)
 		}
 		files[f.File] = buf.Bytes()

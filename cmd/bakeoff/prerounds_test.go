@@ -40,7 +40,8 @@ func TestReportPreRoundsRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	copyTree(t, filepath.Join("..", "..", "testdata", "pre-rounds-run"), dir)
 	e, out, errOut := testEnv()
-	if code := run(context.Background(), e, []string{"report", dir}); code != exitOK {
+	// The detail names the attempt each scenario's figures come from.
+	if code := run(context.Background(), e, []string{"report", dir, "--detail"}); code != exitOK {
 		t.Fatalf("report: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, want := range []string{"baseline tok/s", "eagle3 tok/s", "eagle3/history/1"} {

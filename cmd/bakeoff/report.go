@@ -6,15 +6,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
 var reportUsage = `
-Usage: bakeoff report DIR [--format ` + strings.Join(report.FormatNames(), "|") + `] [--out FILE] [--write] [--alpha 0.05] [--baseline NAME]
+Usage: bakeoff report DIR [--format ` + strings.Join(report.FormatNames(), "|") + `] [--detail] [--out FILE] [--write] [--alpha 0.05] [--baseline NAME]
 
 Rebuilds the verdict of the run in DIR from its raw records (requests.jsonl)
 alone: no host is contacted. Prints it in the chosen format (text by
@@ -23,6 +25,10 @@ asks it to rebuild DIR/report/.
 
   --format    one of (text by default):
 ` + formatLines() + `
+  --detail    with --format text: everything, not only what the end of a
+              run shows (the checks, the table, the sentences, the cost):
+              every note in full, each level's figures, the categories,
+              energy, accept lengths and where the time went (verdict.txt)
   --out       write the report to FILE instead of standard output
   --write     also rewrite DIR/report/ (index.html, the page to look at;
               verdict.txt, verdict.md, summary.csv, verdict.json,
@@ -62,7 +68,9 @@ type reportFlags struct {
 	out string
 	// write rewrites the run's own report files too.
 	write bool
-	alpha float64
+	// detail asks the text format for everything (report.Options.Detail).
+	detail bool
+	alpha  float64
 }
 
 func parseReportFlags(e *env, args []string) (*reportFlags, error) {
@@ -75,12 +83,13 @@ func parseReportFlags(e *env, args []string) (*reportFlags, error) {
 	fs.StringVar(&f.baseline, "baseline", "", "")
 	fs.StringVar(&f.out, "out", "", "")
 	fs.BoolVar(&f.write, "write", false, "")
+	fs.BoolVar(&f.detail, "detail", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return nil, err
 	}
 	if len(pos) != 1 {
-		return nil, usagef("usage: bakeoff report DIR [--format %s] [--out FILE] [--write] [--alpha 0.05] [--baseline NAME]", strings.Join(report.FormatNames(), "|"))
+		return nil, usagef("usage: bakeoff report DIR [--format %s] [--detail] [--out FILE] [--write] [--alpha 0.05] [--baseline NAME]", strings.Join(report.FormatNames(), "|"))
 	}
 	f.dir = pos[0]
 	if _, ok := report.FormatNamed(f.format); !ok {
@@ -129,12 +138,29 @@ func runReport(_ context.Context, e *env, args []string) int {
 		return code
 	}
 	format, _ := report.FormatNamed(f.format)
+	o := report.Options{Detail: f.detail}
+	if !f.detail {
+		o.Where = report.Where{RunDir: f.dir}
+		if page := filepath.Join(f.dir, report.Dir, report.HTMLFile); isFile(page) {
+			o.Where.Page = page
+		}
+	}
+	write := func(w io.Writer) error {
+		if err := format.Write(w, v, o); err != nil {
+			return err
+		}
+		if f.detail && format.Name == "text" {
+			return writePhaseTimes(w, f.dir)
+		}
+		return nil
+	}
 	if f.out == "" {
-		err = format.Write(e.Stdout, v, report.Options{Width: e.columns()})
+		o.Width = e.columns()
+		err = write(e.Stdout)
 	} else {
 		// A file has no terminal: the renderer's default width, as the
 		// run's own report files have.
-		err = results.WriteAtomic(f.out, func(w io.Writer) error { return format.Write(w, v, report.Options{}) })
+		err = results.WriteAtomic(f.out, write)
 	}
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "bakeoff report: %v\n", err)
@@ -147,6 +173,37 @@ func runReport(_ context.Context, e *env, args []string) int {
 		}
 	}
 	return code
+}
+
+// writePhaseTimes writes where the run's time went, per phase, from its
+// journal: the detail's last table, which the verdict cannot give since it
+// reads only the records. A run without a journal has nothing to add.
+func writePhaseTimes(w io.Writer, dir string) error {
+	entries, err := orchestrator.ReadJournal(filepath.Join(dir, results.JournalFile))
+	if err != nil {
+		return err
+	}
+	pt := orchestrator.PhaseTimes(entries)
+	if len(pt) == 0 {
+		return nil
+	}
+	total := 0.0
+	for _, p := range pt {
+		total += p.Seconds
+	}
+	if _, err := fmt.Fprintln(w, "\nWhere the time went:"); err != nil {
+		return err
+	}
+	for _, p := range pt {
+		share := 0.0
+		if total > 0 {
+			share = 100 * p.Seconds / total
+		}
+		if _, err := fmt.Fprintf(w, "  %-15s %8.1fs  %5.1f%%  (%d×)\n", p.Phase, p.Seconds, share, p.Count); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // buildReport computes the verdict of the run in dir, changing nothing

@@ -290,67 +290,60 @@ func printConfigNotes(e *env, h remote.Host) {
 	}
 }
 
-// printEnd writes the verdict, where the time went, the results path and,
-// after an interruption, how to resume; plan says what the hosts' deadline
-// was, for rounds left out for time.
+// printEnd writes the end of the run: first what went wrong on the way
+// (failed launches, the fleet's hosts), then the verdict's end block
+// (report.End), which closes with how the run ended, the resume command when
+// there is one, and where the results are, so that the last screen is the
+// answer. plan says what the hosts' deadline was, for rounds left out for
+// time. Where the time went is in `bakeoff report DIR --format text --detail`.
 func printEnd(e *env, c *campaign.Campaign, f *runFlags, plan placement.Plan, out *orchestrator.Outcome) {
 	w := e.Stdout
-	fmt.Fprintln(w)
-	if err := printVerdict(w, out.RunDir, e.columns()); err != nil {
-		fmt.Fprintf(e.Stderr, "bakeoff run: building the verdict: %v\n", err)
-	}
+	width := e.columns()
 	for _, r := range out.Results {
 		if r.Status == results.StatusFailed {
 			round := ""
 			if c.Rounds > 1 {
 				round = fmt.Sprintf(" (round %d)", r.RoundOf())
 			}
-			fmt.Fprintf(w, "\nFAILED %s%s at %s: %s\n", r.Name, round, r.FailedPhase, r.Reason)
-		}
-	}
-	if pt := orchestrator.PhaseTimes(out.Journal); len(pt) > 0 {
-		fmt.Fprintln(w, "\nWhere the time went:")
-		total := 0.0
-		for _, p := range pt {
-			total += p.Seconds
-		}
-		for _, p := range pt {
-			share := 0.0
-			if total > 0 {
-				share = 100 * p.Seconds / total
-			}
-			fmt.Fprintf(w, "  %-15s %8.1fs  %5.1f%%  (%d×)\n", p.Phase, p.Seconds, share, p.Count)
+			fmt.Fprintf(w, "\nFAILED %s%s at %s: %s\n", r.Name, round, r.FailedPhase, firstLine(r.Reason))
 		}
 	}
 	printFleet(w, out)
-	fmt.Fprintf(w, "\nResults: %s\n", out.RunDir)
-	if page := filepath.Join(out.RunDir, report.Dir, report.HTMLFile); isFile(page) {
-		fmt.Fprintf(w, "Report:  %s\n", page)
+	fmt.Fprintln(w)
+	where := report.Where{RunDir: out.RunDir, Status: endStatus(f, plan, out)}
+	if err := printVerdict(w, out.RunDir, width, where); err != nil {
+		fmt.Fprintf(e.Stderr, "bakeoff run: building the verdict: %v\n", err)
 	}
-	if out.Canceled || out.Stopped != "" || len(out.OutOfTime) > 0 {
-		abs, _ := filepath.Abs(out.RunDir)
-		resume := fmt.Sprintf("bakeoff run %s --resume %s", campaign.ShellQuote(f.config), campaign.ShellQuote(abs))
-		if f.only != "" {
-			// An interrupted rerun is finished by the same rerun; without
-			// --only, resume would settle for the earlier complete attempt.
-			resume += " --only " + campaign.ShellQuote(f.only)
-		}
-		if f.round > 0 {
-			resume += " --round " + strconv.Itoa(f.round)
-		}
-		switch {
-		case out.Stopped != "":
-			fmt.Fprintf(w, "Stopped: %s.\nOnce that is fixed, resume with: %s\n", out.Stopped, resume)
-		case out.Canceled:
-			fmt.Fprintf(w, "Interrupted. Resume with: %s\n", resume)
-		default:
-			fmt.Fprintf(w, "Out of time: %s not started (not enough time left %s).\nResume with: %s\n",
-				roundList(out.OutOfTime), cmp.Or(plan.Limit, "on the hosts"), resume)
-			if plan.ResumeNote != "" {
-				fmt.Fprintf(w, "(%s)\n", plan.ResumeNote)
-			}
-		}
+}
+
+// endStatus says how a run that did not finish ended and how to resume it;
+// nil for a run that finished.
+func endStatus(f *runFlags, plan placement.Plan, out *orchestrator.Outcome) []string {
+	if !out.Canceled && out.Stopped == "" && len(out.OutOfTime) == 0 {
+		return nil
 	}
+	abs, _ := filepath.Abs(out.RunDir)
+	resume := fmt.Sprintf("bakeoff run %s --resume %s", campaign.ShellQuote(f.config), campaign.ShellQuote(abs))
+	if f.only != "" {
+		// An interrupted rerun is finished by the same rerun; without
+		// --only, resume would settle for the earlier complete attempt.
+		resume += " --only " + campaign.ShellQuote(f.only)
+	}
+	if f.round > 0 {
+		resume += " --round " + strconv.Itoa(f.round)
+	}
+	switch {
+	case out.Stopped != "":
+		return []string{fmt.Sprintf("Stopped: %s.", out.Stopped), "Once that is fixed, resume with: " + resume}
+	case out.Canceled:
+		return []string{"Interrupted. Resume with: " + resume}
+	}
+	lines := []string{fmt.Sprintf("Out of time: %s not started (not enough time left %s).",
+		roundList(out.OutOfTime), cmp.Or(plan.Limit, "on the hosts")), "Resume with: " + resume}
+	if plan.ResumeNote != "" {
+		lines = append(lines, "("+plan.ResumeNote+")")
+	}
+	return lines
 }
 
 // printFleet says which rounds ran where, which hosts were not used (left

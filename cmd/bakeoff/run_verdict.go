@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
@@ -11,32 +12,49 @@ import (
 )
 
 // printVerdict rebuilds the verdict from the run's files on disk (as
-// `bakeoff report` would), prints the side-by-side table, fitted to width
-// columns (0: the default), and writes every report into the run directory.
-// A run with no completed scenario has no verdict to give.
-func printVerdict(w io.Writer, runDir string, width int) error {
+// `bakeoff report` would), writes every report into the run directory and
+// prints the end of the run (report.End: the checks, the table, the
+// sentences, the cost, then where's Status and the paths), fitted to width
+// columns (0: the default). Without a verdict (no scenario completed, or
+// the files could not be read) where's lines are printed alone, so that the
+// resume command and the results are still the last lines.
+func printVerdict(w io.Writer, runDir string, width int, where report.Where) error {
+	v, err := endVerdict(runDir)
+	if v == nil {
+		if err == nil {
+			fmt.Fprintln(w, "No scenario completed: no verdict.")
+		}
+		for _, s := range where.Status {
+			fmt.Fprintln(w, s)
+		}
+		fmt.Fprintf(w, "Results: %s\n", where.RunDir)
+		return err
+	}
+	// The page is written before the end names it.
+	werr := writeReports(runDir, v)
+	if page := filepath.Join(runDir, report.Dir, report.HTMLFile); werr == nil && isFile(page) {
+		where.Page = page
+	}
+	if err := report.End(w, v, width, where); err != nil {
+		return err
+	}
+	return werr
+}
+
+// endVerdict is the verdict of the run in runDir; nil with no error when
+// no scenario completed.
+func endVerdict(runDir string) (*verdict.Verdict, error) {
 	run, err := results.ReadRun(runDir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ok := 0
 	for i := range run.Summary.Scenarios {
+		// A failed rerun still has its earlier complete attempt.
 		if run.Summary.Scenarios[i].Complete() != nil {
-			ok++ // a failed rerun still has its earlier complete attempt
+			return verdict.Compute(run, verdict.Options{})
 		}
 	}
-	if ok == 0 {
-		fmt.Fprintln(w, "No scenario completed: no verdict.")
-		return nil
-	}
-	v, err := verdict.Compute(run, verdict.Options{})
-	if err != nil {
-		return err
-	}
-	if err := report.TextWidth(w, v, width); err != nil {
-		return err
-	}
-	return writeReports(runDir, v)
+	return nil, nil
 }
 
 // writeReports writes the reports and plots into the run directory.
