@@ -93,20 +93,29 @@ func severityRank(s string) int {
 }
 
 // countOf says how many of what the notes are about: "18 of 24 levels"
-// when each is about one level of one scenario, else "3 notes".
+// when each is about one level of one scenario, "3 of 5 scenarios" when each
+// is about a scenario of its own, else "3 notes".
 func countOf(v *verdict.Verdict, notes []verdict.Note) string {
+	perLevel, perScenario := true, true
+	seen := map[string]bool{}
 	for _, n := range notes {
-		if n.Scenario == "" || (n.Level == measure.Level{}) {
-			return fmt.Sprintf("%d notes", len(notes))
-		}
+		perLevel = perLevel && n.Scenario != "" && n.Level != (measure.Level{})
+		perScenario = perScenario && n.Scenario != "" && n.Level == (measure.Level{}) && !seen[n.Scenario]
+		seen[n.Scenario] = true
 	}
-	levels := 0
-	for _, s := range v.Scenarios {
-		if !s.Failed() {
-			levels += len(s.Levels)
+	switch {
+	case perLevel:
+		levels := 0
+		for _, s := range v.Scenarios {
+			if !s.Failed() {
+				levels += len(s.Levels)
+			}
 		}
+		return fmt.Sprintf("%d of %d levels", len(notes), levels)
+	case perScenario:
+		return fmt.Sprintf("%d of %d scenarios", len(notes), len(v.Scenarios))
 	}
-	return fmt.Sprintf("%d of %d levels", len(notes), levels)
+	return fmt.Sprintf("%d notes", len(notes))
 }
 
 // noteGist is a note's text without the scenario and level it starts with

@@ -88,6 +88,10 @@ func TestCheckedLines(t *testing.T) {
 		{"an unnamed kind says what its first note says", []verdict.Note{
 			{Severity: verdict.SeverityWarn, Check: "new", Scenario: "a", Text: "a: something odd (figures); more words"},
 			{Severity: verdict.SeverityWarn, Check: "new", Scenario: "b", Text: "b: something odd (other figures)"},
+		}, []string{"!  2 of 2 scenarios: something odd"}},
+		{"notes on no one scenario are counted as notes", []verdict.Note{
+			{Severity: verdict.SeverityWarn, Check: "new", Text: "something odd; more words"},
+			{Severity: verdict.SeverityWarn, Check: "new", Scenario: "a", Text: "a: something else"},
 		}, []string{"!  2 notes: something odd"}},
 		{"problems first, passed checks last", []verdict.Note{
 			{Severity: verdict.SeverityInfo, Check: verdict.CheckFingerprint, Text: "same sweep"},
