@@ -30,8 +30,8 @@ type checkLine struct {
 	Text     string
 }
 
-// checkedLines sum up the verdict's notes: every kind of problem or warning
-// one line (the note's first clause when it is the only one of its kind,
+// checkedLines sum up the verdict's notes: every problem one line, every
+// kind of warning one line (the note's first clause when it is the only one of its kind,
 // else how many levels or notes and what they say), most severe first, then
 // one line naming the checks that passed. The notes in full are in the
 // report.
@@ -49,7 +49,11 @@ func checkedLines(v *verdict.Verdict) []checkLine {
 			}
 			continue
 		}
-		i := slices.IndexFunc(groups, func(g *group) bool { return g.severity == n.Severity && g.check == n.Check })
+		// A problem (a failed scenario or launch) is never one of a count:
+		// each is its own line.
+		i := slices.IndexFunc(groups, func(g *group) bool {
+			return g.severity == n.Severity && g.check == n.Check && n.Severity != verdict.SeverityRed
+		})
 		if i < 0 {
 			groups = append(groups, &group{severity: n.Severity, check: n.Check})
 			i = len(groups) - 1

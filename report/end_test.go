@@ -89,6 +89,10 @@ func TestCheckedLines(t *testing.T) {
 			{Severity: verdict.SeverityWarn, Check: "new", Scenario: "a", Text: "a: something odd (figures); more words"},
 			{Severity: verdict.SeverityWarn, Check: "new", Scenario: "b", Text: "b: something odd (other figures)"},
 		}, []string{"!  2 of 2 scenarios: something odd"}},
+		{"problems are never counted", []verdict.Note{
+			{Severity: verdict.SeverityRed, Check: verdict.CheckScenario, Scenario: "a", Text: "a round 2 failed in phase ready: OOM; the verdict uses its other rounds"},
+			{Severity: verdict.SeverityRed, Check: verdict.CheckScenario, Scenario: "b", Text: "b failed in phase launch: no such file; it has no measurements"},
+		}, []string{"!! a round 2 failed in phase ready: OOM", "!! b failed in phase launch: no such file"}},
 		{"notes on no one scenario are counted as notes", []verdict.Note{
 			{Severity: verdict.SeverityWarn, Check: "new", Text: "something odd; more words"},
 			{Severity: verdict.SeverityWarn, Check: "new", Scenario: "a", Text: "a: something else"},
@@ -169,5 +173,30 @@ func TestMarkdownForAPullRequest(t *testing.T) {
 			t.Fatalf("verdict.md lacks %q after byte %d:\n%s", want, at, md)
 		}
 		at += i
+	}
+}
+
+// TestFold: prose is folded at spaces with a hanging indent, a line that
+// fits keeps its spacing, and a word longer than a line is cut.
+func TestFold(t *testing.T) {
+	for _, tc := range []struct {
+		name, s string
+		width   int
+		want    []string
+	}{
+		{"fits, spacing kept", "Report:  a/b", 20, []string{"Report:  a/b"}},
+		{"folded with the indent", "one two three four five", 12, []string{"- one two", "  three four", "  five"}},
+		{"a long word is cut", "path /a/very/long/path/name", 10, []string{"- path", "  /a/very/", "  long/pat", "  h/name"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			first, rest := "- ", "  "
+			if tc.name == "fits, spacing kept" {
+				first, rest = "", ""
+			}
+			got := fold(tc.s, tc.width, first, rest)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("fold(%q, %d) = %q, want %q", tc.s, tc.width, got, tc.want)
+			}
+		})
 	}
 }

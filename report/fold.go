@@ -44,3 +44,13 @@ func foldAll(lines []string, width int, first, rest string) []string {
 	}
 	return out
 }
+
+// Fold is fold for the lines the CLI prints around the end of a run (a
+// failed launch, a host given up on): the same folding, so that they too
+// fit the terminal's width (0: DefaultWidth).
+func Fold(s string, width int, first, rest string) []string {
+	if width <= 0 {
+		width = DefaultWidth
+	}
+	return fold(s, width, first, rest)
+}

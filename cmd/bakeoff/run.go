@@ -305,7 +305,10 @@ func printEnd(e *env, c *campaign.Campaign, f *runFlags, plan placement.Plan, ou
 			if c.Rounds > 1 {
 				round = fmt.Sprintf(" (round %d)", r.RoundOf())
 			}
-			fmt.Fprintf(w, "\nFAILED %s%s at %s: %s\n", r.Name, round, r.FailedPhase, firstLine(r.Reason))
+			fmt.Fprintln(w)
+			for _, l := range report.Fold(fmt.Sprintf("FAILED %s%s at %s: %s", r.Name, round, r.FailedPhase, firstLine(r.Reason)), width, "", "  ") {
+				fmt.Fprintln(w, l)
+			}
 		}
 	}
 	printFleet(w, out)
