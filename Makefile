@@ -20,7 +20,7 @@ build:
 # time on two cores: the end-to-end tests mostly wait on the servers they
 # launch, and two at a time left the cores two-thirds idle. Package times
 # against their timeouts: docs/PERFORMANCE.md, "The test suite's time".
-TEST_TIMEOUT ?= 10m
+TEST_TIMEOUT ?= 12m
 test: build
 	$(GO) vet ./...
 	$(GO) test -p 3 -count=1 -timeout $(TEST_TIMEOUT) ./orchestrator/ ./verdict/ ./...
