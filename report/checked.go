@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -12,15 +13,15 @@ import (
 // checkGist is what the notes of one kind say when there are several of
 // them, in a few words: one note per level of every scenario (the demo
 // printed the same client warning 18 times) reads as one line with a count.
-// A kind not named here is summed up by its first note, without the
-// scenario, the level and the figures in brackets.
+// A kind not named here is summed up by its first note, without where it
+// is (the scenario, level and round before its first colon), the figures in
+// brackets and what follows its first semicolon.
 var checkGist = map[string]string{
 	verdict.CheckClient:       "the load generator may have set the pace",
 	verdict.CheckConcurrency:  "fewer requests in flight than the level asks for",
 	verdict.CheckSaturation:   "the server could not keep up with the arrivals",
 	verdict.CheckInconclusive: "neither a difference nor a tie could be shown",
 	verdict.CheckGreedy:       "greedy outputs differ from the baseline's",
-	verdict.CheckSamples:      "too few launches or samples",
 }
 
 // checkLine is one kind of note, counted: a line of the block of what the
@@ -97,15 +98,22 @@ func severityRank(s string) int {
 }
 
 // countOf says how many of what the notes are about: "18 of 24 levels"
-// when each is about one level of one scenario, "3 of 5 scenarios" when each
-// is about a scenario of its own, else "3 notes".
+// when each is about one level of one scenario (a level with two notes, two
+// rounds' say, counted once), "3 of 5 scenarios" when each is about a
+// scenario of its own, else "3 notes".
 func countOf(v *verdict.Verdict, notes []verdict.Note) string {
 	perLevel, perScenario := true, true
-	seen := map[string]bool{}
+	scenarios := map[string]bool{}
+	type at struct {
+		scenario string
+		level    measure.Level
+	}
+	levelsNoted := map[at]bool{}
 	for _, n := range notes {
 		perLevel = perLevel && n.Scenario != "" && n.Level != (measure.Level{})
-		perScenario = perScenario && n.Scenario != "" && n.Level == (measure.Level{}) && !seen[n.Scenario]
-		seen[n.Scenario] = true
+		perScenario = perScenario && n.Scenario != "" && n.Level == (measure.Level{}) && !scenarios[n.Scenario]
+		scenarios[n.Scenario] = true
+		levelsNoted[at{n.Scenario, n.Level}] = true
 	}
 	switch {
 	case perLevel:
@@ -115,28 +123,31 @@ func countOf(v *verdict.Verdict, notes []verdict.Note) string {
 				levels += len(s.Levels)
 			}
 		}
-		return fmt.Sprintf("%d of %d levels", len(notes), levels)
+		return fmt.Sprintf("%d of %d levels", len(levelsNoted), levels)
 	case perScenario:
 		return fmt.Sprintf("%d of %d scenarios", len(notes), len(v.Scenarios))
 	}
 	return fmt.Sprintf("%d notes", len(notes))
 }
 
-// noteGist is a note's text without the scenario and level it starts with
-// and from its first bracket or semicolon on: what it says, not where or
-// with which figures.
+// bracketed is a note's figures in brackets, which a gist leaves out.
+var bracketed = regexp.MustCompile(` \([^()]*\)`)
+
+// noteGist is what a note says, not where or with which figures: without
+// the scenario, level and round it starts with (up to its first colon),
+// its bracketed figures, and from its first semicolon on.
 func noteGist(n verdict.Note) string {
-	s := strings.TrimPrefix(n.Text, n.Scenario)
-	if !(n.Level == measure.Level{}) {
-		s = strings.TrimPrefix(strings.TrimSpace(s), measure.LevelName(n.Level))
-	}
-	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), ":"))
-	for _, cut := range []string{" (", "; "} {
-		if i := strings.Index(s, cut); i > 0 {
-			s = s[:i]
+	s := n.Text
+	if n.Scenario != "" {
+		if _, after, ok := strings.Cut(s, ": "); ok {
+			s = after
+		} else {
+			s = strings.TrimPrefix(s, n.Scenario)
 		}
 	}
-	return s
+	s = bracketed.ReplaceAllString(s, "")
+	s, _, _ = strings.Cut(s, "; ")
+	return strings.TrimSpace(s)
 }
 
 // foldedFrom is how many notes about single levels of one kind make one
@@ -189,7 +200,9 @@ func levelsWhere(notes []verdict.Note) string {
 		if _, ok := at[n.Scenario]; !ok {
 			names = append(names, n.Scenario)
 		}
-		at[n.Scenario] = append(at[n.Scenario], measure.LevelName(n.Level))
+		if name := measure.LevelName(n.Level); !slices.Contains(at[n.Scenario], name) {
+			at[n.Scenario] = append(at[n.Scenario], name)
+		}
 	}
 	parts := make([]string, len(names))
 	for i, name := range names {

@@ -89,6 +89,14 @@ func TestCheckedLines(t *testing.T) {
 			{Severity: verdict.SeverityWarn, Check: "new", Scenario: "a", Text: "a: something odd (figures); more words"},
 			{Severity: verdict.SeverityWarn, Check: "new", Scenario: "b", Text: "b: something odd (other figures)"},
 		}, []string{"!  2 of 2 scenarios: something odd"}},
+		{"a level with two notes counts once; the gist leaves out where and the figures", []verdict.Note{
+			{Severity: verdict.SeverityWarn, Check: verdict.CheckSamples, Scenario: "a", Level: c(2),
+				Text: "a C=2 round 1 repeat 0: the steady state (0.2 s) is shorter than one median request latency (0.2 s): one sample"},
+			{Severity: verdict.SeverityWarn, Check: verdict.CheckSamples, Scenario: "a", Level: c(2),
+				Text: "a C=2 round 2 repeat 0: the steady state (0.19 s) is shorter than one median request latency (0.2 s): one sample"},
+			{Severity: verdict.SeverityWarn, Check: verdict.CheckSamples, Scenario: "b", Level: c(2),
+				Text: "b C=2 round 1 repeat 0: the steady state (0.21 s) is shorter than one median request latency (0.22 s): one sample"},
+		}, []string{"!  2 of 4 levels: the steady state is shorter than one median request latency: one sample"}},
 		{"problems are never counted", []verdict.Note{
 			{Severity: verdict.SeverityRed, Check: verdict.CheckScenario, Scenario: "a", Text: "a round 2 failed in phase ready: OOM; the verdict uses its other rounds"},
 			{Severity: verdict.SeverityRed, Check: verdict.CheckScenario, Scenario: "b", Text: "b failed in phase launch: no such file; it has no measurements"},
