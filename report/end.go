@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/verdict"
@@ -99,7 +100,15 @@ func End(w io.Writer, v *verdict.Verdict, width int, where Where) error {
 	if where.RunDir != "" {
 		// Every note in full, each level's figures, energy and where the
 		// time went: what this end leaves out.
-		prose("Details: bakeoff report "+campaign.ShellQuote(where.RunDir)+" --format text --detail", "", "  ")
+		cmd := "bakeoff report " + campaign.ShellQuote(where.RunDir) + " --format text --detail"
+		if utf8.RuneCountInString("Details: "+cmd) <= width {
+			line("Details: " + cmd)
+		} else {
+			// A command folded at its spaces cannot be pasted: on a line
+			// of its own it fits more often.
+			line("Details:")
+			prose(cmd, "  ", "  ")
+		}
 	}
 	return ew.err
 }
