@@ -32,7 +32,7 @@ func TestRunEndsWithTheAnswer(t *testing.T) {
 	}
 	text := out.String()
 	order := []string{"what the run checked", "┌", "eagle3: inconclusive", "Cost: ", "Interrupted. Resume with:",
-		"Results: " + dir, "Report:  " + filepath.Join(dir, report.Dir, report.HTMLFile), "Details: bakeoff report"}
+		"Results: " + dir, "Report:  " + filepath.Join(dir, report.Dir, report.HTMLFile), "Details:", "bakeoff report "}
 	at := 0
 	for _, want := range order {
 		i := strings.Index(text[at:], want)
