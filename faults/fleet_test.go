@@ -264,7 +264,7 @@ func TestFleetHostCutMidRound(t *testing.T) {
 	if lost != 1 {
 		t.Errorf("%d host-lost lines, want 1", lost)
 	}
-	if rep := f.bakeoff("report", out); rep.code != 0 || !strings.Contains(rep.stdout, "3 rounds") {
+	if rep := f.bakeoff("report", out, "--format", "text", "--detail"); rep.code != 0 || !strings.Contains(rep.stdout, "3 rounds") {
 		t.Errorf("bakeoff report: %s", rep)
 	}
 	for _, h := range f.hosts {
@@ -495,7 +495,7 @@ func TestFleetOnly(t *testing.T) {
 				l.Round, l.Result.Attempt, l.Result.History, homes[l.Round])
 		}
 	}
-	if rep := f.bakeoff("report", out); rep.code != 0 || !strings.Contains(rep.stdout, "2 rounds") {
+	if rep := f.bakeoff("report", out, "--format", "text", "--detail"); rep.code != 0 || !strings.Contains(rep.stdout, "2 rounds") {
 		t.Errorf("bakeoff report: %s", rep)
 	}
 
