@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build test demo vet fmt bench bench-cpu fuzz faults soak scale slurm sequential clean
+.PHONY: all build deps test demo vet fmt bench bench-cpu fuzz faults soak scale slurm sequential clean
 
 all: build
 
@@ -21,9 +21,15 @@ build:
 # launch, and two at a time left the cores two-thirds idle. Package times
 # against their timeouts: docs/PERFORMANCE.md, "The test suite's time".
 TEST_TIMEOUT ?= 12m
-test: build
+test: build deps
 	$(GO) vet ./...
 	$(GO) test -p 3 -count=1 -timeout $(TEST_TIMEOUT) ./orchestrator/ ./verdict/ ./...
+
+# What the tests need beyond Go (sshd, network namespaces, Chromium, Slurm):
+# installed where this machine can (root with apt-get), else named in one
+# line; the tests that need a missing piece skip.
+deps:
+	./scripts/test-deps.sh
 
 # A whole campaign against the simulated engine on this machine.
 demo: build
@@ -48,7 +54,7 @@ fuzz:
 # part (bad inputs); BAKEOFF_FAULTS=1 switches on the campaigns. Each
 # campaign mostly waits (servers loading, links cut), so they all run at
 # once, each on its own namespace host.
-faults: build
+faults: build deps
 	BAKEOFF_FAULTS=1 $(GO) test -count=1 -v -timeout 9m -parallel 16 ./internal/testhost ./faults
 
 # A night of simulated time over a fleet of namespace hosts, with links cut,
@@ -77,7 +83,7 @@ scale: build
 # on the campaigns. Each test has its own cluster and mostly waits (servers
 # loading, a cut node's timeouts), so they all run at once. Needs root and
 # Debian's slurmctld, slurmd, slurm-client and munge.
-slurm: build
+slurm: build deps
 	BAKEOFF_SLURM=1 $(GO) test -count=1 -v -timeout 20m -parallel 8 ./slurm/e2e
 
 # The sequential rule's figures in docs/METHOD.md ("Sequential rounds",
