@@ -88,7 +88,7 @@ func (o *orch) preflight(ctx context.Context) error {
 			}
 			if slices.ContainsFunc(o.man.Engines, func(old results.EngineBuild) bool { return old.Host == b.Host && old.Command == b.Command }) {
 				changed = append(changed, fmt.Sprintf("%s on %s prints another help than when this run started (help %s): another build measures the rounds from here on",
-					b.Engine, b.Host, ShortHash(b.HelpHash)))
+					b.Engine, b.Host, results.ShortHash(b.HelpHash)))
 			}
 			o.man.Engines = append(o.man.Engines, b)
 		}
@@ -233,21 +233,12 @@ func (w *worker) buildName(sc *campaign.Scenario, help *preflight.Help) string {
 	if help.Version != "" {
 		name += " " + help.Version
 	} else {
-		name += ", help " + ShortHash(help.Hash)
+		name += ", help " + results.ShortHash(help.Hash)
 	}
 	if w.o.fleet {
 		name += ", on " + w.h.Name()
 	}
 	return name
-}
-
-// ShortHash is a help hash as people compare it: its first 12 hex digits.
-func ShortHash(h string) string {
-	h = strings.TrimPrefix(h, "sha256:")
-	if len(h) > 12 {
-		h = h[:12]
-	}
-	return h
 }
 
 // computeCaps reads the host's GPUs' compute capabilities when an SGLang

@@ -1,5 +1,7 @@
 package results
 
+import "strings"
+
 // EngineBuild is what the preflight learned of one engine build on one host
 // before the campaign's first launch: the help command it ran, a hash of
 // the help it printed and the version the help states. Two runs whose
@@ -20,4 +22,14 @@ type EngineBuild struct {
 	Scenarios []string `json:"scenarios"`
 	// Note says why the flags were not checked, when they were not.
 	Note string `json:"note,omitempty"`
+}
+
+// ShortHash is a help hash as people compare it: its first 12 hex digits,
+// without the "sha256:".
+func ShortHash(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return h
 }

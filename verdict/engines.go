@@ -27,19 +27,11 @@ func buildID(b results.EngineBuild) string {
 	if b.HelpHash == "" {
 		return "(help not read)"
 	}
-	id := "help " + shortHash(b.HelpHash)
+	id := "help " + results.ShortHash(b.HelpHash)
 	if b.Version != "" {
 		id = b.Version + ", " + id
 	}
 	return id
-}
-
-func shortHash(h string) string {
-	h = strings.TrimPrefix(h, "sha256:")
-	if len(h) > 12 {
-		h = h[:12]
-	}
-	return h
 }
 
 // engineDiff says, per engine and host, where two runs' preflights read

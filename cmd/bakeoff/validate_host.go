@@ -9,6 +9,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/internal/buildinfo"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/placement"
+	"github.com/bakeoff-dev/bakeoff/results"
 )
 
 // validateOnHost runs the preflight alone on the campaign's hosts (validate
@@ -33,7 +34,7 @@ func validateOnHost(ctx context.Context, e *env, c *campaign.Campaign) int {
 	fmt.Fprintln(e.Stdout, "\npreflight on the host")
 	builds, err := orchestrator.Preflight(ctx, opt)
 	for _, b := range builds {
-		what := "help " + orchestrator.ShortHash(b.HelpHash)
+		what := "help " + results.ShortHash(b.HelpHash)
 		if b.Version != "" {
 			what = "version " + b.Version + ", " + what
 		}
