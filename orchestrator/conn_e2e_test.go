@@ -52,7 +52,7 @@ rounds: 1
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	text := string(out)
+	text := string(out) + w.detail(dir)
 	run := readSummary(t, dir)
 	for _, name := range []string{"closes", "idle"} {
 		if s := scenarioResult(t, run, name); s.Status != results.StatusOK {

@@ -221,6 +221,17 @@ func (w *world) bakeoff(args ...string) *exec.Cmd {
 	return cmd
 }
 
+// detail is `bakeoff report DIR --format text --detail`: the notes in full
+// and each level's figures, which the end of a run leaves to the report.
+func (w *world) detail(dir string) string {
+	w.t.Helper()
+	out, err := w.bakeoff("report", dir, "--format", "text", "--detail").CombinedOutput()
+	if err != nil {
+		w.t.Fatalf("bakeoff report %s --detail: %v\n%s", dir, err, out)
+	}
+	return string(out)
+}
+
 // checkNoLeftovers fails the test if a process it started (a sim, its
 // schedulers, a sweep) is still running, and kills those by pid.
 func (w *world) checkNoLeftovers() {

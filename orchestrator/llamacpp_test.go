@@ -36,7 +36,7 @@ func TestLlamaCppCampaign(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	text := string(out)
+	text := string(out) + w.detail(filepath.Join(w.root, "run"))
 	run := readSummary(t, filepath.Join(w.root, "run"))
 	for _, name := range []string{"llama", "llama-draft", "llama-nosave"} {
 		s := scenarioResult(t, run, name)

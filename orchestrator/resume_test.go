@@ -253,7 +253,7 @@ func TestOnlyRerunMerges(t *testing.T) {
 		t.Errorf("verdict of b: %s attempt %d, %d levels, newest %+v; want attempt 2's figures, newest 3 failed at smoke",
 			vb.Status, vb.Attempt, len(vb.Levels), vb.Newest)
 	}
-	rep, err := w.bakeoff("report", dir).CombinedOutput()
+	rep, err := w.bakeoff("report", dir, "--format", "text", "--detail").CombinedOutput()
 	if err != nil {
 		t.Fatalf("bakeoff report: %v\n%s", err, rep)
 	}

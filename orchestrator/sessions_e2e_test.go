@@ -132,8 +132,8 @@ func TestDemoSessions(t *testing.T) {
 				name, ts.Turn, ts.Requests, ts.TTFT.P50*1e3, ts.PromptTokensMean, cachedShare)
 		}
 	}
-	if !strings.Contains(string(out), "TTFT p50 by turn 1: ") || !strings.Contains(string(out), "% cached)") {
-		t.Errorf("the run's report shows no TTFT by turn:\n%s", out)
+	if text := w.detail(dir); !strings.Contains(text, "TTFT p50 by turn 1: ") || !strings.Contains(text, "% cached)") {
+		t.Errorf("the run's report shows no TTFT by turn:\n%s", text)
 	}
 	f, err := os.Open(filepath.Join(dir, report.Dir, report.JSONFile))
 	if err != nil {

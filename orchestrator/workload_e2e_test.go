@@ -111,7 +111,7 @@ scenarios: [draft]
 			t.Errorf("C=3 %s: %d requests, accept length %v, want %v", c.Category, c.Requests, got, wantAL)
 		}
 	}
-	if text := string(out); !strings.Contains(text, "code") || !strings.Contains(text, "accept length 1.75") {
+	if text := w.detail(dir); !strings.Contains(text, "code") || !strings.Contains(text, "accept length 1.75") {
 		t.Errorf("the run's report does not show the categories:\n%s", text)
 	}
 }
