@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -252,8 +253,12 @@ func (r *rig) startAgent(key, passphrase string) string {
 func (r *rig) serverProcess(ctx context.Context, done <-chan struct{}) (argv, env []string) {
 	r.t.Helper()
 	// The server itself, not the shell that launched it nor its scheduler
-	// children (which rename themselves).
-	pid := r.waitHostProcess(ctx, done, isBakeoff("sim"))
+	// children (which rename themselves), nor the preflight's `sim --help`
+	// before it.
+	sim := isBakeoff("sim")
+	pid := r.waitHostProcess(ctx, done, func(p testhost.Process) bool {
+		return sim(p) && !slices.Contains(strings.Fields(p.Cmdline), "--help")
+	})
 	if pid == 0 {
 		r.t.Fatal("the server never ran on the host")
 	}
