@@ -21,40 +21,11 @@ import (
 // ("--tp-size, --tp TP_SIZE"); older ones after each. Lines before
 // "usage:" (a log line an import printed) are skipped.
 func parseArgparse(help string) (*Table, error) {
-	ls := lines(help)
-	start := -1
-	for i, l := range ls {
-		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(l)), "usage:") {
-			start = i
-			break
-		}
-	}
-	if start < 0 {
+	opts, ok := pythonOptions(help, "usage:", true, argparseEntry)
+	if !ok {
 		return nil, fmt.Errorf("%w: no argparse \"usage:\" line", ErrNotHelp)
 	}
-	t := &Table{Abbrev: true}
-	var cur *Option
-	for _, l := range ls[start+1:] {
-		if strings.TrimSpace(l) == "" {
-			cur = nil
-			continue
-		}
-		in := indent(l)
-		switch {
-		case in == 0:
-			cur = nil // a section heading, or the epilog
-		case in <= 4 && strings.HasPrefix(strings.TrimSpace(l), "-"):
-			inv, h := splitCols(strings.TrimSpace(l))
-			cur = argparseEntry(inv)
-			cur.Help = h
-			t.Options = append(t.Options, cur)
-		case cur != nil && in > 4:
-			cur.Help = joinWrapped(cur.Help, l)
-		default:
-			cur = nil // a positional argument or a group's description
-		}
-	}
-	return t, nil
+	return &Table{Abbrev: true, Options: opts}, nil
 }
 
 // argparseEntry reads one invocation: spellings separated by ", ", each

@@ -18,40 +18,11 @@ import (
 // indented two spaces, the help beside or below. click takes `--name=value`
 // and no abbreviation.
 func parseClick(help string) (*Table, error) {
-	ls := lines(help)
-	start := -1
-	for i, l := range ls {
-		if strings.HasPrefix(strings.TrimSpace(l), "Usage:") {
-			start = i
-			break
-		}
-	}
-	if start < 0 {
+	opts, ok := pythonOptions(help, "Usage:", false, clickEntry)
+	if !ok {
 		return nil, fmt.Errorf("%w: no click \"Usage:\" line", ErrNotHelp)
 	}
-	t := &Table{}
-	var cur *Option
-	for _, l := range ls[start+1:] {
-		if strings.TrimSpace(l) == "" {
-			cur = nil
-			continue
-		}
-		in := indent(l)
-		switch {
-		case in == 0:
-			cur = nil
-		case in <= 4 && strings.HasPrefix(strings.TrimSpace(l), "-"):
-			inv, h := splitCols(strings.TrimSpace(l))
-			cur = clickEntry(inv)
-			cur.Help = h
-			t.Options = append(t.Options, cur)
-		case cur != nil && in > 4:
-			cur.Help = joinWrapped(cur.Help, l)
-		default:
-			cur = nil
-		}
-	}
-	return t, nil
+	return &Table{Options: opts}, nil
 }
 
 // clickEntry reads "-c, --config PATH", "--a / --no-a", "--b [x|y]".

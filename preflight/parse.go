@@ -122,3 +122,49 @@ func lines(s string) []string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	return strings.Split(strings.ReplaceAll(s, "\t", "        "), "\n")
 }
+
+// pythonOptions reads the options of a Python CLI's help (argparse's and
+// click's lay them out alike) from the line that starts with usage on: an
+// entry is a line indented at most four columns that starts with "-", its
+// help beside it or on the lines below, indented further; a line at the
+// margin (a section heading) or any other line ends it. ok is false when
+// no line starts with usage (compared without case when fold is set).
+func pythonOptions(help, usage string, fold bool, entry func(inv string) *Option) (opts []*Option, ok bool) {
+	ls := lines(help)
+	start := -1
+	for i, l := range ls {
+		l = strings.TrimSpace(l)
+		if fold {
+			l = strings.ToLower(l)
+		}
+		if strings.HasPrefix(l, usage) {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return nil, false
+	}
+	var cur *Option
+	for _, l := range ls[start+1:] {
+		if strings.TrimSpace(l) == "" {
+			cur = nil
+			continue
+		}
+		in := indent(l)
+		switch {
+		case in == 0:
+			cur = nil // a section heading, or the epilog
+		case in <= 4 && strings.HasPrefix(strings.TrimSpace(l), "-"):
+			inv, h := splitCols(strings.TrimSpace(l))
+			cur = entry(inv)
+			cur.Help = h
+			opts = append(opts, cur)
+		case cur != nil && in > 4:
+			cur.Help = joinWrapped(cur.Help, l)
+		default:
+			cur = nil // a positional argument or a group's description
+		}
+	}
+	return opts, true
+}
