@@ -159,6 +159,20 @@ func (c *InfoCall) Paths() []string {
 	return append([]string{c.Path}, c.Fallback...)
 }
 
+// Ask asks the call's paths with get, newest first, moving to an older one
+// only when the server answered 404 there (an older build has the call
+// under its older name), and returns the last path asked and what get
+// returned for it.
+func (c *InfoCall) Ask(get func(path string) (status int, body []byte, err error)) (path string, status int, body []byte, err error) {
+	for _, path = range c.Paths() {
+		status, body, err = get(path)
+		if err != nil || status != http.StatusNotFound {
+			break
+		}
+	}
+	return path, status, body, err
+}
+
 // Info is what an engine's info call says.
 type Info struct {
 	Version      string

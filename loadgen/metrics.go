@@ -92,19 +92,20 @@ func (m *metricsProbe) getInfo(ctx context.Context, in *engine.InfoCall) ([]byte
 		body, _, ok := m.getStatus(ctx, known)
 		return body, ok
 	}
-	for _, path := range in.Paths() {
+	path, status, body, _ := in.Ask(func(path string) (int, []byte, error) {
 		body, status, ok := m.getStatus(ctx, path)
-		if ok {
-			m.mu.Lock()
-			m.infoPath = path
-			m.mu.Unlock()
-			return body, true
+		if !ok && status == http.StatusOK {
+			status = 0 // an answer whose body could not be read is none
 		}
-		if status != http.StatusNotFound {
-			return nil, false
-		}
+		return status, body, nil
+	})
+	if status != http.StatusOK {
+		return nil, false
 	}
-	return nil, false
+	m.mu.Lock()
+	m.infoPath = path
+	m.mu.Unlock()
+	return body, true
 }
 
 // parse reads a /metrics answer as the engine writes it: Prometheus text,

@@ -27,20 +27,9 @@ func collect(ctx context.Context, s *scenarioRun) error {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
 	if info != nil {
-		// The newest path first; an older build answers 404 there and has
-		// the call under its older name (engine.InfoCall.Fallback).
-		var (
-			path   string
-			status int
-			body   []byte
-			err    error
-		)
-		for _, path = range info.Paths() {
-			status, body, err = get(ctx, s.client, s.baseURL+path, DefaultProbeTimeout)
-			if err != nil || status != http.StatusNotFound {
-				break
-			}
-		}
+		path, status, body, err := info.Ask(func(path string) (int, []byte, error) {
+			return get(ctx, s.client, s.baseURL+path, DefaultProbeTimeout)
+		})
 		switch {
 		case err != nil:
 			o.warn(s.sc.Name, fmt.Sprintf("collecting %s from %s: %v", path, s.w.h.Name(), err))
