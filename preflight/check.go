@@ -152,23 +152,20 @@ func (t *Table) resolve(i int, name string) (*Option, []Finding) {
 // standing is what the help says of an option the flag resolved to:
 // removed, or deprecated.
 func (t *Table) standing(i int, name string, o *Option) []Finding {
+	var f Finding
 	switch {
 	case o.Removed:
-		f := Finding{Severity: Error, Kind: Removed, Word: i, Flag: name, Suggest: firstFlag(o.Replacement),
-			Text: name + " has been removed"}
-		if o.Replacement != "" {
-			f.Text += "; use " + o.Replacement
-		}
-		return []Finding{f}
+		f = Finding{Severity: Error, Kind: Removed, Text: name + " has been removed"}
 	case o.Deprecated:
-		f := Finding{Severity: Warning, Kind: Deprecated, Word: i, Flag: name, Suggest: firstFlag(o.Replacement),
-			Text: name + " is deprecated"}
-		if o.Replacement != "" {
-			f.Text += "; use " + o.Replacement
-		}
-		return []Finding{f}
+		f = Finding{Severity: Warning, Kind: Deprecated, Text: name + " is deprecated"}
+	default:
+		return nil
 	}
-	return nil
+	f.Word, f.Flag, f.Suggest = i, name, firstFlag(o.Replacement)
+	if o.Replacement != "" {
+		f.Text += "; use " + o.Replacement
+	}
+	return []Finding{f}
 }
 
 // checkValues compares the values a flag got with what its option takes.
