@@ -66,6 +66,14 @@ type Figures struct {
 	// to the next send (Record.DispatchLagNs), seconds, over the requests
 	// sent inside the steady-state window.
 	DispatchLagP99 float64 `json:"dispatch_lag_p99_s"`
+	// PaceShare is the share of the slots' time that the client held a
+	// freed slot empty: the summed dispatch lag over the summed lag and
+	// latency of the requests sent inside the steady state. In a closed
+	// loop each slot alternates between a request in flight and the
+	// client's lag before the next, so this is the part of the level's
+	// throughput the client, not the server, took away (at most: a server
+	// whose throughput does not grow with its batch loses less).
+	PaceShare float64 `json:"pace_share,omitempty"`
 }
 
 // LevelFigures is LevelFiguresAt the default percentiles.
@@ -82,6 +90,7 @@ func LevelFiguresAt(level Level, ps []float64, repeats ...[]Record) Figures {
 	var f Figures
 	var perReq, lat, ttft, tpot, itl, lag []float64
 	var steadyTok, busy, wallTok, wallSec float64
+	var lagSum, slotSum float64 // seconds, for PaceShare
 	for _, recs := range repeats {
 		recs = inSendOrder(recs)
 		w, steady := throughputWindow(level, recs)
@@ -95,6 +104,10 @@ func LevelFiguresAt(level Level, ps []float64, repeats ...[]Record) Figures {
 			// how promptly it keeps the loop full.
 			if !steady || r.SendNs > w.Start {
 				lag = append(lag, float64(r.DispatchLagNs)/1e9)
+				if r.EndNs > r.SendNs {
+					lagSum += float64(r.DispatchLagNs) / 1e9
+					slotSum += float64(r.DispatchLagNs)/1e9 + r.Latency().Seconds()
+				}
 			}
 			if !r.OK() {
 				f.Failed++
@@ -142,6 +155,9 @@ func LevelFiguresAt(level Level, ps []float64, repeats ...[]Record) Figures {
 	f.ITL = DistAt(itl, ps)
 	f.TTFTCDF, f.ITLCDF = CDFOf(ttft), CDFOf(itl)
 	f.DispatchLagP99 = Percentile(lag, 99)
+	if slotSum > 0 {
+		f.PaceShare = lagSum / slotSum
+	}
 	return f
 }
 

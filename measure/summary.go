@@ -35,6 +35,9 @@ type LevelSummary struct {
 	// DispatchLagP99 is the p99 of the client's delay from a slot freeing
 	// to the next request being sent, over requests sent after the ramp-up.
 	DispatchLagP99 float64 `json:"dispatch_lag_p99_s"`
+	// PaceShare is the share of the slots' time the client held a freed
+	// slot empty (Figures.PaceShare).
+	PaceShare float64 `json:"pace_share,omitempty"`
 	// ClientLimited flags a level where the load generator, not the server,
 	// may have set the pace.
 	ClientLimited bool `json:"client_limited,omitempty"`

@@ -345,11 +345,11 @@ func summaryLevelFacts(launches []Launch, c measure.Level) (*float64, bool) {
 	return &mean, limited
 }
 
-// clientLimited flags a level whose dispatch lag is a noticeable part of a
-// request's latency: the client, not the server, may have set the pace.
+// clientLimited flags a level whose client held freed slots empty for a
+// noticeable share of the time, over every launch pooled: the client, not
+// the server, may have set the pace.
 func clientLimited(l *Level) bool {
-	return l.Latency.P50 > 0 && l.DispatchLagP99 > DefaultClientLagFloor &&
-		l.DispatchLagP99 > DefaultClientLagFraction*l.Latency.P50
+	return l.PaceShare > DefaultClientPaceShare
 }
 
 // readTimeline reads a launch's server timeline; nil without one (a run

@@ -43,12 +43,11 @@ const (
 	// the achieved concurrency must reach before a fairness note is raised;
 	// the load generator's own threshold.
 	DefaultMinConcurrencyRatio = measure.MinAchievedShare
-	// DefaultClientLagFraction is the dispatch lag (p99), as a fraction of
-	// the level's median latency, above which the load generator may have
-	// set the pace (and only above DefaultClientLagFloor, seconds): the load
-	// generator's own thresholds, so that both flag the same levels.
-	DefaultClientLagFraction = measure.ClientLagShare
-	DefaultClientLagFloor    = measure.ClientLagFloor
+	// DefaultClientPaceShare is the share of a level's throughput the
+	// client's dispatch lag may have taken (Level.PaceShare) above which the
+	// load generator may have set the pace: the load generator's own
+	// threshold, so that both flag the same levels.
+	DefaultClientPaceShare = measure.ClientPaceShare
 )
 
 // Options tune Compute. The zero value means the defaults.
