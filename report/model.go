@@ -86,6 +86,8 @@ func deltaCell(c verdict.Cell) string {
 	}
 	var s string
 	switch c.Outcome {
+	case verdict.OutcomeDoubted:
+		return doubtCell(c.Doubts)
 	case verdict.OutcomeFaster, verdict.OutcomeSlower:
 		s = fmt.Sprintf("%s (%s)", verdict.Pct(c.DeltaPct), verdict.PClause(c.PAdjusted))
 	case verdict.OutcomeTie:
@@ -97,6 +99,17 @@ func deltaCell(c verdict.Cell) string {
 		s += " ¹"
 	}
 	return s
+}
+
+// doubtCell is a doubted comparison's cell: "doubted: client set the pace",
+// the kinds of doubt without the figures, which the notes give. It shows
+// no change: a number in the cell would be read as a result.
+func doubtCell(ds []verdict.Doubt) string {
+	var words []string
+	for _, k := range verdict.DoubtKinds(ds) {
+		words = append(words, verdict.DoubtWords(k))
+	}
+	return "doubted: " + strings.Join(words, ", ")
 }
 
 // bracketCell is the interval the cell's outcome was decided on, as changes
@@ -142,15 +155,23 @@ func mdeShort(c verdict.Comparison) string {
 // the list would widen the table's last column, and each variant's own cell
 // already says how it compares.
 func winnerCell(r verdict.Row) string {
+	s := "-"
 	switch r.Outcome {
 	case verdict.RowWinner:
-		return r.Winner
+		s = r.Winner
 	case verdict.RowTie:
-		return fmt.Sprintf("%d-way tie", len(r.Tied))
+		s = fmt.Sprintf("%d-way tie", len(r.Tied))
 	case verdict.RowInconclusive:
-		return noneDecided
+		s = noneDecided
 	}
-	return "-"
+	switch {
+	case len(r.Doubted) > 0 && r.Outcome == "":
+		return "doubted"
+	case len(r.Doubted) > 0:
+		// Decided among the others: the doubted ones could still be ahead.
+		return fmt.Sprintf("%s (%d doubted)", s, len(r.Doubted))
+	}
+	return s
 }
 
 // noneDecided is the winner cell of a level whose leader cannot be told
@@ -166,6 +187,9 @@ func winnerTitle(r verdict.Row) string {
 	case verdict.RowInconclusive:
 		return "cannot be told apart: " + strings.Join(r.Unresolved, ", ")
 	}
+	if len(r.Doubted) > 0 {
+		return "doubted, not decided: " + strings.Join(r.Doubted, ", ")
+	}
 	return ""
 }
 
@@ -175,6 +199,9 @@ func legend(v *verdict.Verdict) string {
 	tie := 100 * (1 - 2*v.Alpha)
 	s := fmt.Sprintf("+x%% / −x%%: faster or slower (p < %v after %s over %s); tie: the %.0f%% interval of the ratio within ±%s; ?: inconclusive, MDE the smallest difference this run could detect (80%% power); [lo, hi]: the interval the outcome was decided on, at the corrected test's level for a win or loss, at %.0f%% for a tie or ?",
 		v.Alpha, correctionName(v.Correction), familyText(v), tie, trimPct(v.EquivalenceMarginPct), tie)
+	if doubtedCells(v) {
+		s += "; doubted: bakeoff's own checks question a side's measurement at that level (the notes say why and what to do), so it is not decided and not in the corrected family"
+	}
 	if pairedCells(v) {
 		s += "; N paired: the change is the geometric mean of the rounds' paired ratios over the N rounds before its deciding look, fewer than the launches the throughputs average, so it need not be their ratio"
 	} else {
@@ -200,6 +227,16 @@ func nouns(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// doubtedCells reports whether some comparison in the table is doubted.
+func doubtedCells(v *verdict.Verdict) bool {
+	for _, r := range v.Rows {
+		if len(r.Doubted) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // pairedCells reports whether some cell's change is paired over fewer

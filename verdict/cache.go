@@ -116,8 +116,11 @@ func resetNotes(name string, levels []measure.LevelSummary) []Note {
 		for _, c := range missed {
 			ls = append(ls, measure.LevelName(c))
 		}
-		return []Note{{Severity: sev, Check: CheckCache, Scenario: name,
-			Text: fmt.Sprintf("%s: the prefix cache was not cleared before %s: %s", name, strings.Join(ls, ", "), why)}}
+		text := fmt.Sprintf("%s: the prefix cache was not cleared before %s: %s", name, strings.Join(ls, ", "), why)
+		if !unique {
+			text += "; not decided: " + DoubtAdvice(DoubtCache)
+		}
+		return []Note{{Severity: sev, Check: CheckCache, Scenario: name, Text: text}}
 	case len(calls) > 0:
 		return []Note{{Severity: SeverityInfo, Check: CheckCache, Scenario: name,
 			Text: fmt.Sprintf("%s: the prefix cache was cleared before every level (%s)", name, strings.Join(calls, "; "))}}

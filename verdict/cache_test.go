@@ -42,7 +42,7 @@ func TestCheckCache(t *testing.T) {
 	want := []string{
 		"info a: the prefix cache was cleared before every level (POST /flush_cache)",
 		"info a: prefix-cache hit rate (cached of prompt tokens) C=1 0.0%, C=8 0.0%",
-		"warn b: the prefix cache was not cleared before C=8: clearing the prefix cache failed: POST /flush_cache: status 400",
+		"warn b: the prefix cache was not cleared before C=8: clearing the prefix cache failed: POST /flush_cache: status 400; not decided: " + DoubtAdvice(DoubtCache),
 		"info b: prefix-cache hit rate (cached of prompt tokens) C=1 0.0%, C=8 40.0%",
 		"warn b C=8: 40.0% of prompt tokens came from the prefix cache against 0.0% for a: part of the difference may be caching",
 	}

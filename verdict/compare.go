@@ -245,6 +245,9 @@ type pairKey struct {
 func comparePairs(v *Verdict, upTo int) (pairs map[pairKey]*Comparison, family []pairKey, mixed []MixedHostRounds) {
 	n := len(v.Scenarios)
 	pairs = map[pairKey]*Comparison{}
+	if upTo == 0 {
+		v.doubted = map[pairKey]*Comparison{}
+	}
 	base := v.scenario(v.Baseline)
 	for i := range n {
 		for j := i + 1; j < n; j++ {
@@ -268,11 +271,22 @@ func comparePairs(v *Verdict, upTo int) (pairs map[pairKey]*Comparison, family [
 			}
 			cs := compareLevels(la, lb, true, v.Confidence)
 			for _, c := range v.Levels {
-				if cmp, ok := cs[c]; ok {
-					k := pairKey{i, j, c}
-					pairs[k] = cmp
-					family = append(family, k)
+				cmp, ok := cs[c]
+				if !ok {
+					continue
 				}
+				k := pairKey{i, j, c}
+				if ds := pairDoubts(a, b, c); len(ds) > 0 {
+					// Not a member of the family: never decided, never
+					// looked at, and shown as doubted (doubt.go).
+					doubted(cmp, ds)
+					if upTo == 0 {
+						v.doubted[k] = cmp
+					}
+					continue
+				}
+				pairs[k] = cmp
+				family = append(family, k)
 			}
 		}
 	}
@@ -307,6 +321,9 @@ func compareAll(v *Verdict, plan *SequentialPlan) {
 // buildRows fills the table from the run's decided comparisons: each
 // variant's cell against the baseline and each row's winner.
 func buildRows(v *Verdict, pairs map[pairKey]*Comparison) {
+	for k, c := range v.doubted {
+		pairs[k] = c
+	}
 	get := func(i, j int, c measure.Level) (Comparison, bool) { // j against i
 		if i < j {
 			cmp, ok := pairs[pairKey{i, j, c}]
@@ -348,9 +365,23 @@ func buildRows(v *Verdict, pairs map[pairKey]*Comparison) {
 			}
 			row.Cells = append(row.Cells, cell)
 		}
+		present, row.Doubted = undoubted(v, c, present)
 		pickWinner(&row, present, func(i, j int) (Comparison, bool) { return get(i, j, c) })
 		v.Rows = append(v.Rows, row)
 	}
+}
+
+// undoubted splits the scenarios measured at level c into those the row
+// can decide among and the names of those whose measurement is doubted.
+func undoubted(v *Verdict, c measure.Level, present []int) (keep []int, doubted []string) {
+	for _, i := range present {
+		if l := v.Scenarios[i].Level(c); l != nil && len(l.Doubts) > 0 {
+			doubted = append(doubted, v.Scenarios[i].Name)
+			continue
+		}
+		keep = append(keep, i)
+	}
+	return keep, doubted
 }
 
 // pickWinner decides a row from the leader's comparisons (corrected, with

@@ -162,6 +162,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 				l.Timeline = levelTimeline(in.Launches[name], l.Level, serverMetrics(engines[name]))
 				l.InputLengths = inputLengths(in.Launches[name], l.Level)
 				l.ClientLimited = l.ClientLimited || clientLimited(l)
+				l.Doubts = levelDoubts(name, in.Launches[name], l)
 				levelSet[l.Level] = true
 			}
 			scenarioIntervals(&s, v.Confidence)

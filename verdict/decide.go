@@ -92,9 +92,12 @@ type Comparison struct {
 	PAdjusted float64 `json:"p_adjusted"`
 	// Significant is PAdjusted < alpha.
 	Significant bool `json:"significant"`
-	// Outcome is OutcomeFaster, OutcomeSlower, OutcomeTie or
-	// OutcomeInconclusive.
+	// Outcome is OutcomeFaster, OutcomeSlower, OutcomeTie,
+	// OutcomeInconclusive or OutcomeDoubted.
 	Outcome string `json:"outcome"`
+	// Doubts are why the comparison was not decided (OutcomeDoubted): each
+	// side's doubts at the level.
+	Doubts []Doubt `json:"doubts,omitempty"`
 	// MDEPct is the smallest difference, percent, this comparison would have
 	// detected with DefaultPower at the family's most stringent threshold
 	// (alpha over the number of comparisons); 0 when it has no error

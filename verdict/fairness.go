@@ -388,8 +388,8 @@ func checkConcurrency(v *Verdict) []Note {
 			if measure.IsRate(l.Level) {
 				if l.ClientLimited {
 					notes = append(notes, Note{Severity: SeverityWarn, Check: CheckClient, Scenario: s.Name, Level: l.Level,
-						Text: fmt.Sprintf("%s %s: the load generator could not keep to the arrival schedule (late sends or its in-flight cap; see levels.json)",
-							s.Name, measure.LevelName(l.Level))})
+						Text: fmt.Sprintf("%s %s: the load generator could not keep to the arrival schedule (late sends or its in-flight cap; see levels.json); not decided: %s",
+							s.Name, measure.LevelName(l.Level), DoubtAdvice(DoubtPace))})
 				}
 				continue
 			}
@@ -400,8 +400,8 @@ func checkConcurrency(v *Verdict) []Note {
 			}
 			if l.ClientLimited {
 				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckClient, Scenario: s.Name, Level: l.Level,
-					Text: fmt.Sprintf("%s %s: the load generator may have set the pace (dispatch lag p99 %.2f ms against median latency %.2f s)",
-						s.Name, measure.LevelName(l.Level), l.DispatchLagP99*1e3, l.Latency.P50)})
+					Text: fmt.Sprintf("%s %s: the load generator may have set the pace (it held freed slots empty %.1f%% of the time, dispatch lag p99 %.2f ms); not decided: %s",
+						s.Name, measure.LevelName(l.Level), 100*l.PaceShare, l.DispatchLagP99*1e3, DoubtAdvice(DoubtPace))})
 			}
 		}
 	}

@@ -154,8 +154,8 @@ func checkServer(v *Verdict, in Input) []Note {
 				continue
 			}
 			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckServer, Scenario: s.Name, Level: l.Level,
-				Text: fmt.Sprintf("%s %s: the server generated %.1f tok/s over the steady window by its own counter, the client received %.1f tok/s (%+.1f%%, more than %.0f%% apart): one of the two is not counting what the other is",
-					s.Name, measure.LevelName(l.Level), server/float64(n), client/float64(n), 100*gap, 100*DefaultServerThroughputTolerance)})
+				Text: fmt.Sprintf("%s %s: the server generated %.1f tok/s over the steady window by its own counter, the client received %.1f tok/s (%+.1f%%, more than %.0f%% apart): one of the two is not counting what the other is; not decided: %s",
+					s.Name, measure.LevelName(l.Level), server/float64(n), client/float64(n), 100*gap, 100*DefaultServerThroughputTolerance, DoubtAdvice(DoubtCounts))})
 		}
 	}
 	if len(notes) == 0 && levels > 0 {

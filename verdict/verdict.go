@@ -167,6 +167,9 @@ type Verdict struct {
 
 	energyProblems []energyProblem // why levels have no energy, for the notes
 	replicates     replicateOf     // each results round's replicate; nil when not split
+	// doubted are the comparisons left out of the family because a side's
+	// measurement is doubted (doubt.go), for the table.
+	doubted map[pairKey]*Comparison
 }
 
 // Scenario is one server variant's measurements.
@@ -317,6 +320,10 @@ type Level struct {
 	// ClientLimited flags a level where the load generator, not the
 	// server, may have set the pace.
 	ClientLimited bool `json:"client_limited,omitempty"`
+	// Doubts are the reasons bakeoff questions this measurement (pacing,
+	// counts that disagree, a cache not cleared): its comparisons are not
+	// decided (OutcomeDoubted).
+	Doubts []Doubt `json:"doubts,omitempty"`
 	// AcceptLength is the level's speculative accept length, when reported:
 	// Accept's center.
 	AcceptLength *float64 `json:"accept_length,omitempty"`
@@ -413,6 +420,9 @@ type Row struct {
 	Winner     string   `json:"winner,omitempty"`
 	Tied       []string `json:"tied,omitempty"`
 	Unresolved []string `json:"unresolved,omitempty"`
+	// Doubted names the scenarios left out of the row's decision because
+	// their measurement at this level is doubted (Level.Doubts).
+	Doubted []string `json:"doubted,omitempty"`
 }
 
 // Cell is one scenario at one level, compared with the baseline.

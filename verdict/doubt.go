@@ -1,0 +1,150 @@
+package verdict
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
+)
+
+// OutcomeDoubted is a comparison bakeoff does not decide because its own
+// checks question one side's measurement at that level (Level.Doubts): it
+// leaves the corrected family, the sequential looks and the row's winner,
+// and its cell shows the doubt instead of an outcome. An estimate made from
+// a measurement the tool itself distrusts would be an answer it cannot
+// stand behind, and a family member it cannot decide would only cost the
+// others power.
+const OutcomeDoubted = "doubted"
+
+// Kinds of doubt about one scenario's measurement at one level.
+const (
+	// DoubtPace: the load generator may have set the pace (Level.PaceShare
+	// above DefaultClientPaceShare, or the concurrency never reached its
+	// target): the figure is partly the client's.
+	DoubtPace = "pace"
+	// DoubtCounts: the server's own generation counter and the client's
+	// received tokens disagree by more than
+	// DefaultServerThroughputTolerance over the same steady window: one of
+	// the two is not measuring what it claims.
+	DoubtCounts = "counts"
+	// DoubtCache: the prefix cache could not be cleared before the level
+	// while its prompts repeat: the level may measure the cache.
+	DoubtCache = "cache"
+)
+
+// Doubt is one reason bakeoff questions a scenario's measurement at a level.
+type Doubt struct {
+	Kind string `json:"kind"`
+	// Scenario is whose measurement is doubted.
+	Scenario string `json:"scenario"`
+	// Text says what was seen, with its figure: "the client held freed
+	// slots empty 2.3% of the time".
+	Text string `json:"text"`
+}
+
+// DoubtWords is a doubt kind as a table cell names it.
+func DoubtWords(kind string) string {
+	switch kind {
+	case DoubtPace:
+		return "client set the pace"
+	case DoubtCounts:
+		return "token counts disagree"
+	case DoubtCache:
+		return "cache not cleared"
+	}
+	return kind
+}
+
+// DoubtAdvice is what to do about a doubt of that kind, as the notes say it
+// after "not decided: ".
+func DoubtAdvice(kind string) string {
+	switch kind {
+	case DoubtPace:
+		return "give the load generator more cores or fewer in-flight requests per core (lower concurrency levels, or host.sweep_mode: host to run it beside the server instead of through a tunnel), or run fewer things beside it"
+	case DoubtCounts:
+		return "check the server's usage reports and /metrics against the records in requests.jsonl; the level's throughput is not trustworthy until they agree"
+	case DoubtCache:
+		return "make the engine's cache reset work (for vLLM, VLLM_SERVER_DEV_MODE=1 in engine.env; docs/CONFIG.md, sweep) or set sweep.unique_prompts, so that each level starts cold"
+	}
+	return ""
+}
+
+// levelDoubts are the reasons to doubt one scenario's measurement at level
+// l, from its launches' level summaries: pacing (over every launch pooled,
+// or any launch's own flag), server and client counts (the means over the
+// launches that report both), a failed cache reset on repeated prompts.
+func levelDoubts(name string, launches []Launch, l *Level) []Doubt {
+	var out []Doubt
+	if l.ClientLimited {
+		text := fmt.Sprintf("the client held freed slots empty %.1f%% of the time", 100*l.PaceShare)
+		if !(l.PaceShare > DefaultClientPaceShare) {
+			text = "the load generator could not keep its slots full in some launch"
+			if measure.IsRate(l.Level) {
+				text = "the load generator could not keep to the arrival schedule in some launch"
+			}
+		}
+		out = append(out, Doubt{Kind: DoubtPace, Scenario: name, Text: text})
+	}
+	var server, client float64
+	n := 0
+	cache := false
+	for _, ln := range launches {
+		if ln.Result == nil {
+			continue
+		}
+		for _, ls := range ln.Result.Levels {
+			if ls.Level != l.Level {
+				continue
+			}
+			if ls.Server != nil && ls.Server.GenTokS != nil && ls.Throughput > 0 {
+				server += ls.Server.GenTokS.Value
+				client += ls.Throughput
+				n++
+			}
+			cache = cache || (ls.CacheReset == "" && ls.CacheResetNote != "" && !ls.UniquePrompts)
+		}
+	}
+	if n > 0 {
+		if gap := server/client - 1; math.Abs(gap) > DefaultServerThroughputTolerance {
+			out = append(out, Doubt{Kind: DoubtCounts, Scenario: name,
+				Text: fmt.Sprintf("the server counted %+.1f%% against the client's tokens", 100*gap)})
+		}
+	}
+	if cache {
+		out = append(out, Doubt{Kind: DoubtCache, Scenario: name,
+			Text: "the prefix cache was not cleared before the level and its prompts repeat"})
+	}
+	return out
+}
+
+// pairDoubts are the doubts of either side of a comparison at level c.
+func pairDoubts(a, b *Scenario, c measure.Level) []Doubt {
+	var out []Doubt
+	for _, s := range []*Scenario{a, b} {
+		if l := s.Level(c); l != nil {
+			out = append(out, l.Doubts...)
+		}
+	}
+	return out
+}
+
+// doubted turns a comparison into a doubted one: its estimate stays, for
+// the curious, but it carries no outcome, no interval it was decided on and
+// no p-value.
+func doubted(c *Comparison, ds []Doubt) {
+	c.Outcome, c.Doubts = OutcomeDoubted, ds
+	c.OutcomeLo, c.OutcomeHi, c.OutcomeConfidence = 0, 0, 0
+	c.P, c.PAdjusted = 0, 0
+}
+
+// DoubtKinds are the kinds of ds, once each, in the order first seen.
+func DoubtKinds(ds []Doubt) []string {
+	var out []string
+	for _, d := range ds {
+		if !slices.Contains(out, d.Kind) {
+			out = append(out, d.Kind)
+		}
+	}
+	return out
+}

@@ -1,0 +1,139 @@
+package verdict
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
+)
+
+// doubtCampaign is four rounds of three scenarios, a 10% faster variant and
+// an exact twin of the baseline, levels 1, 4 and 16: every comparison is
+// decidable, so what the doubts change is theirs alone.
+func doubtCampaign(t *testing.T) Input {
+	t.Helper()
+	s := verdicttest.DefaultSweep()
+	s.Concurrency = []int{1, 4, 16}
+	fast := verdicttest.Baseline
+	fast.StepBase /= 1.1
+	fast.StepPerSeq /= 1.1
+	names := []string{"baseline", "fast", "twin"}
+	ls := verdicttest.Campaign([]verdicttest.Engine{verdicttest.Baseline, fast, verdicttest.Baseline}, s, 4, 7)
+	return campaignInput(names, s, 4, ls)
+}
+
+// pace makes the client of scenario name hold every freed slot at level c
+// empty for a tenth of each request's latency: a paced measurement.
+func pace(in Input, name string, c int) {
+	for _, l := range in.Launches[name] {
+		for i := range l.Records {
+			r := &l.Records[i]
+			if r.Level == measure.ConcurrencyLevel(c) && !r.Warmup {
+				r.DispatchLagNs = (r.EndNs - r.SendNs) / 10
+			}
+		}
+	}
+}
+
+// TestDoubtedLevelNotDecided: a level whose measurement bakeoff doubts is
+// not decided, on either path (fixed rounds and sequential looks): its
+// comparisons leave the family and the row's winner, the cell carries the
+// reason, and the notes say what to do. The other levels are decided as
+// without it.
+func TestDoubtedLevelNotDecided(t *testing.T) {
+	for _, seq := range []bool{false, true} {
+		name := "fixed"
+		if seq {
+			name = "sequential"
+		}
+		t.Run(name, func(t *testing.T) {
+			o := Options{}
+			if seq {
+				o.Sequential = &SequentialPlan{MinRounds: 2, MaxRounds: 4}
+			}
+			clean, err := FromRecords(doubtCampaign(t), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := doubtCampaign(t)
+			pace(in, "fast", 16)
+			v, err := FromRecords(in, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c16 := measure.ConcurrencyLevel(16)
+			fast := v.Cell(c16, "fast")
+			if fast.Outcome != OutcomeDoubted || len(fast.Doubts) != 1 || fast.Doubts[0].Kind != DoubtPace ||
+				!strings.Contains(fast.Doubts[0].Text, "held freed slots empty 9.1%") {
+				t.Errorf("fast at C=16: outcome %q, doubts %+v; want doubted for pacing, 9.1%%", fast.Outcome, fast.Doubts)
+			}
+			if fast.OutcomeLo != 0 || fast.PAdjusted != 0 {
+				t.Errorf("a doubted cell carries a decided interval [%v, %v] or p %v", fast.OutcomeLo, fast.OutcomeHi, fast.PAdjusted)
+			}
+			if cf := clean.Cell(c16, "fast"); cf.Outcome != OutcomeFaster {
+				t.Fatalf("without the doubt fast is %q at C=16, want faster: the test shows nothing", cf.Outcome)
+			}
+			// Leaves the family: fast against the baseline and against the
+			// twin at C=16.
+			if got, want := v.Comparisons, clean.Comparisons-2; got != want {
+				t.Errorf("family of %d, want %d (two comparisons doubted out of %d)", got, want, clean.Comparisons)
+			}
+			// Leaves the winner column: decided among the baseline and the
+			// twin, which tie or cannot be told apart, never "fast".
+			var row Row
+			for _, r := range v.Rows {
+				if r.Level == c16 {
+					row = r
+				}
+			}
+			if !slices.Equal(row.Doubted, []string{"fast"}) || row.Winner == "fast" {
+				t.Errorf("row C=16: winner %q, doubted %v; want fast doubted, not the winner", row.Winner, row.Doubted)
+			}
+			// The other levels are decided as they were.
+			for _, c := range concurrencies(1, 4) {
+				if got, want := v.Cell(c, "fast").Outcome, clean.Cell(c, "fast").Outcome; got != want {
+					t.Errorf("fast at %s: %q, want %q as without the doubt", measure.LevelName(c), got, want)
+				}
+			}
+			found := false
+			for _, n := range v.Notes {
+				if n.Check == CheckClient && n.Scenario == "fast" && n.Level == c16 && strings.Contains(n.Text, "not decided: ") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no note says fast at C=16 was not decided and what to do; notes: %v", v.Notes)
+			}
+		})
+	}
+}
+
+// TestDoubtKinds: each kind of doubt from what the launches' level
+// summaries say.
+func TestDoubtKinds(t *testing.T) {
+	c := measure.ConcurrencyLevel(8)
+	for _, tc := range []struct {
+		name  string
+		level measure.LevelSummary
+		want  string
+	}{
+		{"counts agree", measure.LevelSummary{Level: c, Throughput: 100,
+			Server: &measure.ServerSummary{GenTokS: &measure.ServerFigure{Value: 103}}}, ""},
+		{"counts disagree", measure.LevelSummary{Level: c, Throughput: 100,
+			Server: &measure.ServerSummary{GenTokS: &measure.ServerFigure{Value: 112}}}, DoubtCounts},
+		{"cache not cleared, prompts repeat", measure.LevelSummary{Level: c, CacheResetNote: "status 400"}, DoubtCache},
+		{"cache not cleared, prompts unique", measure.LevelSummary{Level: c, CacheResetNote: "status 400", UniquePrompts: true}, ""},
+		{"cache cleared", measure.LevelSummary{Level: c, CacheReset: "POST /flush_cache"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ls := []Launch{{Round: 1, Result: &results.ScenarioResult{Levels: []measure.LevelSummary{tc.level}}}}
+			ds := levelDoubts("a", ls, &Level{Level: c})
+			if got := strings.Join(DoubtKinds(ds), ","); got != tc.want {
+				t.Errorf("doubts %+v, want kinds %q", ds, tc.want)
+			}
+		})
+	}
+}
