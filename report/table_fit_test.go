@@ -70,6 +70,14 @@ func eightVariants() []fixtureScenario {
 // baseline) for rounds rounds and computes its verdict.
 func simulatedVerdict(t *testing.T, s verdicttest.Sweep, rounds int, seed uint64, scs []fixtureScenario) *verdict.Verdict {
 	t.Helper()
+	return editedVerdict(t, s, rounds, seed, scs, nil)
+}
+
+// editedVerdict is simulatedVerdict with edit, when not nil, applied to
+// each launch's records (scenario name and records) before they are
+// written.
+func editedVerdict(t *testing.T, s verdicttest.Sweep, rounds int, seed uint64, scs []fixtureScenario, edit func(string, []measure.Record)) *verdict.Verdict {
+	t.Helper()
 	engines := make([]verdicttest.Engine, len(scs))
 	names := make([]string, len(scs))
 	for i, sc := range scs {
@@ -80,6 +88,9 @@ func simulatedVerdict(t *testing.T, s verdicttest.Sweep, rounds int, seed uint64
 		per[i] = make([][]measure.Record, rounds)
 	}
 	for _, l := range verdicttest.Campaign(engines, s, rounds, seed) {
+		if edit != nil {
+			edit(names[l.Scenario], l.Records)
+		}
 		per[l.Scenario][l.Round-1] = l.Records
 	}
 	m := verdicttest.Manifest("demo", "20260101T000000Z", "sha256:aaaa", names[0], s, names...)
