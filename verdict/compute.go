@@ -161,7 +161,13 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 				l.Server = serverLevel(in.Launches[name], l.Level)
 				l.Timeline = levelTimeline(in.Launches[name], l.Level, serverMetrics(engines[name]))
 				l.InputLengths = inputLengths(in.Launches[name], l.Level)
-				l.ClientLimited = l.ClientLimited || clientLimited(l)
+				if !measure.IsRate(l.Level) {
+					// Closed loop: judged on every launch pooled. One
+					// launch's pacing is part of the round-to-round noise
+					// the interval carries; pacing over the whole is a
+					// figure the client, not the server, set.
+					l.ClientLimited = clientLimited(l)
+				}
 				l.Doubts = levelDoubts(name, in.Launches[name], l)
 				levelSet[l.Level] = true
 			}

@@ -71,18 +71,15 @@ func DoubtAdvice(kind string) string {
 }
 
 // levelDoubts are the reasons to doubt one scenario's measurement at level
-// l, from its launches' level summaries: pacing (over every launch pooled,
-// or any launch's own flag), server and client counts (the means over the
+// l, from its launches' level summaries: pacing (a closed loop's over
+// every launch pooled, Level.ClientLimited), server and client counts (the means over the
 // launches that report both), a failed cache reset on repeated prompts.
 func levelDoubts(name string, launches []Launch, l *Level) []Doubt {
 	var out []Doubt
 	if l.ClientLimited {
-		text := fmt.Sprintf("the client held freed slots empty %.1f%% of the time", 100*l.PaceShare)
-		if !(l.PaceShare > DefaultClientPaceShare) {
-			text = "the load generator could not keep its slots full in some launch"
-			if measure.IsRate(l.Level) {
-				text = "the load generator could not keep to the arrival schedule in some launch"
-			}
+		text := fmt.Sprintf("over every launch the client held freed slots empty %.1f%% of the time", 100*l.PaceShare)
+		if measure.IsRate(l.Level) {
+			text = "the load generator could not keep to the arrival schedule in some launch"
 		}
 		out = append(out, Doubt{Kind: DoubtPace, Scenario: name, Text: text})
 	}

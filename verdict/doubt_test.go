@@ -67,7 +67,7 @@ func TestDoubtedLevelNotDecided(t *testing.T) {
 			c16 := measure.ConcurrencyLevel(16)
 			fast := v.Cell(c16, "fast")
 			if fast.Outcome != OutcomeDoubted || len(fast.Doubts) != 1 || fast.Doubts[0].Kind != DoubtPace ||
-				!strings.Contains(fast.Doubts[0].Text, "held freed slots empty 9.1%") {
+				!strings.Contains(fast.Doubts[0].Text, "held freed slots empty 9.1% of the time") {
 				t.Errorf("fast at C=16: outcome %q, doubts %+v; want doubted for pacing, 9.1%%", fast.Outcome, fast.Doubts)
 			}
 			if fast.OutcomeLo != 0 || fast.PAdjusted != 0 {
