@@ -285,7 +285,11 @@ type Scenario struct {
 	Env  map[string]string
 	// Launch, when set, replaces the whole launch command for this scenario.
 	Launch []string
-	File   string // the file the scenario came from
+	// GPUCount is `gpus:` as written (or inherited): the GPUs the server
+	// uses, for the per-GPU figures; 0 when not written, and GPUs() reads
+	// the count from the engine's flags.
+	GPUCount int
+	File     string // the file the scenario came from
 
 	src *scenarioSrc // where each value was written; nil when built in code
 }

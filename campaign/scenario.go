@@ -45,6 +45,8 @@ type rawScenario struct {
 	launch                     []string
 	hasEngine, hasModel        bool
 	hasLaunch                  bool
+	gpus                       int
+	hasGPUs                    bool
 	extendsAt                  position
 	args                       []rawArg
 	env                        []rawEnv
@@ -186,6 +188,7 @@ func (l *loader) resolve(path string, ref position, what string, stack []string)
 			return nil
 		}
 		s.Engine, s.Model, s.Launch = parent.Engine, parent.Model, slices.Clone(parent.Launch)
+		s.GPUCount = parent.GPUCount
 		maps.Copy(s.Env, parent.Env)
 		maps.Copy(s.src.argPos, parent.src.argPos)
 		maps.Copy(s.src.envPos, parent.src.envPos)
@@ -201,6 +204,9 @@ func (l *loader) resolve(path string, ref position, what string, stack []string)
 	}
 	if raw.hasLaunch {
 		s.Launch = raw.launch
+	}
+	if raw.hasGPUs {
+		s.GPUCount = raw.gpus
 	}
 	for _, a := range raw.args {
 		if a.remove {
@@ -328,6 +334,11 @@ func (d *doc) scenario(root *yaml.Node) *rawScenario {
 		"launch": func(_, v *yaml.Node) {
 			if w, ok := d.words(v, "launch"); ok {
 				r.launch, r.hasLaunch = w, true
+			}
+		},
+		"gpus": func(_, v *yaml.Node) {
+			if n, ok := d.intAtLeast(v, "gpus", 1); ok && n >= 1 {
+				r.gpus, r.hasGPUs = n, true
 			}
 		},
 	})
