@@ -65,7 +65,7 @@ func (o *orch) openRun() error {
 		ConfigFile: o.c.File, Fingerprint: fp, Baseline: o.c.Baseline, Sweep: sweepInfo(sweepSpec(o.c.Sweep, "", ""), o.c.SentPromptSet(), o.c),
 		BakeoffVersion: o.opt.Version, Host: results.HostFacts{Name: o.firstHostName()}, Resolved: o.c,
 		Rounds: max(o.c.Rounds, 1), MinRounds: o.c.MinRounds, Budget: budgetText(o.c), MinEffectPct: o.c.MinEffectPct, EquivalenceMarginPct: o.c.EquivalenceMarginPct,
-		SLO: o.c.SLO, Allocation: o.opt.Allocation}
+		SLO: o.c.SLO, Allocation: o.opt.Allocation, ScenarioGPUs: o.c.GPUCounts()}
 	o.man.Order, o.man.Replicates = o.layout()
 	for _, s := range o.c.Scenarios {
 		o.man.Scenarios = append(o.man.Scenarios, s.Name)

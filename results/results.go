@@ -102,6 +102,12 @@ type Manifest struct {
 	// Slurm job), so that --resume can reattach to it while it lives; nil
 	// for SSH and local hosts.
 	Allocation *Allocation `json:"allocation,omitempty"`
+	// ScenarioGPUs is the GPUs one launch of each scenario holds
+	// (campaign.Scenario.GPUs), by name: what the verdict divides each
+	// throughput by to compare scenarios of different sizes per GPU. Absent
+	// in runs written before it and on hosts without a GPU (gpu: none),
+	// where the counts are unknown.
+	ScenarioGPUs map[string]int `json:"scenario_gpus,omitempty"`
 }
 
 // Allocation is a batch system's allocation a run's hosts came from.
