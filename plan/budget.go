@@ -75,7 +75,9 @@ func (in Inputs) mostPrecise(g Goal, past []float64, more int, seconds float64) 
 }
 
 // String is the forecast in one line: "with 8h expect ±3.1% after 7
-// rounds; ±2% needs about 13h (20 rounds)".
+// rounds, 4 more of C=1 120, C=2 120 requests (the auto count ×4); ±2%
+// needs about 13h (20 rounds)". The requests are those of the further
+// rounds.
 func (f Forecast) String() string {
 	s := ""
 	if f.Assumed {
@@ -90,7 +92,8 @@ func (f Forecast) String() string {
 	if !ok {
 		mde = "an MDE that cannot be estimated yet"
 	}
-	head := fmt.Sprintf("with %s expect %s after %d rounds", budget, mde, f.Plan.Rounds)
+	head := fmt.Sprintf("with %s expect %s after %d rounds, %s of %s", budget, mde, f.Plan.Rounds,
+		plural(f.Plan.More, "more"), f.Plan.RequestsText())
 	switch {
 	case f.Enough:
 		return fmt.Sprintf("%s: enough for ±%s%% (about %s)%s", head, fmtPct(f.Need.MarginPct), Duration(f.Need.Seconds), s)

@@ -26,6 +26,10 @@ type Plan struct {
 	// Reached is false when no plan within the bounds reaches the margin:
 	// then the plan is the most precise one at the most rounds allowed.
 	Reached bool
+	// Scale, in a plan made in multiples of every level's minimum
+	// (NextScaled, AffordScaled, At), is that multiple: Requests are
+	// Scale times each level's minimum. 0 in a plan per level (Next).
+	Scale int
 	// MarginPct is the goal's margin, for String.
 	MarginPct float64
 }
@@ -123,27 +127,55 @@ func (p Plan) RequestsAt(key measure.Level) int {
 	return 0
 }
 
-// String is the plan in one line, e.g. "plan: 5 more rounds (9 in all) of
-// C=1 240, C=4 300 requests, about 3h10m, to bring the MDE to ±2.0%".
+// String is the plan in one line, e.g. "plan: 5 more rounds (9 in all)
+// of C=1 240, C=4 300 requests, about 3h10m, to bring the MDE to ±2.0%",
+// or, when no plan within the bounds reaches the margin, "plan: ±2% is
+// out of reach within 8 rounds; the most precise: …".
 func (p Plan) String() string {
+	if !p.Reached {
+		return fmt.Sprintf("plan: ±%s%% is out of reach within %d rounds; the most precise: %s",
+			fmtPct(p.MarginPct), p.Rounds, p.Body())
+	}
+	return "plan: " + p.Body()
+}
+
+// Body is the plan's rounds, requests, time and expected MDE: "5 more
+// rounds (9 in all) of C=1 240, C=4 300 requests, about 3h10m, to bring
+// the MDE to ±2.0%".
+func (p Plan) Body() string {
+	more := plural(p.More, "more round")
+	if _, ok := MDEFigure(p.MDEPct); !ok {
+		return fmt.Sprintf("%s (%d in all) of %s, about %s; %s",
+			more, p.Rounds, p.RequestsText(), Duration(p.Seconds), bringMDE(p.MDEPct))
+	}
+	return fmt.Sprintf("%s (%d in all) of %s, about %s, to %s",
+		more, p.Rounds, p.RequestsText(), Duration(p.Seconds), bringMDE(p.MDEPct))
+}
+
+// RequestsText is the plan's requests per level as the rounds send them:
+// "C=1 120, C=2 120 requests (the auto count ×4)".
+func (p Plan) RequestsText() string {
 	var reqs []string
 	for j, k := range p.Levels {
 		reqs = append(reqs, fmt.Sprintf("%s %d", measure.LevelName(k), p.Requests[j]))
 	}
-	if !p.Reached {
-		return fmt.Sprintf("plan: ±%s%% is out of reach within %d rounds; %d more (%s requests, about %s) %s",
-			fmtPct(p.MarginPct), p.Rounds, p.More, strings.Join(reqs, ", "), Duration(p.Seconds), bringMDE(p.MDEPct))
+	s := strings.Join(reqs, ", ") + " requests"
+	if p.Scale > 1 {
+		s += fmt.Sprintf(" (the auto count ×%d)", p.Scale)
 	}
-	more := fmt.Sprintf("%d more rounds", p.More)
-	if p.More == 1 {
-		more = "1 more round"
+	return s
+}
+
+// plural is "1 more round" or "3 more rounds", "2 launches"; "more"
+// alone does not change.
+func plural(n int, what string) string {
+	switch {
+	case n == 1 || what == "more":
+		return fmt.Sprintf("%d %s", n, what)
+	case strings.HasSuffix(what, "h"):
+		return fmt.Sprintf("%d %ses", n, what)
 	}
-	if _, ok := MDEFigure(p.MDEPct); !ok {
-		return fmt.Sprintf("plan: %s (%d in all) of %s requests, about %s; %s",
-			more, p.Rounds, strings.Join(reqs, ", "), Duration(p.Seconds), bringMDE(p.MDEPct))
-	}
-	return fmt.Sprintf("plan: %s (%d in all) of %s requests, about %s, to %s",
-		more, p.Rounds, strings.Join(reqs, ", "), Duration(p.Seconds), bringMDE(p.MDEPct))
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // MDEFigure is an expected MDE, percent, as a plan line writes it:
