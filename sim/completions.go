@@ -29,6 +29,8 @@ type completionRequest struct {
 	// ReturnSpecTokensDetails asks for sglext.spec_tokens_details (SGLang
 	// PR #33518; spec.go).
 	ReturnSpecTokensDetails bool `json:"return_spec_tokens_details"`
+	// The router's fields of a disaggregated request (disagg.go).
+	bootstrapFields
 }
 
 type chatMessage struct {
@@ -205,6 +207,9 @@ func (s *Server) completions(chat bool) http.HandlerFunc {
 		s.inflight.Add(1)
 		defer s.inflight.Add(-1)
 		st := newStream(s, chat, req.Model, g)
+		if !s.disaggregate(w, r, st, req.bootstrapFields) {
+			return
+		}
 		st.specDetails = req.ReturnSpecTokensDetails && s.cfg.Speculative()
 		if req.Stream {
 			st.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
@@ -223,6 +228,7 @@ type generateRequest struct {
 		Temperature  *float64 `json:"temperature"`
 		IgnoreEOS    bool     `json:"ignore_eos"`
 	} `json:"sampling_params"`
+	bootstrapFields
 }
 
 // generate serves SGLang's native, non-streaming /generate.
@@ -245,6 +251,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	}
 	st := newStream(s, false, "", g)
 	start := s.now()
+	if !s.disaggregate(w, r, st, req.bootstrapFields) {
+		return
+	}
 	text, job, reason, ok := st.collect(r)
 	if !ok {
 		return

@@ -133,6 +133,10 @@ type Config struct {
 	ParseWarnings []string
 	Notices       []string
 
+	// Deploy is where this process stands in a deployment of several
+	// (deploy.go): a node of a multi-node group, a prefill or decode worker.
+	Deploy Deployment
+
 	Sim SimOptions
 }
 
@@ -264,5 +268,9 @@ func (c *Config) CachePage() int {
 }
 
 // CacheOn reports whether the prefix cache runs: --sim-prefix-cache and not
-// --disable-radix-cache.
-func (c *Config) CacheOn() bool { return c.Sim.PrefixCache && !c.DisableRadixCache }
+// --disable-radix-cache, and never on a decode worker, whose prompts arrive
+// as transferred KV (SGLang's decode radix cache is off unless
+// --disaggregation-decode-enable-radix-cache).
+func (c *Config) CacheOn() bool {
+	return c.Sim.PrefixCache && !c.DisableRadixCache && !c.Deploy.Decode()
+}

@@ -192,6 +192,9 @@ func (e *Engine) Run(ctx context.Context) {
 		e.deliver(r, end)
 		e.stats.Step(r, running, waiting, kv)
 		if r.Kind == StepPrefill {
+			if e.perf.decodeOnly {
+				continue // a decode worker admits transferred requests without a forward
+			}
 			e.log.Rankf(0, "Prefill batch, #new-seq: %d, #new-token: %d, #cached-token: %d, token usage: %.2f, #running-req: %d, #queue-req: %d",
 				r.Batch, r.NewTokens, r.CachedTokens, e.stats.TokenUsage(), running-(len(r.Emits)-countDone(r)), waiting)
 			continue

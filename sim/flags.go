@@ -139,6 +139,24 @@ func nonNegFloatFlag(dst func(*Config) *float64) func(*Config, string) error {
 	}
 }
 
+// secondsValue reads a count of seconds as argparse's int or float type
+// reads it (kind names the type in the error) and returns it as a duration.
+func secondsValue(v, kind string) (time.Duration, error) {
+	var f float64
+	var err error
+	if kind == "int" {
+		var n int
+		n, err = strconv.Atoi(v)
+		f = float64(n)
+	} else {
+		f, err = strconv.ParseFloat(v, 64)
+	}
+	if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("invalid %s value: '%s'", kind, v)
+	}
+	return time.Duration(f * float64(time.Second)), nil
+}
+
 func strFlag(dst func(*Config) *string) func(*Config, string) error {
 	return func(c *Config, v string) error { *dst(c) = v; return nil }
 }
@@ -229,7 +247,12 @@ var sglangFlags = []flagSpec{
 	{names: []string{"random-seed"}, help: "The random seed.", set: intFlag(nil)},
 	{names: []string{"stream-interval"}, help: "The interval (or buffer size) for streaming in terms of the token length. A smaller value makes streaming smoother, while a larger value makes the throughput higher",
 		set: posIntFlag(func(c *Config) *int { return &c.StreamInterval })},
-	{names: []string{"watchdog-timeout"}, help: "Set watchdog timeout in seconds. If a forward batch takes longer than this, the server will crash to prevent hanging.", set: floatFlag(nil)},
+	{names: []string{"watchdog-timeout"}, help: "Set watchdog timeout in seconds. If a forward batch takes longer than this, the server will crash to prevent hanging.",
+		set: func(c *Config, v string) error {
+			d, err := secondsValue(v, "float")
+			c.Deploy.WatchdogTimeout, c.Deploy.WatchdogGiven = d, true
+			return err
+		}},
 	{names: []string{"log-level"}, help: "The logging level of all loggers.", set: strFlag(func(c *Config) *string { return &c.LogLevel })},
 	{names: []string{"log-level-http"}, help: "The logging level of HTTP server. If not set, reuse --log-level by default."},
 	{names: []string{"log-requests"}, kind: kindBool, help: "Log metadata, inputs, outputs of all requests. The verbosity is decided by --log-requests-level"},
@@ -238,9 +261,16 @@ var sglangFlags = []flagSpec{
 	{names: []string{"enable-cache-report"}, kind: kindBool, help: "Return number of cached tokens in usage.prompt_tokens_details for each openai request.",
 		set: boolFlag(func(c *Config) *bool { return &c.EnableCacheReport })},
 	{names: []string{"decode-log-interval"}, help: "The log interval of decode batch.", set: intFlag(nil)},
-	{names: []string{"dist-init-addr", "nccl-init-addr"}, help: "The host address for initializing distributed backend (e.g., `192.168.0.2:25000`)."},
-	{names: []string{"nnodes"}, help: "The number of nodes.", set: intFlag(nil)},
-	{names: []string{"node-rank"}, help: "The node rank.", set: intFlag(nil)},
+	{names: []string{"dist-timeout"}, help: "Set timeout for torch.distributed initialization.",
+		set: func(c *Config, v string) error {
+			d, err := secondsValue(v, "int")
+			c.Deploy.DistTimeout = d
+			return err
+		}},
+	{names: []string{"dist-init-addr", "nccl-init-addr"}, help: "The host address for initializing distributed backend (e.g., `192.168.0.2:25000`).",
+		set: strFlag(func(c *Config) *string { return &c.Deploy.DistInitAddr })},
+	{names: []string{"nnodes"}, help: "The number of nodes.", set: intFlag(func(c *Config) *int { return &c.Deploy.NNodes })},
+	{names: []string{"node-rank"}, help: "The node rank.", set: intFlag(func(c *Config) *int { return &c.Deploy.NodeRank })},
 	{names: []string{"tp-size", "tensor-parallel-size"}, help: "The tensor parallelism size.",
 		set: intFlag(func(c *Config) *int { return &c.TP })},
 	{names: []string{"pp-size", "pipeline-parallel-size"}, help: "The pipeline parallelism size.", set: intFlag(nil)},
@@ -286,6 +316,13 @@ var sglangFlags = []flagSpec{
 			"'cutedsl': Blackwell-only bf16 MNNVL CuTe DSL backend; also fuses the MoE finalize and the shared-expert add into the collective when the MoE runner can defer them. " +
 			"Fuses allreduce with Residual + RMSNorm for supported MoE models.",
 		set: strFlag(func(c *Config) *string { return &c.FusionBackend })},
+	{names: []string{"disaggregation-mode"}, choices: disaggModeChoices,
+		help: `Only used for PD disaggregation. "prefill" for prefill-only server, and "decode" for decode-only server. If not specified, it is not PD disaggregated`,
+		set:  strFlag(func(c *Config) *string { return &c.Deploy.Disagg })},
+	{names: []string{"disaggregation-transfer-backend"}, choices: disaggTransferBackendChoices, help: "The backend for disaggregation transfer. Default is mooncake."},
+	{names: []string{"disaggregation-bootstrap-port"}, help: "Bootstrap server port on the prefill server. Default is 8998.",
+		set: intFlag(func(c *Config) *int { return &c.Deploy.BootstrapPort })},
+	{names: []string{"disaggregation-ib-device"}, help: "The InfiniBand devices for disaggregation transfer. Default is None, which triggers automatic device detection when mooncake backend is enabled."},
 	{names: []string{"tool-call-parser"}, help: "Specify the parser for handling tool-call interactions. Use 'auto' to detect from chat template."},
 	{names: []string{"reasoning-parser"}, help: "Specify the parser for reasoning models. Use 'auto' to detect from chat template."},
 

@@ -28,6 +28,10 @@ type loader struct {
 	speed float64
 	now   func() time.Time
 	done  float64 // fraction of the load time already played
+	// join, when set, forms the multi-node group between "Init torch
+	// distributed begin" and its end (ranks.go): the load's timeline starts
+	// once every node has joined.
+	join func(ctx context.Context) error
 }
 
 // sleepTo waits (in wall time) until the load reaches fraction frac.
@@ -47,23 +51,29 @@ func gb(mib int) float64 { return float64(mib) / 1024 }
 func (l *loader) run(ctx context.Context) error {
 	c := l.cfg
 	free := func(frac float64) float64 { return gb(GPUTotalMiB - rankMemoryMiB(c, frac)) }
-	for r := range c.TP {
+	ranks := c.NodeRanks()
+	for _, r := range ranks {
 		l.log.Rankf(r, "Init torch distributed begin.")
 	}
-	if c.TP > c.Sim.GPUs {
-		l.log.Raw(stamp(l.now, c.Sim.GPUs) + " Scheduler hit an exception: Traceback (most recent call last):\n" +
+	if l.join != nil {
+		if err := l.join(ctx); err != nil {
+			return err
+		}
+	}
+	if c.NodeTP() > c.Sim.GPUs {
+		l.log.Raw(stamp(l.now, ranks[0]+c.Sim.GPUs) + " Scheduler hit an exception: Traceback (most recent call last):\n" +
 			"  File \"/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py\", line 540, in init_torch_distributed\n" +
 			"    torch.get_device_module(self.device).set_device(self.gpu_id)\n" +
 			"RuntimeError: CUDA error: invalid device ordinal\n")
 		return errLoadFailed
 	}
-	for r := range c.TP {
+	for _, r := range ranks {
 		l.log.Rankf(r, "Init torch distributed ends. mem usage=%.2f GB", gb(cudaContextMiB))
 	}
 	if err := l.sleepTo(ctx, fracWeightsBegin); err != nil {
 		return err
 	}
-	for r := range c.TP {
+	for _, r := range ranks {
 		l.log.Rankf(r, "Load weight begin. avail mem=%.2f GB", free(0))
 	}
 	if kvCacheMiB(c) <= 0 {
@@ -87,20 +97,20 @@ func (l *loader) run(ctx context.Context) error {
 		l.log.Raw(fmt.Sprintf("Loading safetensors checkpoint shards: %3d%% Completed | %d/%d [%s<?, ?it/s]",
 			100*shards/checkpointShards, shards, checkpointShards, clock(elapsed)))
 	}
-	for r := range c.TP {
+	for _, r := range ranks {
 		l.log.Rankf(r, "Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=%.2f GB, mem usage=%.2f GB.",
 			free(fracWeightsEnd), gb(rankWeightsMiB(c)))
 	}
 	if err := l.sleepTo(ctx, fracKVAlloc); err != nil {
 		return err
 	}
-	for r := range c.TP {
+	for _, r := range ranks {
 		l.log.Rankf(r, "KV Cache is allocated. #tokens: %d, KV size: %.2f GB", c.TotalTokens(), gb(kvCacheMiB(c)))
 	}
 	if err := l.sleepTo(ctx, fracGraphBegin); err != nil {
 		return err
 	}
-	for r := range c.TP {
+	for _, r := range ranks {
 		l.log.Rankf(r, "Capture cuda graph begin. This can take up to several minutes. avail mem=%.2f GB", free(fracGraphBegin))
 	}
 	if c.Sim.Faults.HangDuringLoad {
@@ -113,11 +123,11 @@ func (l *loader) run(ctx context.Context) error {
 	}
 	elapsed := time.Duration(float64(c.Sim.LoadTime) * (fracGraphEnd - fracGraphBegin))
 	maxRun, _ := c.RunningCap()
-	for r := range c.TP {
+	for _, r := range ranks {
 		l.log.Rankf(r, "Capture cuda graph end. Time elapsed: %.2f s. mem usage=%.2f GB. avail mem=%.2f GB.",
 			elapsed.Seconds(), gb(cudaGraphMiB), free(1))
 	}
-	l.log.Rankf(0, "max_total_num_tokens=%d, chunked_prefill_size=%d, max_prefill_tokens=16384, max_running_requests=%d, context_len=%d, available_gpu_mem=%.2f GB",
+	l.log.Rankf(ranks[0], "max_total_num_tokens=%d, chunked_prefill_size=%d, max_prefill_tokens=16384, max_running_requests=%d, context_len=%d, available_gpu_mem=%.2f GB",
 		c.TotalTokens(), c.ChunkedPrefillSize, maxRun, c.ContextLength, free(1))
 	return l.sleepTo(ctx, 1)
 }

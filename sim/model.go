@@ -88,6 +88,10 @@ type Perf struct {
 	noise       float64
 	acceptP     float64
 	costs       Costs
+	// decodeOnly is a disaggregated decode worker: its prompts arrive as
+	// KV cache from a prefill worker (disagg.go), so admitting them runs no
+	// forward.
+	decodeOnly bool
 }
 
 // NewPerf builds the model for a configuration.
@@ -104,6 +108,7 @@ func NewPerf(c *Config) Perf {
 		slowdown:    c.Sim.Slowdown,
 		noise:       c.Sim.Noise,
 		costs:       fittedCosts,
+		decodeOnly:  c.Deploy.Decode(),
 	}
 	if p.slowdown <= 0 {
 		p.slowdown = 1
@@ -164,8 +169,12 @@ func (p Perf) DecodeStep(batch int) time.Duration {
 }
 
 // PrefillStep is the simulated time of a prefill batch of promptTokens
-// tokens (the draft model prefills too when speculating).
+// tokens (the draft model prefills too when speculating); none on a decode
+// worker, whose prompts were prefilled elsewhere.
 func (p Perf) PrefillStep(promptTokens int) time.Duration {
+	if p.decodeOnly {
+		return 0
+	}
 	t := float64(prefillFixed) + float64(promptTokens)*p.scaled(prefillPerToken)
 	if p.spec {
 		t += float64(draftFixed)

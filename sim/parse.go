@@ -42,6 +42,7 @@ func ParseArgs(args []string, getenv func(string) string) (*Config, error) {
 		StreamInterval:     1,
 		LogLevel:           "info",
 		Given:              map[string]string{},
+		Deploy:             defaultDeployment(),
 		Sim: SimOptions{
 			Speed:     DefaultSpeed,
 			LoadTime:  DefaultLoadTime,
@@ -127,8 +128,11 @@ func ParseArgs(args []string, getenv func(string) string) (*Config, error) {
 	if c.TP < 1 {
 		return nil, &ArgError{fmt.Sprintf("argument --tp-size/--tensor-parallel-size: invalid value: %d", c.TP)}
 	}
+	if err := checkDeployment(c); err != nil {
+		return nil, err
+	}
 	if c.Sim.GPUs == 0 {
-		c.Sim.GPUs = c.TP
+		c.Sim.GPUs = c.NodeTP()
 	}
 	if c.Sim.SeedSet {
 		c.Sim.Seed, c.Sim.SeedMix = mixLaunch(c.Sim.Seed, getenv)

@@ -97,6 +97,10 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 		log.Printf("Rank 0 scheduler is dead. Please check if there are relevant logs.")
 		return &ExitError{Code: 1, Err: errors.New(FusionError)}
 	}
+	if !cfg.Deploy.Leader() {
+		// A node of rank ≥ 1 of a multi-node group serves no API.
+		return runFollower(ctx, cfg, opt, log, now)
+	}
 	ln, err := listen(cfg)
 	if err != nil {
 		log.Raw(addrInUseTraceback(cfg))
@@ -104,13 +108,25 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	}
 	defer ln.Close()
 
-	if err := startChildren(cfg, opt, now()); err != nil {
-		return &ExitError{Code: 1, Err: err}
+	// A multi-node group's schedulers start once every node has joined (in
+	// the load, below); a single node's at once.
+	if !cfg.Deploy.MultiNode() {
+		if err := startChildren(cfg, opt, now()); err != nil {
+			return &ExitError{Code: 1, Err: err}
+		}
+	}
+	var kv *kvBootstrap
+	if cfg.Deploy.Prefill() {
+		if kv, err = listenBootstrap(cfg, log); err != nil {
+			return &ExitError{Code: 1, Err: err}
+		}
+		defer kv.Close()
 	}
 
 	stats := NewStats(cfg.SpecSteps, cfg.TotalTokens())
 	engine := NewEngine(cfg, log, stats, seed, launch, host, now)
 	srv := NewServer(cfg, log, stats, engine, seed, now)
+	srv.kv = kv
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	served := ln
@@ -127,19 +143,59 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	go RecordActivity(engineCtx, cfg.Sim.StateDir, opt.PID, serverGPUs(cfg), cfg.Sim.Speed, engine.Busy, now)
 
 	l := &loader{cfg: cfg, log: log, speed: cfg.Sim.Speed, now: now}
-	if err := l.run(ctx); err != nil {
-		if errors.Is(err, errLoadFailed) {
+	loadCtx := ctx
+	var peers *peerGroup
+	if cfg.Deploy.MultiNode() {
+		peers = newPeerGroup(cfg, log, now, opt.PID)
+		defer peers.Close()
+		var cancelLoad context.CancelFunc
+		loadCtx, cancelLoad = context.WithCancel(ctx)
+		defer cancelLoad()
+		l.join = func(ctx context.Context) error {
+			if err := peers.form(ctx); err != nil {
+				return err
+			}
+			if err := startChildren(cfg, opt, now()); err != nil {
+				return err
+			}
+			// A dead peer leaves this node stuck in its collectives: no
+			// more steps, and health fails, until the watchdog ends it.
+			peers.failOnLoss(ctx, func() {
+				srv.phase.Store(phaseStalled)
+				stopEngine()
+			})
+			go func() {
+				select {
+				case <-peers.Crashed():
+					cancelLoad()
+				case <-ctx.Done():
+				}
+			}()
+			return nil
+		}
+	}
+	if err := l.run(loadCtx); err != nil {
+		switch {
+		case errors.Is(err, errLoadFailed):
 			return &ExitError{Code: 1, Err: err}
+		case peers.hasCrashed():
+			return &ExitError{Code: 1, Err: errPeerLost}
 		}
 		return nil // stopped while loading
 	}
 	log.Raw(`INFO:     127.0.0.1:0 - "POST /generate HTTP/1.1" 200 OK`)
-	srv.phase.Store(phaseReady)
+	if !srv.phase.CompareAndSwap(phaseLoading, phaseReady) {
+		// A peer died as the load ended: the node is stuck, not ready.
+		<-peers.Crashed()
+		return &ExitError{Code: 1, Err: errPeerLost}
+	}
 	log.Printf("The server is fired up and ready to roll!")
 
 	select {
 	case <-srv.Dead():
 		return &ExitError{Code: 1, Err: errors.New("the scheduler crashed")}
+	case <-peers.Crashed():
+		return &ExitError{Code: 1, Err: errPeerLost}
 	case err := <-serveErr:
 		return &ExitError{Code: 1, Err: fmt.Errorf("serving %s: %w", cfg.Addr(), err)}
 	case <-ctx.Done():
@@ -184,11 +240,11 @@ func checkConfig(cfg *Config, log *Logger) string {
 	return ""
 }
 
-// startChildren starts one scheduler child per rank, each a re-exec of this
+// startChildren starts one scheduler child per rank of this node, each a re-exec of this
 // binary named sglang::scheduler_TP<rank> that holds the rank's memory. The
 // children exit on their own once this process is gone.
 func startChildren(cfg *Config, opt RunOptions, start time.Time) error {
-	for r := range cfg.TP {
+	for _, r := range cfg.NodeRanks() {
 		args := append([]string{"sglang::scheduler_TP" + strconv.Itoa(r), "sim"}, opt.Args...)
 		args = append(args, "--sim-child-rank", strconv.Itoa(r), "--sim-parent-pid", strconv.Itoa(opt.PID),
 			"--sim-parent-start", strconv.FormatInt(start.UnixNano(), 10), "--sim-state", cfg.Sim.StateDir)

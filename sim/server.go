@@ -16,6 +16,9 @@ const (
 	phaseLoading int32 = iota
 	phaseReady
 	phaseDraining
+	// phaseStalled is a node whose group lost a peer: its ranks hang in a
+	// collective until the watchdog ends the server (ranks.go).
+	phaseStalled
 )
 
 // Version is what /server_info reports: the SGLang release line the sim
@@ -41,6 +44,10 @@ type Server struct {
 
 	dieOnce sync.Once
 	dead    chan struct{} // closed when the server crashes (a fault)
+
+	// kv is a prefill worker's bootstrap server, which its decode peers ask
+	// for the KV cache of their requests (disagg.go); nil in other roles.
+	kv *kvBootstrap
 }
 
 // NewServer builds the server around an engine.

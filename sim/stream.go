@@ -21,6 +21,10 @@ type stream struct {
 	specDetails bool
 	id          string
 	obs         latencyObserver
+	// A disaggregated request (disagg.go): firstOnly ends it at its first
+	// token (a prefill worker), whose room is marked once it is there.
+	firstOnly bool
+	room      *uint64
 }
 
 func newStream(s *Server, chat bool, model string, g genRequest) *stream {
@@ -35,10 +39,17 @@ func newStream(s *Server, chat bool, model string, g genRequest) *stream {
 // ok=false when the client left or the server died (the handler then aborts).
 func (st *stream) run(r *http.Request, emit func(text string, done bool) error) (*Job, string, bool) {
 	target, reason := st.g.target()
-	st.obs.start = st.s.now()
+	if st.firstOnly {
+		target, reason = 1, "length"
+	}
+	if st.obs.start.IsZero() {
+		st.obs.start = st.s.now() // a decode worker's began before its KV arrived
+	}
 	job, ch, cancel := st.s.engine.Submit(Job{PromptTokens: st.g.promptTokens, Target: target,
 		Prompt: st.g.ids, Sequence: st.sequence})
 	defer cancel()
+	prefilled := false
+	defer func() { st.s.kv.finish(st.room, st.g.promptTokens, prefilled) }()
 	st.id = fmt.Sprintf("%032x", job.ID)
 	produced, sent := 0, 0
 	for {
@@ -54,6 +65,7 @@ func (st *stream) run(r *http.Request, emit func(text string, done bool) error) 
 			if err := emit(text, d.done); err != nil {
 				return job, reason, false
 			}
+			prefilled = true
 			if d.done {
 				st.s.stats.Finished(st.obs.first.Sub(st.obs.start), d.at.Sub(st.obs.start), st.obs.gaps, job)
 				return job, reason, true

@@ -11,6 +11,7 @@ import (
 const simUsage = `
 bakeoff sim [SGLang flags] [--sim-… flags]
 bakeoff sim nvidia-smi [nvidia-smi query flags]
+bakeoff sim router --pd-disaggregation --prefill URL [BOOTSTRAP_PORT] --decode URL [--host H] [--port P]
 
 Runs a simulated SGLang server: it takes SGLang's launch flags as SGLang's
 argparse parser does (--help lists them in its format; an unknown flag fails
@@ -19,6 +20,11 @@ serves /health, /v1/chat/completions, /v1/completions, /server_info, /metrics
 and friends, and holds "GPU memory" in one scheduler child per --tp-size
 rank, which the fake nvidia-smi reports. $BAKEOFF_SIM_COMPUTE_CAP sets the
 fake GPUs' compute capability (default 12.0, the RTX PRO 6000's).
+
+It also plays every process of a larger deployment: a node of a multi-node
+group (--nnodes N --node-rank R --dist-init-addr HOST:PORT), a prefill or
+decode worker (--disaggregation-mode prefill|decode), and, with
+"bakeoff sim router", SGLang's router in front of them.
 
 Sim knobs:
   --sim-speed X          run simulated time X times faster (default 1)
@@ -57,6 +63,9 @@ func init() {
 func runSim(ctx context.Context, e *env, args []string) int {
 	if len(args) > 0 && args[0] == "nvidia-smi" {
 		return sim.NvidiaSMI(ctx, args[1:], sim.SMIEnv{Stdout: e.Stdout, Stderr: e.Stderr, Getenv: e.Getenv, Now: e.Now})
+	}
+	if len(args) > 0 && args[0] == "router" {
+		return sim.RunRouter(ctx, args[1:], sim.RouterEnv{Stdout: e.Stdout, Stderr: e.Stderr, Now: e.Now})
 	}
 	cfg, err := sim.ParseArgs(args, e.Getenv)
 	if errors.Is(err, sim.ErrHelp) {
