@@ -350,9 +350,9 @@ func (d *doc) number(n *yaml.Node, what string) (float64, bool) {
 	return v, true
 }
 
-// percent decodes a percentage: `2%`, `2.5%`, or a bare number read as
-// percent (`2` is 2%). It must lie in [0, 100). A bare number below 1 is
-// warned about: `0.02` reads as 0.02%, and may have been meant as 2%.
+// percent decodes a percentage (ParsePercent's rule): `2%`, `2.5%`, or a
+// bare number read as percent (`2` is 2%); a bare number between 0 and 1
+// is refused as ambiguous.
 func (d *doc) percent(n *yaml.Node, what string) (float64, bool) {
 	if n == nil || n.Kind != yaml.ScalarNode {
 		if n != nil {
@@ -360,33 +360,15 @@ func (d *doc) percent(n *yaml.Node, what string) (float64, bool) {
 		}
 		return 0, false
 	}
-	var v float64
 	switch n.ShortTag() {
-	case "!!int", "!!float":
-		x, ok := d.number(n, what)
-		if !ok {
-			return 0, false
-		}
-		if x > 0 && x < 1 {
-			d.p.warnf(d.pos(n), "%s: %s is read as %s%%; if a fraction was meant, write %s%%",
-				what, n.Value, n.Value, strconv.FormatFloat(x*100, 'g', -1, 64))
-		}
-		v = x
-	case "!!str":
-		s := strings.TrimSpace(n.Value)
-		num, found := strings.CutSuffix(s, "%")
-		x, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-		if !found || err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			d.errorf(n, "%s: %q is not a percentage (want e.g. 2%% or 2)", what, n.Value)
-			return 0, false
-		}
-		v = x
+	case "!!int", "!!float", "!!str":
 	default:
 		d.errorf(n, "%s: want a percentage like 2%%, got %s", what, kindName(n))
 		return 0, false
 	}
-	if v < 0 || v >= 100 {
-		d.errorf(n, "%s: %s%% is outside 0%%-100%%", what, strconv.FormatFloat(v, 'g', -1, 64))
+	v, err := ParsePercent(n.Value)
+	if err != nil {
+		d.errorf(n, "%s: %v", what, err)
 		return 0, false
 	}
 	return v, true

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
@@ -27,7 +27,7 @@ A significant slowdown beyond the threshold is a regression. Runs of one
 launch per scenario cannot measure launch-to-launch variation: there a
 slowdown under the campaign's min_effect is never a regression.
 
-  --threshold  the slowdown that counts as a regression, as 3% or 0.03 (default 3%)
+  --threshold  the slowdown that counts as a regression, in percent: 3% or 3 (default 3%)
   --alpha      significance level (default 0.05)
   --force      compare runs whose sweep fingerprints differ
 
@@ -77,17 +77,17 @@ func parseDiffFlags(e *env, args []string) (*diffFlags, error) {
 	return f, nil
 }
 
-// parseThreshold reads "3%" or "0.03" as the fraction 0.03.
+// parseThreshold reads "3%" or "3" as the fraction 0.03 (campaign.ParsePercent).
 func parseThreshold(s string) (float64, error) {
-	pct := strings.HasSuffix(s, "%")
-	x, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err == nil && pct {
-		x /= 100
+	// One rule for percentages in configs and on the command line.
+	pct, err := campaign.ParsePercent(s)
+	if err == nil && pct <= 0 {
+		err = fmt.Errorf("must be more than 0%%")
 	}
-	if err != nil || x <= 0 || x >= 1 {
-		return 0, usagef("--threshold %q: want a percentage like 3%% or a fraction like 0.03", s)
+	if err != nil {
+		return 0, usagef("--threshold %v", err)
 	}
-	return x, nil
+	return pct / 100, nil
 }
 
 func runDiff(_ context.Context, e *env, args []string) int {

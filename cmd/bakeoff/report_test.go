@@ -170,6 +170,10 @@ func TestDiffCommand(t *testing.T) {
 		{"unlike refused", []string{old, unlike}, exitBadInput, "max_tokens: 200 → 256"},
 		{"unlike forced", []string{old, unlike, "--force"}, exitOK, "--force"},
 		{"bad threshold", []string{old, same, "--threshold", "x"}, exitBadInput, "--threshold"},
+		// Percent as in configs: a bare 20 is 20%; a bare fraction is
+		// ambiguous and refused.
+		{"a bare threshold is percent", []string{old, slower, "--threshold", "20"}, exitOK, "within threshold"},
+		{"a bare fraction refused", []string{old, same, "--threshold", "0.03"}, exitBadInput, "0.03 is ambiguous: write 3%"},
 		{"one dir", []string{old}, exitBadInput, "usage"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
