@@ -94,9 +94,23 @@ type Browser struct {
 	done    chan struct{}
 }
 
+// Option changes how Start runs the browser.
+type Option func(*exec.Cmd)
+
+// WithEnv adds environment variables ("NAME=value") to those the browser
+// inherits: FontConfig's, to lay pages out with a chosen set of fonts.
+func WithEnv(kv ...string) Option {
+	return func(c *exec.Cmd) {
+		if c.Env == nil {
+			c.Env = os.Environ()
+		}
+		c.Env = append(c.Env, kv...)
+	}
+}
+
 // Start runs the browser at path headless, with a throwaway profile. Close
 // stops it. ctx bounds only the start.
-func Start(ctx context.Context, path string) (*Browser, error) {
+func Start(ctx context.Context, path string, opts ...Option) (*Browser, error) {
 	profile, err := os.MkdirTemp("", "bakeoff-chromium-")
 	if err != nil {
 		return nil, fmt.Errorf("starting chromium: %w", err)
@@ -130,6 +144,9 @@ func Start(ctx context.Context, path string) (*Browser, error) {
 		"about:blank",
 	)
 	cmd.ExtraFiles = []*os.File{inR, outW}
+	for _, o := range opts {
+		o(cmd)
+	}
 	b := &Browser{
 		cmd: cmd, profile: profile, toB: inW,
 		pending: map[int]chan incoming{}, notify: make(chan struct{}, 1), done: make(chan struct{}),

@@ -74,3 +74,50 @@ func TestErrorsAreSeen(t *testing.T) {
 		})
 	}
 }
+
+// TestOnlyFonts starts the browser with one monospaced font and nothing
+// else: a page asking for Liberation Sans then lays "iiiiiiiiii" out as
+// wide as "MMMMMMMMMM", which no proportional font does, so the browser
+// really saw only that font, and the report's test of text that must fit
+// without its font tests what it says.
+func TestOnlyFonts(t *testing.T) {
+	path, err := Find()
+	if err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	mono, err := FindFont("liberation", "mono.ttf", "mono")
+	if err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	env, err := OnlyFonts(t.TempDir(), mono)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b, err := Start(ctx, path, WithEnv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p, err := b.NewPage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "fonts.html")
+	page := `<!DOCTYPE html><title>t</title><p style="font: 20px 'Liberation Sans', Arial, sans-serif">` +
+		`<span id="i">iiiiiiiiii</span><br><span id="m">MMMMMMMMMM</span>`
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Navigate(ctx, "file://"+file); err != nil {
+		t.Fatal(err)
+	}
+	var w struct{ I, M float64 }
+	if err := p.Eval(ctx, `({I: document.getElementById('i').getBoundingClientRect().width, M: document.getElementById('m').getBoundingClientRect().width})`, &w); err != nil {
+		t.Fatal(err)
+	}
+	if w.I <= 0 || w.M-w.I > 1 {
+		t.Errorf("with only %s, ten i are %.1f px and ten M %.1f px: the browser used another font", filepath.Base(mono), w.I, w.M)
+	}
+}
