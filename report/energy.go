@@ -3,28 +3,9 @@ package report
 import (
 	"fmt"
 
-	"gonum.org/v1/plot"
-
 	"github.com/bakeoff-dev/bakeoff/measure"
-
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
-
-// PlotEnergy is the energy plot's name; it is drawn only for runs with
-// power readings.
-const PlotEnergy = "energy"
-
-// energyPlot draws each scenario's GPU energy per 1000 output tokens
-// against concurrency: lower is cheaper.
-func energyPlot(v *verdict.Verdict) (*plot.Plot, error) {
-	p := newLevelPlot(v, v.Campaign+": GPU energy per 1000 output tokens", "J per 1000 tokens")
-	return p, addLines(p, v, func(l verdict.Level) (float64, bool) {
-		if l.Energy == nil {
-			return 0, false
-		}
-		return l.Energy.JoulesPerKTok.Center, true
-	})
-}
 
 // energyTable is the energy beside the main table: per level, each
 // scenario's GPU energy per 1000 output tokens with its interval and mean

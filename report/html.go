@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -116,6 +115,7 @@ type hPlot struct {
 
 type hScenario struct {
 	Name, ID, Status, Failed, From string
+	Swatch                         template.HTML
 	Detail                         hTable
 	Categories                     hTable
 	SLO                            hTable
@@ -141,7 +141,13 @@ type hRow struct {
 type hCell struct {
 	Class, Title, Outcome, Scenario string
 	Span                            int // columns it spans, when more than one
-	Parts                           []hPart
+	// Swatch is the scenario's line as its plots draw it, beside its name.
+	Swatch template.HTML
+	// Label names the cell where the table is laid out as a card per row,
+	// on a phone (its column's head is hidden there): the scenario, with
+	// its swatch, or "winner".
+	Label string
+	Parts []hPart
 	// Line is a second line under Parts, as large; Sub a smaller line
 	// under both.
 	Line []hPart
@@ -250,7 +256,7 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 		return nil, err
 	}
 	for _, s := range v.Scenarios {
-		hs := hScenario{Name: s.Name, ID: "detail-" + htmlID(s.Name), Status: s.Status, From: fromEarlier(s)}
+		hs := hScenario{Name: s.Name, ID: "detail-" + htmlID(s.Name), Status: s.Status, From: fromEarlier(s), Swatch: swatchHTML(styleOf(v, s.Name))}
 		if s.Failed() {
 			hs.Failed = fmt.Sprintf("failed in phase %s: %s", s.FailedPhase, verdict.FirstLine(s.Reason))
 			if s.FailedPhase == "" {
@@ -304,13 +310,14 @@ func sentenceSections(v *verdict.Verdict) []hSection {
 // level, one column per scenario, a variant's change against the baseline
 // under its throughput (as the terminal's stacked layout), then the winner.
 // One column per scenario, not two, is what keeps the demo's four scenarios
-// within a laptop's 1280 px without a scroll bar.
+// within a laptop's 1280 px without a scroll bar; on a phone each level is
+// a card of its own, each cell labelled with its scenario (Label).
 func verdictTable(v *verdict.Verdict) hTable {
 	t := hTable{ID: "verdict-table", Caption: "Output tokens per second at each level; under each variant, its change against " + v.Baseline}
 	t.Head = append(t.Head, hCell{Parts: []hPart{txt(levelHeader(v))}, Title: "the level: concurrent requests, or arrivals per second"})
 	for _, i := range shown(v) {
 		s := v.Scenarios[i]
-		h := hCell{Scenario: s.Name, Parts: []hPart{txt(s.Name)}, Sub: []hPart{txt("tok/s")}}
+		h := hCell{Scenario: s.Name, Swatch: swatchHTML(scenarioStyle(i)), Parts: []hPart{txt(s.Name)}, Sub: []hPart{txt("tok/s")}}
 		if s.Name != v.Baseline {
 			h.Sub = []hPart{txt("tok/s, vs " + v.Baseline)}
 		}
@@ -318,23 +325,26 @@ func verdictTable(v *verdict.Verdict) hTable {
 	}
 	t.Head = append(t.Head, hCell{Parts: []hPart{txt("winner")}})
 	for _, row := range v.Rows {
-		r := hRow{Level: dataLevel(row.Level), Cells: []hCell{{Class: "level", Parts: []hPart{txt(measure.LevelLabel(row.Level))}}}}
+		r := hRow{Level: dataLevel(row.Level), Cells: []hCell{{Class: "level", Label: measure.LevelName(row.Level),
+			Parts: []hPart{{Text: measure.LevelLabel(row.Level), Class: "lv"}}}}}
 		for _, i := range shown(v) {
 			s, c := v.Scenarios[i], row.Cells[i]
 			if c.Saturated {
 				r.Cells = append(r.Cells, hCell{Class: "saturated", Scenario: s.Name, Parts: []hPart{txt("saturated")}})
-				continue
+			} else {
+				cell := throughputHTML(s.Name, row.Level, c.Present, c.Throughput)
+				if s.Name != v.Baseline {
+					d := deltaHTML(s.Name, row.Level, c)
+					cell.Class, cell.Outcome = d.Class, d.Outcome
+					cell.Line, cell.Sub = d.Parts, d.Sub
+					cell.Title = strings.TrimPrefix(cell.Title+"; "+d.Title, "; ")
+				}
+				r.Cells = append(r.Cells, cell)
 			}
-			cell := throughputHTML(s.Name, row.Level, c.Present, c.Throughput)
-			if s.Name != v.Baseline {
-				d := deltaHTML(s.Name, row.Level, c)
-				cell.Class, cell.Outcome = d.Class, d.Outcome
-				cell.Line, cell.Sub = d.Parts, d.Sub
-				cell.Title = strings.TrimPrefix(cell.Title+"; "+d.Title, "; ")
-			}
-			r.Cells = append(r.Cells, cell)
+			last := &r.Cells[len(r.Cells)-1]
+			last.Swatch, last.Label = swatchHTML(scenarioStyle(i)), s.Name
 		}
-		w := hCell{Class: "winner", Outcome: row.Outcome, Title: winnerTitle(row), Parts: []hPart{txt(winnerCell(row))}}
+		w := hCell{Class: "winner", Outcome: row.Outcome, Title: winnerTitle(row), Label: "winner", Parts: []hPart{txt(winnerCell(row))}}
 		if row.Outcome == verdict.RowWinner {
 			w.Class += " outcome-faster"
 		}
@@ -513,16 +523,11 @@ func htmlPlots(v *verdict.Verdict) ([]hPlot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plot %s: %w", b.name, err)
 		}
-		data, err := encodePlot(p, "svg")
+		h, err := inlinePlot(b.name, p)
 		if err != nil {
-			return nil, fmt.Errorf("plot %s.svg: %w", b.name, err)
+			return nil, err
 		}
-		i := bytes.Index(data, []byte("<svg"))
-		if i < 0 {
-			return nil, fmt.Errorf("plot %s.svg: no <svg> element", b.name)
-		}
-		data = svgSize.ReplaceAll(data[i:], []byte(`<svg class="plot" role="img" aria-label="`+template.HTMLEscapeString(p.Title.Text)+`"`))
-		out = append(out, hPlot{Name: b.name, Title: p.Title.Text, SVG: template.HTML(data)})
+		out = append(out, h)
 	}
 	return out, nil
 }

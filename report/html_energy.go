@@ -17,10 +17,10 @@ func energyHTML(v *verdict.Verdict) *hTable {
 	t := &hTable{ID: "energy-table", Caption: "GPU energy per 1000 output tokens, joules, and mean GPU power; lower is cheaper"}
 	t.Head = append(t.Head, hCell{Parts: []hPart{txt(levelHeader(v))}})
 	var shown []verdict.Scenario
-	for _, s := range v.Scenarios {
+	for i, s := range v.Scenarios {
 		if !s.Failed() {
 			shown = append(shown, s)
-			t.Head = append(t.Head, hCell{Scenario: s.Name, Parts: []hPart{txt(s.Name + " J/1k tok")}})
+			t.Head = append(t.Head, hCell{Scenario: s.Name, Swatch: swatchHTML(scenarioStyle(i)), Parts: []hPart{txt(s.Name + " J/1k tok")}})
 		}
 	}
 	for _, c := range v.Levels {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"html/template"
 
-	"gonum.org/v1/plot"
-
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
@@ -51,9 +49,9 @@ func levelPlotsHTML(v *verdict.Verdict) ([]hLevelPlots, error) {
 	return out, nil
 }
 
-// inlinePlot is p as SVG ready to inline: no prolog, no fixed size.
-func inlinePlot(name string, p *plot.Plot) (hPlot, error) {
-	data, err := encodePlot(p, "svg")
+// inlinePlot is c as SVG ready to inline: no prolog, no fixed size.
+func inlinePlot(name string, c *chart) (hPlot, error) {
+	data, err := c.encode("svg")
 	if err != nil {
 		return hPlot{}, fmt.Errorf("plot %s.svg: %w", name, err)
 	}
@@ -61,6 +59,6 @@ func inlinePlot(name string, p *plot.Plot) (hPlot, error) {
 	if i < 0 {
 		return hPlot{}, fmt.Errorf("plot %s.svg: no <svg> element", name)
 	}
-	data = svgSize.ReplaceAll(data[i:], []byte(`<svg class="plot" role="img" aria-label="`+template.HTMLEscapeString(p.Title.Text)+`"`))
-	return hPlot{Name: name, Title: p.Title.Text, SVG: template.HTML(data)}, nil
+	data = svgSize.ReplaceAll(data[i:], []byte(`<svg class="plot" role="img" aria-label="`+template.HTMLEscapeString(c.title)+`"`))
+	return hPlot{Name: name, Title: c.title, SVG: template.HTML(data)}, nil
 }

@@ -60,6 +60,43 @@ type probe struct {
 	} `json:"verdictScroll"`
 	Saturated int    `json:"saturated"`
 	Capacity  string `json:"capacity"`
+	// ScrollingWidth is document.scrollingElement's scrollWidth: wider
+	// than ViewWidth, the page scrolls sideways.
+	ScrollingWidth float64 `json:"scrollingWidth"`
+	// VerdictTableScroll is the verdict table element's own.
+	VerdictTableScroll struct {
+		ScrollWidth float64 `json:"scrollWidth"`
+		ClientWidth float64 `json:"clientWidth"`
+	} `json:"verdictTableScroll"`
+	// Legends are the plots' legend texts as laid out, each with the room
+	// its plot gave it (data-box), in CSS px.
+	Legends []legendText `json:"legends"`
+	// Marks are the colour (stroke, else fill) and dashes of every drawn
+	// element that names its scenario: the plots' lines, markers, bands and
+	// swatches, and the verdict table's swatches.
+	Marks []mark `json:"marks"`
+	// MinFont is the smallest plot text as drawn, in CSS px: its font size
+	// times its plot's scale; MinFontText is that text. MinBox is the
+	// smaller side of the smallest text's getBoundingClientRect.
+	MinFont     float64 `json:"minFont"`
+	MinFontText string  `json:"minFontText"`
+	MinBox      float64 `json:"minBox"`
+}
+
+// legendText is one legend's text: its getBoundingClientRect (L, R, T, B)
+// and the room its plot gave it (BL, BR, BT, BB), in CSS px.
+type legendText struct {
+	Plot                       string `json:"plot"`
+	Text                       string `json:"text"`
+	L, R, T, B, BL, BR, BT, BB float64
+}
+
+type mark struct {
+	Where    string `json:"where"`
+	Scenario string `json:"scenario"`
+	Class    string `json:"class"`
+	Color    string `json:"color"`
+	Dash     string `json:"dash"`
 }
 
 const probeJS = `(() => {
@@ -93,6 +130,44 @@ const probeJS = `(() => {
   const v = document.querySelector('#verdict-table');
   out.verdictText = v ? v.innerText : '';
   out.verdictScroll = v ? {scrollWidth: v.scrollWidth, clientWidth: v.clientWidth} : {scrollWidth: 0, clientWidth: 0};
+  const vt = v ? v.querySelector('table') : null;
+  out.verdictTableScroll = vt ? {scrollWidth: vt.scrollWidth, clientWidth: vt.clientWidth} : {scrollWidth: 0, clientWidth: 0};
+  out.scrollingWidth = document.scrollingElement.scrollWidth;
+  out.legends = []; out.marks = []; out.minFont = 1e9; out.minFontText = ''; out.minBox = 1e9;
+  for (const f of document.querySelectorAll('figure[data-plot]')) {
+    const svg = f.querySelector('svg.plot');
+    if (!svg) continue;
+    // The viewBox's units to the page's px.
+    const m = svg.getScreenCTM();
+    const scale = Math.hypot(m.a, m.b);
+    for (const t of svg.querySelectorAll('text')) {
+      const b = r(t);
+      if (b.width === 0 && b.height === 0) continue;
+      const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+      if (px < out.minFont) { out.minFont = px; out.minFontText = f.dataset.plot + ': ' + t.textContent; }
+      // A text's height is its box's side across the line: the width
+      // where it is turned a quarter (the y axis's label).
+      const tm = t.getScreenCTM();
+      out.minBox = Math.min(out.minBox, Math.abs(tm.b) > Math.abs(tm.a) ? b.width : b.height);
+    }
+    for (const t of svg.querySelectorAll('text.legend')) {
+      const [x0, y0, x1, y1] = t.dataset.box.split(' ').map(Number);
+      const p0 = new DOMPoint(x0, y0).matrixTransform(m), p1 = new DOMPoint(x1, y1).matrixTransform(m);
+      const b = r(t);
+      out.legends.push({plot: f.dataset.plot, text: t.textContent, L: b.left, R: b.right, T: b.top, B: b.bottom,
+        BL: Math.min(p0.x, p1.x), BR: Math.max(p0.x, p1.x), BT: Math.min(p0.y, p1.y), BB: Math.max(p0.y, p1.y)});
+    }
+    for (const el of svg.querySelectorAll('path[data-scenario]')) {
+      const cs = getComputedStyle(el);
+      out.marks.push({where: f.dataset.plot, scenario: el.dataset.scenario, class: el.getAttribute('class') || '',
+        color: cs.stroke !== 'none' ? cs.stroke : cs.fill, dash: cs.strokeDasharray});
+    }
+  }
+  for (const th of document.querySelectorAll('#verdict-table th[data-scenario]')) {
+    const l = th.querySelector('svg.swatch line');
+    const cs = l ? getComputedStyle(l) : {stroke: 'no swatch', strokeDasharray: ''};
+    out.marks.push({where: 'verdict-table', scenario: th.dataset.scenario, class: 'table-swatch', color: cs.stroke, dash: cs.strokeDasharray});
+  }
   return out;
 })()`
 
@@ -100,7 +175,13 @@ const probeJS = `(() => {
 // desktop, a phone and a printed page's width, and checks what it shows:
 // no console error, the tables and every plot laid out with a size, the
 // page no wider than the screen (tables scroll inside their box), and every
-// number shown equal to the one in verdict.json.
+// number shown equal to the one in verdict.json. The browser has one font
+// and no Liberation font, as a phone or a stock desktop has, so that the
+// plots are seen as such a reader sees them: each legend's text must lie
+// in the room its plot gave it, each scenario must have one colour and one
+// line style in every plot and the verdict table's swatch, and on a phone
+// the verdict table must not scroll sideways and no plot text be under
+// minPlotTextPx.
 func TestHTMLInBrowser(t *testing.T) {
 	path, err := headless.Find()
 	if err != nil {
@@ -109,6 +190,15 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		t.Skipf("skipping the browser test: %v", err)
 	}
+	fontFile, err := headless.FindFont("liberation", browserTestFonts...)
+	if err != nil {
+		t.Fatalf("a font for the browser test: %v", err)
+	}
+	fonts, err := headless.OnlyFonts(t.TempDir(), fontFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the browser's one font: %s", fontFile)
 	v, _ := testVerdict(t)
 	why, _ := verdictOf(t, whyRun(t, 41, 2.3))
 	pages := []struct {
@@ -131,7 +221,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	// A bound on a stuck browser, not a timed assertion.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	b, err := headless.Start(ctx, path)
+	b, err := headless.Start(ctx, path, headless.WithEnv(fonts))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,6 +270,10 @@ func TestHTMLInBrowser(t *testing.T) {
 				checkLayout(t, &got, pagePlots(t, want))
 				checkNumbers(t, want, &got)
 				checkWhy(t, want, &got)
+				checkPlots(t, want, &got)
+				if vp.name == "phone" {
+					checkPhone(t, want, &got)
+				}
 				if pg.fits && vp.name == "desktop" {
 					t.Logf("verdict table: content %.0f px in a %.0f px box", got.VerdictScroll.ScrollWidth, got.VerdictScroll.ClientWidth)
 					if sw, cw := got.VerdictScroll.ScrollWidth, got.VerdictScroll.ClientWidth; sw > cw || sw > float64(vp.width) {
@@ -197,6 +291,135 @@ func TestHTMLInBrowser(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// browserTestFonts are the fonts TestHTMLInBrowser prefers as the browser's
+// one font, in order: DejaVu Sans, the fallback of most Linux desktops,
+// which lays Liberation Sans's text out some 10% wider.
+var browserTestFonts = []string{"dejavusans.ttf", "sans"}
+
+// minPlotTextPx is the smallest plot text, in CSS px, a phone must show.
+const minPlotTextPx = 9
+
+// checkPlots checks each legend's text against the room its plot gave it
+// (it would run past it, over the next entry's swatch, in a font wider
+// than the one it was measured in), and that each scenario is drawn in one
+// colour everywhere, no two scenarios in one colour, and each scenario's
+// lines in one line style, the verdict table's swatch included.
+func checkPlots(t *testing.T, v *verdict.Verdict, got *probe) {
+	t.Helper()
+	const tol = 0.5 // px: rounding of the layout
+	if len(got.Legends) == 0 {
+		t.Error("no legend text on the page")
+	}
+	for _, l := range got.Legends {
+		if l.L < l.BL-tol || l.R > l.BR+tol || l.T < l.BT-tol || l.B > l.BB+tol {
+			t.Errorf("plot %s: legend %q is drawn at x %.1f–%.1f, y %.1f–%.1f px, outside its room x %.1f–%.1f, y %.1f–%.1f",
+				l.Plot, l.Text, l.L, l.R, l.T, l.B, l.BL, l.BR, l.BT, l.BB)
+		}
+	}
+	colors := map[string]map[string][]string{} // scenario, colour: where
+	dashes := map[string]map[string][]string{} // scenario, dashes: where
+	add := func(m map[string]map[string][]string, k1, k2, where string) {
+		if m[k1] == nil {
+			m[k1] = map[string][]string{}
+		}
+		m[k1][k2] = append(m[k1][k2], where)
+	}
+	for _, m := range got.Marks {
+		add(colors, m.Scenario, m.Color, m.Where+" "+m.Class)
+		if m.Class == "line" && m.Dash != "" || m.Class == "table-swatch" {
+			if m.Class == "line" && strings.Contains(m.Color, "none") {
+				continue
+			}
+			add(dashes, m.Scenario, m.Dash, m.Where+" "+m.Class)
+		}
+	}
+	for _, s := range v.Scenarios {
+		if s.Failed() {
+			continue
+		}
+		if len(colors[s.Name]) == 0 {
+			t.Errorf("scenario %s is drawn nowhere", s.Name)
+		}
+	}
+	// One colour, give or take the rounding of a translucent band's.
+	one := map[string][3]int{}
+	for s, cs := range colors {
+		for c, where := range cs {
+			rgb, err := parseRGB(c)
+			if err != nil {
+				t.Errorf("scenario %s in %v: %v", s, where, err)
+				continue
+			}
+			if first, ok := one[s]; !ok {
+				one[s] = rgb
+			} else if !nearRGB(first, rgb) {
+				t.Errorf("scenario %s is drawn in %v and in %s (%v): %v", s, first, c, where, cs)
+			}
+		}
+	}
+	if len(v.Scenarios) <= len(scenarioPalette) {
+		for s1, c1 := range one {
+			for s2, c2 := range one {
+				if s1 < s2 && nearRGB(c1, c2) {
+					t.Errorf("scenarios %s and %s are both drawn in %v", s1, s2, c1)
+				}
+			}
+		}
+	}
+	for s, ds := range dashes {
+		if len(ds) != 1 {
+			t.Errorf("scenario %s's lines have %d line styles: %v", s, len(ds), ds)
+		}
+	}
+}
+
+// parseRGB reads a computed colour, "rgb(0, 114, 178)".
+func parseRGB(s string) ([3]int, error) {
+	var c [3]int
+	if _, err := fmt.Sscanf(s, "rgb(%d, %d, %d)", &c[0], &c[1], &c[2]); err != nil {
+		return c, fmt.Errorf("colour %q: %w", s, err)
+	}
+	return c, nil
+}
+
+// nearRGB reports whether two colours are one, each channel within the
+// rounding of an alpha-blended colour's.
+func nearRGB(a, b [3]int) bool {
+	for i := range a {
+		if d := a[i] - b[i]; d < -2 || d > 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// checkPhone checks the page at a phone's width: nothing scrolls sideways,
+// the page nor the verdict table (one card per level), every scenario is
+// named in it, and no plot text is smaller than minPlotTextPx.
+func checkPhone(t *testing.T, v *verdict.Verdict, got *probe) {
+	t.Helper()
+	if got.ScrollingWidth > got.ViewWidth {
+		t.Errorf("the page scrolls sideways: %.0f px of content on a %.0f px screen", got.ScrollingWidth, got.ViewWidth)
+	}
+	for what, sc := range map[string]struct{ ScrollWidth, ClientWidth float64 }{
+		"verdict table's box": {got.VerdictScroll.ScrollWidth, got.VerdictScroll.ClientWidth},
+		"verdict table":       {got.VerdictTableScroll.ScrollWidth, got.VerdictTableScroll.ClientWidth},
+	} {
+		if sc.ScrollWidth > sc.ClientWidth || sc.ClientWidth > got.ViewWidth {
+			t.Errorf("the %s scrolls sideways: %.0f px of content in %.0f px on a %.0f px screen", what, sc.ScrollWidth, sc.ClientWidth, got.ViewWidth)
+		}
+	}
+	for _, s := range v.Scenarios {
+		if !s.Failed() && !strings.Contains(got.VerdictText, s.Name) {
+			t.Errorf("the verdict table does not show %s's name on a phone", s.Name)
+		}
+	}
+	t.Logf("smallest plot text: %.1f px (%q), its box %.1f px", got.MinFont, got.MinFontText, got.MinBox)
+	if got.MinFont < minPlotTextPx || got.MinBox < minPlotTextPx {
+		t.Errorf("plot text of %.1f px (%q), a box of %.1f px: under %d px on a phone", got.MinFont, got.MinFontText, got.MinBox, minPlotTextPx)
 	}
 }
 
@@ -580,7 +803,7 @@ func TestHTMLSelfContained(t *testing.T) {
 			t.Errorf("the page contains %q: it must open offline, with nothing to fetch", bad)
 		}
 	}
-	if n, want := strings.Count(out, "<svg"), pagePlots(t, v); n != want {
+	if n, want := strings.Count(out, `<svg class="plot"`), pagePlots(t, v); n != want {
 		t.Errorf("%d inline SVG plots, want %d", n, want)
 	}
 	if strings.Contains(out, "<?xml") {

@@ -1,25 +1,17 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
-)
-
-// Plot sizes.
-const (
-	PlotWidth  = 8 * vg.Inch
-	PlotHeight = 5 * vg.Inch
 )
 
 // levelMargin widens the concurrency axis on both sides, as a factor.
@@ -39,7 +31,7 @@ const (
 // drawn.
 type plotBuilder struct {
 	name  string
-	build func(*verdict.Verdict) (*plot.Plot, error)
+	build func(*verdict.Verdict) (*chart, error)
 }
 
 // plotBuilders are the plots v has, in the order the HTML report shows
@@ -69,7 +61,7 @@ func Plots(v *verdict.Verdict) (map[string][]byte, error) {
 			return nil, fmt.Errorf("plot %s: %w", b.name, err)
 		}
 		for _, ext := range []string{"png", "svg"} {
-			data, err := encodePlot(p, ext)
+			data, err := p.encode(ext)
 			if err != nil {
 				return nil, fmt.Errorf("plot %s.%s: %w", b.name, ext, err)
 			}
@@ -77,19 +69,6 @@ func Plots(v *verdict.Verdict) (map[string][]byte, error) {
 		}
 	}
 	return out, nil
-}
-
-// encodePlot draws p at the plot size in the format ext ("png", "svg").
-func encodePlot(p *plot.Plot, ext string) ([]byte, error) {
-	wt, err := p.WriterTo(PlotWidth, PlotHeight, ext)
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // plotLevels are the levels a log concurrency axis can show: positive ones.
@@ -105,21 +84,20 @@ func plotLevels(v *verdict.Verdict) []measure.Level {
 	return out
 }
 
-// newLevelPlot is a plot with concurrency on a log axis, ticked at the levels.
-func newLevelPlot(v *verdict.Verdict, title, ylabel string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "concurrency"
+// newLevelChart is a chart with the levels on a log axis, ticked at the
+// levels.
+func newLevelChart(v *verdict.Verdict, title, ylabel string) *chart {
+	xlabel := "concurrency"
 	if len(v.Levels) > 0 && measure.IsSpeed(v.Levels[0]) {
-		p.X.Label.Text = "trace speed (× its recorded pace)"
+		xlabel = "trace speed (× its recorded pace)"
 	} else if len(v.Levels) > 0 && measure.IsRate(v.Levels[0]) {
-		p.X.Label.Text = "requests per second"
+		xlabel = "requests per second"
 	}
-	p.Y.Label.Text = ylabel
-	p.Legend.Top = true
+	c := newChart(title, xlabel, ylabel)
+	p := c.p
 	levels := plotLevels(v)
 	if len(levels) == 0 {
-		return p // nothing measured: an empty, linear frame
+		return c // nothing measured: an empty, linear frame
 	}
 	// The range is fixed rather than left to the data: an axis with no data
 	// of its own (only the 1.0 line) would otherwise start at 0.
@@ -131,9 +109,20 @@ func newLevelPlot(v *verdict.Verdict, title, ylabel string) *plot.Plot {
 		ticks = append(ticks, plot.Tick{Value: measure.LevelValue(c), Label: measure.LevelLabel(c)})
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.Add(plotter.NewGrid())
-	return p
+	p.Add(newGrid())
+	return c
 }
+
+// newGrid is the grid behind the data: light, so that it guides the eye
+// without competing with the lines.
+func newGrid() *plotter.Grid {
+	g := plotter.NewGrid()
+	g.Vertical.Color, g.Horizontal.Color = gridColor, gridColor
+	return g
+}
+
+// gridColor is the grid's grey.
+var gridColor = color.Gray{Y: 0xdd}
 
 // series returns one point per level where f gives a positive, finite value.
 // A level with no throughput or no latency (every request failed) is not a
@@ -153,7 +142,7 @@ func plottable(y float64) bool { return y > 0 && !math.IsInf(y, 0) }
 
 // leftOut says, in the legend, why a scenario has no line: a reader must not
 // take a missing line for a scenario that was never part of the run.
-func leftOut(p *plot.Plot, s verdict.Scenario, why string) {
+func leftOut(c *chart, s verdict.Scenario, why string) {
 	switch {
 	case s.Failed() && s.FailedPhase != "":
 		why = "failed at " + s.FailedPhase
@@ -162,103 +151,109 @@ func leftOut(p *plot.Plot, s verdict.Scenario, why string) {
 	case s.Status == results.StatusPending:
 		why = "not finished"
 	}
-	p.Legend.Add(fmt.Sprintf("%s: not plotted (%s)", s.Name, why))
+	c.note(fmt.Sprintf("%s: not plotted (%s)", s.Name, why), s.Name)
 }
 
-func addLines(p *plot.Plot, v *verdict.Verdict, f func(verdict.Level) (float64, bool)) error {
-	var args []any
-	var missing []verdict.Scenario
+// addLines draws a line per scenario of f at each level, in the
+// scenario's style, and fits the value axis to them from 0.
+func addLines(c *chart, v *verdict.Verdict, f func(verdict.Level) (float64, bool)) error {
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range v.Scenarios {
-		if xy := series(s, f); len(xy) > 0 {
-			args = append(args, s.Name, xy)
-		} else {
-			missing = append(missing, s)
+		xy := series(s, f)
+		if len(xy) == 0 {
+			leftOut(c, s, "no positive value")
+			continue
 		}
-	}
-	if len(args) > 0 {
-		if err := plotutil.AddLinePoints(p, args...); err != nil {
+		line, points, err := styleOf(v, s.Name).linePoints(xy)
+		if err != nil {
 			return err
 		}
+		c.add(s.Name, s.Name, "line", line, points)
+		lo, hi = min(lo, minY(xy)), max(hi, maxY(xy))
 	}
-	for _, s := range missing {
-		leftOut(p, s, "no positive value")
-	}
+	fitAxis(&c.p.Y, lo, hi, true, false)
 	return nil
 }
 
-func throughputPlot(v *verdict.Verdict) (*plot.Plot, error) {
-	p := newLevelPlot(v, v.Campaign+": throughput", "output tok/s")
-	return p, addLines(p, v, func(l verdict.Level) (float64, bool) {
+func throughputPlot(v *verdict.Verdict) (*chart, error) {
+	c := newLevelChart(v, v.Campaign+": throughput", "output tok/s")
+	return c, addLines(c, v, func(l verdict.Level) (float64, bool) {
 		return l.Throughput.Center, l.Throughput.N > 0
 	})
 }
 
-func latencyPlot(v *verdict.Verdict) (*plot.Plot, error) {
-	p := newLevelPlot(v, v.Campaign+": p99 latency", "p99 latency (s)")
-	return p, addLines(p, v, func(l verdict.Level) (float64, bool) { return l.Latency.P99, l.Latency.N > 0 })
+func latencyPlot(v *verdict.Verdict) (*chart, error) {
+	c := newLevelChart(v, v.Campaign+": p99 latency", "p99 latency (s)")
+	return c, addLines(c, v, func(l verdict.Level) (float64, bool) { return l.Latency.P99, l.Latency.N > 0 })
 }
 
 // speedupPlot draws each variant's throughput over the baseline's with its
-// confidence band, and the 1.0 line: above it the variant is faster.
-func speedupPlot(v *verdict.Verdict) (*plot.Plot, error) {
-	p := newLevelPlot(v, v.Campaign+": speedup against "+v.Baseline, "throughput / "+v.Baseline)
+// confidence band, and the 1.0 line, labelled: above it the variant is
+// faster. A crossing break-even is a shaded interval with its estimate as
+// a dashed line, labelled at the top, and a legend entry.
+func speedupPlot(v *verdict.Verdict) (*chart, error) {
+	c := newLevelChart(v, v.Campaign+": speedup against "+v.Baseline, "throughput / "+v.Baseline)
+	p := c.p
 	one := plotter.NewFunction(func(float64) float64 { return 1 })
 	one.Color = color.Gray{Y: 80}
 	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	p.Add(one)
-	i := 0
+	c.add("1 = as fast as "+v.Baseline, "", "reference", one)
+	lo, hi := 1-speedupMargin, 1+speedupMargin
+	var labels []plotLabel
 	for _, s := range v.Scenarios {
 		if s.Name == v.Baseline {
 			continue
 		}
-		var mid, lo, hi plotter.XYs
-		for _, c := range v.Levels {
-			cell := v.Cell(c, s.Name)
-			if measure.LevelValue(c) <= 0 || cell == nil || !cell.Compared || !plottable(cell.Speedup) ||
+		var mid, bl, bh plotter.XYs
+		for _, lv := range v.Levels {
+			cell := v.Cell(lv, s.Name)
+			if measure.LevelValue(lv) <= 0 || cell == nil || !cell.Compared || !plottable(cell.Speedup) ||
 				math.IsNaN(cell.SpeedupLo) || math.IsNaN(cell.SpeedupHi) {
 				continue
 			}
-			x := measure.LevelValue(c)
+			x := measure.LevelValue(lv)
 			mid = append(mid, plotter.XY{X: x, Y: cell.Speedup})
-			lo = append(lo, plotter.XY{X: x, Y: cell.SpeedupLo})
-			hi = append(hi, plotter.XY{X: x, Y: cell.SpeedupHi})
+			bl = append(bl, plotter.XY{X: x, Y: cell.SpeedupLo})
+			bh = append(bh, plotter.XY{X: x, Y: cell.SpeedupHi})
 		}
 		if len(mid) == 0 {
-			leftOut(p, s, "no level compared with "+v.Baseline)
+			leftOut(c, s, "no level compared with "+v.Baseline)
 			continue
 		}
-		col := plotutil.Color(i)
-		i++
+		st := styleOf(v, s.Name)
+		var ps []plot.Plotter
 		if len(mid) > 1 {
-			ring := append(plotter.XYs{}, lo...)
-			for j := len(hi) - 1; j >= 0; j-- {
-				ring = append(ring, hi[j])
+			ring := append(plotter.XYs{}, bl...)
+			for j := len(bh) - 1; j >= 0; j-- {
+				ring = append(ring, bh[j])
 			}
 			band, err := plotter.NewPolygon(ring)
 			if err != nil {
 				return nil, err
 			}
-			r, g, b, _ := col.RGBA()
-			band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 50}
+			band.Color = st.fill(plotBandAlpha)
 			band.LineStyle.Width = 0
-			p.Add(band)
+			c.add("", s.Name, "band", band)
 		}
-		line, points, err := plotter.NewLinePoints(mid)
+		line, points, err := st.linePoints(mid)
 		if err != nil {
 			return nil, err
 		}
-		line.Color, points.Color = col, col
-		p.Add(line, points)
-		p.Legend.Add(s.Name, line, points)
+		ps = append(ps, line, points)
+		c.add(s.Name, s.Name, "line", ps...)
+		lo, hi = min(lo, minY(bl)), max(hi, maxY(bh))
 		if x := crossoverOf(v, s.Name); x != nil {
-			ylo, yhi := minY(lo), maxY(hi)
-			if err := markBreakEven(p, x.BreakEven, col, min(ylo, 1-speedupMargin), max(yhi, 1+speedupMargin)); err != nil {
-				return nil, err
+			if l, ok := breakEvenMark(c, s.Name, x.BreakEven, st); ok {
+				l.row = len(labels)
+				labels = append(labels, l)
 			}
 		}
 	}
-	// The 1.0 line has no data range of its own: keep it in view.
-	p.Y.Min = min(p.Y.Min, 1-speedupMargin)
-	p.Y.Max = max(p.Y.Max, 1+speedupMargin)
-	return p, nil
+	// The 1.0 line has no data range of its own: keep it in view. Above
+	// the data, room for the break-even labels, a row each.
+	fitAxis(&p.Y, lo, hi+float64(len(labels))*labelRoom*(hi-lo), false, false)
+	for _, l := range labels {
+		p.Add(l)
+	}
+	return c, nil
 }

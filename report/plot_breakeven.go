@@ -1,39 +1,38 @@
 package report
 
 import (
-	"image/color"
+	"fmt"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
-// markBreakEven draws a variant's break-even on the speedup plot, in the
-// variant's colour: its interval as a band across [ylo, yhi] and the
-// estimate as a dashed vertical line. Only a crossing is drawn: a bound has
-// no place on the axis beyond the level the table already shows.
-func markBreakEven(p *plot.Plot, be *verdict.BreakEven, col color.Color, ylo, yhi float64) error {
+// breakEvenMark draws a variant's break-even on the speedup chart, in the
+// variant's colour: its interval as a shaded band from the bottom of the
+// axis to the top and the estimate as a dashed vertical line, with a
+// legend entry ("eagle3: break-even 23 [17, 31]"); ok is false, nothing
+// drawn, unless it crosses. The label it returns, the load alone, goes at
+// the top of the line, above the data. A bound has no place on the axis
+// beyond the level the table already shows.
+func breakEvenMark(c *chart, scenario string, be *verdict.BreakEven, st seriesStyle) (plotLabel, bool) {
 	if be == nil || be.Kind != verdict.BreakEvenCrosses || be.Lo <= 0 || be.Load <= 0 {
-		return nil
+		return plotLabel{}, false
 	}
-	band, err := plotter.NewPolygon(plotter.XYs{{X: be.Lo, Y: ylo}, {X: be.Hi, Y: ylo}, {X: be.Hi, Y: yhi}, {X: be.Lo, Y: yhi}})
-	if err != nil {
-		return err
-	}
-	r, g, b, _ := col.RGBA()
-	band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 30}
-	band.LineStyle.Width = 0
-	line, err := plotter.NewLine(plotter.XYs{{X: be.Load, Y: ylo}, {X: be.Load, Y: yhi}})
-	if err != nil {
-		return err
-	}
-	line.Color = col
-	line.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
-	p.Add(band, line)
-	return nil
+	band := &vBand{lo: be.Lo, hi: be.Hi}
+	band.Color = st.fill(plotShadeAlpha)
+	line := &vBand{lo: be.Load, hi: be.Load}
+	line.LineStyle = st.line()
+	line.LineStyle.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+	load, lo, hi := breakEvenText(be.Load), breakEvenText(be.Lo), breakEvenText(be.Hi)
+	c.add(fmt.Sprintf("%s: break-even %s [%s, %s]", scenario, load, lo, hi), scenario, "break-even", band, line)
+	return plotLabel{text: "break-even " + load, x: be.Load, color: st.Color, tag: svgTag{Class: "label", Scenario: scenario}}, true
 }
+
+// breakEvenText is a load to three significant digits, as the crossover
+// sentence writes it.
+func breakEvenText(x float64) string { return fmt.Sprintf("%.3g", x) }
 
 // crossoverOf is the named variant's crossover, or nil.
 func crossoverOf(v *verdict.Verdict, name string) *verdict.Crossover {

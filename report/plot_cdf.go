@@ -2,10 +2,9 @@ package report
 
 import (
 	"fmt"
+	"math"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
@@ -51,7 +50,7 @@ func CDFPlots(v *verdict.Verdict) (map[string][]byte, error) {
 				continue
 			}
 			for _, ext := range []string{"png", "svg"} {
-				data, err := encodePlot(p, ext)
+				data, err := p.encode(ext)
 				if err != nil {
 					return nil, fmt.Errorf("plot %s.%s: %w", CDFPlotName(m.Name, c), ext, err)
 				}
@@ -62,34 +61,73 @@ func CDFPlots(v *verdict.Verdict) (map[string][]byte, error) {
 	return out, nil
 }
 
-// cdfPlot draws m at level c, one line per scenario; ok is false when no
-// scenario has m there.
-func cdfPlot(v *verdict.Verdict, m cdfMetric, c measure.Level) (*plot.Plot, bool, error) {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %s at %s", v.Campaign, m.Title, measure.LevelName(c))
-	p.X.Label.Text = m.Title + " (" + m.Unit + ")"
-	p.Y.Label.Text = "share of values at or below"
-	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Top, p.Legend.Left = false, false
-	p.Add(plotter.NewGrid())
-	var args []any
-	for _, s := range v.Scenarios {
-		l := s.Level(c)
-		if l == nil || m.Of(l) == nil {
-			continue
-		}
-		cdf := m.Of(l)
-		xy := make(plotter.XYs, len(cdf.P))
-		for i := range cdf.P {
-			xy[i] = plotter.XY{X: cdf.Seconds[i] * m.Scale, Y: cdf.P[i]}
-		}
-		args = append(args, fmt.Sprintf("%s (n=%d)", s.Name, cdf.N), xy)
+// cdfTail is the share of values the CDF axis shows: it ends a little past
+// the largest scenario's p99.9, so that a rare stall does not squeeze the
+// distributions into the axis's first tenth. verdict.json keeps the whole
+// CDF, the maximum included.
+const cdfTail = 0.999
+
+// cdfHeadroom widens the CDF axis past the largest p99.9, as a factor.
+const cdfHeadroom = 1.05
+
+// cdfFromZero: an axis whose data start below this share of its end
+// starts at 0, where a latency's scale begins; one whose data sit in a
+// narrow range far from 0 starts at a round value below them.
+const cdfFromZero = 0.4
+
+// cdfPlot draws m at level c, one line per scenario in its style; ok is
+// false when no scenario has m there. A metric kept in seconds whose tail
+// ends under a second is drawn in ms, so that its ticks read 10, 20, 30
+// rather than 0.01, 0.02, 0.03.
+func cdfPlot(v *verdict.Verdict, m cdfMetric, c measure.Level) (*chart, bool, error) {
+	type line struct {
+		name string
+		cdf  *measure.CDF
 	}
-	if len(args) == 0 {
+	var lines []line
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range v.Scenarios {
+		if l := s.Level(c); l != nil && m.Of(l) != nil && len(m.Of(l).P) > 0 {
+			cdf := m.Of(l)
+			lines = append(lines, line{s.Name, cdf})
+			lo, hi = min(lo, cdf.Seconds[0]), max(hi, tailOf(cdf))
+		}
+	}
+	if len(lines) == 0 {
 		return nil, false, nil
 	}
-	if err := plotutil.AddLines(p, args...); err != nil {
-		return nil, false, err
+	unit, scale := m.Unit, m.Scale
+	if unit == "s" && hi < 1 {
+		unit, scale = "ms", 1e3
 	}
-	return p, true, nil
+	ch := newChart(fmt.Sprintf("%s: %s at %s", v.Campaign, m.Title, measure.LevelName(c)),
+		fmt.Sprintf("%s (%s), to the p99.9", m.Title, unit), "share of values at or below")
+	ch.p.Add(newGrid())
+	for _, ln := range lines {
+		xy := make(plotter.XYs, len(ln.cdf.P))
+		for i := range ln.cdf.P {
+			xy[i] = plotter.XY{X: ln.cdf.Seconds[i] * scale, Y: ln.cdf.P[i]}
+		}
+		pl, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, false, err
+		}
+		pl.LineStyle = styleOf(v, ln.name).line()
+		ch.add(fmt.Sprintf("%s (n=%d)", ln.name, ln.cdf.N), ln.name, "line", pl)
+	}
+	lo, hi = lo*scale, hi*scale*cdfHeadroom
+	fitAxis(&ch.p.X, lo, hi, lo < cdfFromZero*hi, false)
+	fitAxis(&ch.p.Y, 0, 1, true, false)
+	return ch, true, nil
+}
+
+// tailOf is the value at cdfTail of a CDF, in seconds: the first point at
+// or past it.
+func tailOf(c *measure.CDF) float64 {
+	for i, p := range c.P {
+		if p >= cdfTail {
+			return c.Seconds[i]
+		}
+	}
+	return c.Seconds[len(c.Seconds)-1]
 }

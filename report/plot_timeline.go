@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"image/color"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
@@ -41,19 +40,30 @@ func TimelinePlotName(scenario string, level measure.Level) string {
 	return fmt.Sprintf("timeline-%s-c%d", htmlID(scenario), level.Concurrency)
 }
 
+// timelineDashes are the series' line styles: the panel is one
+// scenario's, drawn in its colour, so the series differ by line style.
+var timelineDashes = map[string][]vg.Length{
+	verdict.TimelineRunning: nil,
+	verdict.TimelineQueued:  {vg.Points(6), vg.Points(3)},
+	verdict.TimelineKVUsage: {vg.Points(1.5), vg.Points(2.5)},
+}
+
 // timelinePlot draws one scenario's server timeline at one level: each
-// series as a line over seconds since the level's start, the steady windows
-// shaded behind them.
-func timelinePlot(v *verdict.Verdict, scenario string, l *verdict.Level) (*plot.Plot, error) {
+// series as a line over seconds since the level's start, in the scenario's
+// colour, the steady windows shaded behind them.
+func timelinePlot(v *verdict.Verdict, scenario string, l *verdict.Level) (*chart, error) {
 	tl := l.Timeline
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %s at %s, round %d", v.Campaign, scenario, measure.LevelName(l.Level), tl.Round)
-	p.X.Label.Text = "seconds since the level's first request (steady window shaded)"
-	p.Y.Label.Text = "requests; KV cache used, %"
-	p.Legend.Top, p.Legend.Left = true, true
+	c := newChart(fmt.Sprintf("%s: %s at %s, round %d", v.Campaign, scenario, measure.LevelName(l.Level), tl.Round),
+		"seconds since the level's first request", "requests; KV cache used, %")
+	p := c.p
 	p.X.Min, p.X.Max = 0, max(tl.Seconds, 1e-3)
 	top := 1.0
-	var args []any
+	st := styleOf(v, scenario)
+	type series struct {
+		label string
+		line  *plotter.Line
+	}
+	var lines []series
 	for _, s := range tl.Series {
 		lb := timelineLabels[s.Name]
 		xy := make(plotter.XYs, len(s.T))
@@ -61,21 +71,27 @@ func timelinePlot(v *verdict.Verdict, scenario string, l *verdict.Level) (*plot.
 			xy[i] = plotter.XY{X: s.T[i], Y: s.V[i] * lb.scale}
 			top = max(top, xy[i].Y)
 		}
-		args = append(args, lb.label, xy)
-	}
-	p.Y.Min, p.Y.Max = 0, top*timelineHeadroom
-	p.Add(plotter.NewGrid())
-	for _, w := range tl.Windows {
-		band, err := plotter.NewPolygon(plotter.XYs{{X: w.From, Y: 0}, {X: w.To, Y: 0}, {X: w.To, Y: p.Y.Max}, {X: w.From, Y: p.Y.Max}})
+		line, err := plotter.NewLine(xy)
 		if err != nil {
 			return nil, err
 		}
-		band.Color = steadyShade
-		band.LineStyle.Width = 0
-		p.Add(band)
+		line.LineStyle = st.line()
+		line.LineStyle.Dashes = timelineDashes[s.Name]
+		lines = append(lines, series{lb.label, line})
 	}
-	if err := plotutil.AddLines(p, args...); err != nil {
-		return nil, err
+	fitAxis(&p.Y, 0, top*timelineHeadroom, true, true)
+	fitAxis(&p.X, 0, p.X.Max, true, false)
+	p.Add(newGrid())
+	for i, w := range tl.Windows {
+		band := &vBand{lo: w.From, hi: w.To, Color: steadyShade}
+		label := ""
+		if i == 0 {
+			label = "steady window"
+		}
+		c.add(label, "", "window", band)
 	}
-	return p, nil
+	for _, s := range lines {
+		c.add(s.label, scenario, "series", s.line)
+	}
+	return c, nil
 }
