@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
@@ -129,11 +128,15 @@ func acceptPositionsPlot(v *verdict.Verdict, name string) (*chart, error) {
 		ticks = append(ticks, plot.Tick{Value: float64(k), Label: strconv.Itoa(k)})
 	}
 	c.p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	c.p.X.Min, c.p.X.Max = 1, float64(max(most, 2))
-	c.p.X.Padding = vg.Points(8)
+	// A quarter of a position either side, so that the first and last markers
+	// stand clear of the frame.
+	c.p.X.Min, c.p.X.Max = 1-positionMargin, float64(max(most, 2))+positionMargin
 	fitAxis(&c.p.Y, 0, 1, true, false)
 	return c, nil
 }
+
+// positionMargin widens the draft position axis on both sides, in positions.
+const positionMargin = 0.25
 
 // tint is col mixed with white, to share as a fraction of it in (0, 1]:
 // the levels of one scenario, lighter to darker as the load grows. The
