@@ -123,6 +123,9 @@ func TestPDServesThroughRouter(t *testing.T) {
 			t.Errorf("router GET %s: %d, want %d", path, got, want)
 		}
 	}
+	if code, evs := post(t, pd.router.url("/v1/tokenize"), map[string]any{"prompt": "count me"}); code != 200 || !strings.Contains(evs[0].raw, `"count":2`) {
+		t.Errorf("router /v1/tokenize: %d %s", code, evs[0].raw)
+	}
 }
 
 // parseTestMetrics reads a merged exposition into sums keyed by name and

@@ -384,7 +384,7 @@ var simFlags = []flagSpec{
 		set:  func(c *Config, v string) error { c.Sim.HostDrift = v == "host"; return nil }},
 	{names: []string{"sim-prefix-cache"}, kind: kindBool, help: "sim: model SGLang's radix cache (off by default)",
 		set: boolFlag(func(c *Config) *bool { return &c.Sim.PrefixCache })},
-	{names: []string{"sim-gpus"}, metavar: "N", help: "sim: GPUs this server may use (default: the tp size)",
+	{names: []string{"sim-gpus"}, metavar: "N", help: "sim: GPUs this server may use (default: the tp size over --nnodes)",
 		set: intFlag(func(c *Config) *int { return &c.Sim.GPUs })},
 	{names: []string{"sim-state"}, metavar: "DIR", help: "sim: the memory registry the fake nvidia-smi reads (default $BAKEOFF_SIM_STATE or $TMPDIR/bakeoff-sim-state-UID)",
 		set: strFlag(func(c *Config) *string { return &c.Sim.StateDir })},

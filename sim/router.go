@@ -162,9 +162,9 @@ var routerOptions = map[string]routerOption{
 }
 
 // routerUsage is the router's short usage, as argparse starts its errors.
-const routerUsage = "usage: " + routerProg + " [-h] [--host HOST] [--port PORT] [--pd-disaggregation]\n" +
+var routerUsage = "usage: " + routerProg + " [-h] [--host HOST] [--port PORT] [--pd-disaggregation]\n" +
 	"                        [--prefill PREFILL [PREFILL ...]] [--decode URL]\n" +
-	"                        [--worker-urls [WORKER_URLS ...]] [--policy {" + "random,round_robin,cache_aware,power_of_two,manual}]\n"
+	"                        [--worker-urls [WORKER_URLS ...]] [--policy {" + strings.Join(routerPolicies, ",") + "}]\n"
 
 // ParseRouterArgs parses a router command line as argparse does for the
 // flags above; errors are worded as argparse's.
@@ -436,6 +436,9 @@ func (rt *Router) Handler() http.Handler {
 	for _, p := range []string{"/v1/models", "/get_model_info", "/server_info", "/get_server_info"} {
 		mux.HandleFunc("GET "+p, rt.forward)
 	}
+	for _, p := range []string{"/v1/tokenize", "/tokenize"} {
+		mux.HandleFunc("POST "+p, rt.forward)
+	}
 	mux.HandleFunc("GET /metrics", rt.metrics)
 	mux.HandleFunc("GET /flush_cache", rt.flushCache)
 	mux.HandleFunc("POST /flush_cache", rt.flushCache)
@@ -454,10 +457,20 @@ func (rt *Router) health(w http.ResponseWriter, _ *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// forward answers a GET with the first decode (or regular) worker's answer:
-// the one that generates, whose /server_info holds the speculative figures.
+// forward answers a call that generates nothing (the model, the server's
+// info, the tokenizer) with the first decode (or regular) worker's answer:
+// the worker that generates, whose /server_info holds the speculative
+// figures.
 func (rt *Router) forward(w http.ResponseWriter, r *http.Request) {
-	resp, err := rt.send(r.Context(), rt.decode[0], http.MethodGet, r.URL.RequestURI(), nil)
+	var body []byte
+	if r.Method == http.MethodPost {
+		var err error
+		if body, err = io.ReadAll(io.LimitReader(r.Body, routerMaxBody)); err != nil {
+			writeError(w, http.StatusBadRequest, "reading the request: "+err.Error())
+			return
+		}
+	}
+	resp, err := rt.send(r.Context(), rt.decode[0], r.Method, r.URL.RequestURI(), body)
 	if err != nil {
 		writeError(w, http.StatusBadGateway, err.Error())
 		return
@@ -587,12 +600,24 @@ func (rt *Router) route(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	// The prefill worker's answer is read and dropped; a refusal ends the
-	// decode worker's wait for a KV cache that will not come, and is the
-	// client's answer instead.
-	var refusal struct {
-		status int
-		body   []byte
+	// The prefill worker's answer is read and dropped; a refusal that comes
+	// before the decode worker has answered ends its wait for a KV cache
+	// that will not come, and is the client's answer instead.
+	var (
+		mu       sync.Mutex
+		answered bool // the decode worker's answer is the client's
+		refusal  struct {
+			status int
+			body   []byte
+		}
+	)
+	refuse := func(status int, body []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !answered {
+			refusal.status, refusal.body = status, body
+			cancel()
+		}
 	}
 	prefillDone := make(chan struct{})
 	go func() {
@@ -601,20 +626,26 @@ func (rt *Router) route(w http.ResponseWriter, r *http.Request) {
 		defer pre.inflight.Add(-1)
 		resp, err := rt.send(ctx, pre, http.MethodPost, path, body)
 		if err != nil {
-			refusal.status, refusal.body = http.StatusBadGateway, errorBody(http.StatusBadGateway, err.Error())
-			cancel()
+			refuse(http.StatusBadGateway, errorBody(http.StatusBadGateway, err.Error()))
 			return
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
 		if resp.StatusCode != http.StatusOK {
-			refusal.status, refusal.body = resp.StatusCode, b
-			cancel()
+			refuse(resp.StatusCode, b)
 		}
 	}()
 	dec.inflight.Add(1)
 	defer dec.inflight.Add(-1)
 	resp, err := rt.send(ctx, dec, http.MethodPost, path, body)
+	mu.Lock()
+	if err == nil && refusal.status != 0 {
+		// The prefill's refusal came first: the decode's answer may be cut.
+		resp.Body.Close()
+		err = context.Canceled
+	}
+	answered = err == nil
+	mu.Unlock()
 	if err != nil {
 		<-prefillDone
 		if refusal.status != 0 {

@@ -40,7 +40,7 @@ Sim knobs:
   --sim-drift-tau D      the drift's correlation time, simulated (default 1m)
   --sim-drift-scope S    launch (each launch its own drift, default) or host
                          (one drift for every server on the same --sim-state)
-  --sim-gpus N           GPUs this server may use (default: --tp)
+  --sim-gpus N           GPUs this server may use (default: --tp over --nnodes)
   --sim-state DIR        memory registry (default $BAKEOFF_SIM_STATE or
                          $TMPDIR/bakeoff-sim-state-UID)
   --sim-fault NAME[=ARG] die-during-load, hang-during-load,
