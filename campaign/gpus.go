@@ -23,6 +23,9 @@ import (
 // A scenario made of several servers (roles) holds the sum over them: each
 // role's count times its GPUs, each role's GPUs found as above.
 func (s *Scenario) GPUs() int {
+	if s.Deployment != nil {
+		return s.Deployment.GPUs(s)
+	}
 	if s.GPUCount > 0 {
 		return s.GPUCount
 	}

@@ -204,6 +204,7 @@ func (l *loader) campaign(path string) *Campaign {
 	l.prompts(c, d.pos(nodes.prompts))
 	l.trace(c, d, d.pos(nodes.trace), nodes.trace)
 	l.scenarios(c, d, nodes)
+	l.checkDeployments(c, d, nodes)
 	l.helpFormat(c, d, nodes.engine)
 	return c
 }

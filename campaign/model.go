@@ -285,6 +285,10 @@ type Scenario struct {
 	Env  map[string]string
 	// Launch, when set, replaces the whole launch command for this scenario.
 	Launch []string
+	// Deployment, when set, makes the scenario several processes (roles)
+	// launched, watched and stopped as one; the fields above are what its
+	// roles start from (Scenario.RoleScenario). Nil for one server.
+	Deployment *Deployment
 	// GPUCount is `gpus:` as written (or inherited): the GPUs the server
 	// uses, for the per-GPU figures; 0 when not written, and GPUs() reads
 	// the count from the engine's flags.

@@ -46,6 +46,13 @@ type On struct {
 	// resolved, {host} expanded), substituted for {workdir}; empty leaves
 	// the token as written.
 	Workdir string
+	// Port and Listen, when set, replace engine.port and the loopback as
+	// the port and address the server listens on (an instance of a
+	// deployment); Expand, when set, expands a deployment's placeholders
+	// in every word and variable first (RenderInstance).
+	Port   int
+	Listen string
+	Expand func(string) string
 }
 
 // Tokens expanded in command words. {bakeoff} works in engine.command and in
@@ -82,7 +89,19 @@ func Render(c *Campaign, s *Scenario, on On) (*Launch, error) {
 	if port == 0 {
 		port = DefaultPort
 	}
+	if on.Port != 0 {
+		port = on.Port
+	}
+	listen := launcherHost
+	if on.Listen != "" {
+		listen = on.Listen
+	}
+	// workdir expands {workdir} and, first, a deployment's placeholders:
+	// every word and variable passes through it.
 	workdir := func(w string) string {
+		if on.Expand != nil {
+			w = on.Expand(w)
+		}
 		if on.Workdir != "" {
 			w = strings.ReplaceAll(w, TokenWorkdir, on.Workdir)
 		}
@@ -125,7 +144,7 @@ func Render(c *Campaign, s *Scenario, on On) (*Launch, error) {
 			prefix = append(prefix, expand(w, false))
 		}
 		var err error
-		if argv, err = p.LaunchArgv(prefix, python, s.Model, launcherHost, port); err != nil {
+		if argv, err = p.LaunchArgv(prefix, python, s.Model, listen, port); err != nil {
 			return nil, fmt.Errorf("render scenario %s: %w", s.Name, err)
 		}
 	}

@@ -50,6 +50,7 @@ type rawScenario struct {
 	extendsAt                  position
 	args                       []rawArg
 	env                        []rawEnv
+	deployment                 *rawDeployment // nil when the file has no deployment: key
 }
 
 var (
@@ -188,6 +189,7 @@ func (l *loader) resolve(path string, ref position, what string, stack []string)
 			return nil
 		}
 		s.Engine, s.Model, s.Launch = parent.Engine, parent.Model, slices.Clone(parent.Launch)
+		s.Deployment = parent.Deployment.clone()
 		s.GPUCount = parent.GPUCount
 		maps.Copy(s.Env, parent.Env)
 		maps.Copy(s.src.argPos, parent.src.argPos)
@@ -229,6 +231,9 @@ func (l *loader) resolve(path string, ref position, what string, stack []string)
 	for _, k := range slices.Sorted(maps.Keys(args)) {
 		s.Args = append(s.Args, args[k])
 	}
+	if raw.deployment != nil {
+		s.Deployment = mergeDeployment(s.Deployment, raw.deployment)
+	}
 	e.s = s
 	return s
 }
@@ -243,6 +248,7 @@ func (s *Scenario) clone() *Scenario {
 	}
 	c.Env = maps.Clone(s.Env)
 	c.Launch = slices.Clone(s.Launch)
+	c.Deployment = s.Deployment.clone()
 	if s.src != nil {
 		src := *s.src
 		src.argPos = maps.Clone(s.src.argPos)
@@ -259,6 +265,12 @@ func (l *loader) finish(s *Scenario) {
 		s.Engine = DefaultEngine
 	}
 	at := s.src.file
+	if s.Deployment != nil {
+		// Each role's server is checked as a scenario's would be: a
+		// deployment's own keys say what the scenario's leave out.
+		l.finishDeployment(s)
+		return
+	}
 	if len(s.Launch) > 0 {
 		return
 	}
@@ -336,6 +348,7 @@ func (d *doc) scenario(root *yaml.Node) *rawScenario {
 				r.launch, r.hasLaunch = w, true
 			}
 		},
+		"deployment": func(_, v *yaml.Node) { r.deployment = d.deployment(v) },
 		"gpus": func(_, v *yaml.Node) {
 			if n, ok := d.intAtLeast(v, "gpus", 1); ok && n >= 1 {
 				r.gpus, r.hasGPUs = n, true
