@@ -49,5 +49,8 @@ func collect(ctx context.Context, s *scenarioRun) error {
 			return err
 		}
 	}
+	if s.dep != nil {
+		return collectRoles(ctx, s)
+	}
 	return nil
 }

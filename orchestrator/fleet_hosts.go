@@ -38,10 +38,19 @@ type worker struct {
 	lost        string
 	unreachable bool
 	last        *scenarioRun // the newest launch it ran, for --keep-server
+	// group are the hosts a launch on this worker runs on, this one first
+	// (deployment_hosts.go): itself alone unless a deployment spans
+	// several nodes. slot is the share of its hosts a launch here gets
+	// when launches share a host; addr the address the other hosts of the
+	// group reach this one at.
+	group []*worker
+	slot  campaign.Slot
+	addr  string
 }
 
 func (o *orch) newWorker(h remote.Host) *worker {
 	w := &worker{o: o, h: h, paths: newHostPaths(HostWorkdir(o.c.Host.Workdir, h.Name()))}
+	w.group = []*worker{w}
 	if o.fleet {
 		w.tag = h.Name()
 	}

@@ -214,6 +214,9 @@ type orch struct {
 	storageErr error
 	// warned are the warnings emitted once per campaign (warnOnce).
 	warned map[string]bool
+	// deployments says a scenario of the campaign is a deployment: every
+	// launch's stop-old then also stops what the role pid files name.
+	deployments bool
 }
 
 func newOrch(opt Options) (*orch, error) {
@@ -224,6 +227,9 @@ func newOrch(opt Options) (*orch, error) {
 		return nil, errors.New("--out and --resume are exclusive: a resumed run stays in its directory")
 	}
 	o := &orch{opt: opt, c: opt.Campaign, now: opt.Now}
+	for _, sc := range o.c.Scenarios {
+		o.deployments = o.deployments || sc.Deployment != nil
+	}
 	if o.now == nil {
 		o.now = time.Now
 	}

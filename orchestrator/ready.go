@@ -31,6 +31,9 @@ const (
 // fatal signatures appears, with the log tail; the health timeout ends a
 // silent hang (NCCL can hang without a word).
 func waitReady(ctx context.Context, s *scenarioRun) error {
+	if s.dep != nil {
+		return readyDeployment(ctx, s)
+	}
 	o := s.o
 	p := s.profile
 	readyLine := o.c.Engine.ReadyLine
@@ -100,6 +103,9 @@ func (s *scenarioRun) readLog(ctx context.Context, scan *lineScanner) ([]string,
 // line (which is what summaries show), the log's excerpt of the engine
 // profile's Failure follows below it, and the last lines become the tail.
 func (s *scenarioRun) crashed(ctx context.Context, phase StepName, what string, err error) *ScenarioError {
+	if s.dep != nil {
+		return s.crashedDeployment(ctx, phase, what, err)
+	}
 	o := s.o
 	settle := o.now().Add(DefaultCrashSettle)
 	for o.now().Before(settle) {

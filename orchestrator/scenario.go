@@ -89,6 +89,9 @@ type hostPaths struct {
 	logs      string
 	sweeps    string
 	bin       string
+	// slotTag names the files of a slot of a shared host apart ("" on a
+	// host that runs one launch at a time).
+	slotTag string
 }
 
 func newHostPaths(workdir string) hostPaths {
@@ -133,6 +136,9 @@ type scenarioRun struct {
 	// step is the step running now, for the journal lines a step writes
 	// beside its start and end (a stop's signals).
 	step StepName
+	// dep is the launch's processes when the scenario is a deployment
+	// (deployment.go); nil for one server.
+	dep *deployRun
 }
 
 func (o *orch) newScenarioRun(pl plannedLaunch, w *worker) *scenarioRun {
@@ -141,7 +147,7 @@ func (o *orch) newScenarioRun(pl plannedLaunch, w *worker) *scenarioRun {
 	o.attempts[pl.key]++
 	attempt := o.attempts[pl.key]
 	o.mu.Unlock()
-	return &scenarioRun{
+	s := &scenarioRun{
 		o: o, w: w, sc: sc, profile: sc.Profile(), round: pl.key.Round, pos: pl.pos, attempt: attempt,
 		dir:       filepath.Join(o.runDir, filepath.FromSlash(results.LaunchDir(sc.Name, pl.key.Round))),
 		serverLog: path.Join(w.paths.logs, sc.Name+".log"),
@@ -149,6 +155,13 @@ func (o *orch) newScenarioRun(pl plannedLaunch, w *worker) *scenarioRun {
 		client:    hostHTTPClient(w.h),
 		baseURL:   fmt.Sprintf("http://127.0.0.1:%d", o.c.Engine.Port),
 	}
+	if sc.Deployment != nil {
+		// The load, the smoke request and the info call go to the role
+		// the deployment serves from.
+		s.dep = s.newDeployRun()
+		s.baseURL, s.client = s.dep.serve.url, s.dep.serve.client
+	}
+	return s
 }
 
 func (s *scenarioRun) event(e Event) {

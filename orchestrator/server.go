@@ -25,6 +25,11 @@ func stopOld(ctx context.Context, s *scenarioRun) error {
 			return fmt.Errorf("stopping the process of %s on %s: %w", pidFile, s.w.h.Name(), err)
 		}
 	}
+	if s.o.deployments {
+		// The processes of a deployment, of this launch's shape or any
+		// other, have pid files of their own on every host of the launch.
+		return s.stopOldRoles(ctx)
+	}
 	return nil
 }
 
@@ -38,6 +43,9 @@ const (
 
 // launch starts the server detached, its output in a fresh log file.
 func launch(ctx context.Context, s *scenarioRun) error {
+	if s.dep != nil {
+		return launchDeployment(ctx, s)
+	}
 	o := s.o
 	sc := *s.sc
 	sc.Env = maps.Clone(s.sc.Env)
@@ -88,6 +96,9 @@ func launch(ctx context.Context, s *scenarioRun) error {
 // stopServer stops the server's process group: SIGTERM, the grace period,
 // then SIGKILL. The sweep goes first, so the server drains no new load.
 func stopServer(ctx context.Context, s *scenarioRun) error {
+	if s.dep != nil {
+		return stopDeployment(ctx, s)
+	}
 	if err := s.stopOverLink(ctx, s.w.paths.sweepPID); err != nil {
 		return fmt.Errorf("stopping the sweep of %s on %s: %w", s.sc.Name, s.w.h.Name(), err)
 	}
@@ -99,6 +110,9 @@ func stopServer(ctx context.Context, s *scenarioRun) error {
 
 // saveLog downloads the whole server log into the scenario's results.
 func saveLog(ctx context.Context, s *scenarioRun) error {
+	if s.dep != nil {
+		return saveDeploymentLogs(ctx, s)
+	}
 	if s.launch == nil {
 		return nil
 	}
@@ -144,7 +158,13 @@ const DefaultLogTailLines = 40
 // about, since a server that ignores SIGTERM holds every stop to the grace
 // and may leave GPU memory in a state the next launch pays for.
 func (s *scenarioRun) stopOverLink(ctx context.Context, pidFile string) error {
-	w, o := s.w, s.o
+	return s.stopOn(ctx, s.w, pidFile)
+}
+
+// stopOn is stopOverLink on one host of the launch's group (an instance of
+// a deployment on another node).
+func (s *scenarioRun) stopOn(ctx context.Context, w *worker, pidFile string) error {
+	o := s.o
 	var st remote.Stopped
 	start := o.now()
 	err := w.overLink(ctx, s.sc.Name, "stopping "+pidFile, func(ctx context.Context) error {

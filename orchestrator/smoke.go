@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
-	"github.com/bakeoff-dev/bakeoff/remote"
 )
 
 // Smoke request settings: a short, real completion.
@@ -47,7 +46,7 @@ func smoke(ctx context.Context, s *scenarioRun) error {
 		return s.crashed(ctx, "smoke", fmt.Sprintf("smoke request to %s failed: %v", endpoint, err), err)
 	}
 	// A crash right after the answer is still a crash on the first request.
-	if alive, aerr := remote.Alive(ctx, s.w.h, s.w.paths.serverPID); aerr == nil && !alive {
+	if !s.serverAlive(ctx) {
 		return s.crashed(ctx, "smoke", "server exited after the smoke request", nil)
 	}
 	return nil

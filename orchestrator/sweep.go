@@ -97,7 +97,7 @@ func sweep(ctx context.Context, s *scenarioRun) error {
 // checkLevels fails the scenario when the server died during the sweep or a
 // level lost more than the allowed share of its requests.
 func (s *scenarioRun) checkLevels(ctx context.Context, levels []measure.LevelSummary) error {
-	if alive, err := remote.Alive(ctx, s.w.h, s.w.paths.serverPID); err == nil && !alive {
+	if !s.serverAlive(ctx) {
 		return s.crashed(ctx, "sweep", "server exited during the sweep", nil)
 	}
 	if len(levels) == 0 {
@@ -218,7 +218,7 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 			}
 			// The server dying mid-sweep ends the scenario now, not after
 			// every remaining request has failed.
-			if up, aerr := remote.Alive(ctx, s.w.h, s.w.paths.serverPID); aerr == nil && !up {
+			if !s.serverAlive(ctx) {
 				_ = remote.Stop(ctx, s.w.h, s.w.paths.sweepPID, o.c.Engine.StopGrace)
 				levels := s.fetchSweep(ctx, true)
 				return levels, s.crashed(ctx, "sweep", "server exited during the sweep", nil)
