@@ -37,7 +37,7 @@ func Change(then, now Inputs, was, is Plan, thenWas string) string {
 	}
 	effect := roundsChange(was, is)
 	if len(why) == 0 {
-		return "nothing measured differs from " + thenWas + " by a tenth: " + effect
+		return "nothing measured moved by a tenth or more: " + effect
 	}
 	return strings.Join(why, "; ") + ": " + effect
 }
@@ -52,10 +52,15 @@ func roundsChange(was, is Plan) string {
 	if is.Scale != was.Scale && is.Scale > 0 && was.Scale > 0 {
 		s += fmt.Sprintf(", the auto count ×%d, not ×%d", is.Scale, was.Scale)
 	}
-	if was.Reached && !is.Reached {
+	_, wasOK := MDEFigure(was.MDEPct)
+	_, isOK := MDEFigure(is.MDEPct)
+	switch {
+	case !isOK:
+		s += ", the MDE cannot be estimated now"
+	case !wasOK:
+	case was.Reached && !is.Reached:
 		s += fmt.Sprintf(", ±%s%% now out of reach", fmtPct(is.MarginPct))
-	}
-	if !was.Reached && is.Reached {
+	case !was.Reached && is.Reached:
 		s += fmt.Sprintf(", ±%s%% now within reach", fmtPct(is.MarginPct))
 	}
 	return s

@@ -29,7 +29,7 @@ func TestChange(t *testing.T) {
 			[]string{"noise at C=70 higher than assumed (", "% a round, not 1.5%)", " rounds in all, not "}, []string{"a launch"}},
 		{"launches longer", slower, []string{"a launch longer than assumed (", "the same "}, []string{"noise"}},
 		{"fewer launches a round", fewer, []string{"1 launch a round, not 2"}, []string{"noise", "a launch "}},
-		{"nothing moved a tenth", same, []string{"nothing measured differs from assumed by a tenth: the same "}, []string{"noise at"}},
+		{"nothing moved a tenth", same, []string{"nothing measured moved by a tenth or more: the same "}, []string{"noise at"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			was, is := NextScaled(then), NextScaled(tc.now)

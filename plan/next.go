@@ -132,6 +132,9 @@ func (p Plan) RequestsAt(key measure.Level) int {
 // or, when no plan within the bounds reaches the margin, "plan: ±2% is
 // out of reach within 8 rounds; the most precise: …".
 func (p Plan) String() string {
+	if _, ok := MDEFigure(p.MDEPct); !ok {
+		return "plan: " + p.Body()
+	}
 	if !p.Reached {
 		return fmt.Sprintf("plan: ±%s%% is out of reach within %d rounds; the most precise: %s",
 			fmtPct(p.MarginPct), p.Rounds, p.Body())

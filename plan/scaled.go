@@ -14,8 +14,14 @@ import "math"
 // smallest multiple that brings every open comparison to the margin (at
 // least the multiple at Cochran's optimum, ScaleOptimal), and of those the
 // quickest. When none within the bounds does, the plan is the largest
-// multiple at the most rounds allowed, with Reached false.
+// multiple at the most rounds allowed, with Reached false. Without a
+// noise figure (no open comparison has one) nothing says what the margin
+// needs: the plan is one more round at the minimum, not Reached, and its
+// MDE cannot be estimated.
 func NextScaled(in Inputs) Plan {
+	if !in.measured() {
+		return in.At(1, 1)
+	}
 	g := in.Goal.withDefaults()
 	past := in.pastVar()
 	target := logOf(g.MarginPct)
@@ -138,6 +144,16 @@ func (in Inputs) ScaleOptimal() int {
 		best++
 	}
 	return min(int(best), in.MaxScale())
+}
+
+// measured reports whether any open comparison has a noise figure.
+func (in Inputs) measured() bool {
+	for _, z := range in.Noise {
+		if z.Launch > 0 || z.Within > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // scaled is every level's minimum times k.

@@ -36,6 +36,14 @@ func hostCount(c *campaign.Campaign) int {
 	return max(placement.For(c, "", placement.Env{}).Plan().Hosts, 1)
 }
 
+// spread is how many launches campaign c runs side by side on its hosts,
+// on average: its launches over those one host runs in a row (1 on a
+// single host). The planner counts launches one after another; its time
+// over spread is the night's wall time.
+func spread(c *campaign.Campaign) float64 {
+	return float64(launchCount(c)) / float64(max(serialLaunches(c), 1))
+}
+
 // orderPeriod is how many rounds the launch order takes to repeat.
 func orderPeriod(n int) int {
 	if n%2 == 1 {
@@ -129,9 +137,7 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string, now time.Time) 
 	}
 	fmt.Fprintf(w, "verdict   equivalence_margin %s%%; min_effect %s%% (applies when rounds is 1)\n",
 		fmtPct(c.EquivalenceMarginPct), fmtPct(c.MinEffectPct))
-	if c.Sequential() || c.Budget > 0 || c.Deadline != nil {
-		fmt.Fprintf(w, "plan      %s\n", planBefore(c, now))
-	}
+	printNight(w, c, planNight(c, root, now))
 
 	launches := launchCount(c)
 	// Time runs on every host at once: the time figures count the
@@ -196,6 +202,26 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string, now time.Time) 
 	} else {
 		fmt.Fprintf(w, "          typical: not known before a first run of this sweep (none in %s)\n",
 			filepath.Join(root, c.Name))
+	}
+}
+
+// printNight writes the night expected before the first round: its
+// rounds, launches, time and MDE (or what its budget buys), what one launch
+// costs and where that figure came from, the noise assumed, and the
+// requests the rounds send.
+func printNight(w io.Writer, c *campaign.Campaign, n night) {
+	fmt.Fprintf(w, "plan      %s\n", n.head())
+	fmt.Fprintf(w, "          %s\n", n.costs())
+	fmt.Fprintf(w, "          %s\n", n.noise())
+	lo := n.in.At(0, 1)
+	switch {
+	case planned(c) && n.plan.Scale > 1:
+		fmt.Fprintf(w, "          rounds 1 to %d of %s, then %s as planned now; each look plans again\n",
+			c.MinRounds, lo.RequestsText(), n.plan.RequestsText())
+	case planned(c):
+		fmt.Fprintf(w, "          each round %s as planned now; each look after round %d plans again\n", lo.RequestsText(), c.MinRounds)
+	default:
+		fmt.Fprintf(w, "          each round %s\n", lo.RequestsText())
 	}
 }
 

@@ -195,11 +195,12 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		Now:        e.Now, Machine: e.Hostname, PID: e.PID,
 	}
 	count := newLaunchCounter()
+	night := planNight(c, f.root, e.Now())
 	if c.Sequential() {
-		opt.Look = lookFor(c, e.Now, count)
+		opt.Look = lookFor(c, e.Now, count, night)
 	}
 	if c.Sequential() || c.Budget > 0 || c.Deadline != nil {
-		fmt.Fprintln(e.Stderr, planBefore(c, e.Now()))
+		fmt.Fprintln(e.Stderr, night)
 	}
 	if f.dryRun {
 		return runDry(ctx, e, c, opt)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
@@ -37,23 +38,171 @@ func goalOf(c *campaign.Campaign) plan.Goal {
 // user wrote is kept.
 func planned(c *campaign.Campaign) bool { return c.Sequential() && c.Sweep.Requests == 0 }
 
-// planBefore is the plan line printed before the campaign starts (and by
-// validate): with a budget or deadline, what it buys; without, what
-// reaching the margin would take. Before any round has run its figures are
-// assumptions, and it says so.
+// night is the plan of a campaign before its first round: the planner's
+// inputs from the prior, and the rounds and requests expected, at the
+// requests they send.
+type night struct {
+	campaign *campaign.Campaign
+	prior    plan.Prior
+	in       plan.Inputs
+	// plan is the rounds expected: a fixed design's rounds, a sequential
+	// campaign's plan, or what a budget or deadline buys (forecast). Its
+	// Rounds and Seconds count the whole night, the pilot rounds of a
+	// sequential campaign included.
+	plan plan.Plan
+	// forecast is what the budget or deadline buys; nil without one.
+	forecast *plan.Forecast
+	// kept is set when the planner's requests are not taken (the margin
+	// is out of reach at any): plan is then at the campaign's requests.
+	kept bool
+	// sequential says the launches are at most plan.Rounds × scenarios.
+	sequential bool
+	// spread is how many launches run side by side on the campaign's
+	// hosts, on average (spread): plan's Seconds are wall time.
+	spread float64
+}
+
+// planNight is the night of campaign c started at now, whose earlier runs
+// are under root. A sequential campaign's first rounds.min rounds run at
+// the campaign's requests, since the looks that plan the rest come after
+// them: they are the plan's pilot, and the planner plans the rest.
+func planNight(c *campaign.Campaign, root string, now time.Time) night {
+	prior := priorFor(c, root)
+	in := plan.Before(c, goalOf(c), prior)
+	top := 1
+	if planned(c) {
+		top = maxPlannedFactor
+	}
+	for j := range in.Levels {
+		in.Levels[j].Max = in.Levels[j].Min * top
+	}
+	n := night{campaign: c, prior: prior, in: in, sequential: c.Sequential(), spread: spread(c)}
+	var pilot float64
+	if c.Sequential() {
+		lo := in.At(0, 1).Requests
+		for range c.MinRounds {
+			n.in.Past = append(n.in.Past, lo)
+		}
+		pilot = float64(c.MinRounds) * in.RoundSeconds(lo)
+	}
+	switch end, ok := c.End(now); {
+	case ok:
+		f := afford(n.in, end.Sub(now).Seconds(), n.spread, pilot)
+		n.forecast, n.plan = &f, f.Plan
+	case !c.Sequential():
+		n.plan = n.in.At(max(c.Rounds, 1), 1)
+		n.plan.Seconds /= n.spread
+	default:
+		n.plan = plan.NextScaled(n.in)
+		if !n.plan.Reached && n.plan.Scale > 1 {
+			n.plan, n.kept = n.in.At(n.plan.More, 1), true
+		}
+		n.plan.Seconds = (n.plan.Seconds + pilot) / n.spread
+	}
+	return n
+}
+
+// afford is what seconds of wall time buy on hosts that run spread
+// launches side by side (spread), pilot seconds of launches (one after
+// another) already spent on rounds the planner does not choose: the
+// forecast's figures in wall time, the pilot's included.
+func afford(in plan.Inputs, seconds, spread, pilot float64) plan.Forecast {
+	f := plan.AffordScaled(in, seconds*spread-pilot)
+	f.BudgetSeconds = seconds
+	f.Plan.Seconds = (f.Plan.Seconds + pilot) / spread
+	f.Plan.RoundSeconds /= spread
+	f.Need.Seconds = (f.Need.Seconds + pilot) / spread
+	f.Enough = f.Need.Reached && f.Need.Seconds <= seconds
+	return f
+}
+
+// planBefore is the head of the night of campaign c started at now (its
+// rounds, launches, time and MDE, without the costs), its earlier runs
+// looked for under the default results directory: for a listing that has
+// no results directory of its own.
 func planBefore(c *campaign.Campaign, now time.Time) string {
-	if end, ok := c.End(now); ok {
-		f := plan.AffordAssumed(c, goalOf(c), end.Sub(now).Seconds())
+	return planNight(c, orchestrator.DefaultResultsRoot, now).head()
+}
+
+// String is the night in one line, for the start of a run: "plan: 7
+// rounds × 4 scenarios = 28 launches at most, about 6m, to bring the MDE
+// to ±3.8% (the margin ±4%) (a launch about 13s: …; costs from …; noise
+// assumed: …)".
+func (n night) String() string {
+	return "plan: " + n.head() + " (" + n.costs() + "; " + n.noise() + ")"
+}
+
+// head is the rounds, launches, time and MDE expected, or what the budget
+// buys.
+func (n night) head() string {
+	if f := n.forecast; f != nil {
 		return f.String()
 	}
-	p := plan.Next(plan.Assumed(c, goalOf(c)))
-	return p.String() + " (assumed costs and noise, before any round has run)"
+	p := n.plan
+	launches := p.Rounds * max(n.in.Scenarios, 1)
+	at := ""
+	if n.sequential {
+		at = " at most"
+	}
+	s := fmt.Sprintf("%s × %s = %d launches%s, about %s", plural(p.Rounds, "round"), plural(n.in.Scenarios, "scenario"),
+		launches, at, plan.Duration(p.Seconds))
+	if n.spread > 1 {
+		s += fmt.Sprintf(" on %d hosts at once", hostCount(n.campaign))
+	}
+	mde, ok := plan.MDEFigure(p.MDEPct)
+	switch {
+	case n.in.Scenarios < 2:
+		return s + "; a single scenario: nothing to compare"
+	case !ok:
+		return s + "; the MDE at the end cannot be estimated"
+	case n.kept:
+		return fmt.Sprintf("%s; ±%s%% is out of reach within %d rounds even at the auto count ×%d, so the campaign's requests are kept: MDE %s at the end",
+			s, fmtPct(p.MarginPct), p.Rounds, maxPlannedFactor, mde)
+	case !p.Reached:
+		return fmt.Sprintf("%s; MDE %s at the end, short of the margin ±%s%%", s, mde, fmtPct(p.MarginPct))
+	}
+	return fmt.Sprintf("%s, to bring the MDE to %s (the margin ±%s%%)", s, mde, fmtPct(p.MarginPct))
+}
+
+// costs is one launch's expected time at the campaign's requests and
+// where its figures came from.
+func (n night) costs() string {
+	lo := n.in.At(0, 1).Requests
+	var requests float64
+	for j, l := range n.in.Levels {
+		requests += float64(lo[j]) * l.PerRequest
+	}
+	from := "costs from "
+	if n.prior.Assumed {
+		from = "costs "
+	}
+	return fmt.Sprintf("a launch about %s: load %s, requests %s, the rest %s; %s%s",
+		plan.Duration(n.in.Launch+requests), plan.Duration(n.prior.Load), plan.Duration(requests),
+		plan.Duration(n.prior.Overhead), from, n.prior.Source)
+}
+
+// noise is the noise the plan assumes before any round measured it.
+func (n night) noise() string {
+	sd := math.Hypot(plan.AssumedLaunchSD, plan.AssumedWithinSD)
+	return fmt.Sprintf("noise assumed: %.1f%% a round (%.1f%% from the launches, %.1f%% from sampling at the auto count)",
+		100*math.Expm1(sd), 100*math.Expm1(plan.AssumedLaunchSD), 100*math.Expm1(plan.AssumedWithinSD))
+}
+
+// lastPlan is the plan a look is compared with: the night's before the
+// first look, the last look's after it.
+type lastPlan struct {
+	in   plan.Inputs
+	plan plan.Plan
+	// since names it for the look's line ("the plan before round 1"); was
+	// names its figures ("assumed").
+	since, was string
 }
 
 // lookFor is the look of a sequential campaign c: the variants whose
 // comparisons the sequential rule has not all closed, why the others
 // stopped, and, with requests: auto, the planner's requests per level for
-// the next rounds.
+// the next rounds, with what changed since the plan before it (the
+// night's before, the last look's after the first look).
 //
 // Without a budget the planner's requests are taken only when they reach
 // the margin within rounds.max: when the margin is out of reach, the most
@@ -64,9 +213,10 @@ func planBefore(c *campaign.Campaign, now time.Time) string {
 //
 // Each look's open variants go to count, whose planned total the progress
 // lines show.
-func lookFor(c *campaign.Campaign, now func() time.Time, count *launchCounter) orchestrator.LookFunc {
+func lookFor(c *campaign.Campaign, now func() time.Time, count *launchCounter, before night) orchestrator.LookFunc {
 	rule := &verdict.SequentialPlan{MinRounds: c.MinRounds, MaxRounds: c.Rounds}
 	end, bounded := c.End(now())
+	last := &lastPlan{in: before.in, plan: before.plan, since: "the plan before round 1", was: "assumed"}
 	return func(_ context.Context, runDir string, rounds int) (orchestrator.Look, error) {
 		run, err := results.ReadRun(runDir)
 		if err != nil {
@@ -76,7 +226,7 @@ func lookFor(c *campaign.Campaign, now func() time.Time, count *launchCounter) o
 		if bounded {
 			left = end.Sub(now()).Seconds()
 		}
-		look, err := lookAt(c, run, rule, rounds, left)
+		look, err := lookAt(c, run, rule, rounds, left, last)
 		if err == nil {
 			count.looked(&run.Manifest, rounds+1, look.Open)
 		}
@@ -85,8 +235,10 @@ func lookFor(c *campaign.Campaign, now func() time.Time, count *launchCounter) o
 }
 
 // lookAt is lookFor's look at run after rounds rounds, with left seconds
-// before the budget or deadline (negative: none).
-func lookAt(c *campaign.Campaign, run *results.Run, rule *verdict.SequentialPlan, rounds int, left float64) (orchestrator.Look, error) {
+// before the budget or deadline (negative: none). The plan it takes says
+// what changed since last (nil: nothing to compare with), which then
+// becomes it.
+func lookAt(c *campaign.Campaign, run *results.Run, rule *verdict.SequentialPlan, rounds int, left float64, last *lastPlan) (orchestrator.Look, error) {
 	v, err := verdict.Compute(run, verdict.Options{Sequential: rule})
 	if err != nil {
 		return orchestrator.Look{}, fmt.Errorf("the verdict after %d rounds: %w", rounds, err)
@@ -104,43 +256,48 @@ func lookAt(c *campaign.Campaign, run *results.Run, rule *verdict.SequentialPlan
 	}
 	in := plan.Observed(v, run.Summary.Scenarios, pastRequests(run, v), levelBounds(c, v), openComparison, goalOf(c))
 	in.Scenarios = len(look.Open) + 1
-	look.Scale, look.Plan = nextRequests(in, left)
+	var p plan.Plan
+	look.Scale, p, look.Plan = nextRequests(in, left, spread(c))
+	if last != nil {
+		look.Plan += "; since " + last.since + ": " + plan.Change(last.in, in, last.plan, p, last.was)
+		*last = lastPlan{in: in, plan: p, since: "the last look", was: "at the last look"}
+	}
 	return look, nil
 }
 
 // nextRequests is the requests scale of the next rounds (0: the campaign's
-// own) and the plan line, for the time left in seconds (negative: no
-// budget or deadline). Without a limit the planner's requests are taken
-// only when they reach the margin; with one, the most precise plan that
-// fits, unless not even one more round does.
-func nextRequests(in plan.Inputs, left float64) (scale int, line string) {
+// own), the plan they run and its line, for the time left in seconds
+// (negative: no budget or deadline) on hosts that run spread launches side
+// by side. The plan is made in multiples of the `auto` count, the one
+// count the load generator takes, so that the requests it prints are those
+// the rounds send. Without a limit the planner's requests are taken only
+// when they reach the margin; with one, the most precise plan that fits,
+// unless not even one more round does.
+func nextRequests(in plan.Inputs, left, spread float64) (scale int, p plan.Plan, line string) {
 	if left >= 0 {
-		f := plan.Afford(in, left)
-		if f.Fits {
-			scale = autoScale(f.Plan)
+		f := afford(in, left, spread, 0)
+		if f.Fits && f.Plan.Scale > 1 {
+			scale = f.Plan.Scale
 		}
-		return scale, f.String()
+		return scale, f.Plan, f.String()
 	}
-	p := plan.Next(in)
+	p = plan.NextScaled(in)
+	p.Seconds /= spread
+	if _, ok := plan.MDEFigure(p.MDEPct); !ok {
+		return 0, p, p.String() + " (the campaign's requests, until a look measures the noise)"
+	}
 	if !p.Reached {
-		return 0, p.String() + "; the campaign's requests are kept (a budget or deadline lets the planner spend more)"
+		top := p.Scale
+		p = in.At(p.More, 1)
+		p.Seconds /= spread
+		p.Reached = false
+		return 0, p, fmt.Sprintf("plan: ±%s%% is out of reach within %d rounds even at the auto count ×%d, so the campaign's requests are kept: %s (a budget or deadline lets the planner spend more)",
+			fmtPct(p.MarginPct), p.Rounds, top, p.Body())
 	}
-	return autoScale(p), p.String()
-}
-
-// autoScale is the plan as one multiple of the `auto` count for every
-// level, what the load generator takes: the largest of the levels' planned
-// counts over their auto counts, rounded up, so no level gets fewer
-// requests than planned. The auto rule already grows with the level, as
-// the plan's counts mostly do.
-func autoScale(p plan.Plan) int {
-	k := 1
-	for j, lv := range p.Levels {
-		if auto := measure.RequestsAt(0, lv); auto > 0 && j < len(p.Requests) {
-			k = max(k, (p.Requests[j]+auto-1)/auto)
-		}
+	if p.Scale > 1 {
+		scale = p.Scale
 	}
-	return min(k, maxPlannedFactor)
+	return scale, p, p.String()
 }
 
 // openComparison is the planner's Open under the sequential rule: the

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/internal/testbin"
+	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// simBinary is bakeoff built once for the tests of this file that run
+// campaigns against `bakeoff sim` processes.
+var simBinary = sync.OnceValues(func() (string, error) {
+	path, _, err := testbin.Build()
+	return path, err
+})
+
+// planCampaign writes a sequential campaign of an A/A pair served by
+// `bakeoff sim` on this machine (no GPU, a port of its own, its workdir
+// and the sim's state under dir): rounds {min: 2, max: 3}, requests auto
+// at C=1 and 4, and a budget ample enough that the planner spends it on
+// the third round's requests.
+func planCampaign(t *testing.T, dir string) string {
+	t.Helper()
+	for _, d := range []string{"configs", "scenarios"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("scenarios/base.yaml", "name: base\nengine: sglang\nmodel: /models/test\nargs:\n  tp-size: 2\n  enable-metrics: true\n")
+	write("scenarios/twin.yaml", "name: twin\nextends: base\n")
+	write("configs/plan.yaml", fmt.Sprintf(`campaign: plan
+host: local
+gpu: none
+engine:
+  command: ["{bakeoff}", "sim", "--sim-speed", "20", "--sim-load-time", "20s", "--sim-launch-sigma", "0.01"]
+  port: %d
+  health_timeout: 1m
+  poll_interval: 100ms
+  stop_grace: 5s
+sweep:
+  concurrency: [1, 4]
+  requests: auto
+  max_tokens: 64
+  warmup: 1
+baseline: base
+scenarios: [base, twin]
+rounds: {min: 2, max: 3}
+budget: 20m
+`, testbin.FreePort(t)))
+	return filepath.Join(dir, "configs", "plan.yaml")
+}
+
+// lookRequestsRE reads a look's requests per level: "C=1 300, C=4 300".
+var lookRequestsRE = regexp.MustCompile(`C=(\d+) (\d+)`)
+
+// TestPlanOverASimRun runs a short sequential campaign against real sim
+// processes and holds the planner to what then happened: the requests each
+// look prints for a level (scale included) are the requests every launch
+// of the next round sent there, as summary.json records them; and the plan
+// printed before the first round, made from the sim's model and the
+// campaign alone, is within a factor of two of the run's length.
+func TestPlanOverASimRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a campaign")
+	}
+	bin, err := simBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg := planCampaign(t, dir)
+	root := filepath.Join(dir, "results")
+	c, err := campaign.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", cfg, "--results", root)
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir, "BAKEOFF_SIM_STATE="+filepath.Join(dir, "sim-state"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the campaign: %v\n%s", err, out)
+	}
+	runs, err := filepath.Glob(filepath.Join(root, "plan", "*"))
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs under %s: %v (%v)", root, runs, err)
+	}
+	run, err := results.ReadRun(runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := orchestrator.ReadJournal(filepath.Join(runs[0], results.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Every look's printed requests are what the next round sent.
+	looks, scaled := 0, false
+	for _, e := range entries {
+		if e.Phase != orchestrator.PhaseLook || e.Look == nil || e.Look.Plan == "" {
+			continue
+		}
+		looks++
+		scaled = scaled || e.Look.Scale > 1
+		printed := map[int]int{}
+		for _, m := range lookRequestsRE.FindAllStringSubmatch(strings.SplitN(e.Look.Plan, "; since", 2)[0], -1) {
+			conc, _ := strconv.Atoi(m[1])
+			n, _ := strconv.Atoi(m[2])
+			printed[conc] = n
+		}
+		if len(printed) != len(c.Sweep.Concurrency) {
+			t.Errorf("the look before round %d prints %v: %s", e.Round, printed, e.Look.Plan)
+		}
+		sent := 0
+		for _, sr := range run.Summary.Scenarios {
+			if sr.RoundOf() != e.Round || sr.Status != results.StatusOK {
+				continue
+			}
+			for _, l := range sr.Levels {
+				sent++
+				if want := printed[l.Level.Concurrency]; l.Requests != want {
+					t.Errorf("round %d, %s at %s: sent %d requests, the look printed %d (scale %d): %s", e.Round, sr.Name,
+						measure.LevelName(l.Level), l.Requests, want, e.Look.Scale, e.Look.Plan)
+				}
+			}
+		}
+		if sent == 0 {
+			t.Errorf("no launch of round %d after its look: %s", e.Round, e.Look.Plan)
+		}
+		t.Logf("look before round %d: %s", e.Round, e.Look.Plan)
+	}
+	if looks == 0 || !scaled {
+		t.Fatalf("%d looks planned a round, none at a multiple of the auto count:\n%s", looks, out)
+	}
+
+	// The plan before the first round, from the campaign alone, against
+	// the run's length.
+	n := planNight(c, filepath.Join(dir, "no-earlier-run"), run.Manifest.Started)
+	took := entries[len(entries)-1].Time.Sub(entries[0].Time).Seconds()
+	t.Logf("%s\nthe run took %.0f s", n, took)
+	if ratio := n.plan.Seconds / took; ratio < 0.5 || ratio > 2 {
+		t.Errorf("the plan before round 1 expects %.0f s, the run took %.0f s (×%.2f)", n.plan.Seconds, took, ratio)
+	}
+}
