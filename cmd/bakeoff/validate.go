@@ -27,9 +27,10 @@ Usage: bakeoff validate CONFIG [--results DIR] [--host]
 Loads the campaign file CONFIG and every scenario it names, resolves extends,
 applies defaults and runs every check. On success prints the resolved
 campaign: the host, the sweep and its fingerprint, the rounds and their
-launch order, an estimate of the campaign's duration, each scenario's exact
-launch command, and any warnings; exit 0. Otherwise prints every problem as
-file:line:col: message; exit 2. Nothing is run and no host is contacted.
+launch order, the plan (the night expected), the bounds of its waits, each
+scenario's exact launch command, and any warnings; exit 0. Otherwise prints
+every problem as file:line:col: message; exit 2. Nothing is run and no host
+is contacted.
 
 With --host it also runs the preflight a run starts with, on the campaign's
 hosts (every host of a fleet; the nodes of a Slurm allocation, asked for and
@@ -39,10 +40,17 @@ capability against the settings that need one. It creates the workdir and
 uploads this binary where the engine command runs it, and launches nothing.
 A flag the engine refuses, or a help command that fails, is a problem: exit 2.
 
-The estimate bounds the waits from the health and GPU timeouts, gives the
-sweeps' size in requests and tokens, and, when DIR (default results) holds an
-earlier run of the same campaign and sweep, the typical duration from the
-median time its launches took.`,
+The plan is the night expected before any round: its rounds, launches, hours
+and the MDE expected at the end (with a budget or deadline, what that buys),
+one launch's time and where its figures come from, the noise assumed, and the
+requests each round sends. A launch's costs come from the newest earlier run
+of the campaign in DIR (default results): its launches' load and other steps,
+and its seconds per request when it ran the same sweep; else, for the
+simulated engine, from its model at its speed; else they are assumed from the
+campaign (a third of health_timeout to load, 50 tokens/s a stream). The
+duration lines bound the waits from the health and GPU timeouts, give the
+sweeps' size in requests and tokens, and the typical launch of an earlier run
+of the same sweep.`,
 		Run: runValidate,
 	})
 }
