@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,9 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/plan"
+	"github.com/bakeoff-dev/bakeoff/results"
 )
 
 // expectsRE finds where a shipped config's comments quote the planner:
@@ -80,4 +84,70 @@ func TestShippedConfigsSayWhatThePlannerExpects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordedDemo is a run of `make demo` on the 2-core machine the
+// repository is developed on, cut to what the planner reads (manifest,
+// summary without the figures, and the journal's launch, ready and look
+// lines): the demo's measured length, against which its plan is held.
+const recordedDemo = "testdata/plan/results/demo/20261202T105235Z"
+
+// TestDemoPlanAgainstARecordedRun: the plan before the first round of
+// configs/demo.yaml is within a factor of two of the length of a recorded
+// run of the demo, both from the campaign alone (the sim's model at its
+// speed and the steps around it) and from that run as the earlier run in
+// the results directory, whose source the plan line then names.
+func TestDemoPlanAgainstARecordedRun(t *testing.T) {
+	c, err := campaign.Load("../../configs/demo.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := orchestrator.ReadJournal(filepath.Join(recordedDemo, results.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := entries[len(entries)-1].Time.Sub(entries[0].Time).Seconds()
+	var launches []float64
+	for _, e := range entries {
+		if e.Phase == orchestrator.PhaseScenario && e.Event == "end" && e.Outcome == orchestrator.OutcomeOK {
+			launches = append(launches, e.DurationS)
+		}
+	}
+	now := time.Date(2026, 12, 3, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name, root, source string
+	}{
+		{"from the campaign alone", t.TempDir(), "the sim's model at its speed (40×)"},
+		{"from the recorded run", filepath.Dir(filepath.Dir(recordedDemo)), "the run of 2026-12-02 in " + recordedDemo},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := planNight(c, tc.root, now)
+			t.Logf("%s\nthe recorded run: %d launches in %s", n, len(launches), plan.Duration(took))
+			if !strings.Contains(n.prior.Source, tc.source) {
+				t.Errorf("costs from %q, want %q", n.prior.Source, tc.source)
+			}
+			if ratio := n.plan.Seconds / took; ratio < 0.5 || ratio > 2 {
+				t.Errorf("the plan expects %s, the recorded run took %s (×%.2f)", plan.Duration(n.plan.Seconds), plan.Duration(took), ratio)
+			}
+			if ratio := float64(n.plan.Rounds*len(c.Scenarios)) / float64(len(launches)); ratio < 0.5 || ratio > 2 {
+				t.Errorf("the plan expects %d launches at most, the recorded run made %d", n.plan.Rounds*len(c.Scenarios), len(launches))
+			}
+		})
+	}
+	// The recorded run's costs, as the planner takes them: its launches'
+	// median, and the time between them.
+	n := planNight(c, filepath.Dir(filepath.Dir(recordedDemo)), now)
+	per := n.in.RoundSeconds(n.in.At(0, 1).Requests) / float64(n.in.Scenarios)
+	want := median(launches) + (took-sum(launches))/float64(len(launches))
+	if math.Abs(per-want) > 0.2*want {
+		t.Errorf("a launch is planned at %.1f s; the recorded run's median launch and the time between launches make %.1f s", per, want)
+	}
+}
+
+func sum(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s
 }
