@@ -45,7 +45,9 @@ const simVirtualSeed = 1
 // of c that completed a launch (any sweep), and the seconds per request from
 // it too when it ran the same sweep; what an earlier run does not give
 // comes from the sim's model when every scenario runs `bakeoff sim`, else
-// from plan.AssumedPrior.
+// from plan.AssumedPrior. Without an earlier run of c, the load is the one
+// another campaign's newest run measured for c's models on c's host, when
+// one did (hostLoad).
 func priorFor(c *campaign.Campaign, root string) plan.Prior {
 	p, ok := simPrior(c)
 	requests := fmt.Sprintf("the sim's model at its speed (%g×)", p.Speed)
@@ -56,6 +58,9 @@ func priorFor(c *campaign.Campaign, root string) plan.Prior {
 	run, ok := runPrior(c, root)
 	if !ok {
 		p.Source += fmt.Sprintf("; no earlier run in %s", filepath.Join(root, c.Name))
+		if load, from, ok := hostLoad(c, root); ok {
+			p.Load, p.Source = load, p.Source+"; the load from "+from
+		}
 		return p.Prior
 	}
 	p.Load, p.Overhead, p.Assumed = run.Load, run.Overhead, false
@@ -123,6 +128,61 @@ func runPrior(c *campaign.Campaign, root string) (p plan.Prior, ok bool) {
 		return p, true
 	}
 	return p, false
+}
+
+// hostLoad is the load of campaign c's servers as the newest earlier run
+// of another campaign under root measured it on the same host: the median
+// of the launch and ready steps of its completed launches there (the host
+// named as the run recorded it: local, or the SSH target) that served one
+// of c's models, and a source naming the run. ok is false when none did.
+func hostLoad(c *campaign.Campaign, root string) (load float64, source string, ok bool) {
+	hosts := map[string]bool{}
+	switch {
+	case c.Host.Local:
+		hosts["local"] = true
+	case c.Host.Slurm != nil:
+		return 0, "", false // the nodes are named by the allocation
+	default:
+		hosts[c.Host.SSH] = true
+		for _, h := range c.Hosts {
+			hosts[h.SSH] = true
+		}
+	}
+	var dirs []string
+	campaigns, _ := os.ReadDir(root)
+	for _, d := range campaigns {
+		runs, _ := os.ReadDir(filepath.Join(root, d.Name()))
+		for _, r := range runs {
+			dirs = append(dirs, filepath.Join(root, d.Name(), r.Name()))
+		}
+	}
+	// Run directories are named by their UTC start time: newest first.
+	slices.SortFunc(dirs, func(a, b string) int { return strings.Compare(filepath.Base(b), filepath.Base(a)) })
+	for _, dir := range dirs {
+		run, err := results.ReadRun(dir)
+		if err != nil || run.Manifest.Campaign == c.Name {
+			continue
+		}
+		var loads []float64
+		model := ""
+		for _, sr := range run.Summary.Scenarios {
+			if sr.Status != results.StatusOK || !hosts[sr.HostName] {
+				continue
+			}
+			for _, sc := range c.Scenarios {
+				if sc.Model != "" && strings.Contains(sr.Launch, sc.Model) {
+					loads = append(loads, sr.PhaseSeconds[string(orchestrator.StepLaunch)]+sr.PhaseSeconds[string(orchestrator.StepReady)])
+					model = sc.Model
+					break
+				}
+			}
+		}
+		if len(loads) > 0 {
+			return median(loads), fmt.Sprintf("the run of %s in %s (%d launches of %s on this host)",
+				run.Manifest.Started.UTC().Format(time.DateOnly), dir, len(loads), model), true
+		}
+	}
+	return 0, "", false
 }
 
 // betweenLaunches is the mean time of the run in dir outside its n

@@ -151,3 +151,62 @@ func sum(xs []float64) float64 {
 	}
 	return s
 }
+
+// writeRun writes a run of campaign name under root, started at started,
+// whose launches each took ready seconds to load and rest seconds in their
+// other steps, on host, serving model, with fingerprint.
+func writeRun(t *testing.T, root, name string, started time.Time, fingerprint, host, model string, ready, rest float64) string {
+	t.Helper()
+	dir := filepath.Join(root, name, started.UTC().Format("20060102T150405Z"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := results.Manifest{Campaign: name, Run: filepath.Base(dir), Started: started, Fingerprint: fingerprint}
+	if err := results.WriteJSONAtomic(filepath.Join(dir, results.ManifestFile), &m); err != nil {
+		t.Fatal(err)
+	}
+	s := results.Summary{Campaign: name, Run: m.Run, Fingerprint: fingerprint}
+	for k := range 4 {
+		s.Scenarios = append(s.Scenarios, results.ScenarioResult{Name: "s" + strconv.Itoa(k), Status: results.StatusOK, Round: 1,
+			Dir: "s" + strconv.Itoa(k), HostName: host, Launch: "env -- sim --model-path " + model + " --port 1",
+			PhaseSeconds: map[string]float64{"ready": ready, "stop": rest}})
+	}
+	if err := results.WriteSummaryAtomic(filepath.Join(dir, results.SummaryFile), &s); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestPriorSources: the plan's costs come from the newest earlier run of
+// the campaign, its load and steps even when it swept otherwise (the
+// requests' cost then from the sim's model); without one, the load comes
+// from another campaign's run that served the same model on the same host;
+// and the plan line names each source.
+func TestPriorSources(t *testing.T) {
+	c, err := campaign.Load("../../configs/demo.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := c.Scenarios[0].Model
+	day := time.Date(2026, 12, 1, 22, 0, 0, 0, time.UTC)
+
+	root := t.TempDir()
+	writeRun(t, root, "other", day, "sha256:other", "local", model, 30, 2)
+	writeRun(t, root, "elsewhere", day.Add(time.Hour), "sha256:other", "gpu-box", model, 90, 2)
+	p := priorFor(c, root)
+	if p.Load != 30 || !strings.Contains(p.Source, "the load from the run of 2026-12-01 in "+filepath.Join(root, "other")) ||
+		!strings.Contains(p.Source, "no earlier run in "+filepath.Join(root, "demo")) {
+		t.Errorf("another campaign's run on this host: load %g s, %q", p.Load, p.Source)
+	}
+
+	old := writeRun(t, root, "demo", day, "sha256:another-sweep", "local", model, 12, 5)
+	p = priorFor(c, root)
+	sim, _ := simPrior(c)
+	if p.Load != 12 || p.Overhead != 5 || p.PerRequest[c.Sweep.Levels()[0]] != sim.PerRequest[c.Sweep.Levels()[0]] ||
+		!strings.Contains(p.Source, "the run of 2026-12-01 in "+old+" (4 launches); it swept otherwise, so the requests' cost is the sim's model") {
+		t.Errorf("an earlier run of another sweep: %+v", p)
+	}
+	if n := planNight(c, root, day); !strings.Contains(n.String(), "costs from the run of 2026-12-01 in "+old) {
+		t.Errorf("the plan line does not name the run: %s", n)
+	}
+}
