@@ -47,7 +47,9 @@ requests each round sends. A launch's costs come from the newest earlier run
 of the campaign in DIR (default results): its launches' load and other steps,
 and its seconds per request when it ran the same sweep; else, for the
 simulated engine, from its model at its speed; else they are assumed from the
-campaign (a third of health_timeout to load, 50 tokens/s a stream). The
+campaign (a third of health_timeout to load, 50 tokens/s a stream), the load
+from another campaign's run in DIR that served the same model on the same
+host when there is one. The
 duration lines bound the waits from the health and GPU timeouts, give the
 sweeps' size in requests and tokens, and the typical launch of an earlier run
 of the same sweep.`,
