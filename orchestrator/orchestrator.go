@@ -38,6 +38,11 @@ const (
 // Options says what to run and where results go.
 type Options struct {
 	Campaign *campaign.Campaign
+	// NoisePrior is the host's noise profile the run starts with, kept in
+	// the manifest so that every look and every later report lends it the
+	// same way (package noise, verdict/prior.go); nil for none. A resumed
+	// run keeps the one it started with.
+	NoisePrior *results.NoisePrior
 	// Host is the connected host the servers run on: this machine, an SSH
 	// host, or a remote.Dry that records what a run would do.
 	Host remote.Host
@@ -280,6 +285,7 @@ func newOrch(opt Options) (*orch, error) {
 		seen[h.Name()] = true
 		o.workers = append(o.workers, o.newWorker(h))
 	}
+	o.groupHosts()
 	for _, name := range opt.Only {
 		if !slices.ContainsFunc(o.c.Scenarios, func(s *campaign.Scenario) bool { return s.Name == name }) {
 			return nil, fmt.Errorf("--only: no scenario %q in campaign %s", name, o.c.Name)
@@ -378,7 +384,7 @@ func (o *orch) layout() ([][]string, []int) {
 	if !o.fleet {
 		return o.c.Order(), nil
 	}
-	l := o.c.Layout(len(o.workers))
+	l := o.c.Layout(o.leaders())
 	return l.Order, l.Replicates
 }
 

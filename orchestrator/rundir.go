@@ -65,7 +65,7 @@ func (o *orch) openRun() error {
 		ConfigFile: o.c.File, Fingerprint: fp, Baseline: o.c.Baseline, Sweep: sweepInfo(sweepSpec(o.c.Sweep, "", ""), o.c.SentPromptSet(), o.c),
 		BakeoffVersion: o.opt.Version, Host: results.HostFacts{Name: o.firstHostName()}, Resolved: o.c,
 		Rounds: max(o.c.Rounds, 1), MinRounds: o.c.MinRounds, Budget: budgetText(o.c), MinEffectPct: o.c.MinEffectPct, EquivalenceMarginPct: o.c.EquivalenceMarginPct,
-		SLO: o.c.SLO, Allocation: o.opt.Allocation, ScenarioGPUs: o.c.GPUCounts()}
+		SLO: o.c.SLO, Allocation: o.opt.Allocation, ScenarioGPUs: o.c.GPUCounts(), NoisePrior: o.opt.NoisePrior}
 	o.man.Order, o.man.Replicates = o.layout()
 	for _, s := range o.c.Scenarios {
 		o.man.Scenarios = append(o.man.Scenarios, s.Name)
@@ -103,6 +103,8 @@ func (o *orch) openRun() error {
 		o.man.Run, o.man.Started, o.man.Host = old.Manifest.Run, old.Manifest.Started, old.Manifest.Host
 		o.man.Hosts, o.man.Fleet = old.Manifest.Hosts, old.Manifest.Fleet
 		o.man.Engines = old.Manifest.Engines // the builds its rounds so far ran on
+		// Its looks so far leaned on the prior it started with.
+		o.man.NoisePrior = old.Manifest.NoisePrior
 		// The rounds already laid out keep their rows: a sequential
 		// campaign's looks left decided variants out of them. A split
 		// layout is kept whole, and a run laid out unsplit stays so, so

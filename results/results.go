@@ -108,6 +108,20 @@ type Manifest struct {
 	// in runs written before it and on hosts without a GPU (gpu: none),
 	// where the counts are unknown.
 	ScenarioGPUs map[string]int `json:"scenario_gpus,omitempty"`
+	// NoisePrior is the host's noise profile the run started with (package
+	// noise): the pooled variance of one round's paired log difference
+	// that earlier runs on the same host, engine and model measured, which
+	// the verdict lends to its looks while tonight's noise agrees with it.
+	// Nil without one (a first run there, a fleet, or --no-prior).
+	NoisePrior *NoisePrior `json:"noise_prior,omitempty"`
+}
+
+// NoisePrior is a host's pooled launch noise as a run recorded it.
+type NoisePrior struct {
+	Var    float64  `json:"round_var"`
+	DF     float64  `json:"df"`
+	Source string   `json:"source"`
+	Runs   []string `json:"runs,omitempty"`
 }
 
 // Allocation is a batch system's allocation a run's hosts came from.

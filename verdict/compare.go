@@ -22,17 +22,30 @@ import (
 // same kind of host). With one launch on each side there is no
 // launch-to-launch variance at all: the within-launch samples give the error
 // (MethodWithinLaunch), and decide requires the minimum effect.
-func compareLevels(a, b []Level, paired bool, conf float64) map[measure.Level]*Comparison {
+//
+// A paired comparison may borrow degrees of freedom from a host's noise
+// profile (prior, prior.go); nil lends none. own is the paired comparison's
+// launch variance before any prior, with each level's, for the profile to
+// learn from; nil when unpaired.
+func compareLevels(a, b []Level, paired bool, conf float64, prior *NoisePrior) (out map[measure.Level]*Comparison, own *ownNoise) {
 	common := commonLevels(a, b)
 	if len(common) == 0 {
-		return nil
+		return nil, nil
 	}
 	if paired {
-		if out := comparePaired(common, conf); out != nil {
-			return out
+		if out, own := comparePaired(common, conf, prior); out != nil {
+			return out, own
 		}
 	}
-	return compareUnpaired(common, conf)
+	return compareUnpaired(common, conf), nil
+}
+
+// ownNoise is one pair's launch variance from tonight's rounds alone, with
+// each level's, and how the prior served it (nil without one).
+type ownNoise struct {
+	launchVar
+	levels map[measure.Level]launchVar
+	prior  *PriorUse
 }
 
 // levelPair is one level measured on both sides.
@@ -55,7 +68,7 @@ func commonLevels(a, b []Level) []levelPair {
 
 // comparePaired is the paired comparison by round; nil when no level has
 // two rounds measured on both sides.
-func comparePaired(ps []levelPair, conf float64) map[measure.Level]*Comparison {
+func comparePaired(ps []levelPair, conf float64, prior *NoisePrior) (map[measure.Level]*Comparison, *ownNoise) {
 	both := make([]Level, 0, 2*len(ps))
 	for _, p := range ps {
 		both = append(both, *p.a, *p.b)
@@ -71,8 +84,15 @@ func comparePaired(ps []levelPair, conf float64) map[measure.Level]*Comparison {
 	}
 	lv := estimateLaunchVar(table)
 	if lv.DF <= 0 {
-		return nil
+		return nil, nil
 	}
+	own := &ownNoise{launchVar: lv, levels: map[measure.Level]launchVar{}}
+	for i, p := range ps {
+		if row := estimateLaunchVar(table[i : i+1]); row.DF > 0 {
+			own.levels[p.c] = row
+		}
+	}
+	lv, own.prior = prior.combine(lv)
 	out := map[measure.Level]*Comparison{}
 	for i, p := range ps {
 		mean, n := rowMean(table[i])
@@ -86,7 +106,7 @@ func comparePaired(ps []levelPair, conf float64) map[measure.Level]*Comparison {
 		c.NoisyLevel = noisy
 		out[p.c] = &c
 	}
-	return out
+	return out, own
 }
 
 // noisyLevelP is the significance at which a level's own variance between
@@ -262,14 +282,18 @@ func comparePairs(v *Verdict, upTo int) (pairs map[pairKey]*Comparison, family [
 			if upTo > 0 {
 				la, lb = levelsUpTo(la, upTo, v.replicates), levelsUpTo(lb, upTo, v.replicates)
 			}
+			la, lb = v.perGPULevels(a, la), v.perGPULevels(b, lb)
 			if v.split() && base != nil && !base.Failed() && a != base && b != base && !sharesRound(la, lb) {
-				bl := base.Levels
+				bl := v.perGPULevels(base, base.Levels)
 				if upTo > 0 {
 					bl = levelsUpTo(bl, upTo, v.replicates)
 				}
 				la, lb = v.throughBaseline(la, bl), v.throughBaseline(lb, bl)
 			}
-			cs := compareLevels(la, lb, true, v.Confidence)
+			cs, own := compareLevels(la, lb, true, v.Confidence, v.Prior)
+			if upTo == 0 && own != nil {
+				v.noteNoise(a.Name, b.Name, own)
+			}
 			for _, c := range v.Levels {
 				cmp, ok := cs[c]
 				if !ok {
@@ -352,6 +376,7 @@ func buildRows(v *Verdict, pairs map[pairKey]*Comparison) {
 				present = append(present, i)
 				cell.Present = true
 				cell.Throughput = l.Throughput
+				cell.ThroughputPerGPU, cell.PerGPU = l.ThroughputPerGPU, v.PerGPU
 				if i != base {
 					if cmp, ok := get(base, i, c); ok {
 						cell.Compared = true
@@ -385,7 +410,8 @@ func undoubted(v *Verdict, c measure.Level, present []int) (keep []int, doubted 
 }
 
 // pickWinner decides a row from the leader's comparisons (corrected, with
-// their outcomes): the scenario with the highest throughput wins when it is
+// their outcomes): the scenario with the highest throughput (per GPU when
+// the comparisons are, Cell.rankOf) wins when it is
 // faster than every other; the row is a tie when the leader ties with some
 // and is faster than the rest (Tied names the top group); otherwise it is
 // inconclusive, and Unresolved names the leader and every scenario it is
@@ -396,7 +422,7 @@ func pickWinner(row *Row, present []int, get func(i, j int) (Comparison, bool)) 
 	}
 	lead := present[0]
 	for _, i := range present {
-		if row.Cells[i].Throughput.Center > row.Cells[lead].Throughput.Center {
+		if row.Cells[i].rankOf() > row.Cells[lead].rankOf() {
 			lead = i
 		}
 	}

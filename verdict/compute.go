@@ -122,6 +122,13 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 		Engines:     EngineLines(in.Manifest.Engines),
 	}
 	v.replicates, v.Parts = newReplicateOf(in.Manifest.Replicates), len(in.Manifest.Replicates)
+	v.Prior = o.Prior
+	if v.Prior == nil && in.Manifest.NoisePrior != nil {
+		// The prior the run started with, so that the report replays the
+		// looks the run took.
+		p := NoisePrior(*in.Manifest.NoisePrior)
+		v.Prior = &p
+	}
 	if v.Campaign == "" {
 		v.Campaign = in.Summary.Campaign
 	}
@@ -184,12 +191,14 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 		v.Scenarios = append(v.Scenarios, s)
 	}
 	v.Levels = slices.SortedFunc(maps.Keys(levelSet), measure.Level.Compare)
+	setGPUs(v, in.Manifest.ScenarioGPUs)
 	v.Hosts = hostSpeeds(v)
 	v.Capacity = measureSLO(v, in, o.maxSlices())
 	compareAll(v, o.Sequential)
 	v.Capacity.finish(v)
 	v.Crossovers = crossovers(v)
 	explainCrossovers(v, engines)
+	v.Pareto = paretoOf(v)
 	v.Notes = fairness(v, in)
 	return v, nil
 }

@@ -229,7 +229,8 @@ func (c Comparison) Sign() int {
 // its levels, and with one launch on each side the within-launch samples
 // stand in (MethodWithinLaunch). The comparisons are undecided until Decide.
 func CompareRuns(old, new *Scenario, confidence float64) map[measure.Level]*Comparison {
-	return compareLevels(old.Levels, new.Levels, false, confidence)
+	cs, _ := compareLevels(old.Levels, new.Levels, false, confidence, nil)
+	return cs
 }
 
 // Decide corrects the p-values of one family of comparisons for their

@@ -42,6 +42,7 @@ func fairness(v *Verdict, in Input) []Note {
 	notes = append(notes, checkEnergy(v, in)...)
 	notes = append(notes, checkServer(v, in)...)
 	notes = append(notes, checkITL(v, in)...)
+	notes = append(notes, priorNote(v)...)
 	rank := map[string]int{SeverityRed: 0, SeverityWarn: 1, SeverityInfo: 2}
 	slices.SortStableFunc(notes, func(a, b Note) int { return cmp.Compare(rank[a.Severity], rank[b.Severity]) })
 	return notes

@@ -54,6 +54,9 @@ const (
 type Options struct {
 	// Alpha is the significance level (DefaultAlpha when zero).
 	Alpha float64
+	// Prior, when set, is a host's noise profile to lend the paired
+	// comparisons (prior.go), instead of the one the run's manifest names.
+	Prior *NoisePrior
 	// Baseline overrides the run's baseline scenario when not empty.
 	Baseline string
 	// MaxSlices overrides DefaultMaxSlices when positive.
@@ -109,6 +112,13 @@ type Verdict struct {
 	// level, then CapacityComparisons of them that compare capacities.
 	Correction          string `json:"correction"`
 	Comparisons         int    `json:"comparisons"`
+	// Prior is the host's noise profile the run started with (prior.go),
+	// lent to each paired comparison while tonight's noise agrees with it;
+	// nil without one.
+	Prior *NoisePrior `json:"noise_prior,omitempty"`
+	// Noise is the launch-to-launch noise tonight's rounds measured on
+	// their own, for the host's profile; nil with fewer than two rounds.
+	Noise *RunNoise `json:"noise,omitempty"`
 	CapacityComparisons int    `json:"capacity_comparisons,omitempty"`
 	// MinEffectPct is the smallest difference named a win when a comparison
 	// has one launch per side; EquivalenceMarginPct the ± margin of a tie.
@@ -164,9 +174,18 @@ type Verdict struct {
 	// decided, the launches and their time (Cost); nil when computed
 	// from records alone.
 	Cost *CampaignCost `json:"cost,omitempty"`
+	// PerGPU is true when the scenarios hold different numbers of GPUs
+	// (Scenario.GPUs, every one known): every comparison between scenarios
+	// and every row's winner are then of throughput per GPU (pergpu.go).
+	PerGPU bool `json:"per_gpu,omitempty"`
+	// Pareto is every scenario's levels on the plane of throughput per GPU
+	// against output tokens per second per user, with the frontiers
+	// (pareto.go); nil when no level has both.
+	Pareto *Pareto `json:"pareto,omitempty"`
 
 	energyProblems []energyProblem // why levels have no energy, for the notes
 	replicates     replicateOf     // each results round's replicate; nil when not split
+	priorUses []*PriorUse // how the prior served each pair, on all rounds
 	// doubted are the comparisons left out of the family because a side's
 	// measurement is doubted (doubt.go), for the table.
 	doubted map[pairKey]*Comparison
@@ -187,6 +206,10 @@ type Scenario struct {
 	Levels       []Level  `json:"levels,omitempty"`
 	// Launches are the scenario's launches, one per round, in round order.
 	Launches []LaunchInfo `json:"launches,omitempty"`
+	// GPUs is the GPUs one launch holds, from the manifest
+	// (campaign.Scenario.GPUs); 0 when the run does not say (written before
+	// it was recorded, or on hosts without a GPU).
+	GPUs int `json:"gpus,omitempty"`
 	// Attempt, Dir and Newest describe the first launch (the only one in a
 	// run of one round): Dir is the folder, relative to the run directory,
 	// of the attempt the figures come from, the newest complete one; Newest
@@ -314,6 +337,9 @@ type Level struct {
 	// confidence interval (from the launch-to-launch variation, or with one
 	// launch from its within-launch samples), tok/s.
 	Throughput Estimate `json:"throughput"`
+	// ThroughputPerGPU is Throughput over the scenario's GPUs, tok/s per
+	// GPU; nil when its GPU count is unknown.
+	ThroughputPerGPU *Estimate `json:"throughput_per_gpu,omitempty"`
 	// SliceSeconds is the mean length of the interval one within-launch
 	// sample covers.
 	SliceSeconds float64 `json:"slice_s"`
@@ -431,6 +457,12 @@ type Cell struct {
 	// Present is false when the scenario has no measurement at this level.
 	Present    bool     `json:"present"`
 	Throughput Estimate `json:"throughput"`
+	// ThroughputPerGPU is the level's throughput per GPU (Level's); nil
+	// when the scenario's GPU count is unknown.
+	ThroughputPerGPU *Estimate `json:"throughput_per_gpu,omitempty"`
+	// PerGPU says the cell's comparison, and its row's winner, are of
+	// throughput per GPU (Verdict.PerGPU).
+	PerGPU bool `json:"per_gpu,omitempty"`
 	// Compared is true for a variant with a baseline measurement to compare;
 	// the comparison's fields are then filled, the variant against the
 	// baseline.

@@ -194,6 +194,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		KeepServer: f.keepServer,
 		Now:        e.Now, Machine: e.Hostname, PID: e.PID,
 	}
+	if f.resume == "" {
+		opt.NoisePrior = noisePrior(e.Stderr, c, f.root)
+	}
 	count := newLaunchCounter()
 	night := planNight(c, f.root, e.Now())
 	if c.Sequential() {
@@ -315,9 +318,12 @@ func printEnd(e *env, c *campaign.Campaign, f *runFlags, plan placement.Plan, ou
 	printFleet(w, out)
 	fmt.Fprintln(w)
 	where := report.Where{RunDir: out.RunDir, Status: endStatus(f, plan, out)}
-	if err := printVerdict(w, out.RunDir, width, where); err != nil {
+	v, err := printVerdict(w, out.RunDir, width, where)
+	if err != nil {
 		fmt.Fprintf(e.Stderr, "bakeoff run: building the verdict: %v\n", err)
 	}
+	// The host's noise profile learns from every run on it (noise.go).
+	recordNoise(e.Stderr, c, f.root, out.RunDir, v)
 }
 
 // endStatus says how a run that did not finish ended and how to resume it;

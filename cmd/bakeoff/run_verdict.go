@@ -17,8 +17,9 @@ import (
 // sentences, the cost, then where's Status and the paths), fitted to width
 // columns (0: the default). Without a verdict (no scenario completed, or
 // the files could not be read) where's lines are printed alone, so that the
-// resume command and the results are still the last lines.
-func printVerdict(w io.Writer, runDir string, width int, where report.Where) error {
+// resume command and the results are still the last lines. It returns the
+// verdict, nil without one.
+func printVerdict(w io.Writer, runDir string, width int, where report.Where) (*verdict.Verdict, error) {
 	v, err := endVerdict(runDir)
 	if v == nil {
 		if err == nil {
@@ -28,7 +29,7 @@ func printVerdict(w io.Writer, runDir string, width int, where report.Where) err
 			fmt.Fprintln(w, s)
 		}
 		fmt.Fprintf(w, "Results: %s\n", where.RunDir)
-		return err
+		return nil, err
 	}
 	// The page is written before the end names it.
 	werr := writeReports(runDir, v)
@@ -36,9 +37,9 @@ func printVerdict(w io.Writer, runDir string, width int, where report.Where) err
 		where.Page = page
 	}
 	if err := report.End(w, v, width, where); err != nil {
-		return err
+		return v, err
 	}
-	return werr
+	return v, werr
 }
 
 // endVerdict is the verdict of the run in runDir; nil with no error when

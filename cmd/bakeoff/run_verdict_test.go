@@ -21,7 +21,7 @@ func TestRunEndsWithTheAnswer(t *testing.T) {
 	const width = 80
 	var out bytes.Buffer
 	where := report.Where{RunDir: dir, Status: []string{"Interrupted. Resume with: bakeoff run configs/demo.yaml --resume " + dir}}
-	if err := printVerdict(&out, dir, width, where); err != nil {
+	if _, err := printVerdict(&out, dir, width, where); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
