@@ -30,6 +30,7 @@ import (
 //     quantile still make an interval a third narrower);
 //   - a cap: the prior lends at most PriorMaxDF degrees of freedom however
 //     many runs it pools, so that tonight's own data always count.
+//
 // A grid of the three (agreement at 10–35%, slack 1.5–2.5, cap 6–12) kept
 // a comparison's size and false-tie rate at or below 5% up to a night
 // twice as noisy only with slack 2 or more; 2 with a cap of 12 and a test
