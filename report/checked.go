@@ -17,7 +17,7 @@ import (
 // is (the scenario, level and round before its first colon), the figures in
 // brackets and what follows its first semicolon.
 var checkGist = map[string]string{
-	verdict.CheckClient:       "the load generator may have set the pace",
+	verdict.CheckClient:       "the load generator may have set the pace; shown as doubted, not decided",
 	verdict.CheckConcurrency:  "fewer requests in flight than the level asks for",
 	verdict.CheckSaturation:   "the server could not keep up with the arrivals",
 	verdict.CheckInconclusive: "neither a difference nor a tie could be shown",

@@ -138,8 +138,8 @@ func demoShaped(t *testing.T) *verdict.Verdict {
 	for _, s := range v.Scenarios {
 		for _, l := range s.Levels {
 			client = append(client, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckClient, Scenario: s.Name, Level: l.Level,
-				Text: fmt.Sprintf("%s %s: the load generator may have set the pace (dispatch lag p99 3.10 ms against median latency 0.20 s)",
-					s.Name, measure.LevelName(l.Level))})
+				Text: fmt.Sprintf("%s %s: the load generator may have set the pace (it held freed slots empty 1.4%% of the time, dispatch lag p99 3.10 ms); not decided: %s",
+					s.Name, measure.LevelName(l.Level), verdict.DoubtAdvice(verdict.DoubtPace))})
 		}
 	}
 	var notes []verdict.Note
@@ -173,7 +173,7 @@ func TestMarkdownForAPullRequest(t *testing.T) {
 		t.Errorf("verdict.md is %d lines, want under 70", n)
 	}
 	order := []string{"| C ", "eagle3-topk4: +3.7% at C=1", "**Cost:**", "J/1k tok", "<details>",
-		"9 of 12 levels: the load generator may have set the pace (baseline at C=1, C=2, C=5, C=30;", "</details>"}
+		"9 of 12 levels: the load generator may have set the pace; shown as doubted, not decided (baseline at C=1, C=2, C=5, C=30;", "</details>"}
 	at := 0
 	for _, want := range order {
 		i := strings.Index(md[at:], want)
