@@ -49,7 +49,8 @@ and its seconds per request when it ran the same sweep; else, for the
 simulated engine, from its model at its speed; else they are assumed from the
 campaign (a third of health_timeout to load, 50 tokens/s a stream), the load
 from another campaign's run in DIR that served the same model on the same
-host when there is one. The
+host when there is one. The noise is the host's noise profile in DIR when
+earlier runs there left one, else assumed (2% a round). The
 duration lines bound the waits from the health and GPU timeouts, give the
 sweeps' size in requests and tokens, and the typical launch of an earlier run
 of the same sweep.`,
