@@ -36,9 +36,8 @@ const (
 	AssumedWithinSD = 0.014
 )
 
-// Prior is what the planner takes for a campaign's costs before the first
-// round of a run: each figure and where it came from. The noise is always
-// assumed (AssumedLaunchSD, AssumedWithinSD) until rounds measure it.
+// Prior is what the planner takes for a campaign's costs and noise before
+// the first round of a run: each figure and where it came from.
 type Prior struct {
 	// Load is the seconds a server takes from its launch to ready.
 	Load float64
@@ -56,6 +55,20 @@ type Prior struct {
 	// Assumed is set when Source is a guess rather than a measurement or
 	// the engine's own model (AssumedPrior).
 	Assumed bool
+	// RoundVar is the variance of one round's paired log difference at
+	// the `auto` count, log², as earlier runs on the host measured it (a
+	// noise profile), and NoiseSource where it came from; 0 assumes
+	// AssumedLaunchSD and AssumedWithinSD. Either way the variance is
+	// split between launch and sampling as those two split it.
+	RoundVar    float64
+	NoiseSource string
+}
+
+// LaunchShare is the part of one round's variance the planner assumes
+// comes from the launches before it has measured the split.
+func LaunchShare() float64 {
+	l, w := AssumedLaunchSD*AssumedLaunchSD, AssumedWithinSD*AssumedWithinSD
+	return l / (l + w)
 }
 
 // AssumedPrior is the prior of campaign c from what it says alone: a load
@@ -122,10 +135,10 @@ func Assumed(c *campaign.Campaign, goal Goal) Inputs {
 }
 
 // Before is the planner's inputs for campaign c before any round has run,
-// with the costs of prior: each level's requests as the sweep gives them
-// (the `auto` rule's counts, or the number written) as its minimum, the
-// assumed noise, one comparison per variant and level, the rounds between
-// goal's bounds (the campaign's rounds when goal names no maximum).
+// with the costs and noise of prior: each level's requests as the sweep
+// gives them (the `auto` rule's counts, or the number written) as its
+// minimum, one comparison per variant and level, the rounds between goal's
+// bounds (the campaign's rounds when goal names no maximum).
 func Before(c *campaign.Campaign, goal Goal, prior Prior) Inputs {
 	s := c.Sweep
 	in := Inputs{
@@ -141,10 +154,13 @@ func Before(c *campaign.Campaign, goal Goal, prior Prior) Inputs {
 		// A level run several times costs that many times its requests.
 		in.Levels = append(in.Levels, Level{Key: lv, Min: max(s.RequestsAt(lv), 1), PerRequest: per * repeats})
 	}
+	launch, within := AssumedLaunchSD*AssumedLaunchSD, AssumedWithinSD*AssumedWithinSD
+	if prior.RoundVar > 0 {
+		launch, within = prior.RoundVar*LaunchShare(), prior.RoundVar*(1-LaunchShare())
+	}
 	for j, l := range in.Levels {
 		for range max(len(c.Scenarios)-1, 0) {
-			in.Noise = append(in.Noise, Noise{Level: j, Launch: AssumedLaunchSD * AssumedLaunchSD,
-				Within: AssumedWithinSD * AssumedWithinSD * float64(l.Min)})
+			in.Noise = append(in.Noise, Noise{Level: j, Launch: launch, Within: within * float64(l.Min)})
 		}
 	}
 	if goal.MarginPct <= 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/noise"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/plan"
 	"github.com/bakeoff-dev/bakeoff/prompts"
@@ -41,7 +42,9 @@ const simSteps = 6.0
 const simVirtualSeed = 1
 
 // priorFor is the planner's prior for campaign c, whose earlier runs are
-// under root: the load and the rest of a launch from the newest earlier run
+// under root. Its noise is the host's noise profile under root when there
+// is one (noise.Load), else assumed. Its costs: the load and the rest of a
+// launch from the newest earlier run
 // of c that completed a launch (any sweep), and the seconds per request from
 // it too when it ran the same sweep; what an earlier run does not give
 // comes from the sim's model when every scenario runs `bakeoff sim`, else
@@ -49,6 +52,20 @@ const simVirtualSeed = 1
 // another campaign's newest run measured for c's models on c's host, when
 // one did (hostLoad).
 func priorFor(c *campaign.Campaign, root string) plan.Prior {
+	p := costPrior(c, root)
+	if key, ok := noiseKey(c); ok {
+		if prof, err := noise.Load(root, key); err == nil && prof != nil {
+			if v, df, runs, ok := prof.Pooled(); ok {
+				p.RoundVar = v
+				p.NoiseSource = fmt.Sprintf("the host's noise profile (%s: %s, %.0f df)", key, plural(len(runs), "run"), df)
+			}
+		}
+	}
+	return p
+}
+
+// costPrior is priorFor's costs.
+func costPrior(c *campaign.Campaign, root string) plan.Prior {
 	p, ok := simPrior(c)
 	requests := fmt.Sprintf("the sim's model at its speed (%g×)", p.Speed)
 	if !ok {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/noise"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/plan"
 	"github.com/bakeoff-dev/bakeoff/results"
@@ -206,7 +207,26 @@ func TestPriorSources(t *testing.T) {
 		!strings.Contains(p.Source, "the run of 2026-12-01 in "+old+" (4 launches); it swept otherwise, so the requests' cost is the sim's model") {
 		t.Errorf("an earlier run of another sweep: %+v", p)
 	}
-	if n := planNight(c, root, day); !strings.Contains(n.String(), "costs from the run of 2026-12-01 in "+old) {
-		t.Errorf("the plan line does not name the run: %s", n)
+	n := planNight(c, root, day)
+	if !strings.Contains(n.String(), "costs from the run of 2026-12-01 in "+old) || !strings.Contains(n.String(), "noise assumed: 2.0% a round") {
+		t.Errorf("the plan line does not name the run, or the noise as assumed: %s", n)
+	}
+
+	// The host's noise profile, when earlier runs left one, is the noise
+	// before the first round: twice the assumed standard deviation needs
+	// more rounds.
+	key, ok := noiseKey(c)
+	if !ok {
+		t.Fatal("the demo has no noise key")
+	}
+	if err := noise.Record(root, key, noise.Observation{Run: "demo/" + filepath.Base(old), At: day, Var: 4 * 0.02 * 0.02, DF: 10}); err != nil {
+		t.Fatal(err)
+	}
+	noisy := planNight(c, root, day)
+	if noisy.prior.RoundVar != 4*0.02*0.02 || !strings.Contains(noisy.String(), "noise from the host's noise profile (local, sglang, "+model+": 1 run, 10 df): 4.1% a round") {
+		t.Errorf("with the host's noise profile: %s", noisy)
+	}
+	if noisy.plan.Rounds <= n.plan.Rounds && noisy.plan.MDEPct <= n.plan.MDEPct {
+		t.Errorf("twice the noise, yet no more rounds nor a larger MDE: %s against %s", noisy.head(), n.head())
 	}
 }

@@ -181,8 +181,14 @@ func (n night) costs() string {
 		plan.Duration(n.prior.Overhead), from, n.prior.Source)
 }
 
-// noise is the noise the plan assumes before any round measured it.
+// noise is the noise the plan takes before any round of the run measured
+// it: the host's noise profile, or assumed.
 func (n night) noise() string {
+	if n.prior.RoundVar > 0 {
+		sd := math.Sqrt(n.prior.RoundVar)
+		return fmt.Sprintf("noise from %s: %.1f%% a round, split as assumed (%.0f%% of its variance from the launches)",
+			n.prior.NoiseSource, 100*math.Expm1(sd), 100*plan.LaunchShare())
+	}
 	sd := math.Hypot(plan.AssumedLaunchSD, plan.AssumedWithinSD)
 	return fmt.Sprintf("noise assumed: %.1f%% a round (%.1f%% from the launches, %.1f%% from sampling at the auto count)",
 		100*math.Expm1(sd), 100*math.Expm1(plan.AssumedLaunchSD), 100*math.Expm1(plan.AssumedWithinSD))
@@ -216,7 +222,11 @@ type lastPlan struct {
 func lookFor(c *campaign.Campaign, now func() time.Time, count *launchCounter, before night) orchestrator.LookFunc {
 	rule := &verdict.SequentialPlan{MinRounds: c.MinRounds, MaxRounds: c.Rounds}
 	end, bounded := c.End(now())
-	last := &lastPlan{in: before.in, plan: before.plan, since: "the plan before round 1", was: "assumed"}
+	was := "assumed"
+	if before.prior.RoundVar > 0 {
+		was = "the host's profile"
+	}
+	last := &lastPlan{in: before.in, plan: before.plan, since: "the plan before round 1", was: was}
 	return func(_ context.Context, runDir string, rounds int) (orchestrator.Look, error) {
 		run, err := results.ReadRun(runDir)
 		if err != nil {
