@@ -130,8 +130,13 @@ func breakEven(v *Verdict, name, engineName string, levels []measure.Level, cell
 	}
 	base, variant := v.scenario(v.Baseline), v.scenario(name)
 	ratios := make([][]float64, 0, to-from+1) // per level: each round's log ratio
+	shift := v.gpuShift(base, variant)        // per GPU, when the comparisons are
 	for i := from; i <= to; i++ {
-		ratios = append(ratios, roundRatios(base.Level(levels[i]), variant.Level(levels[i])))
+		r := roundRatios(base.Level(levels[i]), variant.Level(levels[i]))
+		for k := range r {
+			r[k] -= shift
+		}
+		ratios = append(ratios, r)
 	}
 	x := make([]float64, to-from+1)
 	for i := range x {

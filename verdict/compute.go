@@ -199,6 +199,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 	v.Crossovers = crossovers(v)
 	explainCrossovers(v, engines)
 	v.Pareto = paretoOf(v)
+	v.Pareto = paretoOf(v)
 	v.Notes = fairness(v, in)
 	return v, nil
 }

@@ -80,6 +80,9 @@ func crossovers(v *Verdict) []Crossover {
 			continue
 		}
 		x := crossoverOf(s.Name, levels, cells)
+		if v.PerGPU {
+			x.Sentence = s.Name + " per GPU: " + x.describe()
+		}
 		if sat != "" {
 			x.Sentence += "; " + sat
 		}
