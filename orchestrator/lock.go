@@ -105,10 +105,13 @@ func (l *hostLock) release(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	rm := "rm -f " + campaign.ShellQuote(l.path)
 	if cur.PID != l.info.PID || cur.Machine != l.info.Machine || !cur.Started.Equal(l.info.Started) {
+		// A dry run's host read no lock: it shows the removal instead.
+		remote.ShowBranch(l.h, "if the lock still names this run", rm)
 		return nil
 	}
-	if _, _, err := l.h.Run(ctx, "rm -f "+campaign.ShellQuote(l.path)); err != nil {
+	if _, _, err := l.h.Run(ctx, rm); err != nil {
 		return fmt.Errorf("releasing lock %s on %s: %w", l.path, l.h.Name(), err)
 	}
 	return nil

@@ -17,8 +17,17 @@ import (
 type Dry struct {
 	Campaign *campaign.Campaign
 	// Record receives each thing a host is asked to do.
-	Record func(DryLine)
+	Record func(DryRecord)
 	h      *remote.Dry
+}
+
+// DryRecord is one thing a host was asked to do in a dry run, and which
+// host.
+type DryRecord struct {
+	remote.DryRecord
+	// Host names the host; On says what it is when it is not the one whose
+	// commands the dry run shows (DryLine.On), "" for that one.
+	Host, On string
 }
 
 var _ Provider = (*Dry)(nil)
@@ -31,9 +40,9 @@ func (d *Dry) Plan() Plan { return For(d.Campaign, "", Env{}).Plan() }
 func (d *Dry) Acquire(context.Context) (*Hosts, error) {
 	p := d.Plan()
 	for _, l := range p.Before {
-		d.Record(l)
+		d.Record(dryLine(l))
 	}
-	d.h = remote.NewDry(p.Shown, func(line string) { d.Record(DryLine{Host: p.Shown, Line: line}) })
+	d.h = remote.NewDry(p.Shown, func(r remote.DryRecord) { d.Record(DryRecord{DryRecord: r, Host: p.Shown}) })
 	return &Hosts{Hosts: []remote.Host{d.h}}, nil
 }
 
@@ -46,6 +55,10 @@ func (d *Dry) Release(context.Context) {
 		d.h.Close()
 	}
 	for _, l := range d.Plan().After {
-		d.Record(l)
+		d.Record(dryLine(l))
 	}
+}
+
+func dryLine(l DryLine) DryRecord {
+	return DryRecord{DryRecord: remote.DryRecord{Line: l.Line}, Host: l.Host, On: l.On}
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"runtime"
 	"slices"
 	"strconv"
@@ -22,28 +23,91 @@ import (
 // could: a job's exit status. A caller that meets it has nothing to check.
 var ErrNotRun = errors.New("dry run: nothing ran on the host")
 
+// DryRecord is one thing a Dry host was asked to do, or, with If set, one
+// a live host would be asked to do on a branch the dry host's answers did
+// not take.
+type DryRecord struct {
+	// Line is the command exactly as it is sent (a script as one
+	// multi-line string), a transfer ("upload A → B") or an HTTP request
+	// ("GET URL").
+	Line string
+	// If says when a live host runs Line: "" always, else the condition
+	// ("if the process group started with /w/server.pid still runs",
+	// "otherwise").
+	If string
+	// Helpers are the scripts remote sends inside many commands that Line
+	// holds, each a verbatim part of it, so that a listing can print each
+	// once and name it after.
+	Helpers []DryHelper
+	// Start, when set, says that Line is Start's script for a process.
+	Start *DryStart
+	// Stops, when set, is the pid file whose process group Line reads
+	// before a stop, or stops.
+	Stops string
+}
+
+// DryHelper is a script that remote sends inside many commands.
+type DryHelper struct {
+	// Tag names it in a reference ("stop" for #stop-1); Name for people
+	// ("the stop script").
+	Tag, Name string
+	// Text is the script, verbatim as it appears in the command.
+	Text string
+}
+
+// DryStart is the process a Start script launches.
+type DryStart struct {
+	Spec ProcessSpec
+	// Wrapper is the script with the spec's values in place of «name»
+	// («command», «pid file», «log», «dir», …): two starts with the same
+	// Wrapper differ only in those values.
+	Wrapper string
+}
+
+// The scripts a dry host names in its records.
+var dryHelpers = []DryHelper{
+	{Tag: "scan", Name: "the /proc scan", Text: statScript},
+	{Tag: "stop", Name: "the stop script", Text: stopScript},
+	{Tag: "members", Name: "the group members function", Text: groupMembersFn},
+}
+
+// DryStandInPID is the first pid a dry host gives: each pid file gets its
+// own from here on, the same every time, so that launches that differ only
+// in their round read the same.
+const DryStandInPID = 4243
+
 // Dry is a host that runs nothing (spot's dry executor): it records every
 // command, transfer and HTTP request it is asked for, exactly as the real
-// steps send them, and answers as an idle host would: no pid files, one GPU
-// with no memory in use, empty logs, this machine's platform. A process
-// started on it is in its table until stopped: a server answers HTTP on
-// every port as an idle, healthy server would; a job (ProcessSpec.ExitFile)
-// ends at once, with no exit status (ErrNotRun).
+// steps send them, and answers as a host whose only load is what it was
+// asked to start: one GPU with no memory in use, empty logs, this
+// machine's platform. A process started on it is in its table until
+// stopped: a server answers HTTP on every port as an idle, healthy server
+// would; a job (ProcessSpec.ExitFile) ends at once, with no exit status
+// (ErrNotRun).
+//
+// Where a live host's answer decides what runs next, it shows both
+// branches, the one not taken marked with its condition (DryRecord.If). A
+// stop finds every pid file naming a running process group, so that the
+// stop script (SIGTERM, grace, SIGKILL) is sent and recorded as it would
+// be, marked "if … names a running process group", and the removal of a
+// pid file whose processes are gone is recorded after it, marked
+// "otherwise". Callers show their own branches with ShowBranch.
 //
 // It knows remote's own commands by the functions that build them, so a
 // command changed here is answered the same way there.
 type Dry struct {
 	name   string
-	record func(line string)
+	record func(DryRecord)
 
-	mu      sync.Mutex
-	pending *ProcessSpec           // announced by Start, answered by the next Run
-	procs   map[string]*dryProcess // by pid file
-	nextPID int
-	lastReq string // the last HTTP request recorded, to fold repeats
-	http    *http.Server
-	conns   chan net.Conn
-	done    chan struct{} // closed with the host
+	mu       sync.Mutex
+	pending  *ProcessSpec           // announced by Start, answered by the next Run
+	procs    map[string]*dryProcess // by pid file
+	pids     map[string]int         // the stand-in pid of each pid file, quoted as sent
+	stopping *dryStop               // the stop whose snapshot was answered, until its script
+	lastReq  string                 // the last HTTP request recorded, to fold repeats
+	http     *http.Server
+	conns    chan net.Conn
+	done     chan struct{} // closed with the host
 }
 
 type dryProcess struct {
@@ -51,15 +115,22 @@ type dryProcess struct {
 	pid  int
 }
 
+// dryStop is a stop in progress: the pid file as sent, and the condition
+// its script runs under on a live host.
+type dryStop struct {
+	pidFile, cond string
+}
+
 var (
 	_ Host         = (*Dry)(nil)
 	_ startWatcher = (*Dry)(nil)
+	_ brancher     = (*Dry)(nil)
 )
 
 // NewDry returns a dry host named name; record receives each thing it is
-// asked to do, one line (or a multi-line command) at a time.
-func NewDry(name string, record func(line string)) *Dry {
-	d := &Dry{name: name, record: record, procs: map[string]*dryProcess{}, nextPID: 4242}
+// asked to do, one command (a script as one) at a time.
+func NewDry(name string, record func(DryRecord)) *Dry {
+	d := &Dry{name: name, record: record, procs: map[string]*dryProcess{}, pids: map[string]int{}}
 	d.conns = make(chan net.Conn)
 	d.http = &http.Server{Handler: http.HandlerFunc(d.serveHTTP)}
 	l := dryListener{conns: d.conns, done: make(chan struct{}), once: new(sync.Once)}
@@ -75,33 +146,78 @@ func (d *Dry) Name() string { return d.name }
 // reads a program's own output (an engine's --help) has nothing to read.
 func (d *Dry) RunsNothing() bool { return true }
 
-func (d *Dry) note(line string) {
+func (d *Dry) note(r DryRecord) {
 	d.mu.Lock()
 	d.lastReq = ""
 	d.mu.Unlock()
-	d.record(line)
+	for _, h := range dryHelpers {
+		if strings.Contains(r.Line, h.Text) {
+			r.Helpers = append(r.Helpers, h)
+		}
+	}
+	d.record(r)
 }
 
-// starting records the process Start is about to launch in a line a person
-// reads before the script that launches it.
+// brancher is a host that runs nothing and shows the commands of the
+// branches its answers do not take (Dry).
+type brancher interface {
+	branch(cond, cmd string)
+}
+
+// ShowBranch tells a host that runs nothing (Dry) the command a live host
+// would run only if cond held, where the dry host's answer took the other
+// way: the dry run shows it, marked with cond. On any other host it does
+// nothing.
+func ShowBranch(h Host, cond, cmd string) {
+	if b, ok := h.(brancher); ok {
+		b.branch(cond, cmd)
+	}
+}
+
+func (d *Dry) branch(cond, cmd string) { d.note(DryRecord{Line: cmd, If: cond}) }
+
+// starting notes the process Start is about to launch, for the script
+// that launches it.
 func (d *Dry) starting(p ProcessSpec) {
-	d.note("# start detached, pid file " + p.PIDFile + ": " + p.Command)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.pending = &p
 }
 
-// Run records cmd and answers it as an idle host would.
+// pidOf is the stand-in pid of a pid file as sent (quoted); d.mu held.
+func (d *Dry) pidOf(quoted string) int {
+	if pid, ok := d.pids[quoted]; ok {
+		return pid
+	}
+	pid := DryStandInPID + len(d.pids)
+	d.pids[quoted] = pid
+	return pid
+}
+
+// Run records cmd and answers it as a host would where everything it was
+// asked to start runs, and anything it is asked to stop still runs.
 func (d *Dry) Run(_ context.Context, cmd string) ([]byte, []byte, error) {
-	d.note(strings.TrimRight(cmd, "\n"))
+	cmd = strings.TrimRight(cmd, "\n")
+	d.mu.Lock()
+	p := d.pending
+	if p != nil && strings.HasSuffix(strings.TrimSpace(cmd), "cat "+QuotePath(p.PIDFile)) {
+		d.pending = nil
+		pid := d.pidOf(QuotePath(p.PIDFile))
+		d.procs[p.PIDFile] = &dryProcess{spec: *p, pid: pid}
+		d.mu.Unlock()
+		d.note(DryRecord{Line: cmd, Start: &DryStart{Spec: *p, Wrapper: startWrapper(cmd, *p)}})
+		return []byte(strconv.Itoa(pid) + "\n"), nil, nil
+	}
+	d.mu.Unlock()
+	if file, ok := stopSnapshotFile(cmd); ok {
+		return d.snapshot(cmd, file)
+	}
+	if strings.HasSuffix(cmd, "\n"+stopScript) {
+		return d.stop(cmd)
+	}
+	d.note(DryRecord{Line: cmd})
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if p := d.pending; p != nil && strings.HasSuffix(strings.TrimSpace(cmd), "cat "+QuotePath(p.PIDFile)) {
-		d.pending = nil
-		d.nextPID++
-		d.procs[p.PIDFile] = &dryProcess{spec: *p, pid: d.nextPID}
-		return []byte(strconv.Itoa(d.nextPID) + "\n"), nil, nil
-	}
 	for file, pr := range d.procs {
 		switch cmd {
 		case readPIDCmd(file):
@@ -133,6 +249,83 @@ func (d *Dry) Run(_ context.Context, cmd string) ([]byte, []byte, error) {
 	return nil, nil, nil
 }
 
+// stopSnapshotFile is the pid file, as sent, that cmd reads with the
+// process table before a stop (readStopSnapshot's command).
+func stopSnapshotFile(cmd string) (string, bool) {
+	rest, ok := strings.CutPrefix(cmd, "if [ -s ")
+	if !ok {
+		return "", false
+	}
+	file, _, ok := strings.Cut(rest, " ]; then ")
+	if !ok || cmd != stopSnapshotCmd(file) {
+		return "", false
+	}
+	return file, true
+}
+
+// snapshot answers a stop's first look: the pid file names a group whose
+// leader runs, alone, so that the stop sends its script. A process the dry
+// host started is its own; any other stands for one an earlier run left.
+func (d *Dry) snapshot(cmd, file string) ([]byte, []byte, error) {
+	d.mu.Lock()
+	pid := d.pidOf(file)
+	cond := fmt.Sprintf("if %s is left from an earlier run and names a running process group", file)
+	for f := range d.procs {
+		if QuotePath(f) == file {
+			cond = fmt.Sprintf("if the process group started with %s still runs", file)
+		}
+	}
+	d.stopping = &dryStop{pidFile: file, cond: cond}
+	d.mu.Unlock()
+	d.note(DryRecord{Line: cmd, Stops: file})
+	return []byte(fmt.Sprintf("pidfile %d\nstat %[1]d 1 %[1]d %[1]d 1\n", pid)), nil, nil
+}
+
+// stop records the stop script under its condition, and after it what a
+// stop runs when nothing was running: the pid file's removal.
+func (d *Dry) stop(cmd string) ([]byte, []byte, error) {
+	d.mu.Lock()
+	st := d.stopping
+	d.stopping = nil
+	if st != nil {
+		for f := range d.procs {
+			if QuotePath(f) == st.pidFile {
+				delete(d.procs, f)
+			}
+		}
+	}
+	d.mu.Unlock()
+	if st == nil {
+		d.note(DryRecord{Line: cmd})
+	} else {
+		d.note(DryRecord{Line: cmd, If: st.cond, Stops: st.pidFile})
+		d.note(DryRecord{Line: "rm -f " + st.pidFile, If: "otherwise"})
+	}
+	return []byte("sent TERM\nwaited 0\nleft\n"), nil, nil
+}
+
+// startWrapper is Start's script for p with p's values in place of
+// «name»: the command (as the inner shell quotes it), the exit status
+// file, the pid file, the log, the working directory and the directories
+// made for them, the longest first, so that a path inside another is
+// replaced as part of it.
+func startWrapper(script string, p ProcessSpec) string {
+	inner := func(s string) string { return strings.ReplaceAll(s, "'", `'\''`) }
+	script = strings.ReplaceAll(script, inner(Quote(p.Command)), "«command»")
+	vals := []struct{ name, v string }{
+		{"«exit file»", p.ExitFile}, {"«pid file»", p.PIDFile}, {"«log»", p.LogFile}, {"«dir»", p.Dir},
+		{"«pid file's dir»", path.Dir(p.PIDFile)}, {"«log's dir»", path.Dir(p.LogFile)},
+	}
+	slices.SortStableFunc(vals, func(a, b struct{ name, v string }) int { return len(b.v) - len(a.v) })
+	for _, x := range vals {
+		if x.v != "" {
+			script = strings.ReplaceAll(script, inner(QuotePath(x.v)), x.name)
+			script = strings.ReplaceAll(script, QuotePath(x.v), x.name)
+		}
+	}
+	return script
+}
+
 // dryUname is what `uname -s -m` says on this machine, so that the dry run
 // shows the run a host of this machine's platform would get.
 func dryUname() string {
@@ -151,14 +344,14 @@ func unameName(m map[string]string, goName string) string {
 
 // Upload records the transfer.
 func (d *Dry) Upload(_ context.Context, local, remote string) error {
-	d.note("upload " + local + " → " + remote)
+	d.note(DryRecord{Line: "upload " + local + " → " + remote})
 	return nil
 }
 
 // Download records the transfer and leaves an empty local file: what a
 // process that ran for no time would have written.
 func (d *Dry) Download(_ context.Context, remote, local string) error {
-	d.note("download " + remote + " → " + local)
+	d.note(DryRecord{Line: "download " + remote + " → " + local})
 	if f, err := os.OpenFile(local, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600); err == nil {
 		f.Close()
 	}
@@ -216,7 +409,7 @@ func (d *Dry) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	repeat := line == d.lastReq || req.Stream && d.lastReq != "" && strings.HasSuffix(d.lastReq, " (streamed)")
 	d.mu.Unlock()
 	if !repeat {
-		d.record(line)
+		d.record(DryRecord{Line: line})
 	}
 	d.mu.Lock()
 	d.lastReq = line

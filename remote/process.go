@@ -363,11 +363,16 @@ const statScript = `for d in /proc/[0-9]*; do
   echo "stat ${d#/proc/} $2 $3 $4 ${20}"
 done`
 
+// stopSnapshotCmd prints the pid file (quoted, as the shell reads it) and,
+// when it names a pid, the process table.
+func stopSnapshotCmd(quotedPIDFile string) string {
+	return fmt.Sprintf("if [ -s %[1]s ]; then echo \"pidfile $(cat %[1]s)\"; %[2]s; fi", quotedPIDFile, statScript)
+}
+
 // readStopSnapshot reads pidFile and the process table in one command; ok
 // is false when the pid file is missing or empty.
 func readStopSnapshot(ctx context.Context, h Host, pidFile string) (pid int, t statTable, ok bool, err error) {
-	cmd := fmt.Sprintf("if [ -s %[1]s ]; then echo \"pidfile $(cat %[1]s)\"; %[2]s; fi", QuotePath(pidFile), statScript)
-	out, _, err := h.Run(ctx, cmd)
+	out, _, err := h.Run(ctx, stopSnapshotCmd(QuotePath(pidFile)))
 	if err != nil {
 		return 0, nil, false, fmt.Errorf("%s: reading pid file %s: %w", h.Name(), pidFile, err)
 	}
