@@ -40,7 +40,11 @@ func newPlainProgress(w io.Writer, count *launchCounter) *plainProgress {
 func (p *plainProgress) event(ev orchestrator.Event) {
 	ev = p.count.number(ev)
 	stamp := ev.Time.UTC().Format("15:04:05")
-	if line := eventLine(ev); line != "" {
+	if ev.Kind == orchestrator.EventLook {
+		for _, line := range lookLines(ev.Message) {
+			fmt.Fprintf(p.w, "%s %s\n", stamp, line)
+		}
+	} else if line := eventLine(ev); line != "" {
 		fmt.Fprintf(p.w, "%s %s\n", stamp, line)
 	}
 	if ev.Kind == orchestrator.EventLook {
@@ -125,6 +129,34 @@ func eventLine(ev orchestrator.Event) string {
 		return "out of time: " + ev.Message
 	}
 	return ""
+}
+
+// lookBreaks are where a look's line (orchestrator's "look after 3
+// rounds: …; open: …; plan: …; since the last look: …") is broken for
+// the progress lines: before the plan (a plan line, or what a budget
+// buys) and before what changed since the plan before it.
+var lookBreaks = []string{"; plan: ", "; with ", "; since "}
+
+// lookLines is a look's line as the progress shows it: what the look
+// decided, then its plan and what changed since the last one, each on a
+// line of its own, indented, so that a look of several hundred characters
+// reads as three sentences.
+func lookLines(msg string) []string {
+	var lines []string
+	for {
+		at := -1
+		for _, b := range lookBreaks {
+			if i := strings.Index(msg, b); i >= 0 && (at < 0 || i < at) {
+				at = i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		lines = append(lines, msg[:at])
+		msg = "  " + msg[at+2:]
+	}
+	return append(lines, msg)
 }
 
 // roundSuffix names the round of a launch in a campaign of several: the

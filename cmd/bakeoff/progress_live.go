@@ -132,7 +132,9 @@ func (l *liveProgress) event(ev orchestrator.Event) {
 	case orchestrator.EventWarning, orchestrator.EventHostLost, orchestrator.EventRoundOutOfTime:
 		l.println(eventLine(ev))
 	case orchestrator.EventLook:
-		l.println(eventLine(ev))
+		for _, line := range lookLines(ev.Message) {
+			l.println(line)
+		}
 		if note := l.count.takeNote(); note != "" {
 			l.println(note)
 			total := l.count.planned()

@@ -97,3 +97,28 @@ func TestLiveProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestLookLines: a look's line reads as what it decided, then its plan,
+// then what changed, each on a line of its own; a look without a plan is
+// one line.
+func TestLookLines(t *testing.T) {
+	for _, tc := range []struct {
+		msg  string
+		want []string
+	}{
+		{"look after 3 rounds: eagle3: decided after 3 rounds; open: a, b; plan: 2 more rounds (5 in all) of C=1 60 requests (the auto count ×2), about 4m, to bring the MDE to ±3.9%; since the plan before round 1: noise at C=1 higher than assumed (3.1% a round, not 2.0%): 5 rounds in all, not 4",
+			[]string{"look after 3 rounds: eagle3: decided after 3 rounds; open: a, b",
+				"  plan: 2 more rounds (5 in all) of C=1 60 requests (the auto count ×2), about 4m, to bring the MDE to ±3.9%",
+				"  since the plan before round 1: noise at C=1 higher than assumed (3.1% a round, not 2.0%): 5 rounds in all, not 4"}},
+		{"look after 4 rounds: open: a; with 19m expect ±3.0% after 5 rounds, 1 more of C=1 300 requests (the auto count ×10); ±2% is out of reach within 5 rounds; since the last look: nothing measured moved by a tenth or more: the same 5 rounds in all",
+			[]string{"look after 4 rounds: open: a",
+				"  with 19m expect ±3.0% after 5 rounds, 1 more of C=1 300 requests (the auto count ×10); ±2% is out of reach within 5 rounds",
+				"  since the last look: nothing measured moved by a tenth or more: the same 5 rounds in all"}},
+		{"look after 5 rounds: a: decided after 5 rounds; every variant decided: no more rounds",
+			[]string{"look after 5 rounds: a: decided after 5 rounds; every variant decided: no more rounds"}},
+	} {
+		if got := lookLines(tc.msg); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("lookLines(%q):\n%s\nwant:\n%s", tc.msg, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+}
