@@ -377,7 +377,6 @@ func buildRows(v *Verdict, pairs map[pairKey]*Comparison) {
 				cell.Present = true
 				cell.Throughput = l.Throughput
 				cell.ThroughputPerGPU, cell.PerGPU = l.ThroughputPerGPU, v.PerGPU
-				cell.ThroughputPerGPU, cell.PerGPU = l.ThroughputPerGPU, v.PerGPU
 				if i != base {
 					if cmp, ok := get(base, i, c); ok {
 						cell.Compared = true

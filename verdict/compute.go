@@ -199,7 +199,6 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 	v.Crossovers = crossovers(v)
 	explainCrossovers(v, engines)
 	v.Pareto = paretoOf(v)
-	v.Pareto = paretoOf(v)
 	v.Notes = fairness(v, in)
 	return v, nil
 }

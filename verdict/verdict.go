@@ -182,14 +182,6 @@ type Verdict struct {
 	// against output tokens per second per user, with the frontiers
 	// (pareto.go); nil when no level has both.
 	Pareto *Pareto `json:"pareto,omitempty"`
-	// PerGPU is true when the scenarios hold different numbers of GPUs
-	// (Scenario.GPUs, every one known): every comparison between scenarios
-	// and every row's winner are then of throughput per GPU (pergpu.go).
-	PerGPU bool `json:"per_gpu,omitempty"`
-	// Pareto is every scenario's levels on the plane of throughput per GPU
-	// against output tokens per second per user, with the frontiers
-	// (pareto.go); nil when no level has both.
-	Pareto *Pareto `json:"pareto,omitempty"`
 
 	energyProblems []energyProblem // why levels have no energy, for the notes
 	replicates     replicateOf     // each results round's replicate; nil when not split
@@ -465,12 +457,6 @@ type Cell struct {
 	// Present is false when the scenario has no measurement at this level.
 	Present    bool     `json:"present"`
 	Throughput Estimate `json:"throughput"`
-	// ThroughputPerGPU is the level's throughput per GPU (Level's); nil
-	// when the scenario's GPU count is unknown.
-	ThroughputPerGPU *Estimate `json:"throughput_per_gpu,omitempty"`
-	// PerGPU says the cell's comparison, and its row's winner, are of
-	// throughput per GPU (Verdict.PerGPU).
-	PerGPU bool `json:"per_gpu,omitempty"`
 	// ThroughputPerGPU is the level's throughput per GPU (Level's); nil
 	// when the scenario's GPU count is unknown.
 	ThroughputPerGPU *Estimate `json:"throughput_per_gpu,omitempty"`
