@@ -31,6 +31,9 @@ import (
 type dryPrinter struct {
 	w io.Writer
 	c *campaign.Campaign
+	// shown is the host whose commands the listing shows (Plan.Shown);
+	// another host's are prompted with its name.
+	shown string
 	// helpers maps a script (tag and text) to its reference, "stop-1";
 	// counts numbers each tag's scripts.
 	helpers map[string]string
@@ -44,7 +47,7 @@ type dryPrinter struct {
 // writeDryListing prints the dry run of campaign c, placed as where says,
 // from what it recorded.
 func writeDryListing(w io.Writer, c *campaign.Campaign, where placement.Plan, n night, l dryListing) {
-	p := &dryPrinter{w: w, c: c, helpers: map[string]string{}, counts: map[string]int{}, blocks: map[string]string{},
+	p := &dryPrinter{w: w, c: c, shown: where.Shown, helpers: map[string]string{}, counts: map[string]int{}, blocks: map[string]string{},
 		firsts: map[string]*dryLaunch{}}
 	p.summary(c, where, n, l)
 	if len(l.before) > 0 {
@@ -295,7 +298,7 @@ func sameLaunch(a, b *dryLaunch) bool {
 func blockKey(b *dryBlock, la *dryLaunch) string {
 	var k strings.Builder
 	for _, r := range b.recs {
-		fmt.Fprintf(&k, "%s\x00%s\x00", r.If, r.Line)
+		fmt.Fprintf(&k, "%s\x00%s\x00%s\x00", r.Host, r.If, r.Line)
 	}
 	for _, m := range b.warnings {
 		fmt.Fprintf(&k, "warning\x00%s\x00", m)
@@ -341,7 +344,13 @@ func (p *dryPrinter) block(b *dryBlock, label, launch string) {
 		fmt.Fprintln(w)
 	}
 	for _, r := range b.recs {
-		p.record(r, prompt)
+		if b.on == "" && r.Host != p.shown {
+			// Another host of the launch (a node of a launch over
+			// several) names itself.
+			p.record(r.DryRecord, r.Host+"$ ")
+			continue
+		}
+		p.record(r.DryRecord, prompt)
 	}
 	switch {
 	case len(b.recs) == 0:

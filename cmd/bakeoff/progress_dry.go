@@ -14,7 +14,6 @@ import (
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/placement"
-	"github.com/bakeoff-dev/bakeoff/remote"
 )
 
 // dryRunDir stands, in what --dry-run prints, for the scratch directory the
@@ -214,7 +213,7 @@ type dryBlock struct {
 	phase orchestrator.StepName
 	// host and on name another host than the one shown (placement.DryRecord).
 	host, on string
-	recs     []remote.DryRecord
+	recs     []placement.DryRecord
 	warnings []string
 	failed   string
 }
@@ -261,7 +260,7 @@ func (d *dryRecorder) record(r placement.DryRecord) {
 	case d.block == nil || d.block.on != "":
 		d.newBlock(&dryBlock{})
 	}
-	d.block.recs = append(d.block.recs, r.DryRecord)
+	d.block.recs = append(d.block.recs, r)
 }
 
 func (d *dryRecorder) event(ev orchestrator.Event) {
