@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build deps test demo vet fmt bench bench-cpu fuzz faults soak scale slurm sequential clean
+.PHONY: all build deps test demo demo-disagg vet fmt bench bench-cpu fuzz faults soak scale slurm sequential clean
 
 all: build
 
@@ -34,6 +34,11 @@ deps:
 # A whole campaign against the simulated engine on this machine.
 demo: build
 	./scripts/demo.sh
+
+# Prefill-decode disaggregation (prefill and decode workers behind SGLang's
+# router) against the aggregated server, on the simulated engine.
+demo-disagg: build
+	./scripts/demo.sh configs/demo-disagg.yaml
 
 # Every fuzz target in the module, one at a time, FUZZTIME each. A crasher
 # is written to the owning package's testdata/fuzz/ and fails the target;

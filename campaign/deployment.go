@@ -477,6 +477,9 @@ func RenderInstance(c *Campaign, s *Scenario, insts []Instance, i int, sl Slot, 
 	in := insts[i]
 	rs := s.RoleScenario(in.Role)
 	rs.Name = s.Name + "." + in.Name()
+	if cmd, ok := c.Engine.RoleCommands[in.Role.Name]; ok && len(in.Role.Launch) > 0 {
+		rs.Launch = launchWithCommand(rs.Launch, cmd)
+	}
 	if in.GPUs != nil {
 		ids := make([]string, len(in.GPUs))
 		for k, g := range in.GPUs {

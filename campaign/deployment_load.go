@@ -646,3 +646,44 @@ func hostsWord(n int, c *Campaign) string {
 	}
 	return "one host"
 }
+
+// roleCommands decodes engine.role_commands: by role name, the command that
+// replaces the program of that role's launch.
+func (d *doc) roleCommands(v *yaml.Node) (map[string][]string, map[string]position) {
+	out, at := map[string][]string{}, map[string]position{}
+	d.pairs(v, "engine.role_commands", func(k, v *yaml.Node) {
+		if w := d.command(v, "engine.role_commands."+k.Value); w != nil {
+			out[k.Value], at[k.Value] = w, d.pos(k)
+		}
+	})
+	return out, at
+}
+
+// checkRoleCommands refuses an engine.role_commands entry that replaces
+// nothing: no scenario has a role of that name with a launch of its own.
+func (l *loader) checkRoleCommands(c *Campaign) {
+	for _, name := range slices.Sorted(maps.Keys(c.Engine.RoleCommands)) {
+		found := false
+		for _, s := range c.Scenarios {
+			if s.Deployment == nil {
+				continue
+			}
+			if r := s.Deployment.Role(name); r != nil && len(r.Launch) > 0 {
+				found = true
+			}
+		}
+		if !found {
+			l.p.errorf(c.Engine.roleCommandsAt[name], "engine.role_commands.%s: no scenario has a role %s with a launch of its own, whose program it would replace", name, name)
+		}
+	}
+}
+
+// launchWithCommand is a role's launch with its program (the words before
+// the first --flag) replaced by command.
+func launchWithCommand(launch, command []string) []string {
+	i := slices.IndexFunc(launch, func(w string) bool { return strings.HasPrefix(w, "--") })
+	if i < 0 {
+		i = len(launch)
+	}
+	return append(slices.Clone(command), launch[i:]...)
+}

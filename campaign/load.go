@@ -205,6 +205,7 @@ func (l *loader) campaign(path string) *Campaign {
 	l.trace(c, d, d.pos(nodes.trace), nodes.trace)
 	l.scenarios(c, d, nodes)
 	l.checkDeployments(c, d, nodes)
+	l.checkRoleCommands(c)
 	l.helpFormat(c, d, nodes.engine)
 	return c
 }
@@ -457,6 +458,7 @@ func (d *doc) engine(v *yaml.Node, e *EngineOpts, envAt map[string]position) {
 			}
 		},
 		"command": func(_, v *yaml.Node) { e.Command = d.command(v, "engine.command") },
+		"role_commands": func(_, v *yaml.Node) { e.RoleCommands, e.roleCommandsAt = d.roleCommands(v) },
 		"help": func(_, v *yaml.Node) {
 			if v.Kind == yaml.ScalarNode && v.Value == "off" {
 				e.HelpOff = true

@@ -98,6 +98,11 @@ type EngineOpts struct {
 	Command []string
 	// Env is added to every scenario's environment (scenario values win).
 	Env map[string]string
+	// RoleCommands replace, by role name, the program of a deployment
+	// role's own launch (its words before the first --flag), keeping its
+	// flags: what Command is to an engine's launcher, for a process such
+	// as SGLang's router that no engine profile launches.
+	RoleCommands map[string][]string
 	// Help, when set, is the command that prints the engine's help, in
 	// place of the one the profile derives from the launcher (the
 	// launcher, or Command, followed by the profile's help words); the
@@ -107,6 +112,8 @@ type EngineOpts struct {
 	Help       []string
 	HelpFormat string
 	HelpOff    bool
+
+	roleCommandsAt map[string]position // where each of RoleCommands was written
 }
 
 // GPUNone is the value of `gpu:` for a host without a GPU.

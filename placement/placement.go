@@ -132,7 +132,7 @@ func For(c *campaign.Campaign, resumeDir string, env Env) Provider {
 	case c.Host.Slurm != nil:
 		return &Slurm{Campaign: c, ResumeDir: resumeDir, Env: env}
 	case len(c.Hosts) > 0:
-		return &Fleet{Hosts: c.Hosts, LinkPatience: c.Host.LinkPatience, Env: env}
+		return &Fleet{Hosts: c.Hosts, LinkPatience: c.Host.LinkPatience, PerLaunch: c.NodesPerLaunch(), Env: env}
 	case c.Host.Local:
 		return &Local{}
 	default:

@@ -65,7 +65,7 @@ func (s *Slurm) Plan() Plan {
 	on := "the Slurm login node " + spec.Login
 	return Plan{
 		Where:      "the nodes of a Slurm allocation through " + spec.Login,
-		Hosts:      max(spec.Nodes, 1),
+		Hosts:      max(spec.Nodes/s.Campaign.NodesPerLaunch(), 1),
 		Shown:      DryNode,
 		Before:     []DryLine{{Host: spec.Login, On: on, Line: slurmRequest(s.Campaign).Command()}},
 		After:      []DryLine{{Host: spec.Login, On: on, Line: slurm.ReleaseCommand(DryJob)}},

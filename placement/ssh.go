@@ -2,6 +2,7 @@ package placement
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -58,8 +59,11 @@ type Fleet struct {
 	// LinkPatience is how long a host may not answer before it is lost
 	// (host.link_patience).
 	LinkPatience time.Duration
-	Env          Env
-	up           []remote.Host
+	// PerLaunch is how many hosts one launch takes (a deployment over
+	// several nodes: campaign.NodesPerLaunch); 0 or 1 for one.
+	PerLaunch int
+	Env       Env
+	up        []remote.Host
 }
 
 var _ Provider = (*Fleet)(nil)
@@ -75,8 +79,11 @@ func (f *Fleet) Plan() Plan {
 	if len(names) > 0 {
 		shown = names[0]
 	}
-	return Plan{Where: "a fleet of " + strings.Join(names, ", ") + " (every host gets the same commands; shown for " + shown + ")",
-		Hosts: len(f.Hosts), Shown: shown}
+	where := "a fleet of " + strings.Join(names, ", ") + " (every host gets the same commands; shown for " + shown + ")"
+	if f.PerLaunch > 1 {
+		where = fmt.Sprintf("a fleet of %s, taken %d at a time (%s)", strings.Join(names, ", "), f.PerLaunch, groupsWord(len(names), f.PerLaunch))
+	}
+	return Plan{Where: where, Hosts: max(len(f.Hosts)/max(f.PerLaunch, 1), 1), Shown: shown}
 }
 
 // Acquire connects every host; it fails only by leaving hosts out.

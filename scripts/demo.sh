@@ -4,7 +4,9 @@
 # `bakeoff sim` on this machine,
 # ending with the verdict. A symlink named nvidia-smi to bakeoff, first on
 # PATH, answers from the simulated servers' "GPU memory".
-# Extra arguments go to `bakeoff run` (e.g. --out DIR, --dry-run).
+# A first argument ending in .yaml is the campaign to run instead of
+# configs/demo.yaml (make demo-disagg: configs/demo-disagg.yaml). Extra
+# arguments go to `bakeoff run` (e.g. --out DIR, --dry-run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(pwd)/bin
@@ -14,4 +16,9 @@ ln -s "$bin/bakeoff" "$simpath/nvidia-smi"
 export PATH="$simpath:$PATH"
 export BAKEOFF_SIM_STATE="$simpath/gpu-state"
 mkdir -p "$BAKEOFF_SIM_STATE"
-"$bin/bakeoff" run configs/demo.yaml "$@"
+config=configs/demo.yaml
+if [[ "${1:-}" == *.yaml ]]; then
+	config=$1
+	shift
+fi
+"$bin/bakeoff" run "$config" "$@"

@@ -130,10 +130,15 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string, now 
 				names[i] = fh.SSH
 			}
 			unit := "a round"
-			if c.Layout(len(c.Hosts)).Replicates != nil {
+			if c.Layout(len(c.Hosts)/c.NodesPerLaunch()).Replicates != nil {
 				unit = "a part of a round"
 			}
-			fmt.Fprintf(w, "hosts     a fleet of %d, %s at a time on each: ssh %s\n", len(c.Hosts), unit, strings.Join(names, ", "))
+			if per := c.NodesPerLaunch(); per > 1 {
+				fmt.Fprintf(w, "hosts     a fleet of %d taken %d at a time (a launch spans %d nodes), %s at a time on each group: ssh %s\n",
+					len(c.Hosts), per, per, unit, strings.Join(names, ", "))
+			} else {
+				fmt.Fprintf(w, "hosts     a fleet of %d, %s at a time on each: ssh %s\n", len(c.Hosts), unit, strings.Join(names, ", "))
+			}
 			fmt.Fprintf(w, "          on each: workdir %s, python %s, load runs %s%s\n",
 				h.Workdir, h.Python, sweepWhere(h.SweepMode), accept)
 		} else {
@@ -173,11 +178,6 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string, now 
 	fmt.Fprintf(w, "baseline  %s\n", c.Baseline)
 	printRounds(w, c, root, now)
 	for _, sc := range c.Scenarios {
-		// The workdir as written: on a fleet it may still hold {host}.
-		l, err := campaign.Render(c, sc, campaign.On{Bakeoff: bakeoff, Workdir: c.Host.Workdir})
-		if err != nil {
-			return err
-		}
 		fmt.Fprintf(w, "\nscenario  %s (%s)\n", sc.Name, sc.File)
 		if sc.Description != "" {
 			fmt.Fprintf(w, "          %s\n", sc.Description)
@@ -189,6 +189,17 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string, now 
 		fmt.Fprintf(w, "          engine %s, model %s%s\n", sc.Engine, sc.Model, ext)
 		if how, ok := c.InputLengths()[sc.Engine]; ok {
 			fmt.Fprintf(w, "          prompt lengths %s\n", how)
+		}
+		if sc.Deployment != nil {
+			if err := printDeployment(w, c, sc, bakeoff); err != nil {
+				return err
+			}
+			continue
+		}
+		// The workdir as written: on a fleet it may still hold {host}.
+		l, err := campaign.Render(c, sc, campaign.On{Bakeoff: bakeoff, Workdir: c.Host.Workdir})
+		if err != nil {
+			return err
 		}
 		fmt.Fprintf(w, "          %s\n", l.Command)
 		for _, d := range l.Dirs {
