@@ -154,7 +154,7 @@ func launchDeployment(ctx context.Context, s *scenarioRun) error {
 	}
 	// Fresh logs, one command per host, so the ready phase reads only this
 	// launch's lines; the directories the engines need first.
-	for _, n := range s.w.group {
+	for _, n := range s.w.nodes() {
 		fresh := fmt.Sprintf("umask 077 && mkdir -p %s", campaign.ShellQuote(n.paths.logs))
 		mine := false
 		for _, p := range d.procs {
@@ -397,10 +397,12 @@ func (s *scenarioRun) procLog(ctx context.Context, p *roleProc, n int) string {
 // them nothing more), whether or not this attempt started it: Ctrl-C during
 // a start may have left one that the pid file alone knows.
 func stopDeployment(ctx context.Context, s *scenarioRun) error {
-	if err := s.stopOverLink(ctx, s.w.paths.sweepPID); err != nil {
-		return fmt.Errorf("stopping the sweep of %s on %s: %w", s.sc.Name, s.w.h.Name(), err)
-	}
 	var errs []string
+	if !s.w.unreachable {
+		if err := s.stopOverLink(ctx, s.w.paths.sweepPID); err != nil {
+			return fmt.Errorf("stopping the sweep of %s on %s: %w", s.sc.Name, s.w.h.Name(), err)
+		}
+	}
 	for i := len(s.dep.waves) - 1; i >= 0; i-- {
 		for _, p := range s.dep.waves[i] {
 			if p.node.unreachable {
@@ -422,7 +424,7 @@ func stopDeployment(ctx context.Context, s *scenarioRun) error {
 // instance's pid file there names: a killed orchestrator's deployment of
 // any shape leaves one per process it had started.
 func (s *scenarioRun) stopOldRoles(ctx context.Context) error {
-	for _, n := range s.w.group {
+	for _, n := range s.w.nodes() {
 		if n.unreachable {
 			continue
 		}

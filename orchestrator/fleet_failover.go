@@ -41,9 +41,15 @@ func (w *worker) watch(ctx context.Context) error {
 // host is blamed).
 func (o *orch) hostFailure(ctx context.Context, s *scenarioRun, failed error) string {
 	w := s.w
-	if err := w.watch(ctx); err != nil {
-		w.unreachable = true
-		return fmt.Sprintf("%v (during %s)", err, s.sc.Name)
+	for _, n := range w.nodes() {
+		if err := n.watch(ctx); err != nil {
+			n.unreachable = true
+			if n != w {
+				// A launch's node lost: the group, and the round, go.
+				return fmt.Sprintf("%s, a node of its group: %v (during %s)", n.h.Name(), err, s.sc.Name)
+			}
+			return fmt.Sprintf("%v (during %s)", err, s.sc.Name)
+		}
 	}
 	var se *ScenarioError
 	if !errors.As(failed, &se) {

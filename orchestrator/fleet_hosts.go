@@ -46,6 +46,10 @@ type worker struct {
 	group []*worker
 	slot  campaign.Slot
 	addr  string
+	// leader is the host whose group this one is a node of (nil when it
+	// leads its own); spare says why a host left over runs nothing.
+	leader *worker
+	spare  string
 }
 
 func (o *orch) newWorker(h remote.Host) *worker {
@@ -105,6 +109,7 @@ func (o *orch) startHosts(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	o.loseBrokenGroups(ctx)
 	// A host that could not even be connected is lost before its first
 	// round, as one that cannot be locked is: the journal, the manifest and
 	// the end report say so, where a night's run is read the next morning.

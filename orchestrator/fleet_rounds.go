@@ -123,7 +123,7 @@ func (o *orch) schedule(ctx context.Context) {
 	defer stop()
 	var wg sync.WaitGroup
 	for _, w := range o.workers {
-		if w.lost != "" {
+		if w.lost != "" || !w.leads() {
 			continue
 		}
 		wg.Add(1)
@@ -174,9 +174,7 @@ func (o *orch) work(ctx context.Context, w *worker, sched *scheduler) {
 		if lost != "" {
 			w.lose(j.round, lost)
 			sched.lose(w.h.Name(), j)
-			if !w.unreachable {
-				w.release(ctx)
-			}
+			w.releaseGroup(ctx)
 			return
 		}
 		sched.done(j)

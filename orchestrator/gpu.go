@@ -15,9 +15,26 @@ const DefaultGPUPoll = 500 * time.Millisecond
 // compute process left; on timeout the error names the processes that still
 // hold memory (and they are killed first when the campaign allows it).
 func waitGPUFree(ctx context.Context, s *scenarioRun) error {
+	if s.dep == nil {
+		return s.waitGPUFreeOn(ctx, s.w)
+	}
+	// A deployment's processes hold GPUs on every host of its launch.
+	for _, n := range s.w.nodes() {
+		if n.unreachable {
+			continue
+		}
+		if err := s.waitGPUFreeOn(ctx, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitGPUFreeOn is waitGPUFree on one host of the launch.
+func (s *scenarioRun) waitGPUFreeOn(ctx context.Context, w *worker) error {
 	o := s.o
-	err := s.w.overLink(ctx, s.sc.Name, "waiting for free GPU memory", func(ctx context.Context) error {
-		return remote.WaitGPUFree(ctx, s.w.h, remote.GPUWait{
+	err := w.overLink(ctx, s.sc.Name, "waiting for free GPU memory", func(ctx context.Context) error {
+		return remote.WaitGPUFree(ctx, w.h, remote.GPUWait{
 			NvidiaSMI:  o.c.GPU.NvidiaSMI,
 			MaxUsedMiB: o.c.GPU.MaxUsedMiB,
 			Timeout:    o.c.GPU.WaitTimeout,
@@ -26,7 +43,7 @@ func waitGPUFree(ctx context.Context, s *scenarioRun) error {
 		})
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for free GPU memory on %s before %s: %w", s.w.h.Name(), s.sc.Name, err)
+		return fmt.Errorf("waiting for free GPU memory on %s before %s: %w", w.h.Name(), s.sc.Name, err)
 	}
 	return nil
 }

@@ -75,8 +75,8 @@ func startPower(ctx context.Context, s *scenarioRun) error {
 // mean power and energy per 1000 tokens to the result and levels.json.
 func stopPower(ctx context.Context, s *scenarioRun) error {
 	o := s.o
-	if s.power == nil {
-		return nil
+	if s.power == nil || s.w.unreachable {
+		return nil // a lost host's readings are lost with it
 	}
 	if err := s.stopOverLink(ctx, s.w.powerPID()); err != nil {
 		return fmt.Errorf("stopping the power sampler on %s: %w", s.w.h.Name(), err)

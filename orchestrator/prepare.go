@@ -30,6 +30,12 @@ func (w *worker) prepare(ctx context.Context) error {
 		return fmt.Errorf("reading the platform of %s: %w", w.h.Name(), err)
 	}
 	w.hostFacts(ctx, goos, goarch)
+	if o.c.NodesPerLaunch() > 1 {
+		// The hosts of a launch over several nodes name each other by it.
+		if err := w.readAddress(ctx); err != nil {
+			return err
+		}
+	}
 
 	if !o.c.Host.Local {
 		if goos == runtime.GOOS && goarch == runtime.GOARCH {

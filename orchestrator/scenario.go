@@ -229,7 +229,7 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultTeardownTimeout)
 	defer cancel()
 	for _, st := range teardown {
-		if s.w.unreachable {
+		if s.w.unreachable && !s.groupReachable() {
 			o.warn(s.sc.Name, fmt.Sprintf("%s is unreachable: its server may still run there; the next campaign on it stops it first (pid file %s)",
 				s.w.h.Name(), s.w.paths.serverPID))
 			break

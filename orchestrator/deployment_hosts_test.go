@@ -1,0 +1,238 @@
+package orchestrator_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bakeoff-dev/bakeoff/internal/testhost"
+	"github.com/bakeoff-dev/bakeoff/orchestrator"
+	"github.com/bakeoff-dev/bakeoff/remote"
+	"github.com/bakeoff-dev/bakeoff/results"
+)
+
+// nodesRig is two namespace hosts joined to each other as a cluster's
+// nodes are, reached from one HOME, each with the sim and its fake
+// nvidia-smi, and a world whose campaign runs on them as a fleet.
+type nodesRig struct {
+	*world
+	hosts   []*testhost.Host
+	home    string
+	workdir string
+}
+
+func newNodesRig(t *testing.T) *nodesRig {
+	t.Helper()
+	r := &nodesRig{world: newWorld(t)}
+	for range 2 {
+		r.hosts = append(r.hosts, testhost.New(t, testhost.WithNvidiaSMI(bakeoffBin)))
+	}
+	testhost.Connect(t, r.hosts[0], r.hosts[1])
+	r.home = t.TempDir()
+	for _, h := range r.hosts {
+		if err := h.AddToHome(r.home); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.workdir = filepath.Join(t.TempDir(), "{host}")
+	return r
+}
+
+// connect dials every host of the rig, as `bakeoff run` does for a fleet.
+func (r *nodesRig) connect() []remote.Host {
+	r.t.Helper()
+	var out []remote.Host
+	for _, h := range r.hosts {
+		conn, err := remote.DialSSH(context.Background(), remote.SSHOptions{
+			Target: h.Alias, ConnectTimeout: 5 * time.Second, KeepaliveInterval: time.Second, KeepaliveMax: 3,
+			Getenv: func(k string) string {
+				if k == "HOME" {
+					return r.home
+				}
+				return ""
+			},
+		})
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		r.t.Cleanup(func() { conn.Close() })
+		out = append(out, conn)
+	}
+	return out
+}
+
+// ranksScenario writes one tp-2 model whose two ranks run on the two nodes
+// (SGLang's --nnodes, --node-rank, --dist-init-addr); the sim's watchdog
+// ends a rank whose peer died after 30 simulated seconds.
+func (r *nodesRig) ranksScenario(name string) {
+	r.t.Helper()
+	text := fmt.Sprintf(`name: %s
+engine: sglang
+model: /models/test
+args:
+  tp: 2
+  enable-metrics: true
+  max-running-requests: 64
+  watchdog-timeout: 30
+deployment:
+  roles:
+    ranks:
+      count: 2
+      node: [0, 1]
+      args:
+        nnodes: "{count}"
+        node-rank: "{index}"
+        dist-init-addr: "{ranks.host}:{rendezvous}"
+`, name)
+	if err := os.WriteFile(filepath.Join(r.scenDir, name+".yaml"), []byte(text), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// config writes the campaign over the rig's two hosts.
+func (r *nodesRig) config(o campaignOpts) {
+	o.host = fmt.Sprintf("hosts: [%s, %s]\nhost:\n  workdir: %s\n  link_patience: 10s", r.hosts[0].Alias, r.hosts[1].Alias, r.workdir)
+	r.writeConfig(o)
+}
+
+// nothingLeft waits for both hosts to hold no process but sshd.
+func (r *nodesRig) nothingLeft() {
+	r.t.Helper()
+	for _, h := range r.hosts {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			ps, err := h.Processes(context.Background())
+			if err != nil {
+				r.t.Fatal(err)
+			}
+			if len(ps) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				r.t.Errorf("processes left on %s: %+v", h.Alias, ps)
+				for _, p := range ps {
+					syscall.Kill(p.Pid, syscall.SIGKILL)
+				}
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
+
+// TestDeploymentTwoNodes runs one model's two ranks on two hosts: launched
+// on both, swept from the first, stopped on both; then the same campaign
+// with rank 1 killed in the middle of a level, which fails that launch with
+// rank 1's reason; then one interrupted while the ranks load. Nothing is
+// left on either host after any of them.
+func TestDeploymentTwoNodes(t *testing.T) {
+	r := newNodesRig(t)
+	r.ranksScenario("ranks")
+	r.scenario("single", "")
+
+	t.Run("measured", func(t *testing.T) {
+		r.config(campaignOpts{scenarios: []string{"single", "ranks"}, speed: 100})
+		out, _, err := r.runInProcess(context.Background(), orchestrator.Options{Hosts: r.connect(), OutDir: filepath.Join(r.root, "run1")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.nothingLeft()
+		for _, res := range out.Results {
+			if res.Status != results.StatusOK {
+				t.Fatalf("%s: %s at %s: %s\n%s", res.Name, res.Status, res.FailedPhase, res.Reason, res.LogExcerpt)
+			}
+		}
+		run := readSummary(t, out.RunDir)
+		s := scenarioResult(t, run, "ranks")
+		a, b := r.hosts[0], r.hosts[1]
+		for _, want := range []string{
+			"ranks.0 on " + a.Alias + ": ", "--host " + a.IP + " ", "--dist-init-addr " + a.IP + ":5000", "--node-rank 0",
+			"ranks.1 on " + b.Alias + ": ", "--host " + b.IP + " ", "--node-rank 1",
+		} {
+			if !strings.Contains(s.Launch, want) {
+				t.Errorf("the launch lacks %q:\n%s", want, s.Launch)
+			}
+		}
+		if len(s.Levels) != 2 {
+			t.Errorf("ranks measured %d levels, want 2", len(s.Levels))
+		}
+		if len(out.Placements) != 1 || out.Placements[0].Host != a.Alias {
+			t.Errorf("placements %+v, want round 1 on %s, the group's first host", out.Placements, a.Alias)
+		}
+		for _, n := range []string{"ranks.0", "ranks.1"} {
+			if fi, err := os.Stat(filepath.Join(out.RunDir, "ranks", "round-1", "roles", n, results.ServerLog)); err != nil || fi.Size() == 0 {
+				t.Errorf("no log of %s: %v", n, err)
+			}
+		}
+	})
+
+	t.Run("rank 1 killed mid-level", func(t *testing.T) {
+		r.config(campaignOpts{scenarios: []string{"single", "ranks"}, speed: 5, requests: 40, maxTokens: 64})
+		b := r.hosts[1]
+		events := filepath.Join(strings.ReplaceAll(r.workdir, "{host}", r.hosts[0].Alias), "sweeps", "ranks", "events.log")
+		os.RemoveAll(filepath.Dir(events)) // the first campaign's sweep
+		killed := make(chan string, 1)
+		go func() {
+			defer close(killed)
+			deadline := time.Now().Add(4 * time.Minute)
+			for time.Now().Before(deadline) {
+				ev, _ := os.ReadFile(events)
+				if strings.Contains(string(ev), `"level_start"`) {
+					ps, _ := b.Processes(context.Background())
+					for _, p := range ps {
+						// The sim itself (the binary uploaded to the host), not
+						// the shell that started it.
+						if p.Comm == "bakeoff" && strings.Contains(p.Cmdline, " sim ") && strings.Contains(p.Cmdline, "--node-rank 1") {
+							syscall.Kill(p.Pid, syscall.SIGKILL)
+							killed <- p.Cmdline
+							return
+						}
+					}
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}()
+		out, _, err := r.runInProcess(context.Background(), orchestrator.Options{Hosts: r.connect(), OutDir: filepath.Join(r.root, "run2")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if <-killed == "" {
+			t.Fatal("rank 1 was never seen to kill")
+		}
+		r.nothingLeft()
+		s := scenarioResult(t, readSummary(t, out.RunDir), "ranks")
+		if s.Status != results.StatusFailed || s.FailedPhase != string(orchestrator.StepSweep) {
+			t.Fatalf("ranks: %s at %s (%s), want failed at sweep", s.Status, s.FailedPhase, s.Reason)
+		}
+		if want := "role ranks.1 on " + b.Alias + ": server exited during the sweep"; !strings.HasPrefix(s.Reason, want) {
+			t.Errorf("reason %q, want it to start %q", s.Reason, want)
+		}
+		if got := scenarioResult(t, readSummary(t, out.RunDir), "single"); got.Status != results.StatusOK {
+			t.Errorf("single: %s (%s)", got.Status, got.Reason)
+		}
+	})
+
+	t.Run("interrupted while loading", func(t *testing.T) {
+		r.config(campaignOpts{scenarios: []string{"ranks", "single"}, speed: 1, healthTimeout: "2m"})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		out, _, err := r.runInProcess(ctx, orchestrator.Options{Hosts: r.connect(), OutDir: filepath.Join(r.root, "run3"),
+			Events: func(e orchestrator.Event) {
+				if e.Kind == orchestrator.EventWaiting && strings.HasPrefix(e.Message, "ranks.1 started") {
+					cancel()
+				}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !out.Canceled {
+			t.Errorf("not canceled: %+v", out.Results)
+		}
+		r.nothingLeft()
+	})
+}
