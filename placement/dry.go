@@ -43,7 +43,14 @@ func (d *Dry) Acquire(context.Context) (*Hosts, error) {
 		d.Record(dryLine(l))
 	}
 	d.h = remote.NewDry(p.Shown, func(r remote.DryRecord) { d.Record(DryRecord{DryRecord: r, Host: p.Shown}) })
-	return &Hosts{Hosts: []remote.Host{d.h}}, nil
+	hosts := []remote.Host{d.h}
+	// A launch over several nodes takes that many hosts: the others record
+	// under the name DryNodeName gives them.
+	for k := 1; k < d.Campaign.NodesPerLaunch(); k++ {
+		name := DryNodeName(p.Shown, k)
+		hosts = append(hosts, remote.NewDry(name, func(r remote.DryRecord) { d.Record(DryRecord{DryRecord: r, Host: name}) }))
+	}
+	return &Hosts{Hosts: hosts, Fleet: len(hosts) > 1}, nil
 }
 
 // Watch has nothing to watch: the recording host is always there.
