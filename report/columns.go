@@ -144,6 +144,9 @@ func levelColumnsAt(ps []float64) []levelColumn {
 			{CSV: "throughput_lo", Of: throughputOf(func(e verdict.Estimate) float64 { return e.Lo })},
 			{CSV: "throughput_hi", Of: throughputOf(func(e verdict.Estimate) float64 { return e.Hi })},
 		}},
+		{Head: "tok/s/GPU", Only: hasGPUs, Figures: []figure{
+			{Field: "level-throughput-per-gpu", Digits: perGPUDigits, Of: perGPUFigure},
+		}},
 		{Head: "round %d tok/s", PerRound: true, Figures: []figure{roundFigure}},
 		{Head: "per-req tok/s", Figures: []figure{
 			{Field: "per-request", CSV: "per_request_tok_s", Digits: 1, Of: float(func(l *verdict.Level) float64 { return l.PerRequest.Mean })},

@@ -27,7 +27,11 @@ func TestColumnsInEveryRenderer(t *testing.T) {
 		// Nor a server timeline: give it the server's batch.
 		v.Scenarios[1].Levels[i].Server = &measure.ServerSummary{Scrapes: 10,
 			Running: &measure.GaugeStats{Mean: 4.5, P50: 5, Max: 5, Source: "sglang:num_running_reqs"}}
+		// Nor GPU counts: give it 4 GPUs, and its throughput per GPU.
+		tp := v.Scenarios[1].Levels[i].Throughput
+		v.Scenarios[1].Levels[i].ThroughputPerGPU = &verdict.Estimate{Center: tp.Center / 4, Lo: tp.Lo / 4, Hi: tp.Hi / 4, N: tp.N}
 	}
+	v.Scenarios[1].GPUs = 4
 	var text, page, sheet bytes.Buffer
 	for _, r := range []struct {
 		w      *bytes.Buffer

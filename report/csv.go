@@ -18,6 +18,10 @@ var CSVHeader = CSVHeaderAt(measure.DefaultPercentiles)
 var (
 	csvComparison = []string{"delta_pct", "speedup_lo", "speedup_hi", "p", "p_adjusted", "significant", "outcome", "mde_pct", "method", "winner"}
 	csvAttempt    = []string{"attempt", "newest_attempt", "newest_status"}
+	// csvPareto are the scenario's GPUs, the level's throughput per GPU and
+	// tokens per second per user, and whether it is Pareto-optimal
+	// (perGPUCSV).
+	csvPareto = []string{"gpus", "throughput_per_gpu_tok_s", "tok_s_per_user", "pareto_optimal"}
 )
 
 // CSVHeaderAt is the column order of CSV for a run whose latencies are at
@@ -30,7 +34,8 @@ func CSVHeaderAt(ps []float64) []string {
 		h = append(h, f.CSV)
 	}
 	h = append(h, csvComparison...)
-	return append(h, csvAttempt...)
+	h = append(h, csvAttempt...)
+	return append(h, csvPareto...)
 }
 
 // CSV writes one row per scenario and level, in campaign then level order.
@@ -41,7 +46,8 @@ func CSVHeaderAt(ps []float64) []string {
 // Floats are written in full precision so the file reads back exactly.
 // attempt is the attempt the figures come from; newest_attempt and
 // newest_status are filled only when a newer attempt did not complete, so a
-// spreadsheet cannot pass off a rerun's failure as its figures.
+// spreadsheet cannot pass off a rerun's failure as its figures. The last
+// four columns place the level on the Pareto plane (paretoCSV).
 func CSV(w io.Writer, v *verdict.Verdict) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeaderAt(v.Percentiles)); err != nil {
@@ -83,6 +89,7 @@ func CSV(w io.Writer, v *verdict.Verdict) error {
 				newest, newestStatus = strconv.Itoa(s.Newest.Attempt), s.Newest.Status
 			}
 			rec = append(append(rec, cmp...), attempt, newest, newestStatus)
+			rec = append(rec, paretoCSV(v, &s, l)...)
 			if err := cw.Write(rec); err != nil {
 				return fmt.Errorf("writing CSV: %w", err)
 			}

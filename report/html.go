@@ -65,7 +65,9 @@ type hPage struct {
 	Sections []hSection
 	Plots    []hPlot
 	// Levels are each level's plots: the latency distributions.
-	Levels      []hLevelPlots
+	Levels []hLevelPlots
+	// Pareto lists the Pareto-optimal points (pareto.go); nil without any.
+	Pareto      *hTable
 	Scenarios   []hScenario
 	Superseded  []string
 	Confidence  string
@@ -220,6 +222,10 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 	if hasHopeless(v) {
 		p.Legend = append(p.Legend, hopelessFootnote+".")
 	}
+	if line := v.PerGPULine(); line != "" {
+		p.Intro = append(p.Intro, line+".")
+	}
+	p.Pareto = paretoHTML(v)
 	for _, n := range v.Notes {
 		mark := map[string]string{verdict.SeverityRed: "failed", verdict.SeverityWarn: "warning", verdict.SeverityInfo: "ok"}[n.Severity]
 		hn := hNote{Severity: n.Severity, Mark: mark, Check: n.Check, Scenario: n.Scenario, Level: dataLevel(n.Level), Text: n.Text}
@@ -333,6 +339,7 @@ func verdictTable(v *verdict.Verdict) hTable {
 				r.Cells = append(r.Cells, hCell{Class: "saturated", Scenario: s.Name, Parts: []hPart{txt("saturated")}})
 			} else {
 				cell := throughputHTML(s.Name, row.Level, c.Present, c.Throughput)
+				cell.Parts = append(cell.Parts, perGPUParts(s.Name, row.Level, c)...)
 				if s.Name != v.Baseline {
 					d := deltaHTML(s.Name, row.Level, c)
 					cell.Class, cell.Outcome = d.Class, d.Outcome

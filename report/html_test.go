@@ -215,6 +215,8 @@ func TestHTMLInBrowser(t *testing.T) {
 		// Accept lengths from the requests, server timelines and a
 		// break-even: the page's explanation of the turn.
 		{"why", writePage(t, why), true},
+		// Scenarios of 8, 4 and 8 GPUs, compared per GPU.
+		{"per-gpu", writePage(t, perGPUReportVerdict(t)), false},
 	}
 	shots := os.Getenv(EnvScreenshots)
 
@@ -701,7 +703,21 @@ func jsonFigure(v *verdict.Verdict, f shownField) (float64, float64, error) {
 			return c.PAdjusted, 1, nil
 		case "mde":
 			return c.MDEPct, 1, nil
+		case fieldThroughputPerGPU:
+			if c.ThroughputPerGPU != nil {
+				return c.ThroughputPerGPU.Center, 1, nil
+			}
 		}
+	}
+	if f.Field == fieldParetoTokS || f.Field == fieldParetoPerUser {
+		pt := v.Pareto.Point(f.Scenario, levelOf(f.Level))
+		switch {
+		case pt == nil || !pt.Optimal:
+			return 0, 0, errors.New("listed, but not Pareto-optimal in verdict.json")
+		case f.Field == fieldParetoTokS:
+			return pt.TokS, 1, nil
+		}
+		return pt.PerUser, 1, nil
 	}
 	if strings.HasPrefix(f.Field, "break-even") {
 		for _, x := range v.Crossovers {

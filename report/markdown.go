@@ -23,6 +23,9 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 	fmt.Fprintf(ew, "## %s: verdict (%s)\n\n", v.Campaign, v.Run)
 	fmt.Fprintf(ew, "Baseline **%s**; throughput (output tok/s) is the geometric mean of the launches' steady-state throughput ± its %.0f%% confidence interval; %s.\n\n",
 		v.Baseline, 100*v.Confidence, roundsLine(v))
+	if line := v.PerGPULine(); line != "" {
+		fmt.Fprintf(ew, "%s.\n\n", line)
+	}
 	if err := renderTable(ew, sideBySide(v), renderer.NewMarkdown()); err != nil {
 		return err
 	}

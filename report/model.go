@@ -63,7 +63,7 @@ func throughputCell(c verdict.Cell) string {
 	if !c.Present {
 		return "-"
 	}
-	return estimate(c.Throughput)
+	return estimate(c.Throughput) + perGPUSuffix(c)
 }
 
 // estimate is "773.1 ±1.2%": the center and the half-width of its interval.

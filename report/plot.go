@@ -49,6 +49,9 @@ func plotBuilders(v *verdict.Verdict) []plotBuilder {
 		out = append(out, plotBuilder{PlotAccept, acceptPlot})
 		out = append(out, acceptPositionBuilders(v)...)
 	}
+	if v.Pareto != nil {
+		out = append(out, plotBuilder{PlotPareto, paretoPlot})
+	}
 	return out
 }
 
@@ -192,7 +195,7 @@ func latencyPlot(v *verdict.Verdict) (*chart, error) {
 // faster. A crossing break-even is a shaded interval with its estimate as
 // a dashed line, labelled at the top, and a legend entry.
 func speedupPlot(v *verdict.Verdict) (*chart, error) {
-	c := newLevelChart(v, v.Campaign+": speedup against "+v.Baseline, "throughput / "+v.Baseline)
+	c := newLevelChart(v, v.Campaign+": speedup"+perGPUWords(v)+" against "+v.Baseline, "throughput"+perGPUWords(v)+" / "+v.Baseline)
 	p := c.p
 	one := plotter.NewFunction(func(float64) float64 { return 1 })
 	one.Color = color.Gray{Y: 80}

@@ -194,6 +194,14 @@ func writeVerdictTable(w io.Writer, v *verdict.Verdict, width int) error {
 	if err != nil {
 		return err
 	}
+	if line := v.PerGPULine(); line != "" {
+		// Above the table, folded to the table's width.
+		fw := width
+		if fw <= 0 {
+			fw = DefaultWidth
+		}
+		s = strings.Join(fold(line, fw, "", "  "), "\n") + "\n" + s
+	}
 	_, err = io.WriteString(w, s)
 	return err
 }
