@@ -14,6 +14,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/timeline"
 )
 
 // deployPorts are a deployment's ports in a test: the prefill and decode
@@ -146,8 +147,21 @@ func TestDeploymentDisaggLocal(t *testing.T) {
 		}
 	}
 	for _, role := range []string{"prefill", "decode"} {
-		if _, err := os.Stat(filepath.Join(out.RunDir, "disagg", "round-1", "roles", role, results.MetricsDir, orchestrator.FinalMetricsFile)); err != nil {
+		dir := filepath.Join(out.RunDir, "disagg", "round-1", "roles", role, results.MetricsDir)
+		if _, err := os.Stat(filepath.Join(dir, orchestrator.FinalMetricsFile)); err != nil {
 			t.Errorf("role %s: no final metrics: %v", role, err)
+		}
+		// Each worker's own timeline through the sweep, beside the
+		// router's, which the sweep keeps.
+		f, err := os.Open(filepath.Join(dir, timeline.File))
+		if err != nil {
+			t.Errorf("role %s: no timeline: %v", role, err)
+			continue
+		}
+		tl, err := timeline.Read(f)
+		f.Close()
+		if err != nil || len(tl.Times) < 2 {
+			t.Errorf("role %s: a timeline of %d scrapes (%v), want the sweep's", role, len(tl.Times), err)
 		}
 	}
 	// Each role's stop is journaled, the router's first.

@@ -75,6 +75,9 @@ func sweepArgv(bakeoff string, spec loadgen.Spec, dir string) []string {
 // by default, through the tunnel when the host cannot run this binary or the
 // campaign asks for it. Afterwards each level's failures are checked.
 func sweep(ctx context.Context, s *scenarioRun) error {
+	if s.dep != nil {
+		defer s.startRoleTimelines(ctx).stop()
+	}
 	var levels []measure.LevelSummary
 	var err error
 	if s.w.sweepOnHost {
