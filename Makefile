@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build deps test demo demo-disagg vet fmt bench bench-cpu fuzz faults soak scale slurm sequential clean
+.PHONY: all build deps test demo demo-disagg vet fmt bench bench-cpu fuzz faults soak scale slurm sequential contention clean
 
 all: build
 
@@ -101,6 +101,21 @@ sequential:
 	BAKEOFF_SEQUENTIAL_CAMPAIGNS=200 $(GO) test -count=1 -v -timeout 60m -run '^TestSequentialAA$$' ./verdict
 	BAKEOFF_SEQUENTIAL_CAMPAIGNS=60 $(GO) test -count=1 -v -timeout 60m -run '^TestSequential(Coverage|Power|Savings)$$' ./verdict
 	BAKEOFF_SEQUENTIAL_CAMPAIGNS=40 BAKEOFF_SEQUENTIAL_MAXES=12,16,20,24 $(GO) test -count=1 -v -timeout 60m -run '^TestSequentialSavingsByMax$$' ./verdict
+
+# A/A campaigns of the demo's scenarios (the baseline, its fusion-flag
+# variant and an exact twin) under CPU contention the test starts and stops
+# itself: a build's short processes on every core, a busy core, a pulsing
+# core, and the machine as it is. CONTENTION_CAMPAIGNS of each kind, two
+# at a time, the kinds taking turns; the false-call rate of each kind and
+# the signs of the changes (docs/METHOD.md, "Identical servers under
+# contention"). Hours on a busy 2-core machine; make test runs a short
+# version. Each campaign's run and rounds.csv are kept in CONTENTION_OUT.
+CONTENTION_OUT ?= /tmp/bakeoff-contention
+CONTENTION_CAMPAIGNS ?= 40
+contention:
+	rm -rf $(CONTENTION_OUT) && mkdir -p $(CONTENTION_OUT)
+	BAKEOFF_CONTENTION=1 BAKEOFF_CONTENTION_CAMPAIGNS=$(CONTENTION_CAMPAIGNS) BAKEOFF_CONTENTION_OUT=$(CONTENTION_OUT) \
+	  $(GO) test -count=1 -v -timeout 24h -run '^TestContentionAA$$' ./internal/contention
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./loadgen/...

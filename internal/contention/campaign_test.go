@@ -3,6 +3,7 @@ package contention
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -55,6 +56,10 @@ type shape struct {
 	// maxTokens per request; requests per level is the demo's auto.
 	maxTokens int
 	rounds    int
+	// twinSlowdown, above 1, makes the twin no twin: its server runs that
+	// many times slower (--sim-slowdown), a bias injected to show that a
+	// test catches one.
+	twinSlowdown float64
 }
 
 // world is one campaign's private machine: a campaign directory with the
@@ -91,6 +96,9 @@ func newWorld(t *testing.T, dir string, s shape, port int) *world {
 		}
 	}
 	twinFile := "# An exact copy of the baseline under another name.\nname: " + twin + "\ndescription: the baseline again\nextends: " + baseline + "\n"
+	if s.twinSlowdown > 1 {
+		twinFile += fmt.Sprintf("args:\n  sim-slowdown: %g\n", s.twinSlowdown)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "scenarios", twin+".yaml"), []byte(twinFile), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -207,28 +215,69 @@ type roundDiff struct {
 	vPrev, bPrev string
 }
 
-// runCampaign runs the campaign of world w (shape s), labelled with the
-// kind of contention the caller keeps running around it, and reads its
-// verdict. It runs beside others, so it returns its failure.
+// runCampaign runs the campaign of world w, labelled with the kind of
+// contention the caller keeps running around it, notes what ran it beside
+// the run (campaignFile), and reads its verdict. It runs beside others, so
+// it returns its failure.
 func runCampaign(w *world, k Kind, seed int) (campaign, error) {
-	c := campaign{kind: k, seed: seed, dir: filepath.Join(w.root, "run")}
-	c.load1[0] = loadAverage()
+	note := campaignNote{Kind: k, Seed: seed, LoadStart: loadAverage()}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), campaignTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bakeoffBin, "run", w.config, "--out", c.dir)
+	cmd := exec.CommandContext(ctx, bakeoffBin, "run", w.config, "--out", filepath.Join(w.root, runDir))
 	cmd.Env, cmd.Dir = w.env, w.root
 	out, err := cmd.CombinedOutput()
-	c.wall = time.Since(start)
-	c.load1[1] = loadAverage()
+	note.WallS, note.LoadEnd = time.Since(start).Seconds(), loadAverage()
 	if err != nil {
-		return c, fmt.Errorf("bakeoff run (%s, seed %d): %w\n%s", k, seed, err, tail(out, 40))
+		return campaign{}, fmt.Errorf("bakeoff run (%s, seed %d): %w\n%s", k, seed, err, tail(out, 40))
 	}
+	data, err := json.MarshalIndent(note, "", "  ")
+	if err == nil {
+		err = os.WriteFile(filepath.Join(w.root, campaignFile), data, 0o644)
+	}
+	if err != nil {
+		return campaign{}, fmt.Errorf("noting campaign %s: %w", w.root, err)
+	}
+	return readCampaign(w.root, verdict.Options{})
+}
+
+// runDir and campaignFile are a campaign's run directory and its note,
+// inside the campaign's own directory.
+const (
+	runDir       = "run"
+	campaignFile = "campaign.json"
+)
+
+// campaignNote is what the run directory cannot say about a campaign: the
+// contention around it and the machine's load.
+type campaignNote struct {
+	Kind Kind `json:"kind"`
+	Seed int  `json:"seed"`
+	// WallS is the campaign's wall time, seconds; LoadStart and LoadEnd
+	// the machine's one-minute load average before and after it.
+	WallS     float64 `json:"wall_s"`
+	LoadStart float64 `json:"load_start"`
+	LoadEnd   float64 `json:"load_end"`
+}
+
+// readCampaign reads the campaign kept in dir (its note and its run) and
+// judges it with o.
+func readCampaign(dir string, o verdict.Options) (campaign, error) {
+	var note campaignNote
+	data, err := os.ReadFile(filepath.Join(dir, campaignFile))
+	if err != nil {
+		return campaign{}, err
+	}
+	if err := json.Unmarshal(data, &note); err != nil {
+		return campaign{}, fmt.Errorf("reading %s: %w", filepath.Join(dir, campaignFile), err)
+	}
+	c := campaign{kind: note.Kind, seed: note.Seed, dir: filepath.Join(dir, runDir),
+		wall: time.Duration(note.WallS * float64(time.Second)), load1: [2]float64{note.LoadStart, note.LoadEnd}}
 	run, err := results.ReadRun(c.dir)
 	if err != nil {
 		return c, err
 	}
-	v, err := verdict.Compute(run, verdict.Options{})
+	v, err := verdict.Compute(run, o)
 	if err != nil {
 		return c, err
 	}

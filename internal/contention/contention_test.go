@@ -20,6 +20,10 @@ const (
 	campaignsEnv  = "BAKEOFF_CONTENTION_CAMPAIGNS"
 	kindsEnv      = "BAKEOFF_CONTENTION_KINDS"
 	outEnv        = "BAKEOFF_CONTENTION_OUT"
+	// reportEnv names directories of kept campaigns (the
+	// BAKEOFF_CONTENTION_OUT of earlier runs, comma-separated) to judge
+	// again and report on without running any.
+	reportEnv     = "BAKEOFF_CONTENTION_REPORT"
 	longCampaigns = 40
 	falseCallTail = 0.02
 	signTestAlpha = 0.01
@@ -106,6 +110,35 @@ func TestContentionAA(t *testing.T) {
 	}
 }
 
+// TestContentionReport judges kept campaigns again (BAKEOFF_CONTENTION_REPORT)
+// and reports on them as TestContentionAA does: the figures of
+// docs/METHOD.md from the runs behind them, with the verdict as it is now.
+func TestContentionReport(t *testing.T) {
+	dirs := os.Getenv(reportEnv)
+	if dirs == "" {
+		t.Skipf("%s=DIR[,DIR…] reports on kept campaigns", reportEnv)
+	}
+	byKind := map[Kind][]campaign{}
+	for _, d := range strings.Split(dirs, ",") {
+		notes, err := filepath.Glob(filepath.Join(d, "*", campaignFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range notes {
+			c, err := readCampaign(filepath.Dir(n), verdict.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			byKind[c.kind] = append(byKind[c.kind], c)
+		}
+	}
+	for _, k := range Kinds {
+		if len(byKind[k]) > 0 {
+			report(t, k, byKind[k])
+		}
+	}
+}
+
 // report logs one kind's false-call rate and signs, and fails the test
 // where they exceed chance.
 func report(t *testing.T, k Kind, cs []campaign) {
@@ -160,5 +193,36 @@ func report(t *testing.T, k Kind, cs []campaign) {
 		if p < signTestAlpha {
 			t.Errorf("%s: %s's changes lean one way: %d negative and %d positive campaigns (sign test p=%.4f)", k, name, neg, pos, p)
 		}
+		after, before := byOrder(cs, name)
+		ma, sa := MeanSE(after)
+		mb, sb := MeanSE(before)
+		t.Logf("%s: %s: by launch order, each round's mean over levels: launched after the baseline %+.2f%% ± %.2f (%d rounds), before it %+.2f%% ± %.2f (%d)",
+			k, name, ma, sa, len(after), mb, sb, len(before))
 	}
+}
+
+// byOrder are variant name's rounds, each its log ratios' mean over the
+// levels (percent), split by whether the variant was launched after the
+// baseline in that round or before it: an effect of the launch order shows
+// as a difference between the two.
+func byOrder(cs []campaign, name string) (after, before []float64) {
+	for _, c := range cs {
+		sum, n, late := map[int]float64{}, map[int]int{}, map[int]bool{}
+		for _, r := range c.rounds {
+			if r.variant != name {
+				continue
+			}
+			sum[r.round] += r.logPct
+			n[r.round]++
+			late[r.round] = r.vPos > r.bPos
+		}
+		for k, s := range sum {
+			if late[k] {
+				after = append(after, s/float64(n[k]))
+			} else {
+				before = append(before, s/float64(n[k]))
+			}
+		}
+	}
+	return after, before
 }

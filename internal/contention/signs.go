@@ -88,3 +88,15 @@ func Signs(xs []float64) (neg, pos int) {
 	}
 	return neg, pos
 }
+
+// TTest is the one-sample t-test of xs against zero: the statistic and
+// its two-sided p-value with len(xs) − 1 degrees of freedom (p = 1 with
+// fewer than two values or none spread).
+func TTest(xs []float64) (t, p float64) {
+	m, se := MeanSE(xs)
+	if len(xs) < 2 || se == 0 {
+		return 0, 1
+	}
+	t = m / se
+	return t, 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Survival(math.Abs(t))
+}

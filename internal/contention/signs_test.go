@@ -77,3 +77,15 @@ func TestMeanSESigns(t *testing.T) {
 		t.Errorf("Signs = %d, %d, want 1, 2", neg, pos)
 	}
 }
+
+// TestTTest against R's t.test(c(1, 2, 3, 4)): t = 3.873, df = 3,
+// p-value = 0.03047.
+func TestTTest(t *testing.T) {
+	tt, p := TTest([]float64{1, 2, 3, 4})
+	if math.Abs(tt-3.872983) > 1e-5 || math.Abs(p-0.03047) > 1e-4 {
+		t.Errorf("TTest = %.6f, %.5f, want 3.872983, 0.03047", tt, p)
+	}
+	if _, p := TTest([]float64{2}); p != 1 {
+		t.Errorf("TTest of one value: p = %v, want 1", p)
+	}
+}

@@ -1,0 +1,83 @@
+package contention
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+// injectEnv injects a bias into the short test: the twin's server runs
+// that many times slower (e.g. 1.1), and the test must then fail.
+const injectEnv = "BAKEOFF_CONTENTION_INJECT"
+
+// shortShape is make test's campaign: the three scenarios, four rounds,
+// levels 1, 4 and 16 at 10× with 32 tokens a request. At 10× the load
+// generator keeps up with the server even on a busy machine, so the
+// rounds' differences stay near the sim's own launch noise (about 2% for
+// one round's mean over the levels) and a bias of a few percent stands out
+// in four rounds.
+var shortShape = shape{speed: 10, loadTime: "1s", levels: []int{1, 4, 16}, maxTokens: 32, rounds: 4}
+
+// The short test's two checks share its 1% chance of failing a correct
+// rule: half for the verdict's calls, half for the two variants' biases.
+const (
+	shortCallAlpha = 0.005
+	shortBiasAlpha = 0.0025
+)
+
+// TestContentionShort runs one A/A campaign of the demo's scenarios while
+// one core is kept busy, and fails when identical servers are told apart:
+// when the verdict, judged at α = 0.005, calls a difference (a correct
+// rule does in at most 0.5% of campaigns, Holm's correction bounding the
+// family), or when a variant's rounds lean one way, the paired t-test of
+// their means over the levels at p < 0.0025 each. A correct rule and
+// measurement fail it at most once in a hundred runs. BAKEOFF_CONTENTION_INJECT=1.1
+// slows the twin by a tenth, which both checks catch.
+func TestContentionShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a whole campaign: not in -short")
+	}
+	s := shortShape
+	if v := os.Getenv(injectEnv); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 1 {
+			t.Fatalf("%s=%q: want a slowdown of at least 1", injectEnv, v)
+		}
+		s.twinSlowdown = f
+	}
+	dir := t.TempDir()
+	underLoad(t, dir, s, Busy, []int{0})
+	c, err := readCampaign(dir+"/busy-000", verdict.Options{Alpha: shortCallAlpha})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(c.summary())
+	for _, call := range c.calls {
+		t.Errorf("identical servers called different at α = %g: %s", shortCallAlpha, call)
+	}
+	for _, name := range variants {
+		sum, n := map[int]float64{}, map[int]int{}
+		for _, r := range c.rounds {
+			if r.variant == name {
+				sum[r.round] += r.logPct
+				n[r.round]++
+			}
+		}
+		var means []string
+		var xs []float64
+		for r := 1; r <= s.rounds; r++ {
+			if n[r] > 0 {
+				xs = append(xs, sum[r]/float64(n[r]))
+				means = append(means, strconv.FormatFloat(sum[r]/float64(n[r]), 'f', 2, 64))
+			}
+		}
+		tt, p := TTest(xs)
+		t.Logf("%s: rounds' mean log ratios %s%%: t = %.2f, p = %.4f", name, strings.Join(means, ", "), tt, p)
+		if p < shortBiasAlpha {
+			t.Errorf("%s leans one way over the rounds: t = %.2f, p = %.4f, want p ≥ %g", name, tt, p, shortBiasAlpha)
+		}
+	}
+}
