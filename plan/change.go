@@ -18,11 +18,12 @@ const ChangeShare = 0.1
 // ChangeShare or more (the noise at the level whose comparison now sets
 // the plan, a launch's time, the launches a round), then what that did to
 // the rounds, e.g. "noise at C=70 higher than assumed (3.1% a round, not
-// 2.0%): 9 rounds in all, not 7". then names what was's figures were
-// ("assumed", "at the last look").
-func Change(then, now Inputs, was, is Plan, thenWas string) string {
+// 2.0%): 9 rounds in all, not 7". noiseWas and costWas name where then's
+// noise and costs came from, as the sentence compares with them
+// ("assumed", "the host's profile", "planned", "at the last look").
+func Change(then, now Inputs, was, is Plan, noiseWas, costWas string) string {
 	var why []string
-	if s := noiseChange(then, now, thenWas); s != "" {
+	if s := noiseChange(then, now, noiseWas); s != "" {
 		why = append(why, s)
 	}
 	if a, b := then.launchSeconds(), now.launchSeconds(); moved(a, b) {
@@ -30,7 +31,7 @@ func Change(then, now Inputs, was, is Plan, thenWas string) string {
 		if b < a {
 			word = "shorter"
 		}
-		why = append(why, fmt.Sprintf("a launch %s than %s (%s, not %s)", word, thenWas, Duration(b), Duration(a)))
+		why = append(why, fmt.Sprintf("a launch %s than %s (%s, not %s)", word, costWas, Duration(b), Duration(a)))
 	}
 	if now.Scenarios != then.Scenarios && now.Scenarios > 0 && then.Scenarios > 0 {
 		why = append(why, fmt.Sprintf("%s a round, not %d", plural(now.Scenarios, "launch"), then.Scenarios))

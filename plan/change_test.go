@@ -33,7 +33,7 @@ func TestChange(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			was, is := NextScaled(then), NextScaled(tc.now)
-			got := Change(then, tc.now, was, is, "assumed")
+			got := Change(then, tc.now, was, is, "assumed", "assumed")
 			t.Log(got)
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
@@ -52,7 +52,7 @@ func TestChange(t *testing.T) {
 	if is.Rounds <= was.Rounds {
 		t.Fatalf("more noise, no more rounds: %s against %s", is, was)
 	}
-	if got := Change(then, noisier, was, is, "assumed"); !strings.Contains(got, ": "+strconv.Itoa(is.Rounds)+" rounds in all, not "+strconv.Itoa(was.Rounds)) {
+	if got := Change(then, noisier, was, is, "assumed", "planned"); !strings.Contains(got, ": "+strconv.Itoa(is.Rounds)+" rounds in all, not "+strconv.Itoa(was.Rounds)) {
 		t.Errorf("%q does not give the rounds %d and %d", got, is.Rounds, was.Rounds)
 	}
 }

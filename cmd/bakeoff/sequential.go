@@ -199,9 +199,10 @@ func (n night) noise() string {
 type lastPlan struct {
 	in   plan.Inputs
 	plan plan.Plan
-	// since names it for the look's line ("the plan before round 1"); was
-	// names its figures ("assumed").
-	since, was string
+	// since names it for the look's line ("the plan before round 1");
+	// noiseWas and costWas name where its noise and costs came from, as
+	// the line compares with them ("assumed", "planned").
+	since, noiseWas, costWas string
 }
 
 // lookFor is the look of a sequential campaign c: the variants whose
@@ -222,11 +223,11 @@ type lastPlan struct {
 func lookFor(c *campaign.Campaign, now func() time.Time, count *launchCounter, before night) orchestrator.LookFunc {
 	rule := &verdict.SequentialPlan{MinRounds: c.MinRounds, MaxRounds: c.Rounds}
 	end, bounded := c.End(now())
-	was := "assumed"
+	noiseWas := "assumed"
 	if before.prior.RoundVar > 0 {
-		was = "the host's profile"
+		noiseWas = "the host's profile"
 	}
-	last := &lastPlan{in: before.in, plan: before.plan, since: "the plan before round 1", was: was}
+	last := &lastPlan{in: before.in, plan: before.plan, since: "the plan before round 1", noiseWas: noiseWas, costWas: "planned"}
 	return func(_ context.Context, runDir string, rounds int) (orchestrator.Look, error) {
 		run, err := results.ReadRun(runDir)
 		if err != nil {
@@ -269,8 +270,8 @@ func lookAt(c *campaign.Campaign, run *results.Run, rule *verdict.SequentialPlan
 	var p plan.Plan
 	look.Scale, p, look.Plan = nextRequests(in, left, spread(c))
 	if last != nil {
-		look.Plan += "; since " + last.since + ": " + plan.Change(last.in, in, last.plan, p, last.was)
-		*last = lastPlan{in: in, plan: p, since: "the last look", was: "at the last look"}
+		look.Plan += "; since " + last.since + ": " + plan.Change(last.in, in, last.plan, p, last.noiseWas, last.costWas)
+		*last = lastPlan{in: in, plan: p, since: "the last look", noiseWas: "at the last look", costWas: "at the last look"}
 	}
 	return look, nil
 }
