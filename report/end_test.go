@@ -84,7 +84,7 @@ func TestCheckedLines(t *testing.T) {
 		{"one of a kind is itself", []verdict.Note{client("a", 1)},
 			[]string{"!  a C=1: the load generator may have set the pace (dispatch lag p99 3.10 ms against median latency 0.20 s)"}},
 		{"levels are counted", []verdict.Note{client("a", 1), client("a", 2), client("b", 2)},
-			[]string{"!  3 of 4 levels: the load generator may have set the pace"}},
+			[]string{"!  3 of 4 levels: the load generator may have set the pace; shown as doubted, not decided"}},
 		{"an unnamed kind says what its first note says", []verdict.Note{
 			{Severity: verdict.SeverityWarn, Check: "new", Scenario: "a", Text: "a: something odd (figures); more words"},
 			{Severity: verdict.SeverityWarn, Check: "new", Scenario: "b", Text: "b: something odd (other figures)"},

@@ -110,16 +110,16 @@ type Verdict struct {
 	// Correction is the multiple-testing correction applied over all
 	// Comparisons of the run, one family: every pair of scenarios at every
 	// level, then CapacityComparisons of them that compare capacities.
-	Correction          string `json:"correction"`
-	Comparisons         int    `json:"comparisons"`
+	Correction  string `json:"correction"`
+	Comparisons int    `json:"comparisons"`
 	// Prior is the host's noise profile the run started with (prior.go),
 	// lent to each paired comparison while tonight's noise agrees with it;
 	// nil without one.
 	Prior *NoisePrior `json:"noise_prior,omitempty"`
 	// Noise is the launch-to-launch noise tonight's rounds measured on
 	// their own, for the host's profile; nil with fewer than two rounds.
-	Noise *RunNoise `json:"noise,omitempty"`
-	CapacityComparisons int    `json:"capacity_comparisons,omitempty"`
+	Noise               *RunNoise `json:"noise,omitempty"`
+	CapacityComparisons int       `json:"capacity_comparisons,omitempty"`
 	// MinEffectPct is the smallest difference named a win when a comparison
 	// has one launch per side; EquivalenceMarginPct the ± margin of a tie.
 	MinEffectPct         float64 `json:"min_effect_pct"`
@@ -185,7 +185,7 @@ type Verdict struct {
 
 	energyProblems []energyProblem // why levels have no energy, for the notes
 	replicates     replicateOf     // each results round's replicate; nil when not split
-	priorUses []*PriorUse // how the prior served each pair, on all rounds
+	priorUses      []*PriorUse     // how the prior served each pair, on all rounds
 	// doubted are the comparisons left out of the family because a side's
 	// measurement is doubted (doubt.go), for the table.
 	doubted map[pairKey]*Comparison

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/noise"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
@@ -22,28 +20,15 @@ func TestNoiseProfileAcrossRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two campaigns")
 	}
-	bin, err := simBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	cfg := planCampaign(t, dir)
-	root := filepath.Join(dir, "results")
-	c, err := campaign.Load(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, ok := noiseKey(c)
+	sc := newPlanCampaign(t)
+	root := sc.root
+	key, ok := noiseKey(sc.c)
 	if !ok {
 		t.Fatal("a campaign on this machine has no noise key")
 	}
 	var runs []string
 	for i := range 2 {
-		cmd := exec.Command(bin, "run", cfg, "--results", root)
-		cmd.Env = append(os.Environ(), "TMPDIR="+dir, "BAKEOFF_SIM_STATE="+filepath.Join(dir, "sim-state"))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("campaign %d: %v\n%s", i+1, err, out)
-		}
+		sc.run(t)
 		all, _ := filepath.Glob(filepath.Join(root, "plan", "*"))
 		slices.Sort(all)
 		runs = all
@@ -73,7 +58,7 @@ func TestNoiseProfileAcrossRuns(t *testing.T) {
 	if p == nil || !(p.Var > 0) || len(p.Runs) != 1 || p.Runs[0] != "plan/"+filepath.Base(runs[0]) || !strings.Contains(p.Source, "local, sglang") {
 		t.Fatalf("the second run's prior: %+v", p)
 	}
-	report := exec.Command(bin, "report", runs[1], "--format", "text", "--detail")
+	report := exec.Command(sc.bin, "report", runs[1], "--format", "text", "--detail")
 	out, err := report.CombinedOutput()
 	if err != nil {
 		t.Fatalf("report: %v\n%s", err, out)

@@ -66,6 +66,40 @@ budget: 20m
 	return filepath.Join(dir, "configs", "plan.yaml")
 }
 
+// simCampaign is planCampaign written into a test's directory, with the
+// bakeoff binary that runs it and the results root its runs go to.
+type simCampaign struct {
+	bin, dir, cfg, root string
+	c                   *campaign.Campaign
+}
+
+func newPlanCampaign(t *testing.T) simCampaign {
+	t.Helper()
+	bin, err := simBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := simCampaign{bin: bin, dir: t.TempDir()}
+	sc.cfg = planCampaign(t, sc.dir)
+	sc.root = filepath.Join(sc.dir, "results")
+	if sc.c, err = campaign.Load(sc.cfg); err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// run runs the campaign once to its end and returns what it printed.
+func (sc simCampaign) run(t *testing.T) []byte {
+	t.Helper()
+	cmd := exec.Command(sc.bin, "run", sc.cfg, "--results", sc.root)
+	cmd.Env = append(os.Environ(), "TMPDIR="+sc.dir, "BAKEOFF_SIM_STATE="+filepath.Join(sc.dir, "sim-state"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the campaign: %v\n%s", err, out)
+	}
+	return out
+}
+
 // lookRequestsRE reads a look's requests per level: "C=1 300, C=4 300".
 var lookRequestsRE = regexp.MustCompile(`C=(\d+) (\d+)`)
 
@@ -79,23 +113,9 @@ func TestPlanOverASimRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a campaign")
 	}
-	bin, err := simBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	cfg := planCampaign(t, dir)
-	root := filepath.Join(dir, "results")
-	c, err := campaign.Load(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "run", cfg, "--results", root)
-	cmd.Env = append(os.Environ(), "TMPDIR="+dir, "BAKEOFF_SIM_STATE="+filepath.Join(dir, "sim-state"))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the campaign: %v\n%s", err, out)
-	}
+	pc := newPlanCampaign(t)
+	c, root := pc.c, pc.root
+	out := pc.run(t)
 	runs, err := filepath.Glob(filepath.Join(root, "plan", "*"))
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("runs under %s: %v (%v)", root, runs, err)
@@ -150,7 +170,7 @@ func TestPlanOverASimRun(t *testing.T) {
 
 	// The plan before the first round, from the campaign alone, against
 	// the run's length.
-	n := planNight(c, filepath.Join(dir, "no-earlier-run"), run.Manifest.Started)
+	n := planNight(c, filepath.Join(pc.dir, "no-earlier-run"), run.Manifest.Started)
 	took := entries[len(entries)-1].Time.Sub(entries[0].Time).Seconds()
 	t.Logf("%s\nthe run took %.0f s", n, took)
 	if ratio := n.plan.Seconds / took; ratio < 0.5 || ratio > 2 {
