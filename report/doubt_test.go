@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,4 +44,17 @@ func TestDoubtedCellGolden(t *testing.T) {
 		t.Errorf("the legend does not say what doubted means: %s", leg)
 	}
 	golden.Check(t, filepath.Join("testdata", "table-doubted.txt"), []byte(got+leg+"\n"))
+
+	// The page shows the same cell: the badge and why, no change.
+	var page bytes.Buffer
+	if err := HTML(&page, v); err != nil {
+		t.Fatal(err)
+	}
+	html := page.String()
+	for _, want := range []string{"outcome-doubted", `class="badge">doubted<`, "client set the pace",
+		"not decided: baseline-nofusion: over every launch the client held freed slots empty"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
 }

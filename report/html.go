@@ -404,6 +404,19 @@ func deltaHTML(scenario string, level measure.Level, c verdict.Cell) hCell {
 		h.Parts = []hPart{txt("-")}
 		return h
 	}
+	if c.Outcome == verdict.OutcomeDoubted {
+		// No change is shown: a number there would be read as a result.
+		h.Outcome = c.Outcome
+		h.Class += " outcome-" + c.Outcome
+		h.Parts = []hPart{{Text: c.Outcome, Class: "badge"}}
+		h.Sub = []hPart{txt(strings.TrimPrefix(doubtCell(c.Doubts), "doubted: "))}
+		var why []string
+		for _, d := range c.Doubts {
+			why = append(why, d.Scenario+": "+d.Text)
+		}
+		h.Title = "not decided: " + strings.Join(why, "; ")
+		return h
+	}
 	h.Outcome = c.Outcome
 	h.Class += " outcome-" + c.Outcome
 	h.Parts = []hPart{num("delta", scenario, level, 0, c.DeltaPct, signed(c.DeltaPct)), txt("%"),
