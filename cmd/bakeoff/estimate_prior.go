@@ -29,12 +29,12 @@ import (
 // old server, the GPU memory waits, the launch, the smoke request, the
 // power sampler, the warm-up and the scrapes between levels, collecting,
 // stopping, saving the log, and the orchestrator's own writes between two
-// launches. On the 2-core machine, `make demo` spent 9.3 and 14.5 s a
-// launch on them (the median of 32 launches each) while other builds and
+// launches. On the 2-core machine, `make demo` spent 9.3, 14.5 and 9.7 s
+// a launch on them (the median of 32 launches each) while other builds and
 // tests shared its cores (load average 15 to 46), and about 3 s when it was
 // quiet (a run of 30 launches in five minutes, about 10 s a launch, 7 s of
 // them the requests): 6 s is within a factor of two of the quiet figure and
-// of the first busy one.
+// of two of the three busy ones.
 const simSteps = 6.0
 
 // simVirtualSeed seeds the sim's noise when its model is run to cost a
