@@ -6,8 +6,8 @@
 // tonight's own noise agrees with it, verdict/prior.go) and `validate` can
 // forecast from it instead of from assumptions.
 //
-// A profile lives in the results root, one JSON file per host, engine and
-// model (ROOT/.noise/KEY.json), and holds the newest DefaultKeep runs'
+// A profile lives in the results root, one JSON file per host, engine,
+// model and sweep (ROOT/.noise/KEY.json), and holds the newest DefaultKeep runs'
 // observations: old enough runs stop counting, so a host whose noise
 // changed (a new driver, a new neighbour) relearns it within a few nights.
 package noise
@@ -32,16 +32,22 @@ const Dir = ".noise"
 // DefaultKeep is how many of the newest runs a profile pools.
 const DefaultKeep = 5
 
-// Key names whose noise a profile is: a host, an engine and a model.
+// Key names whose noise a profile is: a host, an engine and a model, under
+// one sweep. The sweep is part of it because the noise of a level depends
+// on what is sent there (4,000-token prompts vary otherwise than 200-token
+// ones): two campaigns of one model on one host with other sweeps keep
+// profiles of their own.
 type Key struct {
 	Host   string `json:"host"`
 	Engine string `json:"engine"`
 	Model  string `json:"model"`
+	// Sweep is the sweep's fingerprint, shortened (sha256:0123456789ab).
+	Sweep string `json:"sweep"`
 }
 
-// String is "HOST, ENGINE, MODEL" for the notes.
+// String is "HOST, ENGINE, MODEL, sweep FINGERPRINT" for the notes.
 func (k Key) String() string {
-	return fmt.Sprintf("%s, %s, %s", k.Host, k.Engine, k.Model)
+	return fmt.Sprintf("%s, %s, %s, sweep %s", k.Host, k.Engine, k.Model, k.Sweep)
 }
 
 // unsafe is what a file name must not hold.
@@ -51,7 +57,7 @@ var unsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // letters, digits, dot, dash and underscore folded to one underscore.
 func (k Key) file() string {
 	part := func(s string) string { return strings.Trim(unsafe.ReplaceAllString(s, "_"), "_") }
-	return part(k.Host) + "--" + part(k.Engine) + "--" + part(k.Model) + ".json"
+	return part(k.Host) + "--" + part(k.Engine) + "--" + part(k.Model) + "--" + part(strings.TrimPrefix(k.Sweep, "sha256:")) + ".json"
 }
 
 // Observation is one run's measurement of the noise: the variance of one

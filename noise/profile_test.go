@@ -15,7 +15,7 @@ import (
 // do not share a file.
 func TestRecordKeepsNewest(t *testing.T) {
 	root := t.TempDir()
-	key := Key{Host: "gpu-01.lab:22", Engine: "sglang", Model: "moonshotai/Kimi-K2.5"}
+	key := Key{Host: "gpu-01.lab:22", Engine: "sglang", Model: "moonshotai/Kimi-K2.5", Sweep: "sha256:0123456789ab"}
 	t0 := time.Date(2026, 12, 1, 22, 0, 0, 0, time.UTC)
 	for i := range DefaultKeep + 2 {
 		o := Observation{Run: fmt.Sprintf("c/run-%d", i), At: t0.Add(time.Duration(i) * 24 * time.Hour),
@@ -44,14 +44,18 @@ func TestRecordKeepsNewest(t *testing.T) {
 	if want := (180e-4 + 140e-4) / 60; !ok || math.Abs(v-want) > 1e-12 || df != 60 || len(pooledRuns) != 5 {
 		t.Errorf("pooled %v df %v runs %v ok %v; want %v, 60, 5 runs", v, df, pooledRuns, ok, want)
 	}
-	other := Key{Host: "gpu-02", Engine: "sglang", Model: "moonshotai/Kimi-K2.5"}
-	if p, err := Load(root, other); p != nil || err != nil {
-		t.Errorf("another host's profile: %v, %v; want none", p, err)
+	for _, other := range []Key{
+		{Host: "gpu-02", Engine: "sglang", Model: "moonshotai/Kimi-K2.5", Sweep: "sha256:0123456789ab"},
+		{Host: "gpu-01.lab:22", Engine: "sglang", Model: "moonshotai/Kimi-K2.5", Sweep: "sha256:ba9876543210"},
+	} {
+		if p, err := Load(root, other); p != nil || err != nil {
+			t.Errorf("%s: %v, %v; want no profile", other, p, err)
+		}
 	}
 	if fi, err := os.Stat(Path(root, key)); err != nil || filepath.Dir(Path(root, key)) != filepath.Join(root, Dir) {
 		t.Errorf("profile file %s: %v %v", Path(root, key), fi, err)
 	}
-	if got := filepath.Base(Path(root, key)); got != "gpu-01.lab_22--sglang--moonshotai_Kimi-K2.5.json" {
+	if got := filepath.Base(Path(root, key)); got != "gpu-01.lab_22--sglang--moonshotai_Kimi-K2.5--0123456789ab.json" {
 		t.Errorf("file name %q", got)
 	}
 }

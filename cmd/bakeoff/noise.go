@@ -13,7 +13,7 @@ import (
 )
 
 // noiseKey is whose noise a campaign measures: its host, its baseline's
-// engine and model. Only a campaign on one host has one: a fleet's or a
+// engine and model, under its sweep. Only a campaign on one host has one: a fleet's or a
 // Slurm allocation's rounds run on machines that each have their own.
 func noiseKey(c *campaign.Campaign) (noise.Key, bool) {
 	if len(c.Hosts) > 0 || c.Host.Slurm != nil {
@@ -25,7 +25,9 @@ func noiseKey(c *campaign.Campaign) (noise.Key, bool) {
 	}
 	for _, s := range c.Scenarios {
 		if s.Name == c.Baseline {
-			return noise.Key{Host: host, Engine: cmp.Or(s.Engine, campaign.DefaultEngine), Model: s.Model}, true
+			fp := c.Fingerprint()
+			return noise.Key{Host: host, Engine: cmp.Or(s.Engine, campaign.DefaultEngine), Model: s.Model,
+				Sweep: fp[:min(len(fp), len("sha256:")+12)]}, true
 		}
 	}
 	return noise.Key{}, false
