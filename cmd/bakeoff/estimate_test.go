@@ -223,7 +223,7 @@ func TestPriorSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	noisy := planNight(c, root, day)
-	if noisy.prior.RoundVar != 4*0.02*0.02 || !strings.Contains(noisy.String(), "noise from the host's noise profile (local, sglang, "+model+": 1 run, 10 df): 4.1% a round") {
+	if noisy.prior.RoundVar != 4*0.02*0.02 || !strings.Contains(noisy.String(), "noise from the host's noise profile ("+key.String()+": 1 run, 10 df): 4.1% a round") {
 		t.Errorf("with the host's noise profile: %s", noisy)
 	}
 	if noisy.plan.Rounds <= n.plan.Rounds && noisy.plan.MDEPct <= n.plan.MDEPct {
