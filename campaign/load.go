@@ -55,6 +55,7 @@ type campaignNodes struct {
 	engine             *yaml.Node
 	gpu, power         *yaml.Node
 	budget, deadline   *yaml.Node
+	launchesPerHost    *yaml.Node
 }
 
 func (l *loader) campaign(path string) *Campaign {
@@ -71,6 +72,7 @@ func (l *loader) campaign(path string) *Campaign {
 		GPU:                  GPUOpts{MaxUsedMiB: DefaultMaxUsedMiB, WaitTimeout: DefaultGPUWaitTimeout},
 		Power:                PowerOpts{Source: DefaultPowerSource, Interval: DefaultPowerInterval},
 		Rounds:               DefaultRounds,
+		LaunchesPerHost:      1,
 		MinEffectPct:         DefaultMinEffectPct,
 		EquivalenceMarginPct: DefaultEquivalenceMarginPct,
 		Sweep: Sweep{
@@ -147,6 +149,16 @@ func (l *loader) campaign(path string) *Campaign {
 		"slo":      func(_, v *yaml.Node) { c.SLO = d.slo(v) },
 		"budget":   func(_, v *yaml.Node) { nodes.budget = v; d.budget(v, c) },
 		"deadline": func(_, v *yaml.Node) { nodes.deadline = v; d.deadline(v, c) },
+		"launches_per_host": func(_, v *yaml.Node) {
+			nodes.launchesPerHost = v
+			if n, ok := d.intAtLeast(v, "launches_per_host", 1); ok && n >= 1 {
+				if n > MaxLaunchesPerHost {
+					d.errorf(v, "launches_per_host: %d is more than %d", n, MaxLaunchesPerHost)
+					return
+				}
+				c.LaunchesPerHost = n
+			}
+		},
 	})
 	if nodes.budget != nil && nodes.deadline != nil {
 		d.errorf(nodes.deadline, "deadline: give budget (a duration) or deadline (a time of day), not both")
@@ -206,6 +218,7 @@ func (l *loader) campaign(path string) *Campaign {
 	l.scenarios(c, d, nodes)
 	l.checkDeployments(c, d, nodes)
 	l.checkRoleCommands(c)
+	l.checkSlots(c, d, nodes)
 	l.helpFormat(c, d, nodes.engine)
 	return c
 }
@@ -457,7 +470,7 @@ func (d *doc) engine(v *yaml.Node, e *EngineOpts, envAt map[string]position) {
 				e.StopGrace = t
 			}
 		},
-		"command": func(_, v *yaml.Node) { e.Command = d.command(v, "engine.command") },
+		"command":       func(_, v *yaml.Node) { e.Command = d.command(v, "engine.command") },
 		"role_commands": func(_, v *yaml.Node) { e.RoleCommands, e.roleCommandsAt = d.roleCommands(v) },
 		"help": func(_, v *yaml.Node) {
 			if v.Kind == yaml.ScalarNode && v.Value == "off" {

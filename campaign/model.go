@@ -54,6 +54,10 @@ type Campaign struct {
 	// SLO is the service-level objective (key slo) the verdict measures
 	// capacity and goodput under; nil when the campaign has none.
 	SLO *slo.SLO
+	// LaunchesPerHost is how many launches run side by side on each host
+	// (launches_per_host), each in its own Slot of GPUs and ports; 1 when
+	// every launch has its host to itself.
+	LaunchesPerHost int
 	// Budget is how long the campaign may run (key budget), 0 for no
 	// limit; Deadline the time of day it must end by (key deadline), nil
 	// for none. At most one is set (End).

@@ -62,7 +62,7 @@ func (o *orch) hostFailure(ctx context.Context, s *scenarioRun, failed error) st
 		o.mu.Lock()
 		elsewhere := false
 		for h := range o.loaded[s.sc.Name] {
-			elsewhere = elsewhere || h != w.h.Name()
+			elsewhere = elsewhere || h != w.id()
 		}
 		o.mu.Unlock()
 		if !elsewhere {
@@ -88,7 +88,7 @@ func (o *orch) loadedOn(s *scenarioRun) {
 	if o.loaded[s.sc.Name] == nil {
 		o.loaded[s.sc.Name] = map[string]bool{}
 	}
-	o.loaded[s.sc.Name][s.w.h.Name()] = true
+	o.loaded[s.sc.Name][s.w.id()] = true
 }
 
 func firstLine(s string) string {

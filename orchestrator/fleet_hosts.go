@@ -50,6 +50,11 @@ type worker struct {
 	// leads its own); spare says why a host left over runs nothing.
 	leader *worker
 	spare  string
+	// slotID names the worker when it is one slot of a host shared by
+	// launches side by side (slots.go); base is the host's first slot,
+	// which holds its lock.
+	slotID string
+	base   *worker
 }
 
 func (o *orch) newWorker(h remote.Host) *worker {

@@ -22,7 +22,7 @@ func (o *orch) planRounds() []*roundJob {
 	for k := 1; k <= len(o.man.Order); k++ {
 		j := &roundJob{round: k, replicate: o.man.Replicate(k), run: map[LaunchKey]bool{}}
 		home := o.homes[k]
-		usable := home != "" && slices.ContainsFunc(o.workers, func(w *worker) bool { return w.h.Name() == home && w.lost == "" })
+		usable := home != "" && slices.ContainsFunc(o.workers, func(w *worker) bool { return w.id() == home && w.lost == "" })
 		counted := false
 		for _, pl := range o.launches {
 			if pl.key.Round != k {
@@ -116,7 +116,7 @@ func (o *orch) schedule(ctx context.Context) {
 	}
 	for _, w := range o.workers {
 		if w.lost != "" {
-			sched.lose(w.h.Name(), nil)
+			sched.lose(w.id(), nil)
 		}
 	}
 	stop := context.AfterFunc(ctx, sched.stop)
@@ -153,7 +153,7 @@ func (o *orch) schedule(ctx context.Context) {
 // work is one host's loop: take a round, run it, until none is left for it.
 func (o *orch) work(ctx context.Context, w *worker, sched *scheduler) {
 	for {
-		j := sched.next(w.h.Name())
+		j := sched.next(w.id())
 		if j == nil {
 			return
 		}
@@ -173,7 +173,7 @@ func (o *orch) work(ctx context.Context, w *worker, sched *scheduler) {
 		lost, stop := o.runRound(ctx, w, j)
 		if lost != "" {
 			w.lose(j.round, lost)
-			sched.lose(w.h.Name(), j)
+			sched.lose(w.id(), j)
 			w.releaseGroup(ctx)
 			return
 		}
@@ -256,7 +256,7 @@ func (o *orch) place(j *roundJob, w *worker) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.outcome.Placements = slices.DeleteFunc(o.outcome.Placements, func(p RoundPlacement) bool { return p.Round == j.round })
-	o.outcome.Placements = append(o.outcome.Placements, RoundPlacement{Round: j.round, Host: w.h.Name(), From: slices.Clone(j.from)})
+	o.outcome.Placements = append(o.outcome.Placements, RoundPlacement{Round: j.round, Host: w.id(), From: slices.Clone(j.from)})
 }
 
 // toRun is how many launches j runs.

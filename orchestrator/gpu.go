@@ -33,13 +33,17 @@ func waitGPUFree(ctx context.Context, s *scenarioRun) error {
 // waitGPUFreeOn is waitGPUFree on one host of the launch.
 func (s *scenarioRun) waitGPUFreeOn(ctx context.Context, w *worker) error {
 	o := s.o
+	// A slot of a shared host waits for its own GPUs; the processes on the
+	// others are the other slots' launches, neither waited for nor killed.
+	only := s.slotGPUs(w)
 	err := w.overLink(ctx, s.sc.Name, "waiting for free GPU memory", func(ctx context.Context) error {
 		return remote.WaitGPUFree(ctx, w.h, remote.GPUWait{
 			NvidiaSMI:  o.c.GPU.NvidiaSMI,
 			MaxUsedMiB: o.c.GPU.MaxUsedMiB,
 			Timeout:    o.c.GPU.WaitTimeout,
 			Interval:   min(DefaultGPUPoll, o.c.Engine.PollInterval),
-			KillStrays: o.c.GPU.KillStrays,
+			KillStrays: o.c.GPU.KillStrays && only == nil,
+			Indices:    only,
 		})
 	})
 	if err != nil {

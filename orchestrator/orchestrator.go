@@ -267,8 +267,10 @@ func newOrch(opt Options) (*orch, error) {
 		o.linkPatience = DefaultLinkPatience
 	}
 	hosts := opt.Hosts
-	o.fleet = len(hosts) > 0 || len(opt.Unreachable) > 0
-	if !o.fleet {
+	// Launches side by side on a host are placed as a fleet's are, each
+	// slot taking rounds of its own.
+	o.fleet = len(hosts) > 0 || len(opt.Unreachable) > 0 || o.c.LaunchesPerHost > 1
+	if len(hosts) == 0 && len(opt.Unreachable) == 0 {
 		hosts = []remote.Host{opt.Host}
 	}
 	seen := map[string]bool{}
@@ -315,6 +317,7 @@ func (o *orch) run(ctx context.Context) (*Outcome, error) {
 	if err := o.startHosts(ctx); err != nil {
 		return nil, err
 	}
+	o.addSlots()
 	defer o.releaseLocks(ctx)
 	// Before any launch: a flag the engine refuses would otherwise be found
 	// at its scenario's first launch, hours into the night.
@@ -384,7 +387,7 @@ func (o *orch) layout() ([][]string, []int) {
 	if !o.fleet {
 		return o.c.Order(), nil
 	}
-	l := o.c.Layout(o.leaders())
+	l := o.c.Layout(o.leaders() * max(o.c.LaunchesPerHost, 1))
 	return l.Order, l.Replicates
 }
 

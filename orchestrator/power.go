@@ -31,7 +31,9 @@ func (w *worker) powerPID() string { return path.Join(w.paths.workdir, "power.pi
 // the measurement, not a condition of it.
 func startPower(ctx context.Context, s *scenarioRun) error {
 	o := s.o
-	if o.c.Power.Source == campaign.PowerOff {
+	if o.c.Power.Source == campaign.PowerOff || o.c.LaunchesPerHost > 1 {
+		// A sampler reads every GPU of the host: beside launches in other
+		// slots, its energy would be theirs too.
 		return nil
 	}
 	// A sampler left by a killed orchestrator would write into another

@@ -185,7 +185,7 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	start := o.now()
 	s.result = results.ScenarioResult{Name: s.sc.Name, Round: s.round, Status: results.StatusPending,
 		Attempt: s.attempt, Fingerprint: o.man.Fingerprint, Started: start.UTC(),
-		PhaseSeconds: map[string]float64{}, Dir: results.LaunchDir(s.sc.Name, s.round), HostName: s.w.h.Name()}
+		PhaseSeconds: map[string]float64{}, Dir: results.LaunchDir(s.sc.Name, s.round), HostName: s.w.id()}
 	s.event(Event{Kind: EventScenarioStart})
 	o.journal(JournalEntry{Time: start, Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt,
 		Phase: PhaseScenario, Event: "start", Host: s.w.tag})

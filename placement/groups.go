@@ -26,3 +26,19 @@ func groupsWord(hosts, per int) string {
 // DryNodeName names node k of a dry run's launch over several nodes, whose
 // node 0 is shown: SHOWN.nodeK.
 func DryNodeName(shown string, k int) string { return fmt.Sprintf("%s.node%d", shown, k) }
+
+// sharing is a provider whose hosts each run several launches side by
+// side (launches_per_host): its plan runs that many more at once, and says
+// so where it says where the campaign runs.
+type sharing struct {
+	Provider
+	per int
+}
+
+// Plan is the provider's, with its hosts' slots.
+func (s sharing) Plan() Plan {
+	p := s.Provider.Plan()
+	p.Hosts *= s.per
+	p.Where += fmt.Sprintf(", %d launches side by side on each host", s.per)
+	return p
+}

@@ -128,6 +128,15 @@ func (e Env) connected(h remote.Host) {
 // that asks which kind it is. resumeDir is the run being resumed ("" for a
 // new one), whose allocation may still be held.
 func For(c *campaign.Campaign, resumeDir string, env Env) Provider {
+	p := forKind(c, resumeDir, env)
+	if c.LaunchesPerHost > 1 {
+		return sharing{Provider: p, per: c.LaunchesPerHost}
+	}
+	return p
+}
+
+// forKind is the provider of the campaign's kind of host.
+func forKind(c *campaign.Campaign, resumeDir string, env Env) Provider {
 	switch {
 	case c.Host.Slurm != nil:
 		return &Slurm{Campaign: c, ResumeDir: resumeDir, Env: env}

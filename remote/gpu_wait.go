@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,11 @@ type GPUWait struct {
 	KillStrays bool
 	// OnPoll, if set, sees each reading.
 	OnPoll func([]GPU, []GPUProcess)
+	// Indices, when set, are the only GPUs waited for (a launch that
+	// shares the host with others on its other GPUs). The compute
+	// processes nvidia-smi lists do not say which GPU they hold, so none is
+	// waited for then: the GPUs' memory alone decides.
+	Indices []int
 }
 
 // GPUBusyError is a wait for free GPU memory that timed out; it names what
@@ -145,6 +151,13 @@ func waitGPUOnce(ctx context.Context, h Host, w GPUWait) error {
 			// "no GPUs" must not read as "all GPUs free" and let a launch
 			// land on memory another server still holds.
 			return &NoGPUsError{Host: h.Name(), Command: smi(w.NvidiaSMI)}
+		}
+		if _, dry := h.(*Dry); w.Indices != nil && !dry { // a dry host's one idle GPU stands for any
+			gpus = slices.DeleteFunc(gpus, func(g GPU) bool { return !slices.Contains(w.Indices, g.Index) })
+			procs = nil
+			if len(gpus) < len(w.Indices) {
+				return fmt.Errorf("%s: %s lists %d of GPUs %v, which the launch is given", h.Name(), smi(w.NvidiaSMI), len(gpus), w.Indices)
+			}
 		}
 		if gpusFree(gpus, procs, w.MaxUsedMiB) {
 			return nil

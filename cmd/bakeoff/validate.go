@@ -147,6 +147,7 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string, now 
 		}
 	}
 	en := c.Engine
+	printSlots(w, c)
 	fmt.Fprintf(w, "engine    port %d, health %s every %s for up to %s, stop grace %s\n",
 		en.Port, en.HealthPath, fmtDur(en.PollInterval), fmtDur(en.HealthTimeout), fmtDur(en.StopGrace))
 	if en.ReadyLine != "" {

@@ -69,3 +69,22 @@ func processes(n int) string {
 	}
 	return fmt.Sprintf("%d processes", n)
 }
+
+// printSlots writes how launches share each host (launches_per_host): each
+// slot's GPUs and where its ports start.
+func printSlots(w io.Writer, c *campaign.Campaign) {
+	k := c.LaunchesPerHost
+	if k <= 1 {
+		return
+	}
+	g := c.SlotGPUs()
+	var slots []string
+	for i := range k {
+		sl := c.SlotOf(i)
+		slots = append(slots, fmt.Sprintf("%d: GPUs %d-%d, ports from %d", i+1, sl.GPUOffset, sl.GPUOffset+g-1, c.Engine.Port+sl.PortOffset))
+	}
+	fmt.Fprintf(w, "slots     %d launches side by side on each host, each round whole in one slot (no power sampler):\n", k)
+	for _, s := range slots {
+		fmt.Fprintf(w, "          %s\n", s)
+	}
+}
