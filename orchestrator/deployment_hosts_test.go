@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/internal/campaigntest"
 	"github.com/bakeoff-dev/bakeoff/internal/testhost"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/remote"
@@ -67,8 +68,9 @@ func (r *nodesRig) connect() []remote.Host {
 }
 
 // ranksScenario writes one tp-2 model whose two ranks run on the two nodes
-// (SGLang's --nnodes, --node-rank, --dist-init-addr); the sim's watchdog
-// ends a rank whose peer died after 30 simulated seconds.
+// (SGLang's --nnodes, --node-rank, --dist-init-addr). A rank whose peer
+// died hangs for SGLang's --watchdog-timeout (300 simulated seconds) before
+// it ends, as a real one does: the dead peer is found first.
 func (r *nodesRig) ranksScenario(name string) {
 	r.t.Helper()
 	text := fmt.Sprintf(`name: %s
@@ -78,7 +80,6 @@ args:
   tp: 2
   enable-metrics: true
   max-running-requests: 64
-  watchdog-timeout: 30
 deployment:
   roles:
     ranks:
@@ -131,12 +132,15 @@ func (r *nodesRig) nothingLeft() {
 // rank 1's reason; then one interrupted while the ranks load. Nothing is
 // left on either host after any of them.
 func TestDeploymentTwoNodes(t *testing.T) {
+	// Two namespace hosts and three campaigns on them: two minutes, run
+	// with the campaign faults rather than in every make test.
+	campaigntest.Need(t, "BAKEOFF_FAULTS", "campaigns over namespace hosts", "make faults; .ci/run does")
 	r := newNodesRig(t)
 	r.ranksScenario("ranks")
 	r.scenario("single", "")
 
 	t.Run("measured", func(t *testing.T) {
-		r.config(campaignOpts{scenarios: []string{"single", "ranks"}, speed: 100})
+		r.config(campaignOpts{scenarios: []string{"single", "ranks"}, speed: 100, concurrency: "[2]"})
 		out, _, err := r.runInProcess(context.Background(), orchestrator.Options{Hosts: r.connect(), OutDir: filepath.Join(r.root, "run1")})
 		if err != nil {
 			t.Fatal(err)
@@ -158,8 +162,8 @@ func TestDeploymentTwoNodes(t *testing.T) {
 				t.Errorf("the launch lacks %q:\n%s", want, s.Launch)
 			}
 		}
-		if len(s.Levels) != 2 {
-			t.Errorf("ranks measured %d levels, want 2", len(s.Levels))
+		if len(s.Levels) != 1 {
+			t.Errorf("ranks measured %d levels, want 1", len(s.Levels))
 		}
 		if len(out.Placements) != 1 || out.Placements[0].Host != a.Alias {
 			t.Errorf("placements %+v, want round 1 on %s, the group's first host", out.Placements, a.Alias)
@@ -172,7 +176,7 @@ func TestDeploymentTwoNodes(t *testing.T) {
 	})
 
 	t.Run("rank 1 killed mid-level", func(t *testing.T) {
-		r.config(campaignOpts{scenarios: []string{"single", "ranks"}, speed: 5, requests: 40, maxTokens: 64})
+		r.config(campaignOpts{scenarios: []string{"ranks"}, speed: 5, requests: 40, maxTokens: 64})
 		b := r.hosts[1]
 		events := filepath.Join(strings.ReplaceAll(r.workdir, "{host}", r.hosts[0].Alias), "sweeps", "ranks", "events.log")
 		os.RemoveAll(filepath.Dir(events)) // the first campaign's sweep
@@ -211,9 +215,6 @@ func TestDeploymentTwoNodes(t *testing.T) {
 		}
 		if want := "role ranks.1 on " + b.Alias + ": server exited during the sweep"; !strings.HasPrefix(s.Reason, want) {
 			t.Errorf("reason %q, want it to start %q", s.Reason, want)
-		}
-		if got := scenarioResult(t, readSummary(t, out.RunDir), "single"); got.Status != results.StatusOK {
-			t.Errorf("single: %s (%s)", got.Status, got.Reason)
 		}
 	})
 
