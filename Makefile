@@ -58,9 +58,11 @@ fuzz:
 # campaigns with faults injected on purpose. make test runs only its fast
 # part (bad inputs); BAKEOFF_FAULTS=1 switches on the campaigns. Each
 # campaign mostly waits (servers loading, links cut), so they all run at
-# once, each on its own namespace host.
+# once, each on its own namespace host. Then a deployment over two hosts
+# joined as a cluster's nodes are (measured, a rank killed, interrupted).
 faults: build deps
 	BAKEOFF_FAULTS=1 $(GO) test -count=1 -v -timeout 9m -parallel 16 ./internal/testhost ./faults
+	BAKEOFF_FAULTS=1 $(GO) test -count=1 -v -timeout 9m -run '^TestDeploymentTwoNodes$$' ./orchestrator
 
 # A night of simulated time over a fleet of namespace hosts, with links cut,
 # a host lost and a server killed along the way; the orchestrator's memory
