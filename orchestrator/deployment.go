@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -492,4 +493,27 @@ func collectRoles(ctx context.Context, s *scenarioRun) error {
 		}
 	}
 	return nil
+}
+
+// preflightServers are the servers the preflight asks the engine about,
+// of the scenarios this invocation may launch (only, when given): each
+// scenario of one server, and each role of a deployment, as the role runs
+// it (SCENARIO.ROLE: its flags over the scenario's, so that a worker's
+// --disaggregation-mode is checked too). A role with a launch of its own
+// is not asked, as a scenario's is not.
+func preflightServers(scs []*campaign.Scenario, only []string) []*campaign.Scenario {
+	var out []*campaign.Scenario
+	for _, sc := range scs {
+		if len(only) > 0 && !slices.Contains(only, sc.Name) {
+			continue
+		}
+		if sc.Deployment == nil {
+			out = append(out, sc)
+			continue
+		}
+		for _, r := range sc.Deployment.Roles {
+			out = append(out, sc.RoleScenario(r))
+		}
+	}
+	return out
 }

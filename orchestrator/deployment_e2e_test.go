@@ -2,8 +2,10 @@ package orchestrator_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -258,4 +260,26 @@ func TestDeploymentCanceledWhileLoading(t *testing.T) {
 	if !slices.Contains(stopped, "server-prefill.pid 1") || !slices.Contains(stopped, "server-decode.pid 1") {
 		t.Errorf("stops journaled %v, want both workers stopped with SIGTERM", stopped)
 	}
+}
+
+// TestDeploymentPreflight: the preflight checks each role's flags as the
+// role runs them: a decode worker's bad --disaggregation-mode stops the run
+// before any launch, at the role's line.
+func TestDeploymentPreflight(t *testing.T) {
+	w := newWorld(t)
+	p := newDeployPorts(t, w)
+	w.scenario("agg", "")
+	w.disaggScenario("disagg", p, "disaggregation-transfer-backend: mooncak")
+	w.writeConfig(campaignOpts{scenarios: []string{"agg", "disagg"}})
+	run := filepath.Join(w.root, "run")
+	out, err := w.bakeoff("run", w.config, "--out", run).CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Fatalf("exit %v, want 2\n%s", err, out)
+	}
+	want := filepath.Join(w.scenDir, "disagg.yaml") + `:20:9: scenario disagg.decode: invalid choice for --disaggregation-transfer-backend: "mooncak"`
+	if !strings.Contains(string(out), want) {
+		t.Errorf("the run's output does not say %q:\n%s", want, out)
+	}
+	checkNothingLaunched(t, run)
 }

@@ -133,10 +133,7 @@ func (w *worker) preflight(ctx context.Context) ([]results.EngineBuild, []string
 		scenarios []*campaign.Scenario
 	}
 	var groups []*group
-	for _, sc := range o.c.Scenarios {
-		if len(o.opt.Only) > 0 && !slices.Contains(o.opt.Only, sc.Name) {
-			continue
-		}
+	for _, sc := range preflightServers(o.c.Scenarios, o.opt.Only) {
 		hc, err := campaign.RenderHelp(o.c, sc, on)
 		if err != nil {
 			return nil, nil, err
