@@ -125,6 +125,9 @@ func launchDeployment(ctx context.Context, s *scenarioRun) error {
 	o, d := s.o, s.dep
 	sc := *s.sc
 	sc.Env = maps.Clone(s.sc.Env)
+	if sc.Env == nil {
+		sc.Env = map[string]string{}
+	}
 	sc.Env[EnvRound] = strconv.Itoa(s.round)
 	sc.Env[EnvLaunch] = strconv.Itoa(s.pos)
 	insts := make([]campaign.Instance, len(d.procs))
@@ -521,4 +524,14 @@ func preflightServers(scs []*campaign.Scenario, only []string) []*campaign.Scena
 		}
 	}
 	return out
+}
+
+// pidFiles names where a kept deployment's processes can be found: each
+// instance's pid file on its host.
+func (d *deployRun) pidFiles() string {
+	var out []string
+	for _, p := range d.procs {
+		out = append(out, p.node.h.Name()+":"+p.pidFile)
+	}
+	return strings.Join(out, ", ")
 }

@@ -334,8 +334,12 @@ func (o *orch) run(ctx context.Context) (*Outcome, error) {
 		}
 	}
 	if o.opt.KeepServer && last != nil && last.keptServer {
-		o.warn("", fmt.Sprintf("server of %s left running on %s (--keep-server); pid file %s",
-			last.sc.Name, last.w.h.Name(), last.w.paths.serverPID))
+		if last.dep != nil {
+			o.warn("", fmt.Sprintf("the processes of %s left running (--keep-server); pid files %s", last.sc.Name, last.dep.pidFiles()))
+		} else {
+			o.warn("", fmt.Sprintf("server of %s left running on %s (--keep-server); pid file %s",
+				last.sc.Name, last.w.h.Name(), last.w.paths.serverPID))
+		}
 	}
 	o.finishOutcome()
 	if o.jr != nil {
