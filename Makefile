@@ -109,7 +109,7 @@ sequential:
 # A/A campaigns of the demo's scenarios (the baseline, its fusion-flag
 # variant and an exact twin) under CPU contention the test starts and stops
 # itself: a build's short processes on every core, a busy core, a pulsing
-# core, and the machine as it is. CONTENTION_CAMPAIGNS of each kind, two
+# core, and the machine as it is. CONTENTION_CAMPAIGNS of each kind, three
 # at a time, the kinds taking turns; the false-call rate of each kind and
 # the signs of the changes (docs/METHOD.md, "Identical servers under
 # contention"). Hours on a busy 2-core machine; make test runs a short

@@ -13,3 +13,9 @@ func workerAttr() *syscall.SysProcAttr {
 func burstAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
+
+// campaignAttr has a campaign's bakeoff run stopped (SIGTERM: it stops its
+// server and keeps what it measured) if the test dies first.
+func campaignAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+}

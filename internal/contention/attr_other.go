@@ -13,3 +13,7 @@ func workerAttr() *syscall.SysProcAttr {
 // burstAttr: a burst stays in its spawner's process group and ends by
 // itself within BurstMax.
 func burstAttr() *syscall.SysProcAttr { return nil }
+
+// campaignAttr: without a parent-death signal, a campaign whose test died
+// runs to its end.
+func campaignAttr() *syscall.SysProcAttr { return nil }

@@ -220,12 +220,14 @@ type roundDiff struct {
 // the run (campaignFile), and reads its verdict. It runs beside others, so
 // it returns its failure.
 func runCampaign(w *world, k Kind, seed int) (campaign, error) {
-	note := campaignNote{Kind: k, Seed: seed, LoadStart: loadAverage()}
 	start := time.Now()
+	note := campaignNote{Kind: k, Seed: seed, Started: start.UTC(), LoadStart: loadAverage()}
 	ctx, cancel := context.WithTimeout(context.Background(), campaignTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bakeoffBin, "run", w.config, "--out", filepath.Join(w.root, runDir))
 	cmd.Env, cmd.Dir = w.env, w.root
+	// A test killed by its timeout stops its campaign as Ctrl-C would.
+	cmd.SysProcAttr = campaignAttr()
 	out, err := cmd.CombinedOutput()
 	note.WallS, note.LoadEnd = time.Since(start).Seconds(), loadAverage()
 	if err != nil {
@@ -251,8 +253,9 @@ const (
 // campaignNote is what the run directory cannot say about a campaign: the
 // contention around it and the machine's load.
 type campaignNote struct {
-	Kind Kind `json:"kind"`
-	Seed int  `json:"seed"`
+	Kind    Kind      `json:"kind"`
+	Seed    int       `json:"seed"`
+	Started time.Time `json:"started"`
 	// WallS is the campaign's wall time, seconds; LoadStart and LoadEnd
 	// the machine's one-minute load average before and after it.
 	WallS     float64 `json:"wall_s"`

@@ -29,10 +29,10 @@ const (
 	signTestAlpha = 0.01
 	// longAtOnce campaigns run side by side under each load: on a machine
 	// that other users keep busy, each campaign mostly waits for a core, and
-	// two at a time take little longer than one. Each is the other's
+	// three at a time take little longer than one. Each is the others'
 	// neighbour, a load of the kind a GPU host's CPU carries anyway (a
 	// server's own processes, a load generator).
-	longAtOnce = 2
+	longAtOnce = 3
 )
 
 // longShape is the long test's campaign: the demo's sim and sweep made
