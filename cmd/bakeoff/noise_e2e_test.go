@@ -11,16 +11,14 @@ import (
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
-// TestNoiseProfileAcrossRuns: a host's noise profile is learned and lent.
-// The first run of a campaign on a host starts without a prior and leaves
-// an observation of its noise in the results root; the second starts with
-// that profile in its manifest (the run it came from named), its verdict
-// says how the prior served it, and the profile then holds both runs.
-func TestNoiseProfileAcrossRuns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs two campaigns")
-	}
-	sc := newPlanCampaign(t)
+// checkNoiseProfileAcrossRuns: a host's noise profile is learned and
+// lent. sc has run once: that first run of the campaign on the host
+// started without a prior and left an observation of its noise in the
+// results root. A second run starts with that profile in its manifest (the
+// run it came from named), its verdict says how the prior served it, and
+// the profile then holds both runs. TestPlanOverASimRun calls it after its
+// own run, so that the two share a campaign.
+func checkNoiseProfileAcrossRuns(t *testing.T, sc simCampaign) {
 	root := sc.root
 	key, ok := noiseKey(sc.c)
 	if !ok {
@@ -28,7 +26,9 @@ func TestNoiseProfileAcrossRuns(t *testing.T) {
 	}
 	var runs []string
 	for i := range 2 {
-		sc.run(t)
+		if i > 0 {
+			sc.run(t)
+		}
 		all, _ := filepath.Glob(filepath.Join(root, "plan", "*"))
 		slices.Sort(all)
 		runs = all

@@ -108,7 +108,8 @@ var lookRequestsRE = regexp.MustCompile(`C=(\d+) (\d+)`)
 // look prints for a level (scale included) are the requests every launch
 // of the next round sent there, as summary.json records them; and the plan
 // printed before the first round, made from the sim's model and the
-// campaign alone, is within a factor of two of the run's length.
+// campaign alone, is within a factor of two of the run's length. A second
+// run then checks the host's noise profile (noise_e2e_test.go).
 func TestPlanOverASimRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a campaign")
@@ -176,4 +177,8 @@ func TestPlanOverASimRun(t *testing.T) {
 	if ratio := n.plan.Seconds / took; ratio < 0.5 || ratio > 2 {
 		t.Errorf("the plan before round 1 expects %.0f s, the run took %.0f s (×%.2f)", n.plan.Seconds, took, ratio)
 	}
+
+	// The same campaign once more: the host's noise profile its first run
+	// left is lent to the second.
+	t.Run("noise profile", func(t *testing.T) { checkNoiseProfileAcrossRuns(t, pc) })
 }
