@@ -21,10 +21,12 @@ import (
 // it talks to (a router's), and a prefill worker's queue or a decode
 // worker's running batch are the other roles'. The scrapes are timed by
 // this machine's clock, the sweep's by its host's. An instance that serves
-// no metrics leaves no file; a failed scrape is left out.
+// no metrics leaves no file; a failed scrape is left out. Each timeline
+// ends with a scrape taken when the sweep ends, so that it spans the whole
+// sweep however short the sweep was against the interval.
 type roleTimelines struct {
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	done chan struct{}
+	wg   sync.WaitGroup
 }
 
 // startRoleTimelines starts one scraper per instance with an HTTP face.
@@ -33,8 +35,7 @@ func (s *scenarioRun) startRoleTimelines(ctx context.Context) *roleTimelines {
 	if interval <= 0 {
 		interval = loadgen.DefaultScrapeInterval
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	rt := &roleTimelines{cancel: cancel}
+	rt := &roleTimelines{done: make(chan struct{})}
 	for _, p := range s.dep.procs {
 		if p.health == "" {
 			continue
@@ -42,7 +43,7 @@ func (s *scenarioRun) startRoleTimelines(ctx context.Context) *roleTimelines {
 		rt.wg.Add(1)
 		go func() {
 			defer rt.wg.Done()
-			if err := s.scrapeRole(ctx, p, interval); err != nil {
+			if err := s.scrapeRole(ctx, rt.done, p, interval); err != nil {
 				s.o.warn(s.sc.Name, err.Error())
 			}
 		}()
@@ -50,14 +51,16 @@ func (s *scenarioRun) startRoleTimelines(ctx context.Context) *roleTimelines {
 	return rt
 }
 
-// stop ends the scrapers and waits for their files to be written.
+// stop has each scraper take its last scrape and waits for their files to
+// be written.
 func (rt *roleTimelines) stop() {
-	rt.cancel()
+	close(rt.done)
 	rt.wg.Wait()
 }
 
-// scrapeRole scrapes one instance until ctx ends.
-func (s *scenarioRun) scrapeRole(ctx context.Context, p *roleProc, interval time.Duration) error {
+// scrapeRole scrapes one instance until done is closed (then once more) or
+// ctx ends.
+func (s *scenarioRun) scrapeRole(ctx context.Context, done <-chan struct{}, p *roleProc, interval time.Duration) error {
 	path := filepath.Join(s.dir, rolesDir, p.name, results.MetricsDir, timeline.File)
 	var (
 		f *os.File
@@ -71,6 +74,7 @@ func (s *scenarioRun) scrapeRole(ctx context.Context, p *roleProc, interval time
 	}()
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
+	last := false
 	for {
 		sent := s.o.now()
 		status, body, err := get(ctx, p.client, p.url+"/metrics", DefaultProbeTimeout)
@@ -91,9 +95,14 @@ func (s *scenarioRun) scrapeRole(ctx context.Context, p *roleProc, interval time
 				}
 			}
 		}
+		if last {
+			return nil
+		}
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-done:
+			last = true
 		case <-tick.C:
 		}
 	}

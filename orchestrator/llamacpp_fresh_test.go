@@ -40,9 +40,13 @@ func TestShippedLlamaCppCPUOnFreshHost(t *testing.T) {
 	cfg := readRepoFile(t, "configs", "llamacpp-cpu.yaml")
 	cfg = regexp.MustCompile(`(?m)^host:\n(  .*\n)+`).ReplaceAllString(cfg, "host: local\n")
 	cfg = strings.Replace(cfg, "port: 8080", "port: "+strconv.Itoa(w.port), 1)
-	// One round is enough to see every launch start; six take longer.
-	cfg = regexp.MustCompile(`(?m)^rounds: \d+$`).ReplaceAllString(cfg, "rounds: 1")
-	if !strings.Contains(cfg, "host: local\n") || strings.Contains(cfg, "ssh:") {
+	// One round of a short sweep is enough to see every launch start: the
+	// shipped sequential rounds and 40 requests a level took minutes here.
+	cfg = regexp.MustCompile(`(?m)^rounds: .*$`).ReplaceAllString(cfg, "rounds: 1")
+	cfg = regexp.MustCompile(`(?m)^  requests: \d+$`).ReplaceAllString(cfg, "  requests: 8")
+	cfg = regexp.MustCompile(`(?m)^  max_tokens: \d+$`).ReplaceAllString(cfg, "  max_tokens: 16")
+	if !strings.Contains(cfg, "host: local\n") || strings.Contains(cfg, "ssh:") ||
+		!strings.Contains(cfg, "\nrounds: 1\n") || !strings.Contains(cfg, "  requests: 8\n") || !strings.Contains(cfg, "  max_tokens: 16\n") {
 		t.Fatalf("the shipped config changed shape; update this test:\n%s", cfg)
 	}
 	w.config = filepath.Join(w.root, "configs", "llamacpp-cpu.yaml")

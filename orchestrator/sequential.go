@@ -83,6 +83,10 @@ func (o *orch) gate(ctx context.Context, j *roundJob) bool {
 		}
 	}
 	if !open {
+		// The manifest's rows are what ran: a round no variant needs is
+		// left empty, so that the report, a resume and a reader of
+		// manifest.json do not take it for a round still to come.
+		o.recordRow(j.round, []string{})
 		return false
 	}
 	row := campaign.LaunchOrder(names, j.replicate)[j.replicate-1]
@@ -91,15 +95,20 @@ func (o *orch) gate(ctx context.Context, j *roundJob) bool {
 		j.launches = append(j.launches, byName[name])
 	}
 	j.scale = look.Scale
+	o.recordRow(j.round, row)
+	return true
+}
+
+// recordRow writes round's launches, as a look left them, to the manifest.
+func (o *orch) recordRow(round int, row []string) {
 	o.mu.Lock()
-	o.man.Order[j.round-1] = row
+	o.man.Order[round-1] = row
 	err := o.writeManifest()
 	o.mu.Unlock()
 	if err != nil {
 		o.noteLocalWrite(err)
-		o.warn("", fmt.Sprintf("recording round %d's launches in the manifest: %v", j.round, err))
+		o.warn("", fmt.Sprintf("recording round %d's launches in the manifest: %v", round, err))
 	}
-	return true
 }
 
 // lookBefore is the look before replicate r, taken (and journaled) by the
