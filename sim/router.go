@@ -638,6 +638,26 @@ func (rt *Router) route(w http.ResponseWriter, r *http.Request) {
 	dec.inflight.Add(1)
 	defer dec.inflight.Add(-1)
 	resp, err := rt.send(ctx, dec, http.MethodPost, path, body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		// A decode worker's failure is most often the prefill's (the KV
+		// cache it waited for never came): the prefill's refusal, when there
+		// is one, is the cause and the client's answer, whichever of the
+		// two came back first.
+		<-prefillDone
+		mu.Lock()
+		answered = true
+		status, refused := refusal.status, refusal.body
+		mu.Unlock()
+		defer resp.Body.Close()
+		if status != 0 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			w.Write(refused)
+			return
+		}
+		relay(w, resp)
+		return
+	}
 	mu.Lock()
 	if err == nil && refusal.status != 0 {
 		// The prefill's refusal came first: the decode's answer may be cut.
