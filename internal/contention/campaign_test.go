@@ -243,6 +243,11 @@ func runCampaign(w *world, k Kind, seed int) (campaign, error) {
 	return readCampaign(w.root, verdict.Options{})
 }
 
+// campaignDir is where underLoad keeps campaign seed of kind k under dir.
+func campaignDir(dir string, k Kind, seed int) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-%03d", k, seed))
+}
+
 // runDir and campaignFile are a campaign's run directory and its note,
 // inside the campaign's own directory.
 const (
@@ -306,7 +311,7 @@ func underLoad(t *testing.T, dir string, s shape, k Kind, seeds []int) []campaig
 	t.Helper()
 	worlds := make([]*world, len(seeds))
 	for i, seed := range seeds {
-		worlds[i] = newWorld(t, filepath.Join(dir, fmt.Sprintf("%s-%03d", k, seed)), s, testbin.FreePort(t))
+		worlds[i] = newWorld(t, campaignDir(dir, k, seed), s, testbin.FreePort(t))
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -105,8 +105,25 @@ func TestContentionAA(t *testing.T) {
 		}
 	}
 	t.Logf("%d campaigns of each of %d kinds in %s", n, len(kinds), time.Since(start).Round(time.Second))
-	for _, k := range kinds {
-		report(t, k, byKind[k])
+	reportAll(t, byKind)
+}
+
+// allKinds labels the figures over every kind together.
+const allKinds Kind = "every kind"
+
+// reportAll reports each kind, then every kind together: a lean of one
+// scenario that no single kind shows beyond chance can show over all.
+func reportAll(t *testing.T, byKind map[Kind][]campaign) {
+	t.Helper()
+	var all []campaign
+	for _, k := range Kinds {
+		if len(byKind[k]) > 0 {
+			report(t, k, byKind[k])
+			all = append(all, byKind[k]...)
+		}
+	}
+	if len(byKind) > 1 {
+		report(t, allKinds, all)
 	}
 }
 
@@ -132,11 +149,7 @@ func TestContentionReport(t *testing.T) {
 			byKind[c.kind] = append(byKind[c.kind], c)
 		}
 	}
-	for _, k := range Kinds {
-		if len(byKind[k]) > 0 {
-			report(t, k, byKind[k])
-		}
-	}
+	reportAll(t, byKind)
 }
 
 // report logs one kind's false-call rate and signs, and fails the test
