@@ -116,14 +116,6 @@ func afford(in plan.Inputs, seconds, spread, pilot float64) plan.Forecast {
 	return f
 }
 
-// planBefore is the head of the night of campaign c started at now (its
-// rounds, launches, time and MDE, without the costs), its earlier runs
-// looked for under the default results directory: for a listing that has
-// no results directory of its own.
-func planBefore(c *campaign.Campaign, now time.Time) string {
-	return planNight(c, orchestrator.DefaultResultsRoot, now).head()
-}
-
 // String is the night in one line, for the start of a run: "plan: 7
 // rounds × 4 scenarios = 28 launches at most, about 6m, to bring the MDE
 // to ±3.8% (the margin ±4%) (a launch about 13s: …; costs from …; noise
