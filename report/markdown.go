@@ -13,7 +13,8 @@ import (
 
 // Markdown writes the verdict for a pull request or a chat, where the
 // first screen is all most readers see: the table and the per-variant
-// sentences first, then the cost, the energy table and the accept lengths,
+// sentences first, then the cost, the energy table, the Pareto-optimal
+// points (a handful of rows, where the plot is not) and the accept lengths,
 // the problems that make a comparison wrong (a failed scenario), and the
 // notes folded in a <details> block. Each level's figures are left to the
 // page, verdict.txt and summary.csv: a table per scenario and category made
@@ -63,6 +64,12 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 		fmt.Fprintln(ew, "\nGPU energy per 1000 output tokens (mean GPU power), over the steady-state windows:")
 		fmt.Fprintln(ew)
 		if err := renderTable(ew, *et, renderer.NewMarkdown()); err != nil {
+			return err
+		}
+	}
+	if pt := paretoTable(v); pt != nil {
+		fmt.Fprintf(ew, "\n%s\n\n", paretoHeading(v.Pareto))
+		if err := renderTable(ew, *pt, renderer.NewMarkdown()); err != nil {
 			return err
 		}
 	}

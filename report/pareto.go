@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
@@ -48,12 +49,10 @@ func paretoHTML(v *verdict.Verdict) *hTable {
 	}
 	p := v.Pareto
 	t := &hTable{ID: "pareto-table", Caption: paretoCaption(p)}
-	for _, h := range []string{"scenario", levelHeader(v), paretoYLabel(p), paretoXLabel} {
+	for _, h := range paretoHeader(v) {
 		t.Head = append(t.Head, hCell{Parts: []hPart{txt(h)}})
 	}
-	opt := p.Optimal()
-	for i := len(opt) - 1; i >= 0; i-- {
-		pt := opt[i]
+	for _, pt := range paretoListed(p) {
 		t.Rows = append(t.Rows, hRow{Level: dataLevel(pt.Level), Cells: []hCell{
 			{Scenario: pt.Scenario, Swatch: swatchHTML(styleOf(v, pt.Scenario)), Parts: []hPart{txt(pt.Scenario)}},
 			{Class: "level", Scenario: pt.Scenario, Parts: []hPart{txt(measure.LevelLabel(pt.Level))}},
@@ -62,6 +61,40 @@ func paretoHTML(v *verdict.Verdict) *hTable {
 			{Class: "num", Scenario: pt.Scenario, Parts: []hPart{num(fieldParetoPerUser, pt.Scenario, pt.Level, 0, pt.PerUser,
 				strconv.FormatFloat(pt.PerUser, 'f', paretoUserDigits, 64))}},
 		}})
+	}
+	return t
+}
+
+// paretoHeader are the list's column heads, on the page and in the text
+// and Markdown reports alike.
+func paretoHeader(v *verdict.Verdict) []string {
+	return []string{"scenario", levelHeader(v), paretoYLabel(v.Pareto), paretoXLabel}
+}
+
+// paretoListed are the Pareto-optimal points in the order every list shows
+// them: the most tokens per second per user first, the order a reader
+// trades interactivity away for throughput.
+func paretoListed(p *verdict.Pareto) []verdict.ParetoPoint {
+	opt := p.Optimal()
+	slices.Reverse(opt)
+	return opt
+}
+
+// paretoHeading introduces the list in the text report and verdict.md:
+// the page's caption, which names what the list holds.
+func paretoHeading(p *verdict.Pareto) string { return paretoCaption(p) }
+
+// paretoTable is the page's list of the Pareto-optimal points for the text
+// report's detail and verdict.md, each coordinate with the page's digits;
+// nil when the run has no Pareto.
+func paretoTable(v *verdict.Verdict) *table {
+	if v.Pareto == nil {
+		return nil
+	}
+	t := &table{Header: paretoHeader(v)}
+	for _, pt := range paretoListed(v.Pareto) {
+		t.Rows = append(t.Rows, []string{pt.Scenario, measure.LevelLabel(pt.Level),
+			strconv.FormatFloat(pt.TokS, 'f', paretoTokDigits, 64), strconv.FormatFloat(pt.PerUser, 'f', paretoUserDigits, 64)})
 	}
 	return t
 }

@@ -226,3 +226,61 @@ func TestParetoPlot(t *testing.T) {
 		t.Errorf("y axis %q without GPU counts", got)
 	}
 }
+
+// TestParetoList: the text report's detail and verdict.md list the
+// Pareto-optimal points the page lists, in the page's order (the most
+// tokens per second per user first) and with its digits, under the page's
+// caption; both sections are golden files, of a run compared per GPU.
+func TestParetoList(t *testing.T) {
+	v := perGPUReportVerdict(t)
+	var text, md bytes.Buffer
+	if err := Text(&text, v); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&md, v); err != nil {
+		t.Fatal(err)
+	}
+	heading := paretoCaption(v.Pareto)
+	section := func(name, out string) string {
+		i := strings.Index(out, heading)
+		if i < 0 {
+			t.Fatalf("%s has no Pareto section (%q):\n%s", name, heading, out)
+		}
+		sec := out[i:]
+		if j := strings.Index(sec, "\n\n"); j >= 0 && name == "text" {
+			sec = sec[:j+1]
+		}
+		if name == "Markdown" {
+			// The caption, a blank line, the table up to the next blank line.
+			body := sec[len(heading)+2:]
+			sec = sec[:len(heading)+2+strings.Index(body, "\n\n")+1]
+		}
+		return sec
+	}
+	ts, ms := section("text", text.String()), section("Markdown", md.String())
+	golden.Check(t, filepath.Join("testdata", "pareto-per-gpu.txt"), []byte(ts))
+	golden.Check(t, filepath.Join("testdata", "pareto-per-gpu.md"), []byte(ms))
+	for name, sec := range map[string]string{"text": ts, "Markdown": ms} {
+		if !strings.Contains(sec, "output tok/s per GPU") || !strings.Contains(sec, paretoXLabel) {
+			t.Errorf("%s's Pareto heads do not say per GPU and per user:\n%s", name, sec)
+		}
+		// Each row's scenario, level and coordinates, in the page's order.
+		var got []string
+		for _, line := range strings.Split(sec, "\n") {
+			f := strings.FieldsFunc(line, func(r rune) bool { return r == '|' || r == '│' || r == ' ' })
+			if len(f) == 4 && v.Scenario(f[0]) != nil {
+				got = append(got, strings.Join(f, " "))
+			}
+		}
+		var want []string
+		opt := v.Pareto.Optimal()
+		for i := len(opt) - 1; i >= 0; i-- {
+			pt := opt[i]
+			want = append(want, strings.Join([]string{pt.Scenario, measure.LevelLabel(pt.Level),
+				strconv.FormatFloat(pt.TokS, 'f', paretoTokDigits, 64), strconv.FormatFloat(pt.PerUser, 'f', paretoUserDigits, 64)}, " "))
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") || len(want) == 0 {
+			t.Errorf("%s lists\n%s\nwant the page's Pareto-optimal points\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}

@@ -14,7 +14,8 @@ import (
 
 // Text writes the terminal report: the fairness notes (above the table, so
 // they are read first), the verdict table, the crossover sentences, the
-// accept lengths, and a detailed block per scenario. Its table fits
+// capacity, energy, the Pareto-optimal points, the accept lengths, and a
+// detailed block per scenario. Its table fits
 // DefaultWidth columns.
 func Text(w io.Writer, v *verdict.Verdict) error { return TextWidth(w, v, DefaultWidth) }
 
@@ -67,6 +68,12 @@ func TextWidth(w io.Writer, v *verdict.Verdict, width int) error {
 	if et := energyTable(v); et != nil {
 		fmt.Fprintln(ew, "\nGPU energy per 1000 output tokens (mean GPU power), over the steady-state windows:")
 		if err := renderTable(ew, *et, nil); err != nil {
+			return err
+		}
+	}
+	if pt := paretoTable(v); pt != nil {
+		fmt.Fprintf(ew, "\n%s\n", paretoHeading(v.Pareto))
+		if err := renderTable(ew, *pt, nil); err != nil {
 			return err
 		}
 	}
