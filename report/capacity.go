@@ -16,8 +16,12 @@ const CapacityFile = "capacity.csv"
 
 // capacityHeading introduces the capacity sentences.
 func capacityHeading(v *verdict.Verdict) string {
-	return fmt.Sprintf("Capacity under the SLO (%s): the highest load meeting it, interpolated between levels, geometric mean over launches [%.0f%% CI]",
+	h := fmt.Sprintf("Capacity under the SLO (%s): the highest load meeting it, interpolated between levels, geometric mean over launches [%.0f%% CI]",
 		v.Capacity.Objective, 100*v.Confidence)
+	if v.Capacity.PerGPU {
+		h += "; the scenarios hold different numbers of GPUs, so each capacity has its share of one GPU beside it, and each change and winner is of the whole capacity, the load the deployment sustains"
+	}
+	return h
 }
 
 // capacityLines are the verdict's capacity sentences, one per variant,
@@ -33,7 +37,11 @@ func capacityLines(v *verdict.Verdict) []string {
 	}
 	if len(cv.Comparisons) == 0 {
 		for _, s := range cv.Scenarios {
-			out = append(out, fmt.Sprintf("under %s, %s serves %s %s", cv.Objective, s.Scenario, s.Text, cv.Unit))
+			line := fmt.Sprintf("under %s, %s serves %s %s", cv.Objective, s.Scenario, s.Text, cv.Unit)
+			if cv.PerGPU && s.PerGPUText != "" {
+				line += " (" + verdict.PerGPUAside(&s) + ")"
+			}
+			out = append(out, line)
 		}
 	}
 	if v.Rounds <= 1 {
@@ -49,20 +57,27 @@ func sloLine(l verdict.Level) string {
 		return ""
 	}
 	line := fmt.Sprintf("        SLO met in %d of %d launches | goodput %.3g req/s", l.SLO.Meets, len(l.SLO.Launches), l.SLO.Goodput)
+	if l.SLO.GoodputPerGPU > 0 {
+		line += fmt.Sprintf(" (%.3g/GPU)", l.SLO.GoodputPerGPU)
+	}
 	if l.Saturated {
 		line += " (saturated: misses the SLO)"
 	}
 	return line
 }
 
-// CapacityHeader is the fixed column order of CapacityCSV.
+// CapacityHeader is the fixed column order of CapacityCSV. The per-GPU
+// columns come last, so that the columns before them keep their places.
 var CapacityHeader = []string{"scenario", "level", "load", "unit", "goodput_req_s", "launches_meeting", "launches",
-	"capacity", "capacity_lo", "capacity_hi", "capacity_bound", "delta_pct", "p_adjusted", "outcome", "winner"}
+	"capacity", "capacity_lo", "capacity_hi", "capacity_bound", "delta_pct", "p_adjusted", "outcome", "winner",
+	"gpus", "goodput_per_gpu_req_s", "capacity_per_gpu", "capacity_per_gpu_lo", "capacity_per_gpu_hi"}
 
 // CapacityCSV writes one row per scenario and level: the level's goodput
 // and how many launches met the objective there, then the scenario's
 // capacity and, for a variant, its comparison with the baseline's
-// (repeated on each of its rows, so that one file holds both).
+// (repeated on each of its rows, so that one file holds both), then the
+// scenario's GPUs with the goodput and the capacity per GPU (empty when
+// its GPUs are not known).
 func CapacityCSV(w io.Writer, v *verdict.Verdict) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CapacityHeader); err != nil {
@@ -72,10 +87,18 @@ func CapacityCSV(w io.Writer, v *verdict.Verdict) error {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, s := range v.Scenarios {
 		var capc []string
+		perGPU := []string{"", ""}
 		for _, sc := range cv.Scenarios {
 			if sc.Scenario == s.Name {
 				capc = []string{f(sc.Capacity.Center), f(sc.Capacity.Lo), f(sc.Capacity.Hi), string(sc.Bound)}
+				if sc.PerGPU != nil {
+					perGPU = []string{f(sc.PerGPU.Center), f(sc.PerGPU.Lo), f(sc.PerGPU.Hi)}
+				}
 			}
+		}
+		gpus := ""
+		if s.GPUs > 0 {
+			gpus = strconv.Itoa(s.GPUs)
 		}
 		if capc == nil {
 			capc = []string{"", "", "", ""}
@@ -92,7 +115,13 @@ func CapacityCSV(w io.Writer, v *verdict.Verdict) error {
 			}
 			rec := append([]string{s.Name, strconv.FormatInt(l.Level.Key(), 10), f(measure.LevelValue(l.Level)), cv.Unit,
 				f(l.SLO.Goodput), strconv.Itoa(l.SLO.Meets), strconv.Itoa(len(l.SLO.Launches))}, capc...)
-			if err := cw.Write(append(rec, cmp...)); err != nil {
+			rec = append(rec, cmp...)
+			goodput := ""
+			if gpus != "" {
+				goodput = f(l.SLO.GoodputPerGPU)
+			}
+			rec = append(rec, gpus, goodput)
+			if err := cw.Write(append(rec, perGPU...)); err != nil {
 				return fmt.Errorf("writing capacity CSV: %w", err)
 			}
 		}
@@ -104,15 +133,23 @@ func CapacityCSV(w io.Writer, v *verdict.Verdict) error {
 	return nil
 }
 
-// sloTable is a scenario's levels against the objective, for Markdown.
+// sloTable is a scenario's levels against the objective, for the page,
+// with the goodput per GPU when the scenario's GPUs are known.
 func sloTable(s verdict.Scenario) table {
 	t := table{Header: []string{"level", "launches meeting the SLO", "goodput req/s"}}
+	if s.GPUs > 0 {
+		t.Header = append(t.Header, "goodput req/s per GPU")
+	}
 	for _, l := range s.Levels {
 		if l.SLO == nil {
 			continue
 		}
-		t.Rows = append(t.Rows, []string{measure.LevelLabel(l.Level), fmt.Sprintf("%d/%d", l.SLO.Meets, len(l.SLO.Launches)),
-			fmt.Sprintf("%.3g", l.SLO.Goodput)})
+		row := []string{measure.LevelLabel(l.Level), fmt.Sprintf("%d/%d", l.SLO.Meets, len(l.SLO.Launches)),
+			fmt.Sprintf("%.3g", l.SLO.Goodput)}
+		if s.GPUs > 0 {
+			row = append(row, fmt.Sprintf("%.3g", l.SLO.GoodputPerGPU))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
@@ -129,6 +166,12 @@ func capacityDiffText(w io.Writer, d *verdict.DiffResult) error {
 		return err
 	}
 	fmt.Fprintf(w, "\nCapacity under the SLO (%s), %s:\n", c.Objective, c.Unit)
+	for _, r := range c.Rows {
+		if r.PerGPU {
+			fmt.Fprintln(w, "per GPU: a scenario whose GPUs differ between the runs has its capacity per GPU beside it, and its change is of the capacity per GPU")
+			break
+		}
+	}
 	t := table{Header: []string{"scenario", "old", "new", "delta", "outcome"}}
 	for _, r := range c.Rows {
 		outcome, decided := diffOutcome(r.Regression, r.Improvement, r.Outcome)
@@ -141,8 +184,16 @@ func capacityDiffText(w io.Writer, d *verdict.DiffResult) error {
 		default:
 			outcome = "inconclusive (" + r.MDEClause() + ")"
 		}
-		t.Rows = append(t.Rows, []string{r.Scenario, r.Old, r.New,
-			verdict.Pct(r.DeltaPct) + " (" + verdict.PClause(r.PAdjusted) + ")", outcome})
+		old, new := r.Old, r.New
+		if r.PerGPU {
+			old, new = old+" ("+r.OldPerGPU+")", new+" ("+r.NewPerGPU+")"
+		}
+		per := ""
+		if r.PerGPU {
+			per = " per GPU"
+		}
+		t.Rows = append(t.Rows, []string{r.Scenario, old, new,
+			verdict.Pct(r.DeltaPct) + per + " (" + verdict.PClause(r.PAdjusted) + ")", outcome})
 	}
 	return renderTable(w, t, nil)
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
@@ -33,12 +34,18 @@ func DiffText(w io.Writer, d *verdict.DiffResult) error {
 		}
 	}
 	fmt.Fprintln(ew)
+	if line := d.PerGPULine(); line != "" {
+		fmt.Fprintln(ew, line)
+	}
 	t := table{Header: []string{"scenario", "C", "old tok/s", "new tok/s", "delta", "outcome"}}
 	if len(d.Rows) > 0 {
 		t.Header[1] = measure.LevelAxis(d.Rows[0].Level)
 	}
 	for _, r := range d.Rows {
 		delta := verdict.Pct(r.DeltaPct) + " (" + verdict.PClause(r.PAdjusted) + ")"
+		if r.PerGPU {
+			delta = verdict.Pct(r.DeltaPct) + " per GPU (" + verdict.PClause(r.PAdjusted) + ")"
+		}
 		outcome, decided := diffOutcome(r.Regression, r.Improvement, r.Outcome)
 		switch {
 		case decided:
@@ -48,8 +55,8 @@ func DiffText(w io.Writer, d *verdict.DiffResult) error {
 			outcome = "inconclusive (" + r.MDEClause() + ")"
 		}
 		t.Rows = append(t.Rows, []string{r.Scenario, measure.LevelLabel(r.Level),
-			estimate(r.Old),
-			estimate(r.New), delta, outcome})
+			estimate(r.Old) + diffPerGPU(r.OldPerGPU),
+			estimate(r.New) + diffPerGPU(r.NewPerGPU), delta, outcome})
 	}
 	if err := renderTable(ew, t, nil); err != nil {
 		return err
@@ -72,6 +79,15 @@ func DiffText(w io.Writer, d *verdict.DiffResult) error {
 		fmt.Fprintln(ew, "\nno significant regression")
 	}
 	return ew.err
+}
+
+// diffPerGPU is " (127.1/GPU)" after a throughput of a diff's row compared
+// per GPU; empty for a row compared whole.
+func diffPerGPU(e *verdict.Estimate) string {
+	if e == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%s/GPU)", strconv.FormatFloat(e.Center, 'f', perGPUDigits, 64))
 }
 
 // roundsWords is "5 rounds" or "1 round".

@@ -34,6 +34,11 @@ type CapacityVerdict struct {
 	// Comparisons hold one line per variant against the baseline, in
 	// campaign order.
 	Comparisons []CapacityComparison `json:"comparisons"`
+	// PerGPU is the verdict's (Verdict.PerGPU): the scenarios hold
+	// different numbers of GPUs, so the sentences show each capacity per
+	// GPU beside it. The comparisons stay of each deployment's whole
+	// capacity, the load it sustains (docs/METHOD.md, "Per GPU").
+	PerGPU bool `json:"per_gpu,omitempty"`
 }
 
 // ScenarioCapacity is one scenario's capacity under the objective.
@@ -52,6 +57,15 @@ type ScenarioCapacity struct {
 	// ">250", "<1", "61 (one launch)".
 	Text     string           `json:"text"`
 	Launches []LaunchCapacity `json:"launches"`
+	// GPUs is the scenario's (Scenario.GPUs); 0 when not known.
+	GPUs int `json:"gpus,omitempty"`
+	// PerGPU is Capacity over GPUs, the load each GPU carries: users (or
+	// requests per second) per GPU, what sizes a fleet of deployments of
+	// different sizes. PerGPUText writes it as Text writes the capacity,
+	// with " per GPU" after it ("7.6 [6.9, 8.3] per GPU", ">3.8 per GPU").
+	// Both absent when GPUs is not known.
+	PerGPU     *Estimate `json:"capacity_per_gpu,omitempty"`
+	PerGPUText string    `json:"text_per_gpu,omitempty"`
 }
 
 // BoundBoth: some launches met the objective at every level and others
@@ -95,6 +109,9 @@ type LevelSLO struct {
 	// Goodput is the mean over launches of the requests per second that
 	// completed in the steady-state window and met every bound.
 	Goodput float64 `json:"goodput"`
+	// GoodputPerGPU is Goodput over the scenario's GPUs; 0 when they are
+	// not known.
+	GoodputPerGPU float64 `json:"goodput_per_gpu,omitempty"`
 	// Meets counts the launches whose level met the objective, of Launches.
 	Meets    int         `json:"meets"`
 	Launches []LaunchSLO `json:"launches"`
@@ -136,7 +153,7 @@ func measureSLO(v *Verdict, in Input, maxSlices int) *CapacityVerdict {
 		return nil
 	}
 	o := *in.Manifest.SLO
-	cv := &CapacityVerdict{SLO: o, Objective: o.String(), Unit: loadUnit(v.Levels)}
+	cv := &CapacityVerdict{SLO: o, Objective: o.String(), Unit: loadUnit(v.Levels), PerGPU: v.PerGPU}
 	for i := range v.Scenarios {
 		s := &v.Scenarios[i]
 		if s.Failed() {
@@ -186,6 +203,9 @@ func measureSLO(v *Verdict, in Input, maxSlices int) *CapacityVerdict {
 						ls.Meets++
 					}
 				}
+				if s.GPUs > 0 {
+					ls.GoodputPerGPU = ls.Goodput / float64(s.GPUs)
+				}
 			}
 		}
 		if len(sc.Launches) == 0 {
@@ -193,6 +213,7 @@ func measureSLO(v *Verdict, in Input, maxSlices int) *CapacityVerdict {
 		}
 		sc.Capacity, sc.Bound = capacityEstimate(sc.Launches, v.Confidence)
 		sc.Text = capacityText(sc, "")
+		sc.setPerGPU(s.GPUs)
 		cv.Scenarios = append(cv.Scenarios, sc)
 	}
 	for _, s := range cv.Scenarios {
@@ -202,6 +223,32 @@ func measureSLO(v *Verdict, in Input, maxSlices int) *CapacityVerdict {
 	}
 	cv.compare(v.Baseline, v.Confidence)
 	return cv
+}
+
+// setPerGPU sets the capacity per GPU of a scenario holding gpus (none
+// when 0). The division moves the center, the interval and every launch's
+// capacity alike: a bound stays a bound of the same kind.
+func (sc *ScenarioCapacity) setPerGPU(gpus int) {
+	if gpus <= 0 {
+		return
+	}
+	d := sc.over(float64(gpus))
+	text := capacityText(*d, "")
+	// What the whole capacity's text says of its launches holds for it.
+	text = strings.TrimSuffix(strings.TrimSuffix(text, " (one launch)"), " (the launches disagree)")
+	sc.GPUs, sc.PerGPU, sc.PerGPUText = gpus, &d.Capacity, text+" per GPU"
+}
+
+// over is a copy of sc with its capacity and every launch's divided by g.
+func (sc *ScenarioCapacity) over(g float64) *ScenarioCapacity {
+	d := *sc
+	d.Capacity = sc.Capacity.over(g)
+	d.Launches = make([]LaunchCapacity, len(sc.Launches))
+	for i, l := range sc.Launches {
+		l.Capacity /= g
+		d.Launches[i] = l
+	}
+	return &d
 }
 
 // capacityEstimate is the geometric mean of the launches' capacities with
@@ -355,7 +402,8 @@ func widens(larger, smaller slo.Bound) bool {
 // sentence is the verdict's line for one variant.
 func (cv *CapacityVerdict) sentence(baseline string, marginPct float64, cc CapacityComparison) string {
 	b, s := cv.scenario(baseline), cv.scenario(cc.Variant)
-	head := fmt.Sprintf("under %s, %s serves %s, %s %s", cv.Objective, baseline, capacityText(*b, cv.Unit), cc.Variant, s.Text)
+	head := fmt.Sprintf("under %s, %s serves %s%s, %s %s%s", cv.Objective, baseline, capacityText(*b, cv.Unit), cv.perGPUAside(b),
+		cc.Variant, s.Text, cv.perGPUAside(s))
 	var tail string
 	switch cc.Outcome {
 	case OutcomeFaster, OutcomeSlower:
@@ -375,6 +423,24 @@ func (cv *CapacityVerdict) sentence(baseline string, marginPct float64, cc Capac
 		}
 	}
 	return head + ": " + tail
+}
+
+// perGPUAside is " (7.6 [6.9, 8.3] per GPU on 8 GPUs)" after a capacity in
+// a sentence when the run is compared per GPU; empty otherwise.
+func (cv *CapacityVerdict) perGPUAside(s *ScenarioCapacity) string {
+	if !cv.PerGPU || s.PerGPUText == "" {
+		return ""
+	}
+	return " (" + PerGPUAside(s) + ")"
+}
+
+// PerGPUAside is a capacity per GPU and the GPUs it is of: "7.6 [6.9,
+// 8.3] per GPU on 8 GPUs"; empty when the scenario's GPUs are not known.
+func PerGPUAside(s *ScenarioCapacity) string {
+	if s.PerGPUText == "" {
+		return ""
+	}
+	return s.PerGPUText + " on " + gpusText(s.GPUs)
 }
 
 // capacityText is the capacity as the sentence writes it, with the unit

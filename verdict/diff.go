@@ -60,6 +60,21 @@ type DiffRow struct {
 	// threshold; Improvement a significant speed-up beyond it.
 	Regression  bool `json:"regression,omitempty"`
 	Improvement bool `json:"improvement,omitempty"`
+	// PerGPU is set when the scenario holds different numbers of GPUs in
+	// the two runs (DiffResult.GPUChanges): the comparison, and so the
+	// regression, is of throughput per GPU, OldPerGPU against NewPerGPU;
+	// Old and New stay each launch's whole throughput.
+	PerGPU    bool      `json:"per_gpu,omitempty"`
+	OldPerGPU *Estimate `json:"old_per_gpu,omitempty"`
+	NewPerGPU *Estimate `json:"new_per_gpu,omitempty"`
+}
+
+// GPUChange is a scenario whose deployment holds different numbers of GPUs
+// in the two runs (Scenario.GPUs, both known).
+type GPUChange struct {
+	Scenario string `json:"scenario"`
+	Old      int    `json:"old"`
+	New      int    `json:"new"`
 }
 
 // DiffResult compares the same scenarios in two runs, level by level.
@@ -83,6 +98,10 @@ type DiffResult struct {
 	// (engines.go). Empty when they match or a run has no record of them.
 	Engines []string `json:"engines,omitempty"`
 	Rows    []DiffRow
+	// GPUChanges are the scenarios whose GPUs differ between the runs, in
+	// the old run's order: their rows are compared per GPU, as the verdict
+	// compares scenarios of different sizes (pergpu.go).
+	GPUChanges []GPUChange `json:"gpu_changes,omitempty"`
 	// Unmatched names what only one run has ("scenario X only in OLD",
 	// "X C=250 only in NEW").
 	Unmatched []string
@@ -124,6 +143,13 @@ type CapacityDiffRow struct {
 	// Improvement a higher one beyond it.
 	Regression  bool `json:"regression,omitempty"`
 	Improvement bool `json:"improvement,omitempty"`
+	// PerGPU is set when the scenario's GPUs differ between the runs: the
+	// comparison is then of the capacity per GPU, the load each GPU
+	// carries, as the rows of throughput are, and OldPerGPU and NewPerGPU
+	// write it with the GPUs ("7.6 [6.9, 8.3] per GPU on 8 GPUs").
+	PerGPU    bool   `json:"per_gpu,omitempty"`
+	OldPerGPU string `json:"old_per_gpu,omitempty"`
+	NewPerGPU string `json:"new_per_gpu,omitempty"`
 }
 
 // Comparisons is the size of the diff's corrected family: its throughput
@@ -203,7 +229,18 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 			d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s: no measurements in OLD", so.Name))
 			continue
 		}
+		// A deployment that holds other GPUs in the new run is compared
+		// per GPU: on throughput alone, halving its GPUs would read as a
+		// regression and doubling them as an improvement, whatever each GPU
+		// did.
+		perGPU := so.GPUs > 0 && sn.GPUs > 0 && so.GPUs != sn.GPUs
 		cs := CompareRuns(&so, sn, vn.Confidence)
+		if perGPU {
+			d.GPUChanges = append(d.GPUChanges, GPUChange{Scenario: so.Name, Old: so.GPUs, New: sn.GPUs})
+			po, pn := so, *sn
+			po.Levels, pn.Levels = levelsOver(so.Levels, float64(so.GPUs)), levelsOver(sn.Levels, float64(sn.GPUs))
+			cs = CompareRuns(&po, &pn, vn.Confidence)
+		}
 		for _, lo := range so.Levels {
 			ln := sn.Level(lo.Level)
 			if ln == nil {
@@ -215,7 +252,12 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s %s: %s", so.Name, measure.LevelName(lo.Level), uncompared(&lo, ln)))
 				continue
 			}
-			d.Rows = append(d.Rows, DiffRow{Scenario: so.Name, Level: lo.Level, Old: lo.Throughput, New: ln.Throughput})
+			row := DiffRow{Scenario: so.Name, Level: lo.Level, Old: lo.Throughput, New: ln.Throughput}
+			if perGPU {
+				po, pn := lo.Throughput.over(float64(so.GPUs)), ln.Throughput.over(float64(sn.GPUs))
+				row.PerGPU, row.OldPerGPU, row.NewPerGPU = true, &po, &pn
+			}
+			d.Rows = append(d.Rows, row)
 			family = append(family, c)
 		}
 		for _, ln := range sn.Levels {
@@ -240,6 +282,9 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 		SettleCapacity(c.cmp, c.old, c.new)
 		r := CapacityDiffRow{Scenario: c.old.Scenario, Old: c.old.Text, New: c.new.Text, Comparison: *c.cmp,
 			Censored: c.old.Bound != "" || c.new.Bound != ""}
+		if c.perGPU {
+			r.PerGPU, r.OldPerGPU, r.NewPerGPU = true, PerGPUAside(c.old), PerGPUAside(c.new)
+		}
 		r.Regression = r.Outcome == OutcomeSlower && r.DeltaPct <= -100*o.Threshold
 		r.Improvement = r.Outcome == OutcomeFaster && r.DeltaPct >= 100*o.Threshold
 		d.Capacity.Rows = append(d.Capacity.Rows, r)
@@ -251,6 +296,25 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 		r.Improvement = r.Outcome == OutcomeFaster && r.DeltaPct >= 100*o.Threshold
 	}
 	return d, nil
+}
+
+// PerGPULine is the line above the diff's table when some scenario holds
+// other GPUs in the new run: "per GPU: tp 8 GPUs in OLD, 4 GPUs in NEW;
+// its changes are of throughput per GPU"; empty when none does. Its
+// capacity, under an objective, is compared per GPU too.
+func (d *DiffResult) PerGPULine() string {
+	if len(d.GPUChanges) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, g := range d.GPUChanges {
+		parts = append(parts, fmt.Sprintf("%s %s in OLD, %s in NEW", g.Scenario, gpusText(g.Old), gpusText(g.New)))
+	}
+	its := "its changes are"
+	if len(parts) > 1 {
+		its = "their changes are"
+	}
+	return "per GPU: " + strings.Join(parts, "; ") + "; " + its + " of throughput per GPU"
 }
 
 // uncompared says why a level both runs measured has no comparison: the
@@ -288,10 +352,12 @@ func sweepDiff(a, b results.SweepInfo) []string {
 	return out
 }
 
-// capacityPair is one scenario's capacity in both runs and their comparison.
+// capacityPair is one scenario's capacity in both runs and their comparison,
+// per GPU when its GPUs differ between them.
 type capacityPair struct {
 	old, new *ScenarioCapacity
 	cmp      *Comparison
+	perGPU   bool
 }
 
 // diffCapacity pairs the scenarios' capacities when both runs judged them
@@ -312,9 +378,18 @@ func diffCapacity(d *DiffResult, vo, vn *Verdict) []capacityPair {
 	for i := range co.Scenarios {
 		so := &co.Scenarios[i]
 		for j := range cn.Scenarios {
-			if sn := &cn.Scenarios[j]; sn.Scenario == so.Scenario {
-				out = append(out, capacityPair{so, sn, CompareCapacity(so, sn, vn.Confidence)})
+			sn := &cn.Scenarios[j]
+			if sn.Scenario != so.Scenario {
+				continue
 			}
+			if so.GPUs > 0 && sn.GPUs > 0 && so.GPUs != sn.GPUs {
+				// As the throughput: a deployment resized between the
+				// runs is judged by the load each of its GPUs carries.
+				// The division moves no bound, which SettleCapacity reads.
+				out = append(out, capacityPair{so, sn, CompareCapacity(so.over(float64(so.GPUs)), sn.over(float64(sn.GPUs)), vn.Confidence), true})
+				continue
+			}
+			out = append(out, capacityPair{so, sn, CompareCapacity(so, sn, vn.Confidence), false})
 		}
 	}
 	return out

@@ -71,7 +71,12 @@ func (v *Verdict) perGPULevels(s *Scenario, ls []Level) []Level {
 	if !v.PerGPU || s.GPUs <= 0 {
 		return ls
 	}
-	g := float64(s.GPUs)
+	return levelsOver(ls, float64(s.GPUs))
+}
+
+// levelsOver is copies of ls with every throughput divided by g: each
+// launch's, its within-launch samples and the pooled estimate.
+func levelsOver(ls []Level, g float64) []Level {
 	out := make([]Level, len(ls))
 	for i, l := range ls {
 		l.Launches = scaledLaunches(l.Launches, g)
