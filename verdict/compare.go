@@ -93,6 +93,7 @@ func comparePaired(ps []levelPair, conf float64, prior *NoisePrior) (map[measure
 		}
 	}
 	lv, own.prior = prior.combine(lv)
+	serial := serialInflation(table)
 	out := map[measure.Level]*Comparison{}
 	for i, p := range ps {
 		mean, n := rowMean(table[i])
@@ -104,9 +105,73 @@ func comparePaired(ps []levelPair, conf float64, prior *NoisePrior) (map[measure
 		c := newComparison(e, MethodLaunches, n, math.Sqrt(v), conf)
 		c.WithinShare = withinShare(p, v)
 		c.NoisyLevel = noisy
+		c.serial = serial
 		out[p.c] = &c
 	}
 	return out, own
+}
+
+// serialInflation is the factor by which the variance of a level's mean
+// over the rounds of x (levels × rounds of paired log ratios, NaN for a
+// missing cell) exceeds the round variance over the rounds, when
+// consecutive rounds are correlated: 1 + 2ρ, ρ their correlation pooled
+// over levels, and at least 1.
+//
+// The rounds are counterbalanced (A B, then B A: campaign.LaunchOrder), so
+// the variant's launches of rounds r and r+1 run next to each other, and
+// the baseline's of rounds r+1 and r+2: a drift that wanders on the scale
+// of a launch or two (a host warming and cooling, another job's load) moves
+// both rounds' ratios the same way. Their correlation is positive, up to
+// 1/8 of the drift's share for a drift that forgets half of itself from
+// one launch to the next, and the plain variance over R then understates
+// the mean's by up to a quarter: a single comparison under such a drift was
+// called in 7–8% of A/A sequences at a nominal 5%
+// (TestComparisonSizeOrderDrift). ρ is estimated from the products of
+// consecutive residuals, which average −σ²/R under independence: that bias
+// is added back, so that with no drift the factor is 1 about half the time
+// and little above it otherwise.
+func serialInflation(x [][]float64) float64 {
+	var ss, sp, bias, cells, rows float64
+	for c := range x {
+		mean, n := rowMean(x[c])
+		if n < 3 {
+			continue
+		}
+		prev := math.NaN()
+		var lss float64
+		pairs := 0
+		for _, y := range x[c] {
+			if math.IsNaN(y) {
+				prev = math.NaN()
+				continue
+			}
+			e := y - mean
+			lss += e * e
+			if !math.IsNaN(prev) {
+				sp += prev * e
+				pairs++
+			}
+			prev = e
+		}
+		ss += lss
+		cells += float64(n)
+		rows++
+		// Under independence each product averages −σ²/n and lss (n−1)σ².
+		bias += float64(pairs) / float64(n) * lss / float64(n-1)
+	}
+	if ss <= 0 {
+		return 1
+	}
+	// Removing each level's mean takes about 2ρ/R from the products' mean
+	// too: r is the rounds of a level, on average.
+	r := cells / rows
+	rho := (sp + bias) / ss * r / (r - 2)
+	if rho <= 0 {
+		return 1
+	}
+	// The mean's variance over the plain variance's expectation, both over
+	// R: (1 + 2ρ(R−1)/R)/(1 − 2ρ/R).
+	return (1 + 2*rho*(r-1)/r) / math.Max(1-2*rho/r, 0.1)
 }
 
 // noisyLevelP is the significance at which a level's own variance between

@@ -134,6 +134,11 @@ type Comparison struct {
 	Open bool `json:"open,omitempty"`
 
 	est logDiff
+	// serial is the factor by which the variance of the mean over rounds
+	// exceeds the round variance over the rounds, estimated from the
+	// correlation of consecutive rounds (serialInflation); 0 or 1: none.
+	// Only the sequential rule applies it (sequential.go says why).
+	serial float64
 }
 
 // rule is the decision rule applied to one family of comparisons.

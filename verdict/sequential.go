@@ -136,6 +136,58 @@ func (p SequentialPlan) repeatedP(e logDiff, looks []float64, tested float64) fl
 	return 1
 }
 
+// sequentialView is c as the sequential rule tests it: its standard error
+// widened by the correlation of consecutive rounds (serialInflation). The
+// fixed design reads its rounds once, at the end, and an even number of
+// counterbalanced rounds leaves it less exposed; the sequential rule looks
+// after every round, and a single comparison under a wandering drift was
+// called at 7–8% of A/A sequences without it (TestComparisonSizeOrderDrift).
+func sequentialView(c *Comparison) *Comparison {
+	if c.serial <= 1 {
+		return c
+	}
+	cc := *c
+	cc.est.SE *= math.Sqrt(c.serial)
+	return &cc
+}
+
+// tieBounds are the log ratios of ±margin percent; an empty interval when
+// there is no margin, so nothing is a tie.
+func tieBounds(marginPct float64) (lo, hi float64) {
+	if marginPct <= 0 {
+		return 1, -1
+	}
+	return math.Log1p(-marginPct / 100), math.Log1p(marginPct / 100)
+}
+
+// rejects reports whether the test of e at the last of looks, spending
+// level, rejects no difference: |t| at or beyond the look's boundary.
+func (p SequentialPlan) rejects(e logDiff, looks []float64, level float64) bool {
+	return tStat(e) >= p.critical(level, looks, e.DF)
+}
+
+// ties reports whether the (1 − 2α) repeated confidence interval of e at
+// the last of looks lies inside [lo, hi]: the two one-sided tests, each at
+// α, as a sequence of looks may make them.
+func (p SequentialPlan) ties(e logDiff, looks []float64, alpha, lo, hi float64) bool {
+	crit := p.critical(2*alpha, looks, e.DF)
+	if math.IsInf(crit, 1) || lo > hi {
+		return false
+	}
+	return e.D-crit*e.SE >= lo && e.D+crit*e.SE <= hi
+}
+
+// tStat is |D|/SE, +Inf for a difference with no error and 0 for none.
+func tStat(e logDiff) float64 {
+	if e.SE == 0 {
+		if e.D == 0 {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	return math.Abs(e.D) / e.SE
+}
+
 // hypothesis is one comparison of the family followed through the looks.
 type hypothesis struct {
 	key      pairKey // a throughput comparison; unused for a capacity
@@ -165,16 +217,7 @@ type hypothesis struct {
 }
 
 // t is the hypothesis's t statistic at its latest look.
-func (h *hypothesis) t() float64 {
-	e := h.at.est
-	if e.SE == 0 {
-		if e.D == 0 {
-			return 0
-		}
-		return math.Inf(1)
-	}
-	return math.Abs(e.D) / e.SE
-}
+func (h *hypothesis) t() float64 { return tStat(h.at.est) }
 
 // callable reports whether the capacity bounds let the comparison be called
 // outcome (always, for a throughput).
@@ -216,8 +259,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 	v.CapacityComparisons = len(hs) - len(keys)
 	alive := len(hs)
 	adjusted := 0.0 // the largest Holm-adjusted p among the rejections so far
-	margin := v.EquivalenceMarginPct / 100
-	tieLo, tieHi := math.Log1p(-margin), math.Log1p(margin)
+	tieLo, tieHi := tieBounds(v.EquivalenceMarginPct)
 	for _, k := range campaignRounds(v) {
 		pairs, _, _ := comparePairs(v, k)
 		var cvk *CapacityVerdict
@@ -237,6 +279,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 			if c == nil {
 				continue
 			}
+			c = sequentialView(c)
 			look := c.est.ok() && c.Method == MethodLaunches && c.Rounds >= plan.MinRounds &&
 				c.Rounds > h.n && c.Rounds <= plan.MaxRounds
 			if !look {
@@ -251,12 +294,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 		}
 		alive = holmLook(plan, v.Alpha, now, alive, &adjusted)
 		for _, h := range now {
-			lo, hi := h.at.est.D, h.at.est.D
-			if crit := plan.critical(2*v.Alpha, h.looks, h.at.DF); !math.IsInf(crit, 1) {
-				lo, hi = lo-crit*h.at.est.SE, hi+crit*h.at.est.SE
-			}
-			tie := margin > 0 && lo >= tieLo && hi <= tieHi && !math.IsInf(plan.critical(2*v.Alpha, h.looks, h.at.DF), 1) &&
-				h.callable(OutcomeTie)
+			tie := plan.ties(h.at.est, h.looks, v.Alpha, tieLo, tieHi) && h.callable(OutcomeTie)
 			switch {
 			case tie:
 				h.at.Outcome = OutcomeTie
@@ -318,7 +356,7 @@ func holmLook(plan SequentialPlan, alpha float64, now []*hypothesis, alive int, 
 			}
 			level := alpha / float64(alive)
 			h.alive = alive
-			h.passed = h.t() >= plan.critical(level, h.looks, h.at.DF)
+			h.passed = plan.rejects(h.at.est, h.looks, level)
 			h.pAdj = math.Min(1, float64(alive)*plan.repeatedP(h.at.est, h.looks, level))
 			if h.passed && h.callable(h.direction()) {
 				h.rejected, changed = true, true
