@@ -403,6 +403,34 @@ const (
 	TokenRendezvous = "{rendezvous}" // the deployment's rendezvous port
 )
 
+// slotPortRe matches {port:N}: port N of the launch's slot, N plus the
+// slot's port offset, for a port the engine takes from a flag of its own
+// (SGLang's --disaggregation-bootstrap-port, an NCCL or a metrics port),
+// which bakeoff does not otherwise give: written as a number, it would be
+// the same port in every slot of a host (launches_per_host).
+var slotPortRe = regexp.MustCompile(`\{port:([0-9]{1,5})\}`)
+
+// expandSlotPorts writes every {port:N} of w as N + offset.
+func expandSlotPorts(w string, offset int) string {
+	if !strings.Contains(w, "{port:") {
+		return w
+	}
+	return slotPortRe.ReplaceAllStringFunc(w, func(m string) string {
+		n, _ := strconv.Atoi(slotPortRe.FindStringSubmatch(m)[1])
+		return strconv.Itoa(n + offset)
+	})
+}
+
+// slotPorts are the ports N of the {port:N} in w, as written.
+func slotPorts(w string) []int {
+	var out []int
+	for _, m := range slotPortRe.FindAllStringSubmatch(w, -1) {
+		n, _ := strconv.Atoi(m[1])
+		out = append(out, n)
+	}
+	return out
+}
+
 // roleRefRe matches a reference to another role's instance: {ROLE.host},
 // {ROLE.port}, {ROLE.N.host}, {ROLE.N.port}. Braces that are not one (a JSON
 // value of an engine flag) are left alone.
@@ -432,8 +460,9 @@ func roleRefs(w string) []roleRef {
 // them, by node: what {host} and {ROLE.host} expand to.
 type Addresses func(node int) string
 
-// expander is the placeholder expansion for instance self among insts.
-func expander(insts []Instance, self Instance, addr Addresses, rendezvous int) func(string) string {
+// expander is the placeholder expansion for instance self among insts, a
+// launch in slot sl: every port it writes is the slot's.
+func expander(insts []Instance, self Instance, addr Addresses, rendezvous int, sl Slot) func(string) string {
 	find := func(role string, index int) (Instance, bool) {
 		for _, in := range insts {
 			if in.Role.Name == role && in.Index == index {
@@ -461,6 +490,7 @@ func expander(insts []Instance, self Instance, addr Addresses, rendezvous int) f
 		w = strings.ReplaceAll(w, TokenPort, strconv.Itoa(self.Port))
 		w = strings.ReplaceAll(w, TokenIndex, strconv.Itoa(self.Index))
 		w = strings.ReplaceAll(w, TokenCount, strconv.Itoa(self.Role.Count))
+		w = expandSlotPorts(w, sl.PortOffset)
 		return strings.ReplaceAll(w, TokenRendezvous, strconv.Itoa(rendezvous))
 	}
 }
@@ -488,7 +518,7 @@ func RenderInstance(c *Campaign, s *Scenario, insts []Instance, i int, sl Slot, 
 		rs.Env[cudaVisibleDevices] = strings.Join(ids, ",")
 	}
 	on.Port, on.Listen = in.Port, addr(in.Node)
-	on.Expand = expander(insts, in, addr, s.Deployment.Rendezvous(sl))
+	on.Expand = expander(insts, in, addr, s.Deployment.Rendezvous(sl), sl)
 	return Render(c, rs, on)
 }
 

@@ -101,6 +101,8 @@ func Render(c *Campaign, s *Scenario, on On) (*Launch, error) {
 	workdir := func(w string) string {
 		if on.Expand != nil {
 			w = on.Expand(w)
+		} else {
+			w = expandSlotPorts(w, 0) // one server has its host to itself
 		}
 		if on.Workdir != "" {
 			w = strings.ReplaceAll(w, TokenWorkdir, on.Workdir)
