@@ -64,11 +64,10 @@ func activityPath(dir string, pid int) string {
 
 // serverGPUs are the GPUs a server's ranks run on, as RunChild places them.
 func serverGPUs(c *Config) []int {
-	n := max(1, c.Sim.GPUs)
 	seen := map[int]bool{}
 	var out []int
 	for r := range max(1, c.TP) {
-		if g := r % n; !seen[g] {
+		if g := c.DeviceOf(r); !seen[g] {
 			seen[g] = true
 			out = append(out, g)
 		}

@@ -25,7 +25,7 @@ func RunChild(ctx context.Context, cfg *Config, pid int, now func() time.Time) e
 		now = time.Now
 	}
 	rank := cfg.Sim.ChildRank
-	h := Holder{PID: pid, GPU: rank % max(1, cfg.Sim.GPUs), Name: fmt.Sprintf("sglang::scheduler_TP%d", rank),
+	h := Holder{PID: pid, GPU: cfg.DeviceOf(rank), Name: fmt.Sprintf("sglang::scheduler_TP%d", rank),
 		HoldFor: cfg.Sim.Faults.HoldMemory}
 	orphan := cfg.Sim.Faults.OrphanChildren
 	start := now()
@@ -37,6 +37,9 @@ func RunChild(ctx context.Context, cfg *Config, pid int, now func() time.Time) e
 		maxFrac = fracGraphBegin
 	}
 	update := func() error {
+		if !cfg.HasDevice(rank) {
+			return nil // its set_device failed: it holds nothing (load.go)
+		}
 		frac := float64(now().Sub(start)) * cfg.Sim.Speed / float64(max(1, cfg.Sim.LoadTime))
 		mib := rankMemoryMiB(cfg, min(frac, maxFrac))
 		if mib == h.MiB {

@@ -176,8 +176,13 @@ type SimOptions struct {
 	// figures: the demo repeats its builtin prompts within a level from C=30
 	// on, and a cache would shorten those requests' prefill.
 	PrefixCache bool
-	// GPUs is how many GPUs the fake host has for this server (default: TP).
+	// GPUs is how many GPUs the fake host has for this server (default: TP),
+	// at most as many as CUDA_VISIBLE_DEVICES lets it see.
 	GPUs int
+	// Visible is the host's GPUs CUDA_VISIBLE_DEVICES lets the server see,
+	// in its order (device 0 first); nil when the variable is unset, and
+	// empty when it names no GPU of the host (visible.go).
+	Visible []int
 	// StateDir is where memory holders register for the fake nvidia-smi.
 	StateDir string
 	// ComputeCap is the simulated GPUs' compute capability ("12.0"), from

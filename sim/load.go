@@ -61,10 +61,7 @@ func (l *loader) run(ctx context.Context) error {
 		}
 	}
 	if c.NodeTP() > c.Sim.GPUs {
-		l.log.Raw(stamp(l.now, ranks[0]+c.Sim.GPUs) + " Scheduler hit an exception: Traceback (most recent call last):\n" +
-			"  File \"/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py\", line 540, in init_torch_distributed\n" +
-			"    torch.get_device_module(self.device).set_device(self.gpu_id)\n" +
-			"RuntimeError: CUDA error: invalid device ordinal\n")
+		l.log.Raw(deviceTraceback(l.now, ranks[0]+c.Sim.GPUs, c.Sim.GPUs == 0))
 		return errLoadFailed
 	}
 	for _, r := range ranks {

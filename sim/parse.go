@@ -134,6 +134,11 @@ func ParseArgs(args []string, getenv func(string) string) (*Config, error) {
 	if c.Sim.GPUs == 0 {
 		c.Sim.GPUs = c.NodeTP()
 	}
+	if v, ok := visibleDevices(getenv(CUDAVisibleDevicesEnv), hostGPUs(getenv)); ok {
+		// The process sees only these: more ranks than they are fail to
+		// set their device (load.go), as under SGLang.
+		c.Sim.Visible, c.Sim.GPUs = v, min(c.Sim.GPUs, len(v))
+	}
 	if c.Sim.SeedSet {
 		c.Sim.Seed, c.Sim.SeedMix = mixLaunch(c.Sim.Seed, getenv)
 	}

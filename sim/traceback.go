@@ -83,3 +83,26 @@ func oomTraceback(now func() time.Time, needMiB, freeMiB int) string {
     raise RuntimeError(
 ` + fmt.Sprintf("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. (need %d MiB for weights, %d MiB available: CUDA out of memory)\n", needMiB, freeMiB)
 }
+
+// deviceTraceback is a scheduler whose gpu_id is not a device its process
+// sees (more ranks on the node than CUDA_VISIBLE_DEVICES lists, or than
+// --sim-gpus): torch's set_device raises, in its words (c10/cuda's help line
+// after the error), then SGLang's parent, sent SIGQUIT by the scheduler,
+// ends. With no device visible at all, torch's lazy init says so instead.
+func deviceTraceback(now func() time.Time, rank int, none bool) string {
+	last := `torch.AcceleratorError: CUDA error: invalid device ordinal
+GPU device may be out of range, do you have enough GPUs?
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+For debugging consider passing CUDA_LAUNCH_BLOCKING=1
+Compile with ` + "`TORCH_USE_CUDA_DSA`" + ` to enable device-side assertions.
+`
+	if none {
+		last = "RuntimeError: No CUDA GPUs are available\n"
+	}
+	return stamp(now, rank) + ` Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2836, in run_scheduler_process
+    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)
+  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 540, in init_torch_distributed
+    torch.get_device_module(self.device).set_device(self.gpu_id)
+` + last + "\n" + fmt.Sprintf("[%s] Received sigquit from a child process. It usually means the child failed.\n", now().Format(logTimeFormat))
+}

@@ -51,6 +51,11 @@ func Build() (path string, cleanup func(), err error) {
 // tests; a suite whose tests are all switched off passes false and skips
 // the build. what names the suite in a build failure.
 func Main(m *testing.M, what string, bin *string, build bool) int {
+	// The sim honours CUDA_VISIBLE_DEVICES as CUDA does: one exported on a
+	// GPU machine would hide fake GPUs from every sim a test starts, and
+	// fail those whose tp does not fit. The tests start from a host whose
+	// GPUs are all visible, and set the variable where they mean to.
+	os.Unsetenv("CUDA_VISIBLE_DEVICES")
 	if !build {
 		return m.Run()
 	}

@@ -1,0 +1,86 @@
+package sim
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestVisibleDevices: CUDA_VISIBLE_DEVICES read as CUDA reads it, on a host
+// of eight GPUs: indices or UUIDs in the order written, up to the first
+// entry that names no GPU of the host or repeats one.
+func TestVisibleDevices(t *testing.T) {
+	for _, tt := range []struct {
+		v    string
+		want []int
+		set  bool
+	}{
+		{"", nil, false},
+		{"2,3", []int{2, 3}, true},
+		{"3,2", []int{3, 2}, true},
+		{" 4, 5 ", []int{4, 5}, true},
+		{"0,9,1", []int{0}, true},
+		{"1,1,2", []int{1}, true},
+		{"-1", []int{}, true},
+		{"NoDevFiles", []int{}, true},
+		{gpuUUID(5) + ",0", []int{5, 0}, true},
+	} {
+		got, set := visibleDevices(tt.v, 8)
+		if set != tt.set || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%q: %v (set %v), want %v (set %v)", tt.v, got, set, tt.want, tt.set)
+		}
+	}
+	c, err := ParseArgs([]string{"--tp", "2"}, func(k string) string { return map[string]string{CUDAVisibleDevicesEnv: "6,7"}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Sim.GPUs != 2 || c.DeviceOf(0) != 6 || c.DeviceOf(1) != 7 || !reflect.DeepEqual(serverGPUs(c), []int{6, 7}) {
+		t.Errorf("tp 2 on 6,7: --sim-gpus %d, ranks on %d and %d, activity on %v", c.Sim.GPUs, c.DeviceOf(0), c.DeviceOf(1), serverGPUs(c))
+	}
+}
+
+// TestCUDAVisibleDevicesServer: a server launched on GPUs "2,3" holds its
+// ranks' memory on the host's GPUs 2 and 3, which the fake nvidia-smi, like
+// NVML, lists among all eight; one whose tp does not fit the GPUs it sees
+// fails its load with torch's error for the first rank without a device,
+// as SGLang does, and exits 1.
+func TestCUDAVisibleDevicesServer(t *testing.T) {
+	p := startSim(t, map[string]string{CUDAVisibleDevicesEnv: "2,3"}, "--tp", "2")
+	p.waitHealthy()
+	waitFor(t, 5*time.Second, func() bool { return len(p.liveChildren()) == 2 })
+	used := map[int]int{}
+	for _, line := range strings.Split(strings.TrimSpace(p.smi("--query-gpu=index,memory.used", "--format=csv,noheader,nounits")), "\n") {
+		i, m, _ := strings.Cut(line, ", ")
+		gi, _ := strconv.Atoi(i)
+		used[gi], _ = strconv.Atoi(m)
+	}
+	if len(used) != 8 {
+		t.Fatalf("nvidia-smi lists %d GPUs, want the host's 8", len(used))
+	}
+	for g, m := range used {
+		if busy := g == 2 || g == 3; busy != (m > idleGPUMiB) {
+			t.Errorf("GPU %d: %d MiB used; want the ranks' memory on GPUs 2 and 3 only (%v)", g, m, used)
+		}
+	}
+	apps := p.smi("--query-compute-apps=process_name,gpu_uuid", "--format=csv,noheader")
+	for _, want := range []string{"sglang::scheduler_TP0, " + gpuUUID(2), "sglang::scheduler_TP1, " + gpuUUID(3)} {
+		if !strings.Contains(apps, want) {
+			t.Errorf("compute apps lack %q:\n%s", want, apps)
+		}
+	}
+
+	q := startSim(t, map[string]string{CUDAVisibleDevicesEnv: "2,3"}, "--tp", "4")
+	if code := q.wait(20 * time.Second); code != 1 {
+		t.Errorf("tp 4 on two GPUs: exit %d, want 1", code)
+	}
+	log := q.log.String()
+	for _, want := range []string{" TP2] Scheduler hit an exception: Traceback (most recent call last):",
+		"    torch.get_device_module(self.device).set_device(self.gpu_id)\ntorch.AcceleratorError: CUDA error: invalid device ordinal\nGPU device may be out of range, do you have enough GPUs?\n",
+		"Received sigquit from a child process. It usually means the child failed."} {
+		if !strings.Contains(log, want) {
+			t.Errorf("tp 4 on two GPUs: the log lacks %q:\n%s", want, tail(log, 30))
+		}
+	}
+}
