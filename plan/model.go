@@ -96,17 +96,32 @@ func (g Goal) withDefaults() Goal {
 	return g
 }
 
-// factor is the MDE's multiple of the standard error after rounds rounds:
-// t(1 − α/2m) + t(power) at the df those rounds give. It is the fixed
-// design's: a sequential rule's boundary at the last look is somewhat
-// wider, so a plan reads a little optimistic for it.
+// factor is the multiple of the standard error that an open comparison's
+// decision waits on after rounds rounds, at the df those rounds give: the
+// sequential rule closes a comparison near no difference as a tie, when
+// |δ̂| plus the (1 − 2α) interval's half-width, t(1 − α)·SE, fits inside
+// the margin; with no difference |δ̂| is within t(3/4)·SE at half the
+// looks, so the tie comes in the median when t(1 − α) + t(3/4) standard
+// errors fit. That is the quantity the rule waits on: a comparison far
+// enough from no difference for a win or loss is decided before it and no
+// longer open. Ties are not corrected for the family, so Family and Power
+// do not enter. Until this version the factor was the fixed design's MDE,
+// t(1 − α/2m) + t(power), about 1.5 times this: the plans asked for about
+// twice the rounds the rule then took (TestForecastMatchesRule).
 func (g Goal) factor(rounds int) float64 {
 	df := g.DFPerRound * float64(rounds-1)
 	if df <= 0 {
 		return math.Inf(1)
 	}
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-	return t.Quantile(1-g.Alpha/(2*float64(g.Family))) + t.Quantile(g.Power)
+	tie := t.Quantile(1 - g.Alpha)
+	if g.MaxRounds < SearchRounds && rounds < g.MaxRounds {
+		// The rule's boundaries are O'Brien–Fleming's: at the information
+		// fraction R/max the boundary is about the last one over √(R/max),
+		// so a tie before the last round needs a narrower interval.
+		tie /= math.Sqrt(float64(rounds) / float64(g.MaxRounds))
+	}
+	return tie + t.Quantile(0.75)
 }
 
 // Inputs is everything the planner knows.

@@ -1,0 +1,44 @@
+package verdict
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
+)
+
+// RoundsSpent is, for the planner's forecast test (forecast_test.go, which
+// imports plan and so cannot be in this package), the rounds the sequential
+// rule took to close n simulated comparisons with no true difference
+// (simComparison's noise: each launch launchSD, each level levelSD, no
+// drift), plan {min: 3, max: maxRounds}, α = 0.05 and the default margin;
+// plan.MaxRounds for one left undecided. It also returns the pooled df per
+// round past the first, averaged over the looks, for the planner's goal.
+func RoundsSpent(n int, seed uint64, launchSD, levelSD float64, maxRounds int) (rounds []int, dfPerRound float64) {
+	plan := SequentialPlan{MinRounds: 3, MaxRounds: maxRounds}.normalised()
+	lo, hi := tieBounds(DefaultEquivalenceMarginPct)
+	rng := rand.New(rand.NewPCG(seed, 0xf0ca57))
+	nz := sizeNoise{launchSD: launchSD, levelSD: levelSD}
+	var dfSum float64
+	dfN := 0
+	for range n {
+		b, v := simComparison(rng, nz, plan.MaxRounds, 0)
+		var looks []float64
+		spent := plan.MaxRounds
+		for k := plan.MinRounds; k <= plan.MaxRounds; k++ {
+			cs, _ := compareLevels(levelsUpTo(b, k, nil), levelsUpTo(v, k, nil), true, DefaultConfidence, nil)
+			e := sequentialView(cs[measure.ConcurrencyLevel(1)]).est
+			dfSum += e.DF / float64(k-1)
+			dfN++
+			looks = append(looks, float64(k)/float64(plan.MaxRounds))
+			if plan.rejects(e, looks, 0.05) || plan.ties(e, looks, 0.05, lo, hi) {
+				spent = k
+				break
+			}
+		}
+		rounds = append(rounds, spent)
+	}
+	slices.Sort(rounds)
+	return rounds, dfSum / math.Max(float64(dfN), 1)
+}
