@@ -66,9 +66,14 @@ func paretoHTML(v *verdict.Verdict) *hTable {
 }
 
 // paretoHeader are the list's column heads, on the page and in the text
-// and Markdown reports alike.
+// and Markdown reports alike: short, so that the list fits an 80-column
+// terminal; the caption above it says how each figure is made.
 func paretoHeader(v *verdict.Verdict) []string {
-	return []string{"scenario", levelHeader(v), paretoYLabel(v.Pareto), paretoXLabel}
+	y := "tok/s per GPU"
+	if !v.Pareto.PerGPU {
+		y = "tok/s per server"
+	}
+	return []string{"scenario", levelHeader(v), y, "tok/s per user"}
 }
 
 // paretoListed are the Pareto-optimal points in the order every list shows
