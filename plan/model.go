@@ -96,18 +96,21 @@ func (g Goal) withDefaults() Goal {
 	return g
 }
 
-// factor is the multiple of the standard error that an open comparison's
-// decision waits on after rounds rounds, at the df those rounds give: the
+// factor is the multiple of the standard error that the campaign's
+// decisions wait on after rounds rounds, at the df those rounds give. The
 // sequential rule closes a comparison near no difference as a tie, when
-// |δ̂| plus the (1 − 2α) interval's half-width, t(1 − α)·SE, fits inside
-// the margin; with no difference |δ̂| is within t(3/4)·SE at half the
-// looks, so the tie comes in the median when t(1 − α) + t(3/4) standard
-// errors fit. That is the quantity the rule waits on: a comparison far
-// enough from no difference for a win or loss is decided before it and no
-// longer open. Ties are not corrected for the family, so Family and Power
-// do not enter. Until this version the factor was the fixed design's MDE,
-// t(1 − α/2m) + t(power), about 1.5 times this: the plans asked for about
-// twice the rounds the rule then took (TestForecastMatchesRule).
+// |δ̂| plus the (1 − 2α) interval's half-width, t(1 − α)·SE, fits inside the
+// margin; a comparison far enough from no difference for a win or loss is
+// decided before that and no longer open, so the ties are what the night
+// waits on. The campaign ends when the last of its Family comparisons has
+// closed: with each closed by then with probability q, all are with q^m
+// (taking them as independent, which levels sharing their launches are
+// not, so the forecast leans long), and the median night is the one where
+// q = 0.5^(1/m), |δ̂| within t((1 + q)/2)·SE. One comparison (m = 1) waits
+// on t(1 − α) + t(3/4). Ties are not corrected for the family, so Alpha
+// enters uncorrected and Power not at all. Until this version the factor
+// was the fixed design's MDE, t(1 − α/2m) + t(power), which a campaign of
+// many comparisons matched only by accident (TestForecastMatchesRule).
 func (g Goal) factor(rounds int) float64 {
 	df := g.DFPerRound * float64(rounds-1)
 	if df <= 0 {
@@ -121,7 +124,8 @@ func (g Goal) factor(rounds int) float64 {
 		// so a tie before the last round needs a narrower interval.
 		tie /= math.Sqrt(float64(rounds) / float64(g.MaxRounds))
 	}
-	return tie + t.Quantile(0.75)
+	q := math.Pow(0.5, 1/float64(max(g.Family, 1)))
+	return tie + t.Quantile((1+q)/2)
 }
 
 // Inputs is everything the planner knows.

