@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"slices"
@@ -70,7 +71,7 @@ func checkCache(v *Verdict, in Input) []Note {
 
 // hitRates maps a level to the percentage of prompt tokens served from the
 // cache, over the measured successful requests that report it.
-func hitRates(recs []measure.Record) map[measure.Level]float64 {
+func hitRates(recs iter.Seq2[int, *measure.Record]) map[measure.Level]float64 {
 	cached, prompt := map[measure.Level]int{}, map[measure.Level]int{}
 	for _, r := range recs {
 		if r.Warmup || !r.OK() || r.CachedTokens == nil || r.PromptTokens <= 0 {

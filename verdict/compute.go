@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -49,13 +50,32 @@ type Launch struct {
 	Timeline *timeline.Timeline
 }
 
-// records returns every record of the named scenario, over all launches.
-func (in Input) records(name string) []measure.Record {
-	var out []measure.Record
-	for _, l := range in.Launches[name] {
-		out = append(out, l.Records...)
+// records yields every record of the named scenario, over all launches,
+// in place: the checks that read them all would otherwise copy a night of
+// records once each.
+func (in Input) records(name string) iter.Seq2[int, *measure.Record] {
+	return func(yield func(int, *measure.Record) bool) {
+		i := 0
+		for _, l := range in.Launches[name] {
+			for j := range l.Records {
+				if !yield(i, &l.Records[j]) {
+					return
+				}
+				i++
+			}
+		}
 	}
-	return out
+}
+
+// each yields the records of one slice as records does a scenario's.
+func each(recs []measure.Record) iter.Seq2[int, *measure.Record] {
+	return func(yield func(int, *measure.Record) bool) {
+		for j := range recs {
+			if !yield(j, &recs[j]) {
+				return
+			}
+		}
+	}
 }
 
 // Compute reads the records of every launch of every scenario from the run

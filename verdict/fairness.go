@@ -3,6 +3,7 @@ package verdict
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -227,7 +228,7 @@ const (
 )
 
 // outputsByPrompt maps a prompt index to the output hashes seen for it.
-func outputsByPrompt(recs []measure.Record) map[int]map[string]bool {
+func outputsByPrompt(recs iter.Seq2[int, *measure.Record]) map[int]map[string]bool {
 	out := map[int]map[string]bool{}
 	for _, r := range recs {
 		if !r.OK() || r.OutputHash == "" {
@@ -294,7 +295,7 @@ func checkGreedy(v *Verdict, in Input) []Note {
 	}
 	launches := 0
 	for _, l := range in.Launches[v.Baseline] {
-		if len(outputsByPrompt(l.Records)) > 0 {
+		if len(outputsByPrompt(each(l.Records))) > 0 {
 			launches++
 		}
 	}

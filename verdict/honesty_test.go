@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
@@ -141,6 +142,25 @@ func (tl tally) String() string {
 // without launch noise or drift (per-step noise left in), averaged over
 // enough launches that its own error is far below the intervals'.
 func trueRatios(base, variant verdicttest.Engine) map[measure.Level]float64 {
+	key := fmt.Sprintf("%+v|%+v", base, variant)
+	trueRatioCache.Lock()
+	defer trueRatioCache.Unlock()
+	if got, ok := trueRatioCache.m[key]; ok {
+		return maps.Clone(got)
+	}
+	out := simulateTrueRatios(base, variant)
+	trueRatioCache.m[key] = maps.Clone(out)
+	return out
+}
+
+// trueRatioCache keeps each pair's true ratios: several honesty tests ask
+// for the same pair, and each answer is 80 simulated launches.
+var trueRatioCache = struct {
+	sync.Mutex
+	m map[string]map[measure.Level]float64
+}{m: map[string]map[measure.Level]float64{}}
+
+func simulateTrueRatios(base, variant verdicttest.Engine) map[measure.Level]float64 {
 	quiet := func(e verdicttest.Engine) verdicttest.Engine { e.LaunchSigma, e.Drift = 0, 0; return e }
 	s := verdicttest.DefaultSweep()
 	const n = 40
