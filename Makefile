@@ -97,10 +97,12 @@ slurm: build deps
 # Validation) at their long-run counts: the A/A pair under optional
 # stopping over 200 campaigns; coverage, power and the seeds-shaped savings
 # over 60; the savings and the A/A rate at maxima of 12 to 24 rounds over
-# 40; a host noise profile's A/A rates and savings over 40. About 20
-# minutes on two cores; make test runs the same tests on fewer
-# campaigns.
+# 40; a host noise profile's A/A rates and savings over 40; a single
+# comparison's size and false-tie rate over 4,000 comparisons in each of six
+# kinds of launch noise and drift. About 20 minutes on two cores; make test
+# runs the same tests on fewer campaigns (and the size on the worst kind).
 sequential:
+	BAKEOFF_SEQUENTIAL_CAMPAIGNS=200 $(GO) test -count=1 -v -timeout 60m -run '^TestComparisonSizeOrderDrift$$' ./verdict
 	BAKEOFF_SEQUENTIAL_CAMPAIGNS=200 $(GO) test -count=1 -v -timeout 60m -run '^TestSequentialAA$$' ./verdict
 	BAKEOFF_SEQUENTIAL_CAMPAIGNS=60 $(GO) test -count=1 -v -timeout 60m -run '^TestSequential(Coverage|Power|Savings)$$' ./verdict
 	BAKEOFF_SEQUENTIAL_CAMPAIGNS=40 BAKEOFF_SEQUENTIAL_MAXES=12,16,20,24 $(GO) test -count=1 -v -timeout 60m -run '^TestSequentialSavingsByMax$$' ./verdict

@@ -516,10 +516,11 @@ func knownNoiseSavings(flagSD, eagleSD, flagPct, eaglePct float64, spend func(al
 
 // TestSequentialSavingsByMax measures the seeds-shaped savings at other
 // plan maxima, BAKEOFF_SEQUENTIAL_MAXES (say "12,16,20,24"), with the A/A
-// error rate at each; it is skipped without it, as its campaigns run long. A larger maximum costs the fixed
-// design its whole length and the sequential rule only what the flag's tie
-// needs, but its early boundaries are stricter (the information fraction of
-// a round is smaller): docs/METHOD.md gives the table.
+// error rate at each; it is skipped without it, as its campaigns run long.
+// A larger maximum costs the fixed design its whole length and the
+// sequential rule only what the flag's tie needs, but its early boundaries
+// are stricter (the information fraction of a round is smaller):
+// docs/METHOD.md gives the table.
 func TestSequentialSavingsByMax(t *testing.T) {
 	env := os.Getenv("BAKEOFF_SEQUENTIAL_MAXES")
 	if env == "" {
@@ -569,8 +570,9 @@ func TestSequentialSavingsByMax(t *testing.T) {
 		if wrong > 0 {
 			t.Errorf("max %d: %d comparisons decided against the truth's sign", mx, wrong)
 		}
-		if saved := st.saved(); mx >= 24 && saved < 0.40 {
-			t.Errorf("max %d: %.1f%% fewer launches than the fixed design, the goal is 40%%", mx, 100*saved)
-		}
+		// The launches against the fixed design of the same maximum are
+		// logged, not held to a goal: a larger maximum saves more of a
+		// longer fixed night, which is no saving to the user, whose cost is
+		// the launches to a decided verdict (docs/METHOD.md).
 	}
 }
