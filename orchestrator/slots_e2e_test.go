@@ -15,9 +15,10 @@ import (
 // TestLaunchesSideBySide runs two rounds of a TP 1 comparison at once on
 // this machine, each in a slot of its own: its GPU and its port, its pid
 // files, logs and sweep apart from the other's, each round whole in its
-// slot. The sim puts its ranks on GPU 0 whatever CUDA_VISIBLE_DEVICES says,
-// so the GPU wait (per slot, remote's TestWaitGPUFreeIndices) is left out
-// here: gpu: none.
+// slot. Each slot waits for its own GPU's memory to be free, and only its
+// own: the sim holds its memory on the GPUs CUDA_VISIBLE_DEVICES lists, so
+// a wait that covered the other slot's GPU would wait out that slot's
+// launch, and the rounds would not overlap.
 func TestLaunchesSideBySide(t *testing.T) {
 	w := newWorld(t)
 	for _, name := range []string{"a", "b"} {
@@ -30,7 +31,7 @@ func TestLaunchesSideBySide(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := w.writeConfig(campaignOpts{scenarios: []string{"a", "b"}, rounds: 2, noGPU: true, speed: 20, requests: 16})
+	cfg := w.writeConfig(campaignOpts{scenarios: []string{"a", "b"}, rounds: 2, speed: 20, requests: 16})
 	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
