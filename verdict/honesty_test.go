@@ -71,7 +71,7 @@ func campaignInput(names []string, s verdicttest.Sweep, rounds int, launches []v
 // simulate runs one campaign of the baseline and a variant.
 func simulate(t *testing.T, base, variant verdicttest.Engine, rounds int, seed uint64, o Options) *Verdict {
 	t.Helper()
-	s := verdicttest.DefaultSweep()
+	s := honestySweep()
 	ls := verdicttest.Campaign([]verdicttest.Engine{base, variant}, s, rounds, seed)
 	v, err := FromRecords(campaignInput([]string{"baseline", "variant"}, s, rounds, ls), o)
 	if err != nil {
@@ -162,7 +162,7 @@ var trueRatioCache = struct {
 
 func simulateTrueRatios(base, variant verdicttest.Engine) map[measure.Level]float64 {
 	quiet := func(e verdicttest.Engine) verdicttest.Engine { e.LaunchSigma, e.Drift = 0, 0; return e }
-	s := verdicttest.DefaultSweep()
+	s := honestySweep()
 	const n = 40
 	sum := map[measure.Level]float64{}
 	for i := range uint64(n) {
@@ -182,6 +182,19 @@ func simulateTrueRatios(base, variant verdicttest.Engine) map[measure.Level]floa
 }
 
 var realBaseline = verdicttest.RealisticNoise(verdicttest.Baseline)
+
+// honestySweep is the sweep of the synthetic honesty campaigns: the seeds'
+// eight levels with answers of 100 tokens, half the default's. A level's
+// throughput is as steady over 100 tokens a request as over 200, and the
+// launches' own noise, which the rounds' variance measures, is the same;
+// simulating each token is most of these tests' time, and make test has
+// eight minutes. The long runs docs/METHOD.md quotes were made with the
+// default's 200.
+func honestySweep() verdicttest.Sweep {
+	s := verdicttest.DefaultSweep()
+	s.MaxTokens = 100
+	return s
+}
 
 // syntheticCampaigns marks a test of many synthetic campaigns parallel:
 // they are CPU-bound, share nothing but read-only fixtures and the
@@ -316,7 +329,7 @@ func TestHonestyOneRound(t *testing.T) {
 // model's, or say it cannot tell at C=1, never place a win elsewhere.
 func TestHonestyCrossover(t *testing.T) {
 	syntheticCampaigns(t)
-	s := verdicttest.DefaultSweep()
+	s := honestySweep()
 	var modelFrom, modelTo int
 	for i := 1; i < len(s.Concurrency); i++ {
 		lo, hi := s.Concurrency[i-1], s.Concurrency[i]
@@ -359,7 +372,7 @@ func TestHonestyTable(t *testing.T) {
 	}
 	slow := realBaseline
 	slow.Slowdown = 1.05
-	s := verdicttest.DefaultSweep()
+	s := honestySweep()
 	for _, rounds := range []int{1, 2, 3, 4, 5, 6} {
 		for _, tc := range []struct {
 			name    string

@@ -35,7 +35,7 @@ func byScenario(_, i int) int { return i }
 // results written before hosts were recorded.
 func simulateFleet(t *testing.T, hosts []verdicttest.FleetHost, variant verdicttest.Engine, place func(r, i int) int, seed uint64, hostsKnown bool) *Verdict {
 	t.Helper()
-	s := verdicttest.DefaultSweep()
+	s := honestySweep()
 	ls := verdicttest.FleetCampaign([]verdicttest.Engine{realBaseline, variant}, s, DefaultRounds, hosts, place, seed)
 	if !hostsKnown {
 		for i := range ls {
@@ -155,7 +155,7 @@ func TestHonestyFleetPower(t *testing.T) {
 // TestHostsMixedRound: one round whose launches ran on different hosts is
 // left out of the comparison, the others are kept, and the note names it.
 func TestHostsMixedRound(t *testing.T) {
-	s := verdicttest.DefaultSweep()
+	s := honestySweep()
 	s.Concurrency = []int{1, 10}
 	place := func(r, i int) int {
 		if r == 2 {
@@ -198,7 +198,7 @@ func hasNote(v *Verdict, check, text string) bool {
 // summary entry, read back by Compute: the hosts and their rounds are
 // reported, the faster host as faster, and every launch names its host.
 func TestHostsThroughRunDir(t *testing.T) {
-	s := verdicttest.DefaultSweep()
+	s := honestySweep()
 	s.Concurrency = []int{1, 10}
 	const rounds = 4
 	ls := verdicttest.FleetCampaign([]verdicttest.Engine{realBaseline, realBaseline}, s, rounds, fleet, byRound, 3)

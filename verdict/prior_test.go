@@ -136,7 +136,7 @@ func TestPriorKeepsEachErrorRate(t *testing.T) {
 
 // seqInputMax is seqInput with a plan of max rounds.
 func seqInputMax(engines []verdicttest.Engine, names []string, max int, seed uint64) Input {
-	s := verdicttest.DefaultSweep()
+	s := honestySweep()
 	return campaignInput(names, s, max, verdicttest.Campaign(engines, s, max, seed))
 }
 

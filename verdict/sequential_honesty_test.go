@@ -38,7 +38,7 @@ func seqCampaigns(n int) int {
 
 // seqInput is one simulated campaign of plan.MaxRounds rounds.
 func seqInput(engines []verdicttest.Engine, names []string, seed uint64) Input {
-	s := verdicttest.DefaultSweep()
+	s := honestySweep()
 	ls := verdicttest.Campaign(engines, s, seqPlan.MaxRounds, seed)
 	return campaignInput(names, s, seqPlan.MaxRounds, ls)
 }
@@ -419,7 +419,7 @@ type savingsBounds struct {
 // and levels) and the savings a rule knowing them would reach.
 func savingsBound(vs []*Verdict) savingsBounds {
 	engines, _ := seedsShaped()
-	truth := trueLogRatios(engines[0], engines[1], verdicttest.DefaultSweep())
+	truth := trueLogRatios(engines[0], engines[1], honestySweep())
 	var flagSS, eagleSS float64
 	var flagN, eagleN int
 	for _, v := range vs {
@@ -538,7 +538,7 @@ func TestSequentialSavingsByMax(t *testing.T) {
 		var st savingsTally
 		var undecided, comparisons, wrong int
 		for seed := range uint64(n) {
-			s := verdicttest.DefaultSweep()
+			s := honestySweep()
 			v := mustVerdict(t, campaignInput(names, s, mx, verdicttest.Campaign(engines, s, mx, 23000+seed)), Options{Sequential: &plan})
 			st.add(v)
 			for _, variant := range []string{"eagle3-topk4", "flag"} {
@@ -557,7 +557,7 @@ func TestSequentialSavingsByMax(t *testing.T) {
 		// The error rate at this maximum: the baseline against itself.
 		var aa seqTally
 		for seed := range uint64(n) {
-			s := verdicttest.DefaultSweep()
+			s := honestySweep()
 			ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, realBaseline}, s, mx, 20000+seed)
 			v := mustVerdict(t, campaignInput([]string{"baseline", "variant"}, s, mx, ls), Options{Sequential: &plan})
 			aa.add(againstBaseline(v, "variant"), nil)

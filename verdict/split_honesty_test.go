@@ -65,7 +65,7 @@ func simulateSplit(t *testing.T, a, b verdicttest.Engine, seed uint64, broken bo
 			order[k] = append(order[k], slices.Index(splitNames, name))
 		}
 	}
-	s := verdicttest.DefaultSweep()
+	s := honestySweep()
 	place := func(round int) int { return (round - 1) % len(splitFleet) }
 	ls := verdicttest.FleetLayout([]verdicttest.Engine{realBaseline, a, b}, s, order, splitFleet, place, seed)
 	if broken {
