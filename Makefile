@@ -18,22 +18,27 @@ build:
 # rest fill the cores around them: listed in path order, verdict would
 # start last and set the suite's length alone. Three package binaries at a
 # time on two cores: the end-to-end tests mostly wait on the servers they
-# launch, and two at a time left the cores two-thirds idle. The
-# orchestrator's end-to-end tests are serial within their package (each
-# sets its own PATH and TMPDIR) and mostly wait on servers loading and
-# sweeping: ORCH_PART, its longest ones, runs as a test binary of its own
-# beside the rest, which halves the package's five minutes. Each name in it
-# is an orchestrator test's alone, so -skip drops nothing elsewhere
-# (TestOrchPartNamesAreUnique). Package times against their timeouts:
-# docs/PERFORMANCE.md, "The test suite's time".
+# launch, and two at a time left the cores two-thirds idle. Two packages'
+# longest tests run as test binaries of their own beside the rest:
+# ORCH_PART, the orchestrator's longest end-to-end tests, which are serial
+# within their package (each sets its own PATH and TMPDIR) and mostly wait
+# on servers loading and sweeping, halving the package's five minutes; and
+# VERDICT_PART, the verdict's end-to-end tests with real sims, which wait
+# on their sims while the package's synthetic campaigns keep the cores
+# busy. Each name in them is its package's test alone, so -skip drops
+# nothing elsewhere (TestPartNamesAreUnique). Package times against their
+# timeouts: docs/PERFORMANCE.md, "The test suite's time".
 TEST_TIMEOUT ?= 12m
 ORCH_PART := ^(TestSequentialCampaign|TestTraceCampaign|TestEnergyThroughThePath|TestGPUHeldByStranger|TestSessionsOpenLoopSaturated|TestRounds|TestLinkDropDuringSweep)$$
+VERDICT_PART := ^(TestEndToEndAA|TestEndToEndPower|TestAcceptEndToEnd|TestLiveLinesAgreeWithReport)$$
 test: build deps
 	$(GO) vet ./...
 	@rc=0; \
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(ORCH_PART)' ./orchestrator/ & part=$$!; \
-	$(GO) test -p 3 -count=1 -timeout $(TEST_TIMEOUT) -skip '$(ORCH_PART)' ./orchestrator/ ./verdict/ ./... || rc=$$?; \
-	wait $$part || rc=$$?; \
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(ORCH_PART)' ./orchestrator/ & orch=$$!; \
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(VERDICT_PART)' ./verdict/ & verd=$$!; \
+	$(GO) test -p 3 -count=1 -timeout $(TEST_TIMEOUT) -skip '$(ORCH_PART)|$(VERDICT_PART)' ./orchestrator/ ./verdict/ ./... || rc=$$?; \
+	wait $$orch || rc=$$?; \
+	wait $$verd || rc=$$?; \
 	exit $$rc
 
 # What the tests need beyond Go (sshd, network namespaces, Chromium, Slurm):

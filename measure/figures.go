@@ -104,10 +104,10 @@ func LevelFiguresAt(level Level, ps []float64, repeats ...[]Record) Figures {
 			// how promptly it keeps the loop full.
 			if !steady || r.SendNs > w.Start {
 				lag = append(lag, float64(r.DispatchLagNs)/1e9)
-				if r.EndNs > r.SendNs {
-					lagSum += float64(r.DispatchLagNs) / 1e9
-					slotSum += float64(r.DispatchLagNs)/1e9 + r.Latency().Seconds()
-				}
+			}
+			if l, s, ok := paceOf(r, w, steady); ok {
+				lagSum += l
+				slotSum += s
 			}
 			if !r.OK() {
 				f.Failed++
@@ -173,4 +173,30 @@ func inSendOrder(recs []Record) []Record {
 	recs = slices.Clone(recs)
 	slices.SortStableFunc(recs, bySend)
 	return recs
+}
+
+// PaceSums are the sums PaceShare is made of over one repeat's records,
+// with w and steady its throughput window (Throughput.Window and .Steady):
+// the client's dispatch lag and the slots' time (lag plus latency),
+// seconds. Summed over some of a level's launches and divided, they give
+// the PaceShare LevelFiguresAt gives over the same launches.
+func PaceSums(recs []Record, w Window, steady bool) (lag, slot float64) {
+	for _, r := range recs {
+		if l, s, ok := paceOf(r, w, steady); ok {
+			lag += l
+			slot += s
+		}
+	}
+	return lag, slot
+}
+
+// paceOf is one request's part of PaceSums: the ramp-up's first sends
+// (before the steady window) follow no freed slot and are left out, as is
+// a request that never ended.
+func paceOf(r Record, w Window, steady bool) (lag, slot float64, ok bool) {
+	if (steady && r.SendNs <= w.Start) || r.EndNs <= r.SendNs {
+		return 0, 0, false
+	}
+	lag = float64(r.DispatchLagNs) / 1e9
+	return lag, lag + r.Latency().Seconds(), true
 }

@@ -49,6 +49,15 @@ type PowerLog struct {
 	// board reports no power, no reading was taken); "" when it can.
 	Unavailable string        `json:"unavailable,omitempty"`
 	Samples     []PowerSample `json:"samples"`
+	// Host names the node the readings are of, in a log of a deployment
+	// over several nodes; "" for one host.
+	Host string `json:"host,omitempty"`
+	// Nodes are the other nodes' logs of a deployment over several, each
+	// with its own GPUs and Host: a launch's energy is all of its GPUs',
+	// wherever they are. Each node's readings are timed by its own clock,
+	// the windows by the sweep's host's: nodes of one cluster agree to
+	// within milliseconds, far inside a level.
+	Nodes []PowerLog `json:"nodes,omitempty"`
 }
 
 // Energy is the GPU energy over one window, summed over the counted GPUs.
@@ -69,9 +78,29 @@ func (e Energy) PerKTokens(tokens float64) float64 {
 // Energy integrates the counted GPUs' power over w: per GPU, the readings
 // are joined by straight lines (trapezoids) and the mean is taken over the
 // part of w they span, which must be at least MinPowerCoverage of it with no
-// gap longer than MaxPowerGap; the GPUs' means are summed. It returns an
-// error saying why when the log cannot give w's energy.
+// gap longer than MaxPowerGap; the GPUs' means are summed, over every node
+// of a deployment over several (Nodes). It returns an error saying why when
+// the log cannot give w's energy.
 func (p PowerLog) Energy(w Window) (Energy, error) {
+	e, err := p.nodeEnergy(w)
+	if err != nil {
+		return Energy{}, err
+	}
+	// A node without readings leaves no energy at all: the sum of the
+	// others' would read as the whole deployment's.
+	for _, n := range p.Nodes {
+		ne, err := n.nodeEnergy(w)
+		if err != nil {
+			return Energy{}, fmt.Errorf("node %s: %w", n.Host, err)
+		}
+		e.MeanW += ne.MeanW
+		e.Joules += ne.Joules
+	}
+	return e, nil
+}
+
+// nodeEnergy is Energy over this log's own GPUs, its Nodes left out.
+func (p PowerLog) nodeEnergy(w Window) (Energy, error) {
 	if p.Unavailable != "" {
 		return Energy{}, fmt.Errorf("no power readings: %s", p.Unavailable)
 	}

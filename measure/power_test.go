@@ -91,3 +91,37 @@ func TestSetEnergy(t *testing.T) {
 		t.Errorf("PowerW %v, JoulesPerKTok %v; want 400, 200", l.PowerW, l.JoulesPerKTok)
 	}
 }
+
+// TestEnergyOverNodes: a deployment's energy is its GPUs' on every node,
+// and a node without readings leaves the launch without energy rather
+// than with the others' alone.
+func TestEnergyOverNodes(t *testing.T) {
+	const s = int64(1e9)
+	flat := func(w float64) []PowerSample { return readings(0, 0, 30*s, s/2, func(int64) float64 { return w }) }
+	node0 := PowerLog{GPUs: []int{0}, Samples: flat(400)}
+	node1 := PowerLog{GPUs: []int{0}, Samples: flat(300), Host: "node1"}
+	w := Window{10 * s, 20 * s}
+	for _, tc := range []struct {
+		name  string
+		nodes []PowerLog
+		want  float64 // mean watts; 0: an error
+	}{
+		{"one node", nil, 400},
+		{"two nodes", []PowerLog{node1}, 700},
+		{"a node without readings", []PowerLog{{Host: "node2", Unavailable: "the board reports no power"}}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := node0
+			p.Nodes = tc.nodes
+			e, err := p.Energy(w)
+			switch {
+			case tc.want == 0 && err == nil:
+				t.Errorf("energy %+v, want an error", e)
+			case tc.want == 0 && !strings.Contains(err.Error(), "node node2"):
+				t.Errorf("error %q does not name the node", err)
+			case tc.want != 0 && (err != nil || math.Abs(e.MeanW-tc.want) > 1e-9 || math.Abs(e.Joules-10*tc.want) > 1e-6):
+				t.Errorf("energy %+v (%v), want %v W over 10 s", e, err, tc.want)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package orchestrator_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/internal/campaigntest"
 	"github.com/bakeoff-dev/bakeoff/internal/testhost"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/remote"
 	"github.com/bakeoff-dev/bakeoff/results"
@@ -172,6 +174,30 @@ func TestDeploymentTwoNodes(t *testing.T) {
 			if fi, err := os.Stat(filepath.Join(out.RunDir, "ranks", "round-1", "roles", n, results.ServerLog)); err != nil || fi.Size() == 0 {
 				t.Errorf("no log of %s: %v", n, err)
 			}
+		}
+		// The ranks' energy is both nodes' GPUs': rank 1's host has a log
+		// of its own, one of power.json's nodes, and the level's power is
+		// the sum; the single server's, on one host, has no node.
+		var p measure.PowerLog
+		if err := readJSONFile(filepath.Join(out.RunDir, "ranks", "round-1", results.PowerFile), &p); err != nil {
+			t.Fatal(err)
+		}
+		if len(p.GPUs) == 0 || len(p.Nodes) != 1 || p.Nodes[0].Host != b.Alias || len(p.Nodes[0].GPUs) == 0 {
+			t.Errorf("the ranks' power log counts GPUs %v with nodes %+v, want rank 0's and one node, %s, with rank 1's", p.GPUs, p.Nodes, b.Alias)
+		} else {
+			w := measure.Window{Start: s.Levels[0].SteadyStartNs, End: s.Levels[0].SteadyEndNs}
+			own, err0 := measure.PowerLog{GPUs: p.GPUs, Samples: p.Samples, Source: p.Source}.Energy(w)
+			other, err1 := p.Nodes[0].Energy(w)
+			if err0 != nil || err1 != nil || math.Abs(s.Levels[0].PowerW-(own.MeanW+other.MeanW)) > 1e-6*s.Levels[0].PowerW {
+				t.Errorf("the level's power %.1f W, want node 0's %.1f W (%v) and node 1's %.1f W (%v)", s.Levels[0].PowerW, own.MeanW, err0, other.MeanW, err1)
+			}
+		}
+		var single measure.PowerLog
+		if err := readJSONFile(filepath.Join(out.RunDir, "single", "round-1", results.PowerFile), &single); err != nil {
+			t.Fatal(err)
+		}
+		if len(single.Nodes) != 0 {
+			t.Errorf("the single server's power log has nodes %+v", single.Nodes)
 		}
 	})
 

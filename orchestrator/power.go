@@ -16,8 +16,15 @@ import (
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
-// powerRun is the GPU power sampler of one scenario attempt.
+// powerRun is the GPU power samplers of one scenario attempt: one on each
+// host the launch runs on, the launch's own host first.
 type powerRun struct {
+	nodes []powerNode
+}
+
+// powerNode is the sampler on one host of the launch.
+type powerNode struct {
+	w      *worker
 	source string // remote.PowerNvidiaSMI or remote.PowerDCGM
 	raw    string // the sampler's output on the host
 }
@@ -25,10 +32,27 @@ type powerRun struct {
 // powerPID is the sampler's pid file: one sampler per host, like the server.
 func (w *worker) powerPID() string { return path.Join(w.paths.workdir, "power.pid") }
 
-// startPower starts the GPU power sampler detached on the host, beside the
-// sweep: its own process group, its output in a file, so that a dropped link
-// loses no reading. It never fails the scenario: energy is a figure beside
-// the measurement, not a condition of it.
+// powerHosts are the hosts a launch's instances run on, its own first: a
+// deployment over several nodes draws power on each, and a node of the
+// group it does not use is left out (its idle GPUs are not the launch's).
+func (s *scenarioRun) powerHosts() []*worker {
+	out := []*worker{s.w}
+	if s.dep != nil {
+		for _, p := range s.dep.procs {
+			if p.node != nil && !slices.Contains(out, p.node) {
+				out = append(out, p.node)
+			}
+		}
+	}
+	return out
+}
+
+// startPower starts the GPU power sampler detached on each host of the
+// launch, beside the sweep: its own process group, its output in a file, so
+// that a dropped link loses no reading. It never fails the scenario: energy
+// is a figure beside the measurement, not a condition of it; a host whose
+// sampler cannot start leaves the launch without energy, since the others'
+// alone would read as the whole deployment's.
 func startPower(ctx context.Context, s *scenarioRun) error {
 	o := s.o
 	if o.c.Power.Source == campaign.PowerOff || o.c.LaunchesPerHost > 1 {
@@ -36,74 +60,101 @@ func startPower(ctx context.Context, s *scenarioRun) error {
 		// slots, its energy would be theirs too.
 		return nil
 	}
-	// A sampler left by a killed orchestrator would write into another
-	// launch's file.
-	if err := s.stopOverLink(ctx, s.w.powerPID()); err != nil {
-		o.warn(s.sc.Name, fmt.Sprintf("stopping an old power sampler on %s: %v", s.w.h.Name(), err))
-		return nil
-	}
-	p := &powerRun{source: remote.PowerNvidiaSMI, raw: s.sweepDir + "-" + results.PowerLogFile}
-	if o.c.Power.Source == campaign.PowerDCGM {
-		has, err := remote.HasCommand(ctx, s.w.h, remote.DefaultDCGMI)
-		switch {
-		case err != nil:
-			o.warn(s.sc.Name, fmt.Sprintf("%v; sampling power with nvidia-smi", err))
-		case has:
-			p.source = remote.PowerDCGM
-		default:
-			o.warn(s.sc.Name, fmt.Sprintf("power.source is dcgm but %s has no %s; sampling power with nvidia-smi", s.w.h.Name(), remote.DefaultDCGMI))
+	p := &powerRun{}
+	for k, w := range s.powerHosts() {
+		raw := s.sweepDir + "-" + results.PowerLogFile
+		if k > 0 {
+			raw = path.Join(w.paths.sweeps, s.sc.Name+"-"+results.PowerLogFile)
 		}
-	}
-	cmd := remote.PowerSamplerCommand(p.source, o.c.GPU.NvidiaSMI, o.c.Power.Interval)
-	// The file is the user's only, as the other results (umask 077).
-	prep := "umask 077 && mkdir -p " + campaign.ShellQuote(path.Dir(p.raw)) + " && rm -f " + campaign.ShellQuote(p.raw)
-	err := s.w.overLink(ctx, s.sc.Name, "preparing the power sampler", func(ctx context.Context) error {
-		_, _, err := s.w.h.Run(ctx, prep)
-		return err
-	})
-	if err == nil {
-		err = s.w.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: "umask 077; " + cmd, Dir: s.w.paths.workdir,
-			LogFile: p.raw, PIDFile: s.w.powerPID()})
-	}
-	if err != nil {
-		o.warn(s.sc.Name, fmt.Sprintf("starting the power sampler on %s: %v; no energy figures for this launch", s.w.h.Name(), err))
-		return nil
+		n, ok := s.startPowerOn(ctx, w, raw)
+		if !ok {
+			for _, started := range p.nodes {
+				if err := s.stopOn(ctx, started.w, started.w.powerPID()); err != nil {
+					o.warn(s.sc.Name, fmt.Sprintf("stopping the power sampler on %s: %v", started.w.h.Name(), err))
+				}
+			}
+			return nil
+		}
+		p.nodes = append(p.nodes, n)
 	}
 	s.power = p
 	return nil
 }
 
-// stopPower stops the sampler, downloads its readings and adds each level's
-// mean power and energy per 1000 tokens to the result and levels.json.
+// startPowerOn starts one host's sampler, its output in raw; false, with a
+// warning, when it could not.
+func (s *scenarioRun) startPowerOn(ctx context.Context, w *worker, raw string) (powerNode, bool) {
+	o := s.o
+	// A sampler left by a killed orchestrator would write into another
+	// launch's file.
+	if err := s.stopOn(ctx, w, w.powerPID()); err != nil {
+		o.warn(s.sc.Name, fmt.Sprintf("stopping an old power sampler on %s: %v; no energy figures for this launch", w.h.Name(), err))
+		return powerNode{}, false
+	}
+	n := powerNode{w: w, source: remote.PowerNvidiaSMI, raw: raw}
+	if o.c.Power.Source == campaign.PowerDCGM {
+		has, err := remote.HasCommand(ctx, w.h, remote.DefaultDCGMI)
+		switch {
+		case err != nil:
+			o.warn(s.sc.Name, fmt.Sprintf("%v; sampling power with nvidia-smi", err))
+		case has:
+			n.source = remote.PowerDCGM
+		default:
+			o.warn(s.sc.Name, fmt.Sprintf("power.source is dcgm but %s has no %s; sampling power with nvidia-smi", w.h.Name(), remote.DefaultDCGMI))
+		}
+	}
+	cmd := remote.PowerSamplerCommand(n.source, o.c.GPU.NvidiaSMI, o.c.Power.Interval)
+	// The file is the user's only, as the other results (umask 077).
+	prep := "umask 077 && mkdir -p " + campaign.ShellQuote(path.Dir(raw)) + " && rm -f " + campaign.ShellQuote(raw)
+	err := w.overLink(ctx, s.sc.Name, "preparing the power sampler", func(ctx context.Context) error {
+		_, _, err := w.h.Run(ctx, prep)
+		return err
+	})
+	if err == nil {
+		err = w.startOverLink(ctx, s.sc.Name, remote.ProcessSpec{Command: "umask 077; " + cmd, Dir: w.paths.workdir,
+			LogFile: raw, PIDFile: w.powerPID()})
+	}
+	if err != nil {
+		o.warn(s.sc.Name, fmt.Sprintf("starting the power sampler on %s: %v; no energy figures for this launch", w.h.Name(), err))
+		return powerNode{}, false
+	}
+	return n, true
+}
+
+// stopPower stops the samplers, downloads their readings and adds each
+// level's mean power and energy per 1000 tokens, over every host's GPUs, to
+// the result and levels.json. The launch's own host's readings are
+// power.log and power.json; another node's are power-HOST.log, and its log
+// is one of power.json's nodes.
 func stopPower(ctx context.Context, s *scenarioRun) error {
 	o := s.o
-	if s.power == nil || s.w.unreachable {
-		return nil // a lost host's readings are lost with it
+	if s.power == nil {
+		return nil
 	}
-	if err := s.stopOverLink(ctx, s.w.powerPID()); err != nil {
-		return fmt.Errorf("stopping the power sampler on %s: %w", s.w.h.Name(), err)
+	for _, n := range s.power.nodes {
+		if n.w.unreachable {
+			return nil // a lost host's readings are lost with it, and the launch's energy with them
+		}
 	}
 	if err := os.MkdirAll(s.dir, results.DirMode); err != nil {
 		return err
 	}
-	raw := filepath.Join(s.dir, results.PowerLogFile)
-	err := s.w.overLink(ctx, s.sc.Name, "downloading the power readings", func(ctx context.Context) error {
-		return s.w.h.Download(ctx, s.power.raw, raw)
-	})
-	if err != nil {
-		return fmt.Errorf("downloading the power readings %s from %s: %w", s.power.raw, s.w.h.Name(), err)
-	}
-	setResultMode(raw)
-	data, err := os.ReadFile(raw)
-	if err != nil {
-		return err
-	}
-	log, bad, err := powerLog(data, s.power.source, o.c.Power.Interval.Milliseconds(), o.c.GPU.MaxUsedMiB)
-	if err != nil {
-		o.warn(s.sc.Name, fmt.Sprintf("reading the power readings of %s: %v", s.sc.Name, err))
-	}
-	if bad > 0 {
-		o.warn(s.sc.Name, fmt.Sprintf("%d line(s) of the power readings could not be read (see %s)", bad, results.PowerLogFile))
+	var log measure.PowerLog
+	for k, n := range s.power.nodes {
+		name := results.PowerLogFile
+		if k > 0 {
+			name = "power-" + safeName(n.w.h.Name()) + ".log"
+		}
+		l, err := s.readPower(ctx, n, filepath.Join(s.dir, name))
+		if err != nil {
+			return err
+		}
+		if k == 0 {
+			log = l
+			continue
+		}
+		l.Host = n.w.h.Name()
+		log.Nodes = append(log.Nodes, l)
 	}
 	if err := results.WriteJSONAtomic(filepath.Join(s.dir, results.PowerFile), log); err != nil {
 		return err
@@ -120,6 +171,34 @@ func stopPower(ctx context.Context, s *scenarioRun) error {
 		return results.WriteJSONAtomic(filepath.Join(s.dir, results.LevelsFile), s.result.Levels)
 	}
 	return nil
+}
+
+// readPower stops one host's sampler, downloads its output to raw and
+// parses it.
+func (s *scenarioRun) readPower(ctx context.Context, n powerNode, raw string) (measure.PowerLog, error) {
+	o := s.o
+	if err := s.stopOn(ctx, n.w, n.w.powerPID()); err != nil {
+		return measure.PowerLog{}, fmt.Errorf("stopping the power sampler on %s: %w", n.w.h.Name(), err)
+	}
+	err := n.w.overLink(ctx, s.sc.Name, "downloading the power readings", func(ctx context.Context) error {
+		return n.w.h.Download(ctx, n.raw, raw)
+	})
+	if err != nil {
+		return measure.PowerLog{}, fmt.Errorf("downloading the power readings %s from %s: %w", n.raw, n.w.h.Name(), err)
+	}
+	setResultMode(raw)
+	data, err := os.ReadFile(raw)
+	if err != nil {
+		return measure.PowerLog{}, err
+	}
+	log, bad, err := powerLog(data, n.source, o.c.Power.Interval.Milliseconds(), o.c.GPU.MaxUsedMiB)
+	if err != nil {
+		o.warn(s.sc.Name, fmt.Sprintf("reading the power readings of %s on %s: %v", s.sc.Name, n.w.h.Name(), err))
+	}
+	if bad > 0 {
+		o.warn(s.sc.Name, fmt.Sprintf("%d line(s) of the power readings on %s could not be read (see %s)", bad, n.w.h.Name(), filepath.Base(raw)))
+	}
+	return log, nil
 }
 
 // powerLog parses a sampler's output and decides which GPUs count: those
@@ -185,4 +264,17 @@ func joinInts(xs []int) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, ", ")
+}
+
+// safeName is a host's name as a file name: every byte outside letters,
+// digits, dot, dash and underscore (a user@, a port's colon, a slot's
+// slash) made an underscore.
+func safeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }

@@ -84,15 +84,25 @@ func TestSequentialCampaign(t *testing.T) {
 	if !aa.Stopped && len(launches["aa"]) != maxRounds {
 		t.Errorf("aa: open after %v rounds: %+v", launches["aa"], aa)
 	}
+	// A level whose pacing the client may have set is doubted, not
+	// decided (on a loaded machine the lowest levels at 20× can be): that
+	// is never a wrong call, but slow must be found slower somewhere.
+	slower := 0
 	for _, row := range v.Rows {
 		for _, c := range row.Cells {
 			if c.Scenario == "aa" && c.Compared && (c.Outcome == verdict.OutcomeFaster || c.Outcome == verdict.OutcomeSlower) {
 				t.Errorf("A/A named a winner at %s: %s %+.1f%%", row.Level, c.Outcome, c.DeltaPct)
 			}
-			if c.Scenario == "slow" && c.Compared && c.Outcome != verdict.OutcomeSlower {
+			if c.Scenario == "slow" && c.Compared && c.Outcome != verdict.OutcomeSlower && c.Outcome != verdict.OutcomeDoubted {
 				t.Errorf("slow at %s: %s, want slower", row.Level, c.Outcome)
 			}
+			if c.Scenario == "slow" && c.Outcome == verdict.OutcomeSlower {
+				slower++
+			}
 		}
+	}
+	if slower == 0 {
+		t.Errorf("slow was found slower at no level")
 	}
 	// The baseline runs while a variant is open.
 	if want := max(len(launches["aa"]), len(launches["slow"])); len(launches["base"]) != want {

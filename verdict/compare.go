@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -320,6 +321,11 @@ type pairKey struct {
 	c    measure.Level
 }
 
+// compare orders keys as the family is: by pair, then level.
+func (k pairKey) compare(o pairKey) int {
+	return cmp.Or(cmp.Compare(k.i, o.i), cmp.Compare(k.j, o.j), k.c.Compare(o.c))
+}
+
 // comparePairs makes every comparison of the run on the launches given:
 // each pair of measured scenarios at each level they share, in the family's
 // order (by pair, then level), undecided. A round whose two launches ran on
@@ -365,7 +371,11 @@ func comparePairs(v *Verdict, upTo int) (pairs map[pairKey]*Comparison, family [
 					continue
 				}
 				k := pairKey{i, j, c}
-				if ds := pairDoubts(a, b, c); len(ds) > 0 {
+				ds := pairDoubts(a, b, c)
+				if upTo > 0 {
+					ds = pairDoubtsUpTo(a, b, c, func(r int) bool { return v.replicates.of(r) <= upTo })
+				}
+				if len(ds) > 0 {
 					// Not a member of the family: never decided, never
 					// looked at, and shown as doubted (doubt.go).
 					doubted(cmp, ds)

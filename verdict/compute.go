@@ -196,6 +196,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 					l.ClientLimited = clientLimited(l)
 				}
 				l.Doubts = levelDoubts(name, in.Launches[name], l)
+				l.launchFacts = levelFacts(in.Launches[name], l.Level)
 				levelSet[l.Level] = true
 			}
 			scenarioIntervals(&s, v.Confidence)

@@ -115,6 +115,100 @@ func levelDoubts(name string, launches []Launch, l *Level) []Doubt {
 	return out
 }
 
+// launchFacts are one launch's summary facts at a level that the doubts
+// read: the load generator's own pacing verdict on an open loop, the
+// server's and the client's token rates, and a cache left uncleared.
+type launchFacts struct {
+	round          int
+	rateLimited    bool
+	server, client float64 // tok/s; 0 when the launch reports no server figure
+	cache          bool
+}
+
+// levelFacts are every launch's facts at level c, from its summary.
+func levelFacts(launches []Launch, c measure.Level) []launchFacts {
+	var out []launchFacts
+	for _, ln := range launches {
+		if ln.Result == nil {
+			continue
+		}
+		f := launchFacts{round: ln.Round}
+		for _, ls := range ln.Result.Levels {
+			if ls.Level != c {
+				continue
+			}
+			f.rateLimited = f.rateLimited || ls.ClientLimited
+			if ls.Server != nil && ls.Server.GenTokS != nil && ls.Throughput > 0 {
+				f.server += ls.Server.GenTokS.Value
+				f.client += ls.Throughput
+			}
+			f.cache = f.cache || (ls.CacheReset == "" && ls.CacheResetNote != "" && !ls.UniquePrompts)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// doubtsUpTo are the level's doubts as a look that saw only the launches
+// of the rounds keep admits had them: the pacing pooled over those
+// launches, the counts and the cache from their summaries. A replayed look
+// then doubts exactly what the live look did, so the report decides what
+// the run decided; the level's Doubts are over every launch.
+func (l *Level) doubtsUpTo(name string, keep func(round int) bool) []Doubt {
+	var out []Doubt
+	if measure.IsRate(l.Level) {
+		for _, f := range l.launchFacts {
+			if keep(f.round) && f.rateLimited {
+				out = append(out, Doubt{Kind: DoubtPace, Scenario: name, Text: "the load generator could not keep to the arrival schedule in some launch"})
+				break
+			}
+		}
+	} else {
+		var lag, slot float64
+		for _, ll := range l.Launches {
+			if keep(ll.Round) {
+				lag, slot = lag+ll.paceLag, slot+ll.paceSlot
+			}
+		}
+		if slot > 0 && lag/slot > DefaultClientPaceShare {
+			out = append(out, Doubt{Kind: DoubtPace, Scenario: name,
+				Text: fmt.Sprintf("over the launches so far the client held freed slots empty %.1f%% of the time", 100*lag/slot)})
+		}
+	}
+	var server, client float64
+	cache := false
+	for _, f := range l.launchFacts {
+		if !keep(f.round) {
+			continue
+		}
+		server, client = server+f.server, client+f.client
+		cache = cache || f.cache
+	}
+	if client > 0 {
+		if gap := server/client - 1; math.Abs(gap) > DefaultServerThroughputTolerance {
+			out = append(out, Doubt{Kind: DoubtCounts, Scenario: name,
+				Text: fmt.Sprintf("the server counted %+.1f%% against the client's tokens", 100*gap)})
+		}
+	}
+	if cache {
+		out = append(out, Doubt{Kind: DoubtCache, Scenario: name,
+			Text: "the prefix cache was not cleared before the level and its prompts repeat"})
+	}
+	return out
+}
+
+// pairDoubtsUpTo are the doubts of either side of a comparison at level c
+// as a look that saw the rounds keep admits had them.
+func pairDoubtsUpTo(a, b *Scenario, c measure.Level, keep func(round int) bool) []Doubt {
+	var out []Doubt
+	for _, s := range []*Scenario{a, b} {
+		if l := s.Level(c); l != nil {
+			out = append(out, l.doubtsUpTo(s.Name, keep)...)
+		}
+	}
+	return out
+}
+
 // pairDoubts are the doubts of either side of a comparison at level c.
 func pairDoubts(a, b *Scenario, c measure.Level) []Doubt {
 	var out []Doubt

@@ -76,9 +76,16 @@ func TestDoubtedLevelNotDecided(t *testing.T) {
 			if cf := clean.Cell(c16, "fast"); cf.Outcome != OutcomeFaster {
 				t.Fatalf("without the doubt fast is %q at C=16, want faster: the test shows nothing", cf.Outcome)
 			}
-			// Leaves the family: fast against the baseline and against the
-			// twin at C=16.
-			if got, want := v.Comparisons, clean.Comparisons-2; got != want {
+			// Leaves the family of the fixed design: fast against the
+			// baseline and against the twin at C=16. The sequential family
+			// keeps them, never looked at while doubted: whether a look
+			// doubts a comparison depends on the launches it saw, and a
+			// replay must test the others at the level the run did.
+			want := clean.Comparisons - 2
+			if seq {
+				want = clean.Comparisons
+			}
+			if got := v.Comparisons; got != want {
 				t.Errorf("family of %d, want %d (two comparisons doubted out of %d)", got, want, clean.Comparisons)
 			}
 			// Leaves the winner column: decided among the baseline and the
@@ -135,5 +142,72 @@ func TestDoubtKinds(t *testing.T) {
 				t.Errorf("doubts %+v, want kinds %q", ds, tc.want)
 			}
 		})
+	}
+}
+
+// TestDoubtReplaysTheRunsLooks: a level that only a late launch makes
+// doubted is decided by the replayed looks as the run's own look decided it
+// before that launch: each look doubts what the launches it saw doubt, so
+// the report, replaying every look at the end, names the outcome and the
+// round the live look did, and the variant's stop stands. Doubting the level
+// at every look from the end's pooled figure (as the rule did before) turns
+// the decision the run acted on into a doubted cell.
+func TestDoubtReplaysTheRunsLooks(t *testing.T) {
+	s := verdicttest.DefaultSweep()
+	s.Concurrency = []int{1, 4, 16}
+	fast := verdicttest.Baseline
+	fast.StepBase /= 1.1
+	fast.StepPerSeq /= 1.1
+	names := []string{"baseline", "fast"}
+	const rounds = 6
+	ls := verdicttest.Campaign([]verdicttest.Engine{verdicttest.Baseline, fast}, s, rounds, 11)
+	plan := &SequentialPlan{MinRounds: 3, MaxRounds: rounds}
+	c16 := measure.ConcurrencyLevel(16)
+
+	// The live look after round 5, on the launches it had.
+	var early []verdicttest.Launch
+	for _, l := range ls {
+		if l.Round < rounds {
+			early = append(early, l)
+		}
+	}
+	live, err := FromRecords(campaignInput(names, s, rounds, early), Options{Sequential: plan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := live.Cell(c16, "fast")
+	if lc.Outcome != OutcomeFaster || lc.DecidedAtRound == 0 {
+		t.Fatalf("the live look: fast at C=16 %q (decided after %d), want faster: the test shows nothing", lc.Outcome, lc.DecidedAtRound)
+	}
+
+	// Round 6's launch of fast paces its client a half of each latency at
+	// C=16: over every launch pooled the level is doubted.
+	in := campaignInput(names, s, rounds, ls)
+	for _, l := range in.Launches["fast"] {
+		if l.Round != rounds {
+			continue
+		}
+		for i := range l.Records {
+			r := &l.Records[i]
+			if r.Level == c16 && !r.Warmup {
+				r.DispatchLagNs = (r.EndNs - r.SendNs) / 2
+			}
+		}
+	}
+	v, err := FromRecords(in, Options{Sequential: plan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := v.Scenario("fast").Level(c16); len(l.Doubts) == 0 {
+		t.Fatalf("fast at C=16 over every launch: no doubt (pace share %.3f): the test shows nothing", l.PaceShare)
+	}
+	vc := v.Cell(c16, "fast")
+	if vc.Outcome != lc.Outcome || vc.DecidedAtRound != lc.DecidedAtRound {
+		t.Errorf("replayed: fast at C=16 %q after %d rounds; the live look decided %q after %d", vc.Outcome, vc.DecidedAtRound, lc.Outcome, lc.DecidedAtRound)
+	}
+	for _, c := range []measure.Level{measure.ConcurrencyLevel(1), measure.ConcurrencyLevel(4)} {
+		if got, want := v.Cell(c, "fast"), live.Cell(c, "fast"); got.Decided && want.Decided && (got.Outcome != want.Outcome || got.DecidedAtRound != want.DecidedAtRound) {
+			t.Errorf("fast at %s: %q after %d, the live look %q after %d", measure.LevelName(c), got.Outcome, got.DecidedAtRound, want.Outcome, want.DecidedAtRound)
+		}
 	}
 }

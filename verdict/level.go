@@ -93,6 +93,9 @@ func (a *levelAcc) add(l *Level, launch Launch, c measure.Level, reps map[int][]
 		}
 		tok += tp.Tokens
 		sec += tp.Window.Seconds()
+		lag, slot := measure.PaceSums(recs, tp.Window, tp.Steady)
+		ll.paceLag += lag
+		ll.paceSlot += slot
 		a.sampleSec += tp.SampleSeconds * float64(len(tp.Samples))
 		ll.Samples = append(ll.Samples, tp.Samples...)
 	}

@@ -244,6 +244,16 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 	plan = plan.normalised()
 	_, keys, mixed := comparePairs(v, 0)
 	v.MixedHosts = mixed
+	// A comparison doubted over every launch is a member of the family
+	// too: whether a look doubts it depends on the launches that look saw
+	// (doubtsUpTo), so the family is every comparison and a look skips the
+	// ones it doubts, as a live look after that round did. A replay then
+	// tests each comparison at the level the run tested it at, and the
+	// report decides what the run decided.
+	for k := range v.doubted {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, pairKey.compare)
 	var hs []*hypothesis
 	for _, k := range keys {
 		hs = append(hs, &hypothesis{key: k, capacity: -1})
@@ -323,6 +333,12 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 		if h.capacity >= 0 {
 			v.Capacity.Comparisons[h.capacity].Comparison = c
 			continue
+		}
+		if h.decided {
+			// Decided at a look that did not doubt it: the run acted on
+			// that decision (the variant may have stopped), and a doubt
+			// that later launches raised does not undo it.
+			delete(v.doubted, h.key)
 		}
 		pairs[h.key] = &c
 	}

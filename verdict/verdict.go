@@ -350,6 +350,9 @@ type Level struct {
 	// counts that disagree, a cache not cleared): its comparisons are not
 	// decided (OutcomeDoubted).
 	Doubts []Doubt `json:"doubts,omitempty"`
+	// launchFacts are what each launch's summary says toward the doubts,
+	// for a look that sees only some of the launches (doubtsUpTo).
+	launchFacts []launchFacts
 	// AcceptLength is the level's speculative accept length, when reported:
 	// Accept's center.
 	AcceptLength *float64 `json:"accept_length,omitempty"`
@@ -404,6 +407,9 @@ type LaunchLevel struct {
 	Throughput float64 `json:"throughput"`
 	// Samples are the launch's within-launch samples, tok/s.
 	Samples []float64 `json:"samples,omitempty"`
+	// paceLag and paceSlot are the launch's measure.PaceSums over its
+	// repeats: a look pools them over the rounds it saw (doubtsUpTo).
+	paceLag, paceSlot float64
 }
 
 // Estimate is a center with its confidence interval.
