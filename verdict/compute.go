@@ -195,8 +195,8 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 					// figure the client, not the server, set.
 					l.ClientLimited = clientLimited(l)
 				}
-				l.Doubts = levelDoubts(name, in.Launches[name], l)
 				l.launchFacts = levelFacts(in.Launches[name], l.Level)
+				l.Doubts = levelDoubts(name, l)
 				levelSet[l.Level] = true
 			}
 			scenarioIntervals(&s, v.Confidence)

@@ -71,10 +71,11 @@ func DoubtAdvice(kind string) string {
 }
 
 // levelDoubts are the reasons to doubt one scenario's measurement at level
-// l, from its launches' level summaries: pacing (a closed loop's over
-// every launch pooled, Level.ClientLimited), server and client counts (the means over the
-// launches that report both), a failed cache reset on repeated prompts.
-func levelDoubts(name string, launches []Launch, l *Level) []Doubt {
+// l over every launch: pacing (a closed loop's over every launch pooled,
+// Level.ClientLimited), server and client counts (the means over the
+// launches that report both) and a failed cache reset on repeated prompts,
+// the last two from l.launchFacts.
+func levelDoubts(name string, l *Level) []Doubt {
 	var out []Doubt
 	if l.ClientLimited {
 		text := fmt.Sprintf("over every launch the client held freed slots empty %.1f%% of the time", 100*l.PaceShare)
@@ -83,36 +84,7 @@ func levelDoubts(name string, launches []Launch, l *Level) []Doubt {
 		}
 		out = append(out, Doubt{Kind: DoubtPace, Scenario: name, Text: text})
 	}
-	var server, client float64
-	n := 0
-	cache := false
-	for _, ln := range launches {
-		if ln.Result == nil {
-			continue
-		}
-		for _, ls := range ln.Result.Levels {
-			if ls.Level != l.Level {
-				continue
-			}
-			if ls.Server != nil && ls.Server.GenTokS != nil && ls.Throughput > 0 {
-				server += ls.Server.GenTokS.Value
-				client += ls.Throughput
-				n++
-			}
-			cache = cache || (ls.CacheReset == "" && ls.CacheResetNote != "" && !ls.UniquePrompts)
-		}
-	}
-	if n > 0 {
-		if gap := server/client - 1; math.Abs(gap) > DefaultServerThroughputTolerance {
-			out = append(out, Doubt{Kind: DoubtCounts, Scenario: name,
-				Text: fmt.Sprintf("the server counted %+.1f%% against the client's tokens", 100*gap)})
-		}
-	}
-	if cache {
-		out = append(out, Doubt{Kind: DoubtCache, Scenario: name,
-			Text: "the prefix cache was not cleared before the level and its prompts repeat"})
-	}
-	return out
+	return append(out, factDoubts(name, l.launchFacts, func(int) bool { return true })...)
 }
 
 // launchFacts are one launch's summary facts at a level that the doubts
@@ -175,9 +147,18 @@ func (l *Level) doubtsUpTo(name string, keep func(round int) bool) []Doubt {
 				Text: fmt.Sprintf("over the launches so far the client held freed slots empty %.1f%% of the time", 100*lag/slot)})
 		}
 	}
+	return append(out, factDoubts(name, l.launchFacts, keep)...)
+}
+
+// factDoubts are the doubts the launches' summaries raise, over the
+// launches of the rounds keep admits: the server's and the client's token
+// counts apart by more than DefaultServerThroughputTolerance, and a cache
+// left uncleared while prompts repeat.
+func factDoubts(name string, facts []launchFacts, keep func(round int) bool) []Doubt {
+	var out []Doubt
 	var server, client float64
 	cache := false
-	for _, f := range l.launchFacts {
+	for _, f := range facts {
 		if !keep(f.round) {
 			continue
 		}

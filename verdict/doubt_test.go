@@ -137,7 +137,7 @@ func TestDoubtKinds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ls := []Launch{{Round: 1, Result: &results.ScenarioResult{Levels: []measure.LevelSummary{tc.level}}}}
-			ds := levelDoubts("a", ls, &Level{Level: c})
+			ds := levelDoubts("a", &Level{Level: c, launchFacts: levelFacts(ls, c)})
 			if got := strings.Join(DoubtKinds(ds), ","); got != tc.want {
 				t.Errorf("doubts %+v, want kinds %q", ds, tc.want)
 			}
