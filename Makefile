@@ -130,7 +130,7 @@ sequential:
 # core, and the machine as it is. CONTENTION_CAMPAIGNS of each kind, three
 # at a time, the kinds taking turns; the false-call rate of each kind and
 # the signs of the changes (docs/METHOD.md, "Identical servers under
-# contention"). Hours on a busy 2-core machine; make test runs a short
+# contention"). About 41 minutes on a 2-core machine; make test runs a short
 # version. Each campaign's run and rounds.csv are kept in CONTENTION_OUT.
 CONTENTION_OUT ?= /tmp/bakeoff-contention
 CONTENTION_CAMPAIGNS ?= 40
