@@ -200,7 +200,14 @@ func legend(v *verdict.Verdict) string {
 	s := fmt.Sprintf("+x%% / −x%%: faster or slower (p < %v after %s over %s); tie: the %.0f%% interval of the ratio within ±%s; ?: inconclusive, MDE the smallest difference this run could detect (80%% power); [lo, hi]: the interval the outcome was decided on, at the corrected test's level for a win or loss, at %.0f%% for a tie or ?",
 		v.Alpha, correctionName(v.Correction), familyText(v), tie, trimPct(v.EquivalenceMarginPct), tie)
 	if doubtedCells(v) {
-		s += "; doubted: bakeoff's own checks question a side's measurement at that level (the notes say why and what to do), so it is not decided and not in the corrected family"
+		s += "; doubted: bakeoff's own checks question a side's measurement at that level (the notes say why and what to do), so it is not decided"
+		if v.Sequential == nil {
+			s += " and not in the corrected family"
+		} else {
+			// The sequential family keeps it, untested while doubted, so
+			// that a replay tests the others at the run's levels.
+			s += " (it stays in the corrected family, untested)"
+		}
 	}
 	if pairedCells(v) {
 		s += "; N paired: the change is the geometric mean of the rounds' paired ratios over the N rounds before its deciding look, fewer than the launches the throughputs average, so it need not be their ratio"
