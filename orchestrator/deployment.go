@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -256,6 +257,9 @@ func (s *scenarioRun) watchProcs(ctx context.Context, phase StepName, fatal, exi
 		}
 		data, next, err := remote.ReadFrom(ctx, p.node.h, p.log, p.offset, DefaultLogChunk)
 		if err != nil {
+			if se := s.nodeGone(ctx, p, phase); se != nil {
+				return se
+			}
 			s.o.warn(s.sc.Name, fmt.Sprintf("reading the log of role %s of %s on %s: %v", p.name, s.sc.Name, p.node.h.Name(), err))
 			continue
 		}
@@ -278,6 +282,35 @@ func (s *scenarioRun) watchProcs(ctx context.Context, phase StepName, fatal, exi
 	}
 	return nil
 }
+
+// nodeGone asks the watcher about the host of an instance whose log could
+// not be read, and fails the launch when the host is lost. Without it a
+// node lost while the deployment loads holds the launch for the whole
+// health timeout (30 minutes by default): its instance's health goes
+// through its host, so it never answers, and deadProc takes a host that
+// cannot say for one whose process runs; each of those calls also spends
+// the SSH host's reconnect attempts. The watcher waits out a link that
+// comes back within the link patience, as the fleet's failover does.
+func (s *scenarioRun) nodeGone(ctx context.Context, p *roleProc, phase StepName) *ScenarioError {
+	err := p.node.watch(ctx)
+	if err == nil || ctx.Err() != nil {
+		return nil
+	}
+	se := s.failProc(p, phase, fmt.Sprintf("%s stopped answering: %v", p.node.h.Name(), err), "")
+	se.Err = &lostNodeError{node: p.node, err: err}
+	return se
+}
+
+// lostNodeError is the watcher's word that a node of a launch is lost, as
+// the launch got it: the failover takes it rather than asking again, which
+// would wait the link patience out a second time.
+type lostNodeError struct {
+	node *worker
+	err  error
+}
+
+func (e *lostNodeError) Error() string { return e.node.h.Name() + ": " + e.err.Error() }
+func (e *lostNodeError) Unwrap() error { return e.err }
 
 // probeWave asks each instance of a wave not yet ready for its health, and
 // returns the first still waiting (nil when the wave is ready). An instance
@@ -469,6 +502,12 @@ func saveDeploymentLogs(ctx context.Context, s *scenarioRun) error {
 			continue
 		}
 		local := filepath.Join(s.dir, rolesDir, p.name, results.ServerLog)
+		// The role's folder is made by its first /metrics scrape in the
+		// sweep; a launch that failed before it still keeps its logs.
+		if err := os.MkdirAll(filepath.Dir(local), results.DirMode); err != nil {
+			errs = append(errs, fmt.Sprintf("keeping the log of role %s: %v", p.name, err))
+			continue
+		}
 		err := p.node.overLink(ctx, s.sc.Name, "downloading the log of role "+p.name, func(ctx context.Context) error {
 			return p.node.h.Download(ctx, p.log, local)
 		})

@@ -41,14 +41,20 @@ func (w *worker) watch(ctx context.Context) error {
 // host is blamed).
 func (o *orch) hostFailure(ctx context.Context, s *scenarioRun, failed error) string {
 	w := s.w
+	lost := func(n *worker, err error) string {
+		n.unreachable = true
+		if n != w {
+			// A launch's node lost: the group, and the round, go.
+			return fmt.Sprintf("%s, a node of its group: %v (during %s)", n.h.Name(), err, s.sc.Name)
+		}
+		return fmt.Sprintf("%v (during %s)", err, s.sc.Name)
+	}
+	if gone := (*lostNodeError)(nil); errors.As(failed, &gone) {
+		return lost(gone.node, gone.err)
+	}
 	for _, n := range w.nodes() {
 		if err := n.watch(ctx); err != nil {
-			n.unreachable = true
-			if n != w {
-				// A launch's node lost: the group, and the round, go.
-				return fmt.Sprintf("%s, a node of its group: %v (during %s)", n.h.Name(), err, s.sc.Name)
-			}
-			return fmt.Sprintf("%v (during %s)", err, s.sc.Name)
+			return lost(n, err)
 		}
 	}
 	var se *ScenarioError
