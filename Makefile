@@ -78,7 +78,7 @@ fuzz:
 # joined as a cluster's nodes are (measured, a rank killed, interrupted).
 faults: build deps
 	BAKEOFF_FAULTS=1 $(GO) test -count=1 -v -timeout 9m -parallel 16 ./internal/testhost ./faults
-	BAKEOFF_FAULTS=1 $(GO) test -count=1 -v -timeout 9m -run '^TestDeploymentTwoNodes$$' ./orchestrator
+	BAKEOFF_FAULTS=1 $(GO) test -count=1 -v -timeout 9m -run '^(TestDeploymentTwoNodes|TestDeploymentLostHost)$$' ./orchestrator
 
 # A night of simulated time over a fleet of namespace hosts, with links cut,
 # a host lost and a server killed along the way; the orchestrator's memory

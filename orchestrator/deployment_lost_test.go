@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/internal/campaigntest"
 	"github.com/bakeoff-dev/bakeoff/internal/testhost"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/placement"
@@ -25,6 +26,7 @@ import (
 // campaign resumed runs only the ranks, stopping what the cut left on rank
 // 1's host first, and leaves nothing on either.
 func TestDeploymentLostHost(t *testing.T) {
+	campaigntest.Need(t, "BAKEOFF_FAULTS", "campaigns over namespace hosts", "make faults; .ci/run does")
 	r := newNodesRig(t)
 	r.ranksScenario("ranks")
 	r.scenario("single", "")
