@@ -17,8 +17,25 @@ import "math"
 // earlier than where the line through the samples reaches zero. NaN samples
 // (a scrape that did not carry the series) are skipped.
 func Increase(times []int64, vals []float64, start, end int64) (float64, bool) {
+	e, ok := extrapolate(times, vals, start, end)
+	if !ok {
+		return 0, false
+	}
+	return e.raw * (e.sampled + e.toStart + e.toEnd) / e.sampled, true
+}
+
+// extrapolation is Increase's reading of a window: the raw increase between
+// the first and last samples inside (indexes first, last), the seconds they
+// span, and the seconds it is extrapolated by toward each edge.
+type extrapolation struct {
+	raw                     float64
+	sampled, toStart, toEnd float64
+	first, last             int
+}
+
+func extrapolate(times []int64, vals []float64, start, end int64) (extrapolation, bool) {
 	var (
-		first, last   int64
+		first, last   int
 		firstV, lastV float64
 		raw           float64
 		n             int
@@ -29,22 +46,22 @@ func Increase(times []int64, vals []float64, start, end int64) (float64, bool) {
 		}
 		v := vals[k]
 		if n == 0 {
-			first, firstV = t, v
+			first, firstV = k, v
 		} else {
 			if v < lastV {
 				raw += lastV // a reset: the counter restarted from zero
 			}
 			raw += v - lastV
 		}
-		last, lastV = t, v
+		last, lastV = k, v
 		n++
 	}
 	if n < 2 {
-		return 0, false
+		return extrapolation{}, false
 	}
-	sampled := float64(last-first) / 1e9
-	toStart := float64(first-start) / 1e9
-	toEnd := float64(end-last) / 1e9
+	sampled := float64(times[last]-times[first]) / 1e9
+	toStart := float64(times[first]-start) / 1e9
+	toEnd := float64(end-times[last]) / 1e9
 	avg := sampled / float64(n-1)
 	threshold := avg * 1.1
 	if toStart >= threshold {
@@ -58,7 +75,7 @@ func Increase(times []int64, vals []float64, start, end int64) (float64, bool) {
 	if toEnd >= threshold {
 		toEnd = avg / 2
 	}
-	return raw * (sampled + toStart + toEnd) / sampled, true
+	return extrapolation{raw: raw, sampled: sampled, toStart: toStart, toEnd: toEnd, first: first, last: last}, true
 }
 
 // rawIncrease is a counter's increase between its first and last sample in
@@ -82,4 +99,94 @@ func rawIncrease(times []int64, vals []float64, start, end int64) (float64, bool
 		n++
 	}
 	return raw, n >= 2
+}
+
+// EdgeIncrease is a counter's increase over the window (start, end], Unix
+// ns, read at the window's edges: where a sample lies at or before start (at
+// or after end), the counter's increase between it and the nearest sample
+// inside is split at the edge by the rates on either side of that gap (each
+// the rate over the neighbouring interval between samples, or an even rate
+// across the gap where a side has none); an edge with no sample beyond it is
+// extrapolated as Increase does. ok is false with fewer than two samples in
+// the window, as Increase's.
+//
+// It is the figure to set beside a count the client made over the same
+// window. Increase extrapolates the inside samples' mean rate out to each
+// edge, which a window whose rate is uneven near an edge turns into a bias
+// of up to one scrape interval's worth of the mean rate. A closed-loop level
+// opens with C prompts arriving at once, and with long prompts the server
+// spends its first tens of milliseconds prefilling them, generating one
+// token per prompt, while Increase credits that time with the level's mean
+// rate: +0.6%, +3.8% and +6.2% against the client's tokens in three sweeps
+// of the sim at C=16 with 4000-token prompts, 100 ms scrapes and a 0.9 s
+// window, whose whole levels the server and the client counted to the
+// token alike. The samples around the window say what the counter did
+// there: it stood still before the level began, so the gap's whole increase
+// is the window's. An even rate across the gap instead would give part of
+// it to the idle time before the window, and read low (−0.5% to −1% in
+// 3 s windows with short prompts).
+func EdgeIncrease(times []int64, vals []float64, start, end int64) (float64, bool) {
+	e, ok := extrapolate(times, vals, start, end)
+	if !ok {
+		return 0, false
+	}
+	// prev and next are the valid samples before and after index k, -1
+	// where there is none.
+	prev := func(k int) int {
+		for k--; k >= 0; k-- {
+			if !math.IsNaN(vals[k]) {
+				return k
+			}
+		}
+		return -1
+	}
+	next := func(k int) int {
+		for k++; k < len(times); k++ {
+			if !math.IsNaN(vals[k]) {
+				return k
+			}
+		}
+		return -1
+	}
+	// delta is the counter's increase from sample a to b, a reset between
+	// them counting the value after it, as Increase's.
+	delta := func(a, b int) float64 {
+		if vals[b] < vals[a] {
+			return vals[b]
+		}
+		return vals[b] - vals[a]
+	}
+	// rate is the counter's rate from sample a to b per ns, -1 when either
+	// is missing.
+	rate := func(a, b int) float64 {
+		if a < 0 || b < 0 {
+			return -1
+		}
+		return delta(a, b) / float64(times[b]-times[a])
+	}
+	// inside is the share of the increase from sample a to b (a before t,
+	// b after) that falls on the window's side of t, outside ns of the gap
+	// lying beyond the window at rate rOut and in ns within it at rate rIn.
+	inside := func(a, b int, outside, in int64, rOut, rIn float64) float64 {
+		d := delta(a, b)
+		wOut, wIn := rOut*float64(outside), rIn*float64(in)
+		if rOut < 0 || rIn < 0 || wOut+wIn <= 0 {
+			wOut, wIn = float64(outside), float64(in)
+		}
+		return d * wIn / (wOut + wIn)
+	}
+	inc := e.raw
+	if before := prev(e.first); before >= 0 {
+		inc += inside(before, e.first, start-times[before], times[e.first]-start,
+			rate(prev(before), before), rate(e.first, next(e.first)))
+	} else {
+		inc += e.raw * e.toStart / e.sampled
+	}
+	if after := next(e.last); after >= 0 {
+		inc += inside(e.last, after, times[after]-end, end-times[e.last],
+			rate(after, next(after)), rate(prev(e.last), e.last))
+	} else {
+		inc += e.raw * e.toEnd / e.sampled
+	}
+	return inc, true
 }

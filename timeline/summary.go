@@ -16,6 +16,7 @@ const MinScrapes = 2
 // Summarize is what the server's metrics m say about the window (start,
 // end], Unix ns: gauges as the mean, median and largest of their scraped
 // values, counters as their increase with Prometheus' semantics (Increase),
+// but for the generated tokens, read at the window's edges (EdgeIncrease),
 // histograms as quantiles of their buckets' increases. A metric with several
 // series (labels per engine core or rank) is summed over them, except the
 // gauges that are fractions (KV usage, hit rate, accept length), which are
@@ -53,8 +54,12 @@ func Summarize(tl *Timeline, m *engine.ServerMetrics, start, end int64) *measure
 			s.AcceptLength = &measure.ServerFigure{Value: g.Mean, Source: "mean of " + g.Source}
 		}
 	}
-	if name, v, ok := tl.increase(m.GenerationTokens, start, end); ok {
-		s.GenTokS = &measure.ServerFigure{Value: v / (float64(end-start) / 1e9), Source: "rate(" + name + ") over the window"}
+	// The generation throughput is set beside the client's tokens over the
+	// same window (the verdict's counts doubt), so the counter is read at
+	// the window's edges rather than extrapolated to them (EdgeIncrease).
+	if name, v, ok := tl.edgeIncrease(m.GenerationTokens, start, end); ok {
+		s.GenTokS = &measure.ServerFigure{Value: v / (float64(end-start) / 1e9),
+			Source: "increase(" + name + ") over the window, read at its edges from the scrapes around them (EdgeIncrease), over its length"}
 	}
 	s.TTFT = tl.histogram(m.TTFT, start, end)
 	s.ITL = tl.histogram(m.ITL, start, end)
@@ -108,11 +113,23 @@ func (tl *Timeline) gauge(names []string, in []int, sum bool) *measure.GaugeStat
 // increase is the first of names that has an increase over the window,
 // summed over its series (Prometheus' sum(increase(x[w]))).
 func (tl *Timeline) increase(names []string, start, end int64) (string, float64, bool) {
+	return tl.summed(names, start, end, Increase)
+}
+
+// edgeIncrease is increase with each series read at the window's edges
+// (EdgeIncrease).
+func (tl *Timeline) edgeIncrease(names []string, start, end int64) (string, float64, bool) {
+	return tl.summed(names, start, end, EdgeIncrease)
+}
+
+// summed is the first of names whose series have an increase by inc over
+// the window, summed over them.
+func (tl *Timeline) summed(names []string, start, end int64, inc func([]int64, []float64, int64, int64) (float64, bool)) (string, float64, bool) {
 	for _, name := range names {
 		var tot float64
 		found := false
 		for _, i := range tl.named(name) {
-			if v, ok := Increase(tl.Times, tl.Values[i], start, end); ok {
+			if v, ok := inc(tl.Times, tl.Values[i], start, end); ok {
 				tot += v
 				found = true
 			}

@@ -46,9 +46,11 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("kv usage %+v, want 0.3 (ranks averaged)", g)
 	}
 	// Generation: 100, 200, 0, 100 → 100 − 100 + 200 = 200 raw over 3 s,
-	// ×4/3 to the edges; over the 4 s window 66.7 tok/s.
-	if f := s.GenTokS; f == nil || math.Abs(f.Value-200*4.0/3/4) > 1e-9 {
-		t.Errorf("gen tok/s %+v, want %v", f, 200*4.0/3/4)
+	// and read at the edges from the scrapes at 0 and 5 (EdgeIncrease):
+	// half of 0 → 100 at the start, half of 100 → 200 at the end; 300 over
+	// the 4 s window, 75 tok/s.
+	if f := s.GenTokS; f == nil || math.Abs(f.Value-75) > 1e-9 {
+		t.Errorf("gen tok/s %+v, want 75", f)
 	}
 	if f := s.AcceptLength; f == nil || math.Abs(f.Value-2) > 1e-9 {
 		t.Errorf("accept length %+v, want 2 (generated tokens per verify call)", f)
