@@ -7,6 +7,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // DiffText writes the comparison of two runs: a table per scenario and level
@@ -101,9 +102,9 @@ func roundsWords(n int) string {
 // correctionName names a multiple-testing correction in prose.
 func correctionName(c string) string {
 	switch c {
-	case verdict.CorrectionHolm:
+	case rule.CorrectionHolm:
 		return "Holm's correction"
-	case verdict.CorrectionBH:
+	case rule.CorrectionBH:
 		return "the Benjamini–Hochberg correction"
 	}
 	return "no correction"

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // SourceRequests names an accept length made from the requests' own counts
@@ -151,7 +152,7 @@ func summarySource(launches []Launch, c measure.Level, perRequest bool) string {
 // conf interval from the spread of their logs (Student t, n − 1 degrees of
 // freedom); with one value, no interval.
 func geoEstimate(xs []float64, conf float64) Estimate {
-	m, v, n := logMoments(xs)
+	m, v, n := rule.LogMoments(xs)
 	e := Estimate{Center: math.Exp(m), Lo: math.Exp(m), Hi: math.Exp(m), Confidence: conf, N: n}
 	if n < 2 {
 		return e

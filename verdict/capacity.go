@@ -10,6 +10,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/slo"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // The capacity under the campaign's service-level objective (package slo):
@@ -269,7 +270,7 @@ func capacityEstimate(ls []LaunchCapacity, conf float64) (Estimate, slo.Bound) {
 	e := meanLogs(logs)
 	lo, hi := e.Interval(conf)
 	est := Estimate{Center: math.Exp(e.D), Lo: math.Exp(lo), Hi: math.Exp(hi), Confidence: conf, N: len(ls)}
-	if !e.ok() {
+	if !e.OK() {
 		est.Lo, est.Hi = est.Center, est.Center
 	}
 	if same := slicesAllEqual(ls); same {
@@ -289,16 +290,16 @@ func slicesAllEqual(ls []LaunchCapacity) bool {
 }
 
 // meanLogs is the mean of xs with its standard error and n−1 df.
-func meanLogs(xs []float64) logDiff {
+func meanLogs(xs []float64) rule.Diff {
 	var s float64
 	for _, x := range xs {
 		s += x
 	}
 	n := len(xs)
 	if n == 0 {
-		return logDiff{}
+		return rule.Diff{}
 	}
-	e := logDiff{D: s / float64(n)}
+	e := rule.Diff{D: s / float64(n)}
 	if n < 2 {
 		return e
 	}
@@ -332,7 +333,7 @@ func (cv *CapacityVerdict) compare(baseline string, conf float64) {
 		}
 		e := meanLogs(d)
 		sd := math.NaN()
-		if e.ok() {
+		if e.OK() {
 			sd = e.SE * math.Sqrt(float64(len(d)))
 		}
 		cc.Comparison = newComparison(e, MethodLaunches, len(d), sd, conf)
@@ -361,7 +362,7 @@ func (cv *CapacityVerdict) family() []*Comparison {
 	}
 	var out []*Comparison
 	for i := range cv.Comparisons {
-		if cv.Comparisons[i].est.ok() {
+		if cv.Comparisons[i].est.OK() {
 			out = append(out, &cv.Comparisons[i].Comparison)
 		}
 	}
@@ -521,7 +522,7 @@ func CompareCapacity(old, new *ScenarioCapacity, conf float64) *Comparison {
 	case dfn <= 0 && dfo > 0:
 		vn, dfn = vo, dfo
 	}
-	e := logDiff{D: en.D - eo.D}
+	e := rule.Diff{D: en.D - eo.D}
 	sd := math.NaN()
 	if dfo > 0 {
 		wo, wn := vo/float64(len(lo)), vn/float64(len(ln))
@@ -537,7 +538,7 @@ func CompareCapacity(old, new *ScenarioCapacity, conf float64) *Comparison {
 		sd = math.Sqrt((vo + vn) / 2)
 	}
 	c := newComparison(e, MethodLaunches, min(len(lo), len(ln)), sd, conf)
-	if !e.ok() {
+	if !e.OK() {
 		c.Method = MethodWithinLaunch
 	}
 	return &c
@@ -556,7 +557,7 @@ func capacityLogs(s *ScenarioCapacity) []float64 {
 // tie is called, and a winner only when the bounds can only widen its lead;
 // without an error estimate nothing is concluded.
 func SettleCapacity(c *Comparison, a, b *ScenarioCapacity) {
-	if !c.est.ok() {
+	if !c.est.OK() {
 		c.Outcome = OutcomeInconclusive
 		return
 	}

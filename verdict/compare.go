@@ -5,9 +5,8 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // compareLevels compares scenario b against scenario a (the reference) at
@@ -16,7 +15,7 @@ import (
 // With paired set (two scenarios of one run), the launches are paired by
 // round: each round gives one log ratio per level, and the error comes from
 // the variation of those ratios between rounds, pooled over the levels
-// (estimateLaunchVar). Without pairing (one scenario in two runs), or when no
+// (rule.PooledVar). Without pairing (one scenario in two runs), or when no
 // level has two paired rounds, each side's launch-to-launch variance is
 // estimated on its own and the two are combined as in Welch's test; a side
 // with one launch borrows the other side's variance (the same server on the
@@ -44,8 +43,8 @@ func compareLevels(a, b []Level, paired bool, conf float64, prior *NoisePrior) (
 // ownNoise is one pair's launch variance from tonight's rounds alone, with
 // each level's, and how the prior served it (nil without one).
 type ownNoise struct {
-	launchVar
-	levels map[measure.Level]launchVar
+	pooled rule.Var
+	levels map[measure.Level]rule.Var
 	prior  *PriorUse
 }
 
@@ -83,26 +82,26 @@ func comparePaired(ps []levelPair, conf float64, prior *NoisePrior) (map[measure
 			table[i][k] = rb[k] - ra[k] // NaN unless both launched in that round
 		}
 	}
-	lv := estimateLaunchVar(table)
+	lv := rule.PooledVar(table)
 	if lv.DF <= 0 {
 		return nil, nil
 	}
-	own := &ownNoise{launchVar: lv, levels: map[measure.Level]launchVar{}}
+	own := &ownNoise{pooled: lv, levels: map[measure.Level]rule.Var{}}
 	for i, p := range ps {
-		if row := estimateLaunchVar(table[i : i+1]); row.DF > 0 {
+		if row := rule.PooledVar(table[i : i+1]); row.DF > 0 {
 			own.levels[p.c] = row
 		}
 	}
 	lv, own.prior = prior.combine(lv)
-	serial := serialInflation(table)
+	serial := rule.SerialInflation(table)
 	out := map[measure.Level]*Comparison{}
 	for i, p := range ps {
-		mean, n := rowMean(table[i])
+		mean, n := rule.RowMean(table[i])
 		if n == 0 {
 			continue
 		}
-		v, df, noisy := levelVar(table, i, lv)
-		e := logDiff{D: mean, SE: math.Sqrt(v / float64(n)), DF: df}
+		v, df, noisy := rule.LevelVar(table, i, lv)
+		e := rule.Diff{D: mean, SE: math.Sqrt(v / float64(n)), DF: df}
 		c := newComparison(e, MethodLaunches, n, math.Sqrt(v), conf)
 		c.WithinShare = withinShare(p, v)
 		c.NoisyLevel = noisy
@@ -112,112 +111,11 @@ func comparePaired(ps []levelPair, conf float64, prior *NoisePrior) (map[measure
 	return out, own
 }
 
-// serialInflation is the factor by which the variance of a level's mean
-// over the rounds of x (levels × rounds of paired log ratios, NaN for a
-// missing cell) exceeds the round variance over the rounds, when
-// consecutive rounds are correlated: 1 + 2ρ, ρ their correlation pooled
-// over levels, and at least 1.
-//
-// The rounds are counterbalanced (A B, then B A: campaign.LaunchOrder), so
-// the variant's launches of rounds r and r+1 run next to each other, and
-// the baseline's of rounds r+1 and r+2: a drift that wanders on the scale
-// of a launch or two (a host warming and cooling, another job's load) moves
-// both rounds' ratios the same way. Their correlation is positive, up to
-// 1/8 of the drift's share for a drift that forgets half of itself from
-// one launch to the next, and the plain variance over R then understates
-// the mean's by up to a quarter: a single comparison under such a drift was
-// called in 7–8% of A/A sequences at a nominal 5%
-// (TestComparisonSizeOrderDrift). ρ is estimated from the products of
-// consecutive residuals, which average −σ²/R under independence: that bias
-// is added back, so that with no drift the factor is 1 about half the time
-// and little above it otherwise.
-func serialInflation(x [][]float64) float64 {
-	var ss, sp, bias, cells, rows float64
-	for c := range x {
-		mean, n := rowMean(x[c])
-		if n < 3 {
-			continue
-		}
-		prev := math.NaN()
-		var lss float64
-		pairs := 0
-		for _, y := range x[c] {
-			if math.IsNaN(y) {
-				prev = math.NaN()
-				continue
-			}
-			e := y - mean
-			lss += e * e
-			if !math.IsNaN(prev) {
-				sp += prev * e
-				pairs++
-			}
-			prev = e
-		}
-		ss += lss
-		cells += float64(n)
-		rows++
-		// Under independence each product averages −σ²/n and lss (n−1)σ².
-		bias += float64(pairs) / float64(n) * lss / float64(n-1)
-	}
-	if ss <= 0 {
-		return 1
-	}
-	// Removing each level's mean takes about 2ρ/R from the products' mean
-	// too: r is the rounds of a level, on average.
-	r := cells / rows
-	rho := (sp + bias) / ss * r / (r - 2)
-	if rho <= 0 {
-		return 1
-	}
-	// The mean's variance over the plain variance's expectation, both over
-	// R: (1 + 2ρ(R−1)/R)/(1 − 2ρ/R).
-	return (1 + 2*rho*(r-1)/r) / math.Max(1-2*rho/r, 0.1)
-}
-
-// noisyLevelP is the significance at which a level's own variance between
-// rounds is judged larger than the pooled one: 1% of levels switch by chance
-// when all levels are alike.
-const noisyLevelP = 0.01
-
-// levelVar is the variance and df a level's comparison uses: the pooled
-// launch variance, unless the level's own variance between rounds exceeds
-// that of the other levels beyond chance (an F test at noisyLevelP against
-// the pool without it), as when a disturbance hit one level of one launch.
-// Pooling assumes every level is equally noisy; a level that is not gets its
-// own variance, with its own R−1 df, so that the pool does not lend it a
-// confidence it has not earned. The level is left out of the pool it is
-// tested against: a level far noisier than the rest dominates any pool that
-// holds it, and its df.
-func levelVar(x [][]float64, c int, lv launchVar) (v, df float64, noisy bool) {
-	row := x[c]
-	mean, n := rowMean(row)
-	if n < 2 || lv.Var <= 0 || len(x) < 2 {
-		return lv.Var, lv.DF, false
-	}
-	var ss float64
-	for _, y := range row {
-		if !math.IsNaN(y) {
-			ss += (y - mean) * (y - mean)
-		}
-	}
-	own := ss / float64(n-1)
-	others := estimateLaunchVar(slices.Delete(slices.Clone(x), c, c+1))
-	if others.DF <= 0 || others.Var <= 0 {
-		return lv.Var, lv.DF, false
-	}
-	f := distuv.F{D1: float64(n - 1), D2: others.DF}
-	if own/others.Var > f.Quantile(1-noisyLevelP) {
-		return own, float64(n - 1), true
-	}
-	return lv.Var, lv.DF, false
-}
-
 // compareUnpaired compares the two sides' level means with each side's own
 // launch-to-launch variance, or the within-launch samples when neither side
 // has one.
 func compareUnpaired(ps []levelPair, conf float64) map[measure.Level]*Comparison {
-	side := func(pick func(levelPair) *Level) ([][]float64, launchVar) {
+	side := func(pick func(levelPair) *Level) ([][]float64, rule.Var) {
 		ls := make([]Level, len(ps))
 		for i, p := range ps {
 			ls[i] = *pick(p)
@@ -227,7 +125,7 @@ func compareUnpaired(ps []levelPair, conf float64) map[measure.Level]*Comparison
 		for i := range ls {
 			table[i] = launchRow(&ls[i], rounds)
 		}
-		return table, estimateLaunchVar(table)
+		return table, rule.PooledVar(table)
 	}
 	ta, va := side(func(p levelPair) *Level { return p.a })
 	tb, vb := side(func(p levelPair) *Level { return p.b })
@@ -239,15 +137,15 @@ func compareUnpaired(ps []levelPair, conf float64) map[measure.Level]*Comparison
 	}
 	out := map[measure.Level]*Comparison{}
 	for i, p := range ps {
-		ma, na := rowMean(ta[i])
-		mb, nb := rowMean(tb[i])
+		ma, na := rule.RowMean(ta[i])
+		mb, nb := rule.RowMean(tb[i])
 		if na == 0 || nb == 0 {
 			continue
 		}
 		var c Comparison
 		if va.DF > 0 {
 			wa, wb := va.Var/float64(na), vb.Var/float64(nb)
-			e := logDiff{D: mb - ma, SE: math.Sqrt(wa + wb)}
+			e := rule.Diff{D: mb - ma, SE: math.Sqrt(wa + wb)}
 			switch {
 			case va == vb: // one estimate serves both sides
 				e.DF = va.DF
@@ -258,10 +156,10 @@ func compareUnpaired(ps []levelPair, conf float64) map[measure.Level]*Comparison
 			}
 			c = newComparison(e, MethodLaunches, min(na, nb), math.Sqrt((va.Var+vb.Var)/2), conf)
 		} else {
-			e := welchLog(p.a.Samples, p.b.Samples)
+			e := rule.Welch(p.a.Samples, p.b.Samples)
 			e.D = mb - ma
-			_, sa, _ := logMoments(p.a.Samples)
-			_, sb, _ := logMoments(p.b.Samples)
+			_, sa, _ := rule.LogMoments(p.a.Samples)
+			_, sb, _ := rule.LogMoments(p.b.Samples)
 			c = newComparison(e, MethodWithinLaunch, 1, math.Sqrt((sa+sb)/2), conf)
 		}
 		out[p.c] = &c
@@ -282,7 +180,7 @@ func withinShare(p levelPair, roundVar float64) float64 {
 		var sum float64
 		k := 0
 		for _, ll := range l.Launches {
-			_, v, n := logMoments(ll.Samples)
+			_, v, n := rule.LogMoments(ll.Samples)
 			if n >= 2 {
 				sum += v / float64(n)
 				k++
@@ -410,7 +308,7 @@ func compareAll(v *Verdict, plan *SequentialPlan) {
 	}
 	// Deterministic family order: by pair, then level; then the capacities.
 	family = append(family, v.Capacity.family()...)
-	decide(family, rule{Alpha: v.Alpha, Confidence: v.Confidence, Correction: v.Correction,
+	decide(family, fixedRule{Alpha: v.Alpha, Confidence: v.Confidence, Correction: v.Correction,
 		MinEffectPct: v.MinEffectPct, EquivalenceMarginPct: v.EquivalenceMarginPct})
 	v.Comparisons = len(family)
 	v.CapacityComparisons = len(family) - len(keys)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // Error rates of a single comparison under the sequential rule. The
@@ -101,9 +102,9 @@ func (s sizeTally) tieRate() float64    { return float64(s.ties) / float64(max(s
 // standard error, the same boundaries): each comparison closes at its first
 // look that calls it or ties it.
 func comparisonRates(plan SequentialPlan, nz sizeNoise, n int, seed uint64, delta float64) (seq, old sizeTally) {
-	plan = plan.normalised()
+	plan = plan.Normalised()
 	const alpha = 0.05
-	lo, hi := tieBounds(DefaultEquivalenceMarginPct)
+	lo, hi := rule.TieBounds(DefaultEquivalenceMarginPct)
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	key := measure.ConcurrencyLevel(1)
 	for range n {
@@ -114,14 +115,14 @@ func comparisonRates(plan SequentialPlan, nz sizeNoise, n int, seed uint64, delt
 			cs, _ := compareLevels(levelsUpTo(b, k, nil), levelsUpTo(v, k, nil), true, DefaultConfidence, nil)
 			c := cs[key]
 			looks = append(looks, float64(k)/float64(plan.MaxRounds))
-			judge := func(e logDiff, t *sizeTally, open *bool) {
+			judge := func(e rule.Diff, t *sizeTally, open *bool) {
 				if !*open {
 					return
 				}
 				switch {
-				case plan.rejects(e, looks, alpha):
+				case plan.Rejects(e, looks, alpha):
 					t.called++
-				case plan.ties(e, looks, alpha, lo, hi):
+				case plan.Ties(e, looks, alpha, lo, hi):
 					t.ties++
 				default:
 					return

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // Outcomes of one comparison (a variant against the baseline at one level,
@@ -29,7 +30,7 @@ const (
 const (
 	// MethodLaunches: one figure per launch and level, paired by round (or,
 	// between two runs, unpaired), with the launch-to-launch variance pooled
-	// over the levels (estimateLaunchVar).
+	// over the levels (rule.PooledVar).
 	MethodLaunches = "launches"
 	// MethodWithinLaunch: one launch per side; the error comes from the
 	// within-launch throughput samples alone, and launch-to-launch variation
@@ -115,7 +116,7 @@ type Comparison struct {
 	// (fewer than two samples or launches a side).
 	Hopeless bool `json:"hopeless,omitempty"`
 	// NoisyLevel is set when this level varied between rounds more than the
-	// pooled variance allows (levelVar): its own variance and df are used.
+	// pooled variance allows (rule.LevelVar): its own variance and df are used.
 	NoisyLevel bool `json:"noisy_level,omitempty"`
 	// WithinShare is the part of one round's variance that the launches'
 	// within-launch samples account for (MethodLaunches), 0 to 1: high
@@ -133,16 +134,16 @@ type Comparison struct {
 	// inconclusive, for now).
 	Open bool `json:"open,omitempty"`
 
-	est logDiff
+	est rule.Diff
 	// serial is the factor by which the variance of the mean over rounds
 	// exceeds the round variance over the rounds, estimated from the
-	// correlation of consecutive rounds (serialInflation); 0 or 1: none.
+	// correlation of consecutive rounds (rule.SerialInflation); 0 or 1: none.
 	// Only the sequential rule applies it (sequential.go says why).
 	serial float64
 }
 
-// rule is the decision rule applied to one family of comparisons.
-type rule struct {
+// fixedRule is the decision rule applied to one family of comparisons.
+type fixedRule struct {
 	Alpha, Confidence    float64
 	Correction           string
 	MinEffectPct         float64
@@ -150,11 +151,11 @@ type rule struct {
 }
 
 // newComparison fills a comparison's estimate, interval and raw p-value.
-func newComparison(e logDiff, method string, rounds int, sd float64, conf float64) Comparison {
+func newComparison(e rule.Diff, method string, rounds int, sd float64, conf float64) Comparison {
 	c := Comparison{Method: method, Rounds: rounds, est: e, DF: e.DF,
-		Speedup: math.Exp(e.D), DeltaPct: pctOf(e.D), P: e.P(), Hopeless: !e.ok()}
+		Speedup: math.Exp(e.D), DeltaPct: pctOf(e.D), P: e.P(), Hopeless: !e.OK()}
 	c.SpeedupLo, c.SpeedupHi = c.Speedup, c.Speedup // no interval without an error estimate
-	if e.ok() {
+	if e.OK() {
 		lo, hi := e.Interval(conf)
 		c.SpeedupLo, c.SpeedupHi = math.Exp(lo), math.Exp(hi)
 	}
@@ -166,12 +167,12 @@ func newComparison(e logDiff, method string, rounds int, sd float64, conf float6
 
 // decide corrects the family's p-values and gives every comparison its
 // outcome. The family is every comparison in cs.
-func decide(cs []*Comparison, r rule) {
+func decide(cs []*Comparison, r fixedRule) {
 	p := make([]float64, len(cs))
 	for i, c := range cs {
 		p[i] = c.P
 	}
-	adj := adjust(p, r.Correction)
+	adj := rule.Adjust(p, r.Correction)
 	m := max(len(cs), 1)
 	margin := r.EquivalenceMarginPct / 100
 	lo, hi := math.Log1p(-margin), math.Log1p(margin)
@@ -179,7 +180,7 @@ func decide(cs []*Comparison, r rule) {
 		c.PAdjusted = adj[i]
 		c.Significant = c.PAdjusted < r.Alpha
 		c.MDEPct = 0
-		if c.est.ok() {
+		if c.est.OK() {
 			c.MDEPct = pctOf(c.est.MDE(r.Alpha/float64(m), DefaultPower))
 			if c.Method == MethodWithinLaunch {
 				// Nothing under the minimum effect is ever named a win.
@@ -203,7 +204,7 @@ func decide(cs []*Comparison, r rule) {
 			c.Outcome = OutcomeInconclusive
 		}
 		c.OutcomeLo, c.OutcomeHi, c.OutcomeConfidence = 0, 0, 0
-		if c.est.ok() {
+		if c.est.OK() {
 			level := 2 * r.Alpha
 			if c.Outcome == OutcomeFaster || c.Outcome == OutcomeSlower {
 				level = r.Alpha / float64(m)
@@ -241,6 +242,6 @@ func CompareRuns(old, new *Scenario, confidence float64) map[measure.Level]*Comp
 // Decide corrects the p-values of one family of comparisons for their
 // number and gives each its outcome, as the verdict does for its own.
 func Decide(cs []*Comparison, alpha float64, correction string, minEffectPct, equivalenceMarginPct float64) {
-	decide(cs, rule{Alpha: alpha, Correction: correction, MinEffectPct: minEffectPct,
+	decide(cs, fixedRule{Alpha: alpha, Correction: correction, MinEffectPct: minEffectPct,
 		EquivalenceMarginPct: equivalenceMarginPct})
 }

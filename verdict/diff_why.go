@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // AcceptDiffRow is one speculative scenario's accept length at one level in
@@ -75,7 +76,7 @@ func acceptDiff(name string, o, n *LevelAccept, c measure.Level) AcceptDiffRow {
 		r.DeltaPct = 100 * (n.Length.Center/o.Length.Center - 1)
 	}
 	if len(o.Launches) > 1 && len(n.Launches) > 1 {
-		r.P = welchLog(o.Launches, n.Launches).P()
+		r.P = rule.Welch(o.Launches, n.Launches).P()
 	}
 	return r
 }
@@ -90,7 +91,7 @@ func settleAccept(rows []AcceptDiffRow, alpha float64) {
 	for i, r := range rows {
 		p[i] = r.P
 	}
-	for i, adj := range holm(p) {
+	for i, adj := range rule.Holm(p) {
 		rows[i].PAdjusted = adj
 		rows[i].Changed = adj < alpha
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/loadgen"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 	"github.com/bakeoff-dev/bakeoff/sim"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -358,7 +359,7 @@ func TestEndToEndAA(t *testing.T) {
 				winners++
 				any = true
 			}
-			if welchLog(b.Level(row.Level).Samples, vr.Level(row.Level).Samples).P() < DefaultAlpha {
+			if rule.Welch(b.Level(row.Level).Samples, vr.Level(row.Level).Samples).P() < DefaultAlpha {
 				broken++
 				anyBroken = true
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // CheckEnergy names the note on GPU power readings.
@@ -70,7 +71,7 @@ func launchLevelEnergy(l Launch, maxSlices int) (map[measure.Level]LaunchEnergy,
 
 // scenarioEnergy sets every level's Energy from the launches' power
 // readings, with intervals across launches from the launch-to-launch
-// machinery the throughput uses (estimateLaunchVar over the scenario's
+// machinery the throughput uses (rule.PooledVar over the scenario's
 // levels × rounds, on log values). It returns the reasons levels have no
 // energy.
 func scenarioEnergy(s *Scenario, launches []Launch, maxSlices int, conf float64) []string {
@@ -130,17 +131,17 @@ func scenarioEnergy(s *Scenario, launches []Launch, maxSlices int, conf float64)
 // where missing), the geometric mean with its interval from the pooled
 // launch-to-launch variance; with one launch the interval is the point.
 func launchEstimates(table [][]float64, conf float64) []Estimate {
-	lv := estimateLaunchVar(table)
+	lv := rule.PooledVar(table)
 	out := make([]Estimate, len(table))
 	for i, row := range table {
-		mean, n := rowMean(row)
+		mean, n := rule.RowMean(row)
 		if n == 0 {
 			continue
 		}
 		e := Estimate{Center: math.Exp(mean), Confidence: conf, N: n}
 		e.Lo, e.Hi = e.Center, e.Center
 		if lv.DF > 0 {
-			d := logDiff{D: mean, SE: math.Sqrt(lv.Var / float64(n)), DF: lv.DF}
+			d := rule.Diff{D: mean, SE: math.Sqrt(lv.Var / float64(n)), DF: lv.DF}
 			lo, hi := d.Interval(conf)
 			e.Lo, e.Hi = math.Exp(lo), math.Exp(hi)
 		}

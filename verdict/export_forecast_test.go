@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // RoundsSpent is, for the planner's forecast test (forecast_test.go, which
@@ -18,8 +19,8 @@ import (
 // last comparison's. It also returns the pooled df per round past the
 // first, averaged over the looks, for the planner's goal.
 func RoundsSpent(n int, seed uint64, launchSD, levelSD float64, maxRounds, levels int) (rounds []int, dfPerRound float64) {
-	plan := SequentialPlan{MinRounds: 3, MaxRounds: maxRounds}.normalised()
-	lo, hi := tieBounds(DefaultEquivalenceMarginPct)
+	plan := SequentialPlan{MinRounds: 3, MaxRounds: maxRounds}.Normalised()
+	lo, hi := rule.TieBounds(DefaultEquivalenceMarginPct)
 	rng := rand.New(rand.NewPCG(seed, 0xf0ca57))
 	nz := sizeNoise{launchSD: launchSD, levelSD: levelSD}
 	var dfSum float64
@@ -39,7 +40,7 @@ func RoundsSpent(n int, seed uint64, launchSD, levelSD float64, maxRounds, level
 				e := sequentialView(cs[key]).est
 				dfSum += e.DF / float64(k-1)
 				dfN++
-				if plan.rejects(e, looks, 0.05) || plan.ties(e, looks, 0.05, lo, hi) {
+				if plan.Rejects(e, looks, 0.05) || plan.Ties(e, looks, 0.05, lo, hi) {
 					delete(open, key)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // Check names, as Note.Check carries them.
@@ -272,7 +273,7 @@ func (g greedyCounts) judge() (bug bool, p, margin float64) {
 	if g.Common == 0 {
 		return false, 1, margin
 	}
-	p = fisherGreater(g.Differ, g.Common, g.SelfDiffer, g.Common)
+	p = rule.FisherGreater(g.Differ, g.Common, g.SelfDiffer, g.Common)
 	excess := float64(g.Differ-g.SelfDiffer) / float64(g.Common)
 	return p < DefaultGreedyAlpha && excess >= margin, p, margin
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // outputs is one launch's greedy outputs: prompts 0..n-1, each answered
@@ -161,12 +162,12 @@ func TestFisherGreater(t *testing.T) {
 		{3, 4, 1, 4}, {6, 34, 7, 34}, {6, 34, 2, 34}, {30, 34, 0, 34}, {7, 34, 0, 34}, {3, 34, 0, 34},
 		{150, 1000, 100, 1000}, {0, 34, 5, 34}, {34, 34, 34, 34}, {5, 10, 0, 3},
 	} {
-		got, want := fisherGreater(tc[0], tc[1], tc[2], tc[3]), exact(tc[0], tc[1], tc[2], tc[3])
+		got, want := rule.FisherGreater(tc[0], tc[1], tc[2], tc[3]), exact(tc[0], tc[1], tc[2], tc[3])
 		if math.Abs(got-want) > 1e-9*max(want, 1e-300) && math.Abs(got-want) > 1e-15 {
-			t.Errorf("fisherGreater%v = %.12g, want %.12g", tc, got, want)
+			t.Errorf("rule.FisherGreater%v = %.12g, want %.12g", tc, got, want)
 		}
 	}
-	if p := fisherGreater(3, 4, 1, 4); math.Abs(p-17.0/70) > 1e-12 {
+	if p := rule.FisherGreater(3, 4, 1, 4); math.Abs(p-17.0/70) > 1e-12 {
 		t.Errorf("tea tasting: p = %v, want 17/70", p)
 	}
 }

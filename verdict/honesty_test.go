@@ -12,6 +12,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -210,7 +211,7 @@ func syntheticCampaigns(t *testing.T) {
 // counterbalanced rounds under launch noise and drift: a winner at no more
 // than 5% of levels, and a win or loss in the crossover sentence of no more
 // than 5% of campaigns (2 of 40). With the df of the previous version and
-// CorrectionBH instead of Holm, 5.2% of 400 campaigns: the reason Holm is
+// rule.CorrectionBH instead of Holm, 5.2% of 400 campaigns: the reason Holm is
 // the default (docs/METHOD.md).
 func TestHonestyAA(t *testing.T) {
 	syntheticCampaigns(t)
@@ -239,7 +240,7 @@ func TestHonestyBrokenMethodFails(t *testing.T) {
 		b, vr := v.Scenario("baseline"), v.Scenario("variant")
 		for _, c := range v.Levels {
 			levels++
-			if welchLog(b.Level(c).Samples, vr.Level(c).Samples).P() < DefaultAlpha {
+			if rule.Welch(b.Level(c).Samples, vr.Level(c).Samples).P() < DefaultAlpha {
 				winners++
 			}
 		}
@@ -378,7 +379,7 @@ func TestHonestyTable(t *testing.T) {
 			name    string
 			variant verdicttest.Engine
 		}{{"A/A", realBaseline}, {"5% slower", slow}} {
-			tallies := map[string]*tally{CorrectionHolm: {}, CorrectionBH: {}}
+			tallies := map[string]*tally{rule.CorrectionHolm: {}, rule.CorrectionBH: {}}
 			for seed := range uint64(n) {
 				ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, tc.variant}, s, rounds, 10000+seed)
 				in := campaignInput([]string{"baseline", "variant"}, s, rounds, ls)
@@ -390,7 +391,7 @@ func TestHonestyTable(t *testing.T) {
 					tl.add(v, nil)
 				}
 			}
-			for _, corr := range []string{CorrectionHolm, CorrectionBH} {
+			for _, corr := range []string{rule.CorrectionHolm, rule.CorrectionBH} {
 				t.Logf("rounds %d, %s, %s: %s", rounds, tc.name, corr, tallies[corr])
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // groupLevels splits measured records (warm-up left out) by level, then by
@@ -139,26 +140,26 @@ func scenarioIntervals(s *Scenario, conf float64) {
 	for i := range s.Levels {
 		table[i] = launchRow(&s.Levels[i], rounds)
 	}
-	lv := estimateLaunchVar(table)
+	lv := rule.PooledVar(table)
 	for i := range s.Levels {
 		l := &s.Levels[i]
-		mean, n := rowMean(table[i])
+		mean, n := rule.RowMean(table[i])
 		if n == 0 {
 			continue
 		}
-		e := logDiff{D: mean}
+		e := rule.Diff{D: mean}
 		switch {
 		case lv.DF > 0:
 			e.SE, e.DF = math.Sqrt(lv.Var/float64(n)), lv.DF
 		default:
-			_, vb, nb := logMoments(l.Samples)
+			_, vb, nb := rule.LogMoments(l.Samples)
 			if nb >= 2 {
 				e.SE, e.DF = math.Sqrt(vb/float64(nb)), float64(nb-1)
 			}
 		}
 		lo, hi := e.Interval(conf)
 		l.Throughput = Estimate{Center: math.Exp(mean), Lo: math.Exp(lo), Hi: math.Exp(hi), Confidence: conf, N: n}
-		if !e.ok() {
+		if !e.OK() {
 			l.Throughput.Lo, l.Throughput.Hi = l.Throughput.Center, l.Throughput.Center
 			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: one launch with %d within-launch sample(s): no confidence interval", measure.LevelName(l.Level), len(l.Samples)))
 		}
@@ -195,20 +196,5 @@ func launchRow(l *Level, rounds map[int]int) []float64 {
 	return row
 }
 
-// rowMean is the mean of the measured cells of a row and their count.
-func rowMean(row []float64) (float64, int) {
-	var s float64
-	n := 0
-	for _, x := range row {
-		if !math.IsNaN(x) {
-			s += x
-			n++
-		}
-	}
-	if n == 0 {
-		return 0, 0
-	}
-	return s / float64(n), n
-}
-
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+// pctOf turns a log ratio into a percentage change: 100·(e^x − 1).
+func pctOf(x float64) float64 { return 100 * math.Expm1(x) }

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // A host's noise profile (package noise) as a prior on tonight's
@@ -70,7 +71,7 @@ type PriorUse struct {
 // agree (the guards above), and says how it went. Without tonight's own
 // estimate (fewer than two rounds) nothing is pooled: agreement cannot be
 // tested.
-func (p *NoisePrior) combine(lv launchVar) (launchVar, *PriorUse) {
+func (p *NoisePrior) combine(lv rule.Var) (rule.Var, *PriorUse) {
 	if p == nil || !(p.Var > 0) || !(p.DF > 0) || lv.DF <= 0 {
 		return lv, nil
 	}
@@ -82,7 +83,7 @@ func (p *NoisePrior) combine(lv launchVar) (launchVar, *PriorUse) {
 		return lv, use
 	}
 	use.Agreed = true
-	return launchVar{Var: (lv.DF*lv.Var + df0*prior) / (lv.DF + df0), DF: lv.DF + df0}, use
+	return rule.Var{Var: (lv.DF*lv.Var + df0*prior) / (lv.DF + df0), DF: lv.DF + df0}, use
 }
 
 // priorNote says what the prior did over the run's comparisons: used,
@@ -133,8 +134,8 @@ func (v *Verdict) noteNoise(a, b string, own *ownNoise) {
 		v.Noise = &RunNoise{}
 	}
 	n := v.Noise
-	n.ss += own.Var * own.DF
-	n.DF += own.DF
+	n.ss += own.pooled.Var * own.pooled.DF
+	n.DF += own.pooled.DF
 	n.Var = n.ss / n.DF
 	for _, c := range v.Levels {
 		lv, ok := own.levels[c]

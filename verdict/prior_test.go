@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -50,11 +51,11 @@ func (tr priorTrial) run(n int, rng *rand.Rand) (reject, tie float64) {
 	var rej, ties int
 	for range n {
 		mean := tr.d + rng.NormFloat64()*priorSigma/math.Sqrt(float64(tr.rounds))
-		lv := launchVar{Var: priorSigma * priorSigma * chiT.Rand() / df, DF: df}
+		lv := rule.Var{Var: priorSigma * priorSigma * chiT.Rand() / df, DF: df}
 		switch {
 		case tr.naive:
 			pv := prior0 * chiP.Rand() / tr.priorDF
-			lv = launchVar{Var: (lv.DF*lv.Var + tr.priorDF*pv) / (lv.DF + tr.priorDF), DF: lv.DF + tr.priorDF}
+			lv = rule.Var{Var: (lv.DF*lv.Var + tr.priorDF*pv) / (lv.DF + tr.priorDF), DF: lv.DF + tr.priorDF}
 		case tr.usePrior:
 			p := &NoisePrior{Var: prior0 * chiP.Rand() / tr.priorDF, DF: tr.priorDF}
 			lv, _ = p.combine(lv)

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // The sequential rule (docs/METHOD.md, "Sequential rounds"). A campaign with
@@ -17,7 +19,7 @@ import (
 //
 //   - Each comparison's test spends its share of alpha over its looks by the
 //     Lan–DeMets O'Brien–Fleming-type function of the information fraction
-//     R/MaxRounds (spending.go), and a look's z boundary is applied to the t
+//     R/MaxRounds (rule/spending.go), and a look's z boundary is applied to the t
 //     statistic at the same nominal level with the look's pooled df.
 //   - The family is corrected by Holm's procedure made sequential (Maurer &
 //     Bretz 2013): each unrejected comparison is tested at alpha over the
@@ -30,174 +32,20 @@ import (
 //     at every look at once with the stated confidence, so it does after any
 //     stopping rule.
 
-// SequentialPlan is a campaign's sequential design: at least MinRounds
-// rounds, at most MaxRounds, a look after each round from MinRounds on.
-type SequentialPlan struct {
-	MinRounds, MaxRounds int
-}
+// SequentialPlan is a campaign's sequential design (rule.Plan): at least
+// MinRounds rounds, at most MaxRounds, a look after each round from
+// MinRounds on.
+type SequentialPlan = rule.Plan
 
-// DefaultMinRounds is the fewest rounds before the first look of a plan
-// that names none: three is the fewest that can decide (docs/METHOD.md, "The
-// model": with two rounds the launch-to-launch variance has one df, and no
-// boundary can be met).
-const DefaultMinRounds = 3
-
-// normalised is the plan with an unset MinRounds (under 2, which no campaign
-// can ask for: a variance needs two rounds) at DefaultMinRounds, and
-// MaxRounds at least MinRounds. A MinRounds of 2 is kept as the campaign
-// asked (campaign.MinSequentialRounds): its first look decides nothing and
-// spends next to nothing (α(2/12) is 1.6·10⁻⁶ at α = 0.05), so it costs the
-// later looks nothing a campaign would notice.
-func (p SequentialPlan) normalised() SequentialPlan {
-	if p.MinRounds < 2 {
-		p.MinRounds = DefaultMinRounds
-	}
-	p.MaxRounds = max(p.MaxRounds, p.MinRounds)
-	return p
-}
-
-// schedule is the plan's information fractions, R/MaxRounds for R from
-// MinRounds to MaxRounds: the looks a comparison with a launch in every
-// round takes.
-func (p SequentialPlan) schedule() []float64 {
-	var out []float64
-	for r := p.MinRounds; r <= p.MaxRounds; r++ {
-		out = append(out, float64(r)/float64(p.MaxRounds))
-	}
-	return out
-}
-
-// lookLevel is the nominal two-sided level of the last of looks for a test
-// spending alpha. Looks that begin the plan's schedule (every comparison
-// whose rounds all completed) share the schedule's boundaries; others (a
-// failed launch skipped a look) get their own.
-func (p SequentialPlan) lookLevel(alpha float64, looks []float64) float64 {
-	if len(looks) == 0 {
-		return 0
-	}
-	sched := p.schedule()
-	prefix := len(looks) <= len(sched)
-	for i := 0; prefix && i < len(looks); i++ {
-		prefix = looks[i] == sched[i]
-	}
-	if prefix {
-		return sequentialLevels(alpha, sched)[len(looks)-1]
-	}
-	return sequentialLevels(alpha, looks)[len(looks)-1]
-}
-
-// critical is the critical |t| at the last of looks, df degrees of freedom,
-// for a test spending alpha: the t quantile at the look's nominal level.
-func (p SequentialPlan) critical(alpha float64, looks []float64, df float64) float64 {
-	lvl := p.lookLevel(alpha, looks)
-	if df <= 0 || lvl <= 0 {
-		return math.Inf(1)
-	}
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - lvl/2)
-}
-
-// repeatedP is the repeated p-value of e at the last of looks: the smallest
-// alpha at which the boundary of that look rejects (Jennison & Turnbull
-// 2000, §9.5), found on a grid of levels, interpolated log-linearly, and
-// only as fine as the grid (the tests use the boundaries themselves).
-// tested, when above 0, is a level the comparison was tested at, taken into
-// the grid as a node: the interpolation is monotone, so the value is at most
-// tested exactly when that level's boundary rejects, and a p shown beside a
-// decision cannot contradict it.
-func (p SequentialPlan) repeatedP(e logDiff, looks []float64, tested float64) float64 {
-	if !e.ok() || len(looks) == 0 {
-		return 1
-	}
-	nominal := e.P() // the t statistic's two-sided level
-	if nominal >= 1 {
-		return 1
-	}
-	const decades, perDecade = 8, 6
-	grid := make([]float64, 0, decades*perDecade+2)
-	for i := decades * perDecade; i >= 0; i-- {
-		grid = append(grid, math.Pow(10, -float64(i)/perDecade))
-	}
-	if tested > 0 && tested < 1 {
-		at, _ := slices.BinarySearch(grid, tested)
-		grid = slices.Insert(grid, at, tested)
-	}
-	prevA, prevL := 0.0, 0.0
-	for _, a := range grid {
-		l := p.lookLevel(a, looks)
-		if l >= nominal {
-			if prevA == 0 || l == prevL || prevL <= 0 {
-				return a
-			}
-			f := (math.Log(nominal) - math.Log(prevL)) / (math.Log(l) - math.Log(prevL))
-			return math.Exp(math.Log(prevA) + f*(math.Log(a)-math.Log(prevA)))
-		}
-		prevA, prevL = a, l
-	}
-	return 1
-}
-
-// sequentialView is c as the sequential rule tests it: its standard error
-// widened by the correlation of consecutive rounds (serialInflation) and by
-// serialMargin for that correlation's own noise. The fixed design reads its
-// rounds once, at the end, and an even number of counterbalanced rounds
-// leaves it less exposed; the sequential rule looks after every round, and a
-// single comparison under a wandering drift was called at 7–8% of A/A
-// sequences without the widening (TestComparisonSizeOrderDrift). A
-// comparison not made from launches (no serial factor) is left as it is.
+// sequentialView is c as the sequential rule tests it: its estimate widened
+// for the correlation of consecutive rounds (rule.Diff.Widened).
 func sequentialView(c *Comparison) *Comparison {
 	if c.serial <= 0 {
 		return c
 	}
 	cc := *c
-	cc.est.SE *= math.Sqrt(math.Max(c.serial, 1) * serialMargin)
+	cc.est = c.est.Widened(c.serial)
 	return &cc
-}
-
-// serialMargin is the share by which the sequential rule's variance exceeds
-// the serial factor's estimate. That estimate rests on a few rounds'
-// consecutive products, and where it reads low the comparison is tested on
-// too small an error: with the estimate alone the worst drift measured
-// (TestComparisonSizeOrderDrift's first case) called 5.67% of A/A
-// comparisons; 5% more variance 5.17%, 10% more 4.72% (and 4.21% over
-// 16,000 comparisons of another seed). With no drift the margin costs 2%
-// more rounds to a decision (6.66 against 6.52 at a true 3%) and no power.
-const serialMargin = 1.1
-
-// tieBounds are the log ratios of ±margin percent; an empty interval when
-// there is no margin, so nothing is a tie.
-func tieBounds(marginPct float64) (lo, hi float64) {
-	if marginPct <= 0 {
-		return 1, -1
-	}
-	return math.Log1p(-marginPct / 100), math.Log1p(marginPct / 100)
-}
-
-// rejects reports whether the test of e at the last of looks, spending
-// level, rejects no difference: |t| at or beyond the look's boundary.
-func (p SequentialPlan) rejects(e logDiff, looks []float64, level float64) bool {
-	return tStat(e) >= p.critical(level, looks, e.DF)
-}
-
-// ties reports whether the (1 − 2α) repeated confidence interval of e at
-// the last of looks lies inside [lo, hi]: the two one-sided tests, each at
-// α, as a sequence of looks may make them.
-func (p SequentialPlan) ties(e logDiff, looks []float64, alpha, lo, hi float64) bool {
-	crit := p.critical(2*alpha, looks, e.DF)
-	if math.IsInf(crit, 1) || lo > hi {
-		return false
-	}
-	return e.D-crit*e.SE >= lo && e.D+crit*e.SE <= hi
-}
-
-// tStat is |D|/SE, +Inf for a difference with no error and 0 for none.
-func tStat(e logDiff) float64 {
-	if e.SE == 0 {
-		if e.D == 0 {
-			return 0
-		}
-		return math.Inf(1)
-	}
-	return math.Abs(e.D) / e.SE
 }
 
 // hypothesis is one comparison of the family followed through the looks.
@@ -229,7 +77,7 @@ type hypothesis struct {
 }
 
 // t is the hypothesis's t statistic at its latest look.
-func (h *hypothesis) t() float64 { return tStat(h.at.est) }
+func (h *hypothesis) t() float64 { return rule.TStat(h.at.est) }
 
 // callable reports whether the capacity bounds let the comparison be called
 // outcome (always, for a throughput).
@@ -253,7 +101,7 @@ func (h *hypothesis) direction() string {
 // compareSequential replays the looks of plan over the run's rounds and
 // decides every comparison at the look that closes it.
 func compareSequential(v *Verdict, plan SequentialPlan) {
-	plan = plan.normalised()
+	plan = plan.Normalised()
 	_, keys, mixed := comparePairs(v, 0)
 	v.MixedHosts = mixed
 	// A comparison doubted over every launch is a member of the family
@@ -272,7 +120,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 	}
 	if cv := v.Capacity; cv != nil {
 		for i := range cv.Comparisons {
-			if cv.Comparisons[i].est.ok() {
+			if cv.Comparisons[i].est.OK() {
 				hs = append(hs, &hypothesis{capacity: i})
 			}
 		}
@@ -281,7 +129,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 	v.CapacityComparisons = len(hs) - len(keys)
 	alive := len(hs)
 	adjusted := 0.0 // the largest Holm-adjusted p among the rejections so far
-	tieLo, tieHi := tieBounds(v.EquivalenceMarginPct)
+	tieLo, tieHi := rule.TieBounds(v.EquivalenceMarginPct)
 	for _, k := range campaignRounds(v) {
 		pairs, _, _ := comparePairs(v, k)
 		var cvk *CapacityVerdict
@@ -302,7 +150,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 				continue
 			}
 			c = sequentialView(c)
-			look := c.est.ok() && c.Method == MethodLaunches && c.Rounds >= plan.MinRounds &&
+			look := c.est.OK() && c.Method == MethodLaunches && c.Rounds >= plan.MinRounds &&
 				c.Rounds > h.n && c.Rounds <= plan.MaxRounds
 			if !look {
 				if len(h.looks) == 0 {
@@ -316,7 +164,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 		}
 		alive = holmLook(plan, v.Alpha, now, alive, &adjusted)
 		for _, h := range now {
-			tie := plan.ties(h.at.est, h.looks, v.Alpha, tieLo, tieHi) && h.callable(OutcomeTie)
+			tie := plan.Ties(h.at.est, h.looks, v.Alpha, tieLo, tieHi) && h.callable(OutcomeTie)
 			switch {
 			case tie:
 				h.at.Outcome = OutcomeTie
@@ -372,7 +220,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 func holmLook(plan SequentialPlan, alpha float64, now []*hypothesis, alive int, adjusted *float64) int {
 	ps := map[*hypothesis]float64{}
 	for _, h := range now {
-		ps[h] = plan.repeatedP(h.at.est, h.looks, 0)
+		ps[h] = plan.RepeatedP(h.at.est, h.looks, 0)
 	}
 	now = slices.Clone(now)
 	slices.SortStableFunc(now, func(a, b *hypothesis) int { return cmp.Compare(ps[a], ps[b]) })
@@ -384,8 +232,8 @@ func holmLook(plan SequentialPlan, alpha float64, now []*hypothesis, alive int, 
 			}
 			level := alpha / float64(alive)
 			h.alive = alive
-			h.passed = plan.rejects(h.at.est, h.looks, level)
-			h.pAdj = math.Min(1, float64(alive)*plan.repeatedP(h.at.est, h.looks, level))
+			h.passed = plan.Rejects(h.at.est, h.looks, level)
+			h.pAdj = math.Min(1, float64(alive)*plan.RepeatedP(h.at.est, h.looks, level))
 			if h.passed && h.callable(h.direction()) {
 				h.rejected, changed = true, true
 				h.pAdj = math.Max(h.pAdj, *adjusted)
@@ -440,7 +288,7 @@ func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Com
 	c.Significant = h.passed
 	c.BelowMinEffect = false
 	looks := h.looks
-	if len(looks) == 0 && c.est.ok() && c.Method == MethodLaunches {
+	if len(looks) == 0 && c.est.OK() && c.Method == MethodLaunches {
 		// No look yet: the interval as the first look would give it.
 		looks = []float64{math.Min(1, float64(c.Rounds)/float64(plan.MaxRounds))}
 	}
@@ -451,7 +299,7 @@ func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Com
 		c.PAdjusted = 1
 		return c
 	}
-	if crit := plan.critical(1-v.Confidence, looks, c.DF); !math.IsInf(crit, 1) {
+	if crit := plan.Critical(1-v.Confidence, looks, c.DF); !math.IsInf(crit, 1) {
 		c.SpeedupLo, c.SpeedupHi = math.Exp(c.est.D-crit*c.est.SE), math.Exp(c.est.D+crit*c.est.SE)
 	} else {
 		c.SpeedupLo, c.SpeedupHi = 0, math.Inf(1)
@@ -463,18 +311,18 @@ func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Com
 		level = v.Alpha / float64(max(h.alive, 1))
 	}
 	c.OutcomeConfidence = 1 - level
-	if crit := plan.critical(level, looks, c.DF); !math.IsInf(crit, 1) {
+	if crit := plan.Critical(level, looks, c.DF); !math.IsInf(crit, 1) {
 		c.OutcomeLo, c.OutcomeHi = math.Exp(c.est.D-crit*c.est.SE), math.Exp(c.est.D+crit*c.est.SE)
 	} else {
 		c.OutcomeLo, c.OutcomeHi = 0, math.Inf(1)
 	}
-	c.P = plan.repeatedP(c.est, looks, 0)
+	c.P = plan.RepeatedP(c.est, looks, 0)
 	c.PAdjusted = h.pAdj
 	if len(h.looks) == 0 {
 		c.PAdjusted = math.Min(1, c.P*float64(max(h.alive, 1)))
 	}
 	c.MDEPct = 0
-	if crit := plan.critical(v.Alpha/float64(max(m, 1)), looks, c.DF); !math.IsInf(crit, 1) {
+	if crit := plan.Critical(v.Alpha/float64(max(m, 1)), looks, c.DF); !math.IsInf(crit, 1) {
 		power := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}.Quantile(DefaultPower)
 		c.MDEPct = pctOf((crit + power) * c.est.SE)
 	}

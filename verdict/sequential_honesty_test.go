@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -72,9 +73,9 @@ func naiveLooks(v *Verdict, variant string, raw bool) map[measure.Level]Comparis
 		}
 		corr := v.Correction
 		if raw {
-			corr = CorrectionNone
+			corr = rule.CorrectionNone
 		}
-		decide(fam, rule{Alpha: v.Alpha, Confidence: v.Confidence, Correction: corr,
+		decide(fam, fixedRule{Alpha: v.Alpha, Confidence: v.Confidence, Correction: corr,
 			EquivalenceMarginPct: v.EquivalenceMarginPct})
 		for key, c := range pairs {
 			if stopped[key.c] || !((key.i == base && key.j == vi) || (key.j == base && key.i == vi)) {
@@ -443,7 +444,7 @@ func savingsBound(vs []*Verdict) savingsBounds {
 	// EAGLE-3 at C=1 is tested once its seven loaded levels, and the flag's
 	// comparisons with them, are rejected: at α over the ten comparisons
 	// left (Holm), as the rule tests it.
-	b.obf = knownNoiseSavings(b.flagSD, b.eagleSD, 0.1, eagleTruth, func(a, x float64) float64 { return spendOBF(a, x) })
+	b.obf = knownNoiseSavings(b.flagSD, b.eagleSD, 0.1, eagleTruth, func(a, x float64) float64 { return rule.SpendOBF(a, x) })
 	b.linear = knownNoiseSavings(b.flagSD, b.eagleSD, 0.1, eagleTruth, func(a, x float64) float64 { return a * min(x, 1) })
 	return b
 }
@@ -469,7 +470,7 @@ func roundVar(v *Verdict, variant string, lv measure.Level) (float64, bool) {
 			ratios = append(ratios, l.Throughput/b)
 		}
 	}
-	_, variance, n := logMoments(ratios)
+	_, variance, n := rule.LogMoments(ratios)
 	return variance, n >= 2
 }
 
@@ -483,8 +484,8 @@ func knownNoiseSavings(flagSD, eagleSD, flagPct, eaglePct float64, spend func(al
 		fracs = append(fracs, float64(r)/float64(seqPlan.MaxRounds))
 	}
 	const alpha, margin, sims = 0.05, 2.0, 20000
-	tie := spendBoundaries(func(x float64) float64 { return spend(2*alpha, x) }, fracs)
-	win := spendBoundaries(func(x float64) float64 { return spend(alpha/10, x) }, fracs)
+	tie := rule.SpendBoundaries(func(x float64) float64 { return spend(2*alpha, x) }, fracs)
+	win := rule.SpendBoundaries(func(x float64) float64 { return spend(alpha/10, x) }, fracs)
 	rng := rand.New(rand.NewPCG(7, 11))
 	var out knownNoise
 	var launches float64

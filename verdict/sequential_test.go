@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/slo"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -94,7 +95,7 @@ func TestSequentialLaterDataUnused(t *testing.T) {
 // near it at the last look.
 func TestSequentialRepeatedInterval(t *testing.T) {
 	plan := SequentialPlan{MinRounds: 3, MaxRounds: 12}
-	sched := plan.schedule()
+	sched := plan.Schedule()
 	for _, tc := range []struct {
 		looks int
 		df    float64
@@ -105,8 +106,8 @@ func TestSequentialRepeatedInterval(t *testing.T) {
 		{4, 10, 1.2, 2},
 		{10, 20, 1.02, 1.15},
 	} {
-		fixed := logDiff{DF: tc.df, SE: 1}.quantile(0.025)
-		got := plan.critical(0.05, sched[:tc.looks], tc.df)
+		fixed := rule.Diff{DF: tc.df, SE: 1}.Quantile(0.025)
+		got := plan.Critical(0.05, sched[:tc.looks], tc.df)
 		if r := got / fixed; r < tc.min || r > tc.max {
 			t.Errorf("look %d, df %g: critical t %.3f, %.3f× the fixed design's %.3f, want %g..%g×", tc.looks, tc.df, got, r, fixed, tc.min, tc.max)
 		}
@@ -229,15 +230,15 @@ func TestSequentialStoppedPairsLookNoMore(t *testing.T) {
 // passes its level on, as in the fixed design.
 func TestSequentialAdjustedP(t *testing.T) {
 	plan := SequentialPlan{MinRounds: 3, MaxRounds: 12}
-	sched := plan.schedule()
+	sched := plan.Schedule()
 	v := &Verdict{Alpha: 0.05, Confidence: 0.95}
 	const se = 0.01
 	// at is a hypothesis at the first look of a throughput comparison whose
 	// t is f times the boundary of a test at alpha/alive, df 2.
 	at := func(alive int, f float64) *hypothesis {
-		crit := plan.critical(v.Alpha/float64(alive), sched[:1], 2)
+		crit := plan.Critical(v.Alpha/float64(alive), sched[:1], 2)
 		return &hypothesis{capacity: -1, looks: sched[:1], n: 3,
-			at: Comparison{Method: MethodLaunches, Rounds: 3, DF: 2, est: logDiff{D: -f * crit * se, SE: se, DF: 2}}}
+			at: Comparison{Method: MethodLaunches, Rounds: 3, DF: 2, est: rule.Diff{D: -f * crit * se, SE: se, DF: 2}}}
 	}
 	forbidden := at(1, 1.5)
 	forbidden.capacity = 0

@@ -9,7 +9,7 @@
 // statistics is the launch: each launch (round) of a scenario contributes
 // one steady-state throughput per level (package measure), a variant is
 // compared with the baseline launched in the same round, and the
-// launch-to-launch variance is pooled over the levels (launchvar.go). The
+// launch-to-launch variance is pooled over the levels (rule.PooledVar). The
 // tests are t-tests on log ratios, corrected over every comparison of the
 // run (Holm), and each comparison ends as faster, slower, tie (two one-sided
 // tests against the equivalence margin) or inconclusive. With one launch
@@ -25,6 +25,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
 // Defaults for Options and for the checks.
@@ -61,8 +62,8 @@ type Options struct {
 	Baseline string
 	// MaxSlices overrides DefaultMaxSlices when positive.
 	MaxSlices int
-	// Correction is CorrectionHolm, CorrectionBH or CorrectionNone
-	// (DefaultCorrection when empty).
+	// Correction is rule.CorrectionHolm, rule.CorrectionBH or rule.CorrectionNone
+	// (rule.DefaultCorrection when empty).
 	Correction string
 	// MinEffectPct and EquivalenceMarginPct override the run's (the
 	// manifest's, else DefaultMinEffectPct and DefaultEquivalenceMarginPct)
@@ -78,10 +79,10 @@ type Options struct {
 
 func (o Options) correction() string {
 	switch o.Correction {
-	case CorrectionHolm, CorrectionBH, CorrectionNone:
+	case rule.CorrectionHolm, rule.CorrectionBH, rule.CorrectionNone:
 		return o.Correction
 	}
-	return DefaultCorrection
+	return rule.DefaultCorrection
 }
 
 func (o Options) alpha() float64 {

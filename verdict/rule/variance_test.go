@@ -1,14 +1,11 @@
-package verdict
+package rule
 
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
-
-	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
 // twoWay is the textbook two-way ANOVA without replication of a full
@@ -16,12 +13,12 @@ import (
 func twoWay(x [][]float64) (msRound, msResid float64, dfRound, dfResid int) {
 	c, r := len(x), len(x[0])
 	var grand float64
-	rowMean := make([]float64, c)
+	RowMean := make([]float64, c)
 	colMean := make([]float64, r)
 	for i := range c {
 		for j := range r {
 			grand += x[i][j]
-			rowMean[i] += x[i][j] / float64(r)
+			RowMean[i] += x[i][j] / float64(r)
 			colMean[j] += x[i][j] / float64(c)
 		}
 	}
@@ -32,7 +29,7 @@ func twoWay(x [][]float64) (msRound, msResid float64, dfRound, dfResid int) {
 	}
 	for i := range c {
 		for j := range r {
-			e := x[i][j] - rowMean[i] - colMean[j] + grand
+			e := x[i][j] - RowMean[i] - colMean[j] + grand
 			ssResid += e * e
 		}
 	}
@@ -91,7 +88,7 @@ func TestLaunchVarFullTable(t *testing.T) {
 					x[i] = append(x[i], 0.1*float64(i)+u[j]+tc.se*rng.NormFloat64())
 				}
 			}
-			got := estimateLaunchVar(x)
+			got := PooledVar(x)
 			msR, msE, _, _ := twoWay(x)
 			c := float64(tc.levels)
 			want := (msR + (c-1)*msE) / c
@@ -143,10 +140,10 @@ func TestLaunchVarCoverage(t *testing.T) {
 						x[c][r] = u + w + tc.se*rng.NormFloat64()
 					}
 				}
-				lv := estimateLaunchVar(x)
+				lv := PooledVar(x)
 				q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: lv.DF}.Quantile(0.975)
 				for c := range levels {
-					m, n := rowMean(x[c])
+					m, n := RowMean(x[c])
 					if math.Abs(m) <= q*math.Sqrt(lv.Var/float64(n)) {
 						covered++
 					}
@@ -178,7 +175,7 @@ func TestLaunchVarHoles(t *testing.T) {
 		{"pure launch effect", [][]float64{{0, 1}, {2, 3}, {4, 5}}, 0.5, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := estimateLaunchVar(tc.x)
+			got := PooledVar(tc.x)
 			if math.Abs(got.Var-tc.wantVar) > 1e-9 || math.Abs(got.DF-tc.wantDF) > 1e-9 {
 				t.Errorf("var %g df %g, want %g and %g", got.Var, got.DF, tc.wantVar, tc.wantDF)
 			}
@@ -208,7 +205,7 @@ func TestLaunchVarHolesUnbiased(t *testing.T) {
 				x[i] = append(x[i], v)
 			}
 		}
-		sum += estimateLaunchVar(x).Var
+		sum += PooledVar(x).Var
 	}
 	mean, want := sum/n, su*su+se*se
 	if math.Abs(mean-want) > 0.05*want {
@@ -222,12 +219,12 @@ func TestCorrections(t *testing.T) {
 		method string
 		want   []float64
 	}{
-		// R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "BH") and "holm".
+		// R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "BH") and "Holm".
 		{CorrectionBH, []float64{0.02, 0.04, 0.04, 0.02}},
 		{CorrectionHolm, []float64{0.03, 0.06, 0.06, 0.02}},
 		{CorrectionNone, p},
 	} {
-		got := adjust(p, tc.method)
+		got := Adjust(p, tc.method)
 		for i := range got {
 			if math.Abs(got[i]-tc.want[i]) > 1e-12 {
 				t.Errorf("%s: %v, want %v", tc.method, got, tc.want)
@@ -239,7 +236,7 @@ func TestCorrections(t *testing.T) {
 
 func TestLogDiff(t *testing.T) {
 	// t with 10 df: two-sided 5% at 2.228, one-sided 5% at 1.812, 20% at 0.8791.
-	e := logDiff{D: 0.01, SE: 0.01, DF: 10}
+	e := Diff{D: 0.01, SE: 0.01, DF: 10}
 	lo, hi := e.Interval(0.95)
 	if math.Abs(hi-0.01-0.022281) > 1e-5 || math.Abs(0.01-lo-0.022281) > 1e-5 {
 		t.Errorf("95%% interval %g..%g", lo, hi)
@@ -250,16 +247,16 @@ func TestLogDiff(t *testing.T) {
 	if mde := e.MDE(0.05, 0.8); math.Abs(mde-(0.022281+0.008791)) > 1e-5 {
 		t.Errorf("MDE %g", mde)
 	}
-	if !(logDiff{D: 0.001, SE: 0.005, DF: 10}).Equivalent(-0.02, 0.02, 0.05) {
+	if !(Diff{D: 0.001, SE: 0.005, DF: 10}).Equivalent(-0.02, 0.02, 0.05) {
 		t.Error("0.1% ± 0.9% (90%) is inside ±2%")
 	}
-	if (logDiff{D: 0.012, SE: 0.005, DF: 10}).Equivalent(-0.02, 0.02, 0.05) {
+	if (Diff{D: 0.012, SE: 0.005, DF: 10}).Equivalent(-0.02, 0.02, 0.05) {
 		t.Error("1.2% + 0.9% reaches past 2%")
 	}
-	if (logDiff{D: 0.5}).P() != 1 || (logDiff{D: 0.5}).Equivalent(-1, 1, 0.05) {
+	if (Diff{D: 0.5}).P() != 1 || (Diff{D: 0.5}).Equivalent(-1, 1, 0.05) {
 		t.Error("no error estimate: nothing can be concluded")
 	}
-	w := welchLog([]float64{100, 101, 99, 100}, []float64{110, 111, 109, 110})
+	w := Welch([]float64{100, 101, 99, 100}, []float64{110, 111, 109, 110})
 	if w.D < 0.09 || w.D > 0.1 || w.DF < 5 || w.DF > 6 || w.P() > 1e-5 {
 		t.Errorf("welch %+v p %g", w, w.P())
 	}
@@ -276,43 +273,14 @@ func TestLevelVarNoisyLevel(t *testing.T) {
 		}
 	}
 	x[3][2] += 0.08 // one launch's C=… ran 8% fast
-	lv := estimateLaunchVar(x)
+	lv := PooledVar(x)
 	for i := range x {
-		_, df, noisy := levelVar(x, i, lv)
+		_, df, noisy := LevelVar(x, i, lv)
 		if noisy != (i == 3) {
 			t.Errorf("level %d: noisy %v (df %.1f)", i, noisy, df)
 		}
 		if noisy && df != 4 {
 			t.Errorf("noisy level df %g, want 4", df)
-		}
-	}
-}
-
-// The rounds note gives the pool's spread and df, not those of a level
-// judged on its own variance, wherever that level falls in the sweep.
-func TestRoundsNotePooledFigures(t *testing.T) {
-	cell := func(name string, sd, df float64, noisy bool) Cell {
-		return Cell{Scenario: name, Present: true, Compared: true, Comparison: Comparison{Method: MethodLaunches,
-			Rounds: 4, RoundSDPct: sd, DF: df, NoisyLevel: noisy}}
-	}
-	for _, noisyAt := range []int{0, 1, 2} {
-		v := &Verdict{Baseline: "baseline", Levels: []measure.Level{{Concurrency: 1}, {Concurrency: 2}, {Concurrency: 4}},
-			Scenarios: []Scenario{{Name: "baseline", Status: "ok"}, {Name: "variant", Status: "ok"}}}
-		for i, c := range v.Levels {
-			vc := cell("variant", 2, 5, false)
-			if i == noisyAt {
-				vc = cell("variant", 30, 3, true)
-			}
-			v.Rows = append(v.Rows, Row{Level: c, Cells: []Cell{{Scenario: "baseline", Present: true}, vc}})
-		}
-		var text string
-		for _, n := range checkRounds(v) {
-			if n.Severity == SeverityInfo {
-				text = n.Text
-			}
-		}
-		if !strings.Contains(text, "±2.0%") || !strings.Contains(text, "5 df") {
-			t.Errorf("noisy level %d: %q, want the pool's ±2.0%% and 5 df", noisyAt, text)
 		}
 	}
 }

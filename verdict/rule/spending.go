@@ -1,4 +1,4 @@
-package verdict
+package rule
 
 import (
 	"math"
@@ -20,12 +20,12 @@ import (
 // simulation: the density of the score on the region not yet stopped is
 // carried from look to look on a grid. docs/METHOD.md derives it.
 
-// spendOBF is the Lan–DeMets spending function of O'Brien–Fleming shape,
+// SpendOBF is the Lan–DeMets spending function of O'Brien–Fleming shape,
 // two-sided: α(t) = 2 − 2Φ(z_{1−α/2}/√t). It spends almost nothing at the
 // first looks (a decision there needs a difference far beyond the noise)
 // and keeps the last look's boundary close to the fixed design's, so little
 // power is lost against a campaign that always runs to the end.
-func spendOBF(alpha, t float64) float64 {
+func SpendOBF(alpha, t float64) float64 {
 	if t >= 1 {
 		return alpha
 	}
@@ -54,17 +54,17 @@ const maxBoundary = 40
 
 // zBoundaries returns the two-sided z boundaries c_1..c_K for looks at
 // information fractions fracs (increasing, in (0, 1]) spending alpha by
-// spendOBF.
+// SpendOBF.
 func zBoundaries(alpha float64, fracs []float64) []float64 {
-	return spendBoundaries(func(t float64) float64 { return spendOBF(alpha, t) }, fracs)
+	return SpendBoundaries(func(t float64) float64 { return SpendOBF(alpha, t) }, fracs)
 }
 
-// spendBoundaries returns the two-sided z boundaries c_1..c_K for looks at
+// SpendBoundaries returns the two-sided z boundaries c_1..c_K for looks at
 // information fractions fracs (increasing, in (0, 1]) under the cumulative
 // two-sided spending spend(t): under the null, P(|Z_j| < c_j for j < k,
 // |Z_k| ≥ c_k) is spend(t_k) − spend(t_{k−1}). A look with nothing to spend
 // has +Inf.
-func spendBoundaries(spend func(t float64) float64, fracs []float64) []float64 {
+func SpendBoundaries(spend func(t float64) float64, fracs []float64) []float64 {
 	out := make([]float64, len(fracs))
 	var (
 		grid, dens []float64 // the score S = Z·√t on the continuation region, and its sub-density
@@ -174,7 +174,7 @@ var boundaryCache = struct {
 }{m: map[string]nominalLevels{}}
 
 // sequentialLevels returns the nominal two-sided level of each look at
-// fracs, spending alpha by spendOBF; cached, and not to be modified.
+// fracs, spending alpha by SpendOBF; cached, and not to be modified.
 func sequentialLevels(alpha float64, fracs []float64) nominalLevels {
 	var key strings.Builder
 	key.WriteString(strconv.FormatFloat(alpha, 'g', -1, 64))
@@ -197,19 +197,4 @@ func sequentialLevels(alpha float64, fracs []float64) nominalLevels {
 	boundaryCache.m[key.String()] = out
 	boundaryCache.Unlock()
 	return out
-}
-
-// tCritical is the critical |t| at the last of the looks fracs for a test
-// spending alpha, with df degrees of freedom at that look: the t quantile
-// at the look's nominal level. +Inf when the look spends nothing or there is
-// no error estimate.
-func tCritical(alpha float64, fracs []float64, df float64) float64 {
-	if df <= 0 || len(fracs) == 0 {
-		return math.Inf(1)
-	}
-	p := sequentialLevels(alpha, fracs)[len(fracs)-1]
-	if p <= 0 {
-		return math.Inf(1)
-	}
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - p/2)
 }

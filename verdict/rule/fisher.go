@@ -1,12 +1,12 @@
-package verdict
+package rule
 
 import "math"
 
-// fisherGreater is the one-sided p of Fisher's exact test that the first
+// FisherGreater is the one-sided p of Fisher's exact test that the first
 // of two groups has the larger share: a of n1 against c of n2, it is the
 // chance, with the a+c successes dealt at random over the n1+n2 trials, that
 // the first group gets a or more (the hypergeometric upper tail).
-func fisherGreater(a, n1, c, n2 int) float64 {
+func FisherGreater(a, n1, c, n2 int) float64 {
 	d := a + c
 	lchoose := func(n, k int) float64 {
 		x, _ := math.Lgamma(float64(n + 1))

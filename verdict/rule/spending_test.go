@@ -1,4 +1,4 @@
-package verdict
+package rule
 
 import (
 	"math"
@@ -17,7 +17,7 @@ func TestBoundariesKnownValues(t *testing.T) {
 	const alpha = 0.05
 	z := distuv.UnitNormal.Quantile(1 - alpha/4)
 	perSide := func(t float64) float64 { return 4 * normSurvival(z/math.Sqrt(t)) }
-	got := spendBoundaries(perSide, []float64{0.2, 0.4, 0.6, 0.8, 1})
+	got := SpendBoundaries(perSide, []float64{0.2, 0.4, 0.6, 0.8, 1})
 	want := []float64{4.877, 3.357, 2.680, 2.290, 2.031}
 	for i := range want {
 		if math.Abs(got[i]-want[i]) > 0.002 {

@@ -1,4 +1,4 @@
-package verdict
+package rule
 
 import (
 	"cmp"
@@ -17,7 +17,7 @@ const (
 	CorrectionBH = "bh"
 	// CorrectionHolm is Holm's step-down procedure: controls the chance of
 	// any false discovery whatever differs.
-	CorrectionHolm = "holm"
+	CorrectionHolm = "Holm"
 	// CorrectionNone tests every comparison at alpha on its own.
 	CorrectionNone = "none"
 )
@@ -25,12 +25,12 @@ const (
 // DefaultCorrection is the correction a verdict applies.
 const DefaultCorrection = CorrectionHolm
 
-// adjust returns the adjusted p-values of p under the named correction, in
+// Adjust returns the adjusted p-values of p under the named correction, in
 // p's order.
-func adjust(p []float64, method string) []float64 {
+func Adjust(p []float64, method string) []float64 {
 	switch method {
 	case CorrectionHolm:
-		return holm(p)
+		return Holm(p)
 	case CorrectionNone:
 		return slices.Clone(p)
 	}
@@ -62,9 +62,9 @@ func benjaminiHochberg(p []float64) []float64 {
 	return out
 }
 
-// holm: the i-th smallest of m p-values is adjusted to max over j ≤ i of
+// Holm: the i-th smallest of m p-values is adjusted to max over j ≤ i of
 // (m−j+1)·p(j), capped at 1.
-func holm(p []float64) []float64 {
+func Holm(p []float64) []float64 {
 	m := len(p)
 	out := make([]float64, m)
 	idx := order(p)

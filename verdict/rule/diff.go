@@ -1,4 +1,4 @@
-package verdict
+package rule
 
 import (
 	"math"
@@ -6,11 +6,11 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// logDiff is an estimated difference of two log throughputs (log of the
+// Diff is an estimated difference of two log throughputs (log of the
 // ratio variant/baseline, or new/old) with its standard error and Student-t
 // degrees of freedom. Every test, interval, equivalence and detectable
 // difference the verdict reports is computed from one.
-type logDiff struct {
+type Diff struct {
 	// D is the estimated log ratio.
 	D float64
 	// SE is its standard error; DF its degrees of freedom (0: no estimate of
@@ -19,13 +19,13 @@ type logDiff struct {
 }
 
 // ok reports whether the estimate has an error estimate at all.
-func (e logDiff) ok() bool { return e.DF > 0 && !math.IsNaN(e.SE) && !math.IsInf(e.SE, 0) }
+func (e Diff) OK() bool { return e.DF > 0 && !math.IsNaN(e.SE) && !math.IsInf(e.SE, 0) }
 
-func (e logDiff) t() distuv.StudentsT { return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: e.DF} }
+func (e Diff) t() distuv.StudentsT { return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: e.DF} }
 
 // P is the two-sided p-value of D = 0; 1 without an error estimate.
-func (e logDiff) P() float64 {
-	if !e.ok() {
+func (e Diff) P() float64 {
+	if !e.OK() {
 		return 1
 	}
 	if e.SE == 0 {
@@ -38,22 +38,22 @@ func (e logDiff) P() float64 {
 }
 
 // quantile is the t quantile for the upper-tail probability q.
-func (e logDiff) quantile(q float64) float64 { return e.t().Quantile(1 - q) }
+func (e Diff) Quantile(q float64) float64 { return e.t().Quantile(1 - q) }
 
 // Interval is the two-sided conf interval of D; (−Inf, +Inf) without an
 // error estimate.
-func (e logDiff) Interval(conf float64) (lo, hi float64) {
-	if !e.ok() {
+func (e Diff) Interval(conf float64) (lo, hi float64) {
+	if !e.OK() {
 		return math.Inf(-1), math.Inf(1)
 	}
-	h := e.quantile((1-conf)/2) * e.SE
+	h := e.Quantile((1-conf)/2) * e.SE
 	return e.D - h, e.D + h
 }
 
 // Equivalent is the two one-sided tests (TOST) at alpha: the whole (1−2α)
 // interval of D lies inside [lo, hi].
-func (e logDiff) Equivalent(lo, hi, alpha float64) bool {
-	if !e.ok() {
+func (e Diff) Equivalent(lo, hi, alpha float64) bool {
+	if !e.OK() {
 		return false
 	}
 	a, b := e.Interval(1 - 2*alpha)
@@ -63,20 +63,20 @@ func (e logDiff) Equivalent(lo, hi, alpha float64) bool {
 // MDE is the smallest |D| a two-sided test at alpha would detect with the
 // given power, with this standard error and df; +Inf without an error
 // estimate.
-func (e logDiff) MDE(alpha, power float64) float64 {
-	if !e.ok() {
+func (e Diff) MDE(alpha, power float64) float64 {
+	if !e.OK() {
 		return math.Inf(1)
 	}
-	return (e.quantile(alpha/2) + e.quantile(1-power)) * e.SE
+	return (e.Quantile(alpha/2) + e.Quantile(1-power)) * e.SE
 }
 
-// welchLog compares the logs of two sets of within-launch samples (a is the
+// Welch compares the logs of two sets of within-launch samples (a is the
 // reference) with Welch's unequal-variance t statistic; D is the difference
 // of the mean logs. DF is 0 when either side has fewer than two samples.
-func welchLog(a, b []float64) logDiff {
-	ma, va, na := logMoments(a)
-	mb, vb, nb := logMoments(b)
-	out := logDiff{D: mb - ma}
+func Welch(a, b []float64) Diff {
+	ma, va, na := LogMoments(a)
+	mb, vb, nb := LogMoments(b)
+	out := Diff{D: mb - ma}
 	if na < 2 || nb < 2 {
 		return out
 	}
@@ -90,8 +90,8 @@ func welchLog(a, b []float64) logDiff {
 	return out
 }
 
-// logMoments is the mean and sample variance of log(x) over positive x.
-func logMoments(x []float64) (mean, variance float64, n int) {
+// LogMoments is the mean and sample variance of log(x) over positive x.
+func LogMoments(x []float64) (mean, variance float64, n int) {
 	var s float64
 	for _, v := range x {
 		if v > 0 {
@@ -115,6 +115,3 @@ func logMoments(x []float64) (mean, variance float64, n int) {
 	}
 	return mean, ss / float64(n-1), n
 }
-
-// pctOf turns a log ratio into a percentage change: 100·(e^x − 1).
-func pctOf(x float64) float64 { return 100 * math.Expm1(x) }
