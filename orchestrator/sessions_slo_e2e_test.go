@@ -14,6 +14,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 )
 
 // sessionsCampaign writes a campaign of multi-turn sessions against sims
@@ -127,7 +128,7 @@ func TestSessionsCampaignSLO(t *testing.T) {
 			t.Errorf("red note: %s", n.Text)
 		}
 	}
-	d, err := verdict.Diff(runs[0], runs[1], verdict.DiffOptions{})
+	d, err := rundiff.Compare(runs[0], runs[1], rundiff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 )
 
 // traceSpeeds are the levels of the trace campaign: a pace both servers
@@ -199,7 +200,7 @@ func TestTraceCampaign(t *testing.T) {
 	if !strings.Contains(string(diff), "narrow speed 8×: saturated in both runs (not compared)") {
 		t.Errorf("bakeoff diff does not say narrow's fastest speed was saturated and not compared")
 	}
-	d, err := verdict.Diff(run, readSummary(t, second), verdict.DiffOptions{})
+	d, err := rundiff.Compare(run, readSummary(t, second), rundiff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

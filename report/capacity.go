@@ -8,6 +8,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 )
 
 // CapacityFile is the CSV of goodput and capacity WriteAll writes when the
@@ -156,7 +157,7 @@ func sloTable(s verdict.Scenario) table {
 
 // capacityDiffText writes the capacity part of a diff: a table of each
 // scenario's capacity in both runs, or why there is none.
-func capacityDiffText(w io.Writer, d *verdict.DiffResult) error {
+func capacityDiffText(w io.Writer, d *rundiff.Result) error {
 	c := d.Capacity
 	if c == nil {
 		return nil

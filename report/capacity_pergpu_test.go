@@ -13,6 +13,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/slo"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -127,7 +128,7 @@ func TestCapacityPerGPUReport(t *testing.T) {
 func TestDiffPerGPUText(t *testing.T) {
 	old := gpuRun(t, []string{"x"}, []verdicttest.Engine{verdicttest.Baseline}, map[string]int{"x": 8}, 41)
 	smaller := gpuRun(t, []string{"x"}, []verdicttest.Engine{tp4Of(verdicttest.Baseline)}, map[string]int{"x": 4}, 42)
-	d, err := verdict.Diff(old, smaller, verdict.DiffOptions{})
+	d, err := rundiff.Compare(old, smaller, rundiff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/slo"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -140,7 +141,7 @@ func TestNoSLONoCapacity(t *testing.T) {
 func TestDiffCapacity(t *testing.T) {
 	old := sloRun(t, 3, 21, 1)
 	same := sloRun(t, 3, 22, 1)
-	d, err := verdict.Diff(old, same, verdict.DiffOptions{})
+	d, err := rundiff.Compare(old, same, rundiff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestDiffCapacityRegression(t *testing.T) {
 		}
 		return run
 	}
-	d, err := verdict.Diff(mk(31, 1), mk(32, 1.25), verdict.DiffOptions{})
+	d, err := rundiff.Compare(mk(31, 1), mk(32, 1.25), rundiff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
-	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 )
 
 // TestDiffRequestsNotTheComparison: two runs of one campaign that took
@@ -33,8 +33,8 @@ func TestDiffRequestsNotTheComparison(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			new := writeRounds(t, filepath.Join(dir, tt.name), uint64(i+2), 1, campaign.Fingerprint(tt.s, hash), 3)
 			new.Manifest.Sweep.Requests, new.Manifest.Sweep.MaxTokens = tt.s.Requests, tt.s.MaxTokens
-			_, err := verdict.Diff(old, new, verdict.DiffOptions{})
-			var fe *verdict.FingerprintError
+			_, err := rundiff.Compare(old, new, rundiff.Options{})
+			var fe *rundiff.FingerprintError
 			if errors.As(err, &fe) != tt.refused {
 				t.Errorf("Diff: %v, refused want %v", err, tt.refused)
 			}
@@ -44,7 +44,7 @@ func TestDiffRequestsNotTheComparison(t *testing.T) {
 		})
 	}
 	legacy := writeRounds(t, filepath.Join(dir, "legacy"), 9, 1, campaign.LegacyFingerprint(sweep, hash), 3)
-	if _, err := verdict.Diff(legacy, legacy, verdict.DiffOptions{}); err != nil {
+	if _, err := rundiff.Compare(legacy, legacy, rundiff.Options{}); err != nil {
 		t.Errorf("a legacy run against itself: %v", err)
 	}
 }

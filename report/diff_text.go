@@ -8,12 +8,13 @@ import (
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
+	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 )
 
 // DiffText writes the comparison of two runs: a table per scenario and level
 // with old and new throughput, the delta, its p-value and the outcome, then
 // what only one run has.
-func DiffText(w io.Writer, d *verdict.DiffResult) error {
+func DiffText(w io.Writer, d *rundiff.Result) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "old: %s (%s)\nnew: %s (%s)\n", d.OldRun, roundsWords(d.OldRounds), d.NewRun, roundsWords(d.NewRounds))
 	fmt.Fprintf(ew, "regression: significantly slower (p < %v after %s over %d comparisons) and by more than %.1f%%; tie: the %.0f%% interval within ±%.1f%%\n",

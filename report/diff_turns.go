@@ -6,12 +6,13 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 )
 
 // turnsDiffText writes each turn's TTFT p50 of multi-turn sessions in both
 // runs, and the prefix cache's share where the server said: descriptive,
 // and the heading says so, since no test decides these rows.
-func turnsDiffText(w io.Writer, d *verdict.DiffResult) error {
+func turnsDiffText(w io.Writer, d *rundiff.Result) error {
 	if len(d.Turns) == 0 {
 		return nil
 	}

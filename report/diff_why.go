@@ -6,13 +6,14 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 )
 
 // diffWhyText writes what explains a diff's throughput: the accept length
 // per level in both runs with their intervals, flagged where the change lies
 // beyond both, and the servers' running batch and generation throughput
 // over the steady windows. Nothing when neither run has them.
-func diffWhyText(w io.Writer, d *verdict.DiffResult) error {
+func diffWhyText(w io.Writer, d *rundiff.Result) error {
 	if len(d.Accept) > 0 {
 		fmt.Fprintf(w, "\nAccept length (tokens per target step; ! where it changed: Welch's t on the launches, Holm over these %d rows, p < %v):\n", len(d.Accept), d.Alpha)
 		t := table{Header: []string{"scenario", measure.LevelAxis(d.Accept[0].Level), "old", "new", "delta", ""}}

@@ -9,6 +9,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -53,7 +54,7 @@ func TestDiffWhy(t *testing.T) {
 		{"fewer accepted", 1.9, true, "diff-why.txt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := verdict.Diff(old, whyRun(t, 43, tc.accept), verdict.DiffOptions{})
+			d, err := rundiff.Compare(old, whyRun(t, 43, tc.accept), rundiff.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +95,7 @@ func TestDiffAcceptNoFalseAlarms(t *testing.T) {
 	const pairs, allowed = 20, 3
 	alarms, oldRule := 0, 0
 	for i := range uint64(pairs) {
-		d, err := verdict.Diff(whyRun(t, 500+2*i, 2.3), whyRun(t, 501+2*i, 2.3), verdict.DiffOptions{})
+		d, err := rundiff.Compare(whyRun(t, 500+2*i, 2.3), whyRun(t, 501+2*i, 2.3), rundiff.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

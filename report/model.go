@@ -1,8 +1,8 @@
 // Package report renders a verdict: the side-by-side terminal table, a
 // Markdown verdict for a pull request, CSV, JSON, the Go benchmark text
 // format that benchstat reads, the HTML page and plots; and the comparison
-// of two runs that verdict.Diff computes. Every renderer is a pure function
-// of a verdict.Verdict (or a verdict.DiffResult), which is itself a pure
+// of two runs that rundiff.Compare computes. Every renderer is a pure function
+// of a verdict.Verdict (or a rundiff.Result), which is itself a pure
 // function of run directories: no statistic is computed here.
 package report
 

@@ -19,6 +19,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -294,7 +295,7 @@ func TestDiff(t *testing.T) {
 		{"10% slower baseline", slower, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := verdict.Diff(old, tc.new, verdict.DiffOptions{})
+			d, err := rundiff.Compare(old, tc.new, rundiff.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -336,7 +337,7 @@ func TestDiffOneRound(t *testing.T) {
 	}{{1.035, false}, {1.10, true}} {
 		t.Run(fmt.Sprint(tc.slowdown), func(t *testing.T) {
 			new := writeRounds(t, filepath.Join(dir, fmt.Sprint(tc.slowdown)), 1, tc.slowdown, "sha256:aaaa", 1)
-			d, err := verdict.Diff(old, new, verdict.DiffOptions{})
+			d, err := rundiff.Compare(old, new, rundiff.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -364,15 +365,15 @@ func TestDiffRefusesUnlikeRuns(t *testing.T) {
 	old := writeCampaign(t, filepath.Join(dir, "old"), 1, 1, "sha256:aaaa")
 	other := writeCampaign(t, filepath.Join(dir, "other"), 2, 1, "sha256:bbbb")
 	other.Manifest.Sweep.MaxTokens = 512
-	_, err := verdict.Diff(old, other, verdict.DiffOptions{})
-	var fe *verdict.FingerprintError
+	_, err := rundiff.Compare(old, other, rundiff.Options{})
+	var fe *rundiff.FingerprintError
 	if !errors.As(err, &fe) {
 		t.Fatalf("err = %v, want a FingerprintError", err)
 	}
 	if !strings.Contains(err.Error(), "max_tokens: 200 → 512") || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("error does not say which field differs: %v", err)
 	}
-	d, err := verdict.Diff(old, other, verdict.DiffOptions{Force: true})
+	d, err := rundiff.Compare(old, other, rundiff.Options{Force: true})
 	if err != nil {
 		t.Fatalf("forced: %v", err)
 	}

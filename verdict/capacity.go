@@ -233,17 +233,17 @@ func (sc *ScenarioCapacity) setPerGPU(gpus int) {
 	if gpus <= 0 {
 		return
 	}
-	d := sc.over(float64(gpus))
+	d := sc.Over(float64(gpus))
 	text := capacityText(*d, "")
 	// What the whole capacity's text says of its launches holds for it.
 	text = strings.TrimSuffix(strings.TrimSuffix(text, " (one launch)"), " (the launches disagree)")
 	sc.GPUs, sc.PerGPU, sc.PerGPUText = gpus, &d.Capacity, text+" per GPU"
 }
 
-// over is a copy of sc with its capacity and every launch's divided by g.
-func (sc *ScenarioCapacity) over(g float64) *ScenarioCapacity {
+// Over is a copy of sc with its capacity and every launch's divided by g.
+func (sc *ScenarioCapacity) Over(g float64) *ScenarioCapacity {
 	d := *sc
-	d.Capacity = sc.Capacity.over(g)
+	d.Capacity = sc.Capacity.Over(g)
 	d.Launches = make([]LaunchCapacity, len(sc.Launches))
 	for i, l := range sc.Launches {
 		l.Capacity /= g
@@ -441,7 +441,7 @@ func PerGPUAside(s *ScenarioCapacity) string {
 	if s.PerGPUText == "" {
 		return ""
 	}
-	return s.PerGPUText + " on " + gpusText(s.GPUs)
+	return s.PerGPUText + " on " + GPUsText(s.GPUs)
 }
 
 // capacityText is the capacity as the sentence writes it, with the unit

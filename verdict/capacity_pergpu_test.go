@@ -18,17 +18,7 @@ func perGPURun(t *testing.T, names []string, engines []verdicttest.Engine, count
 	t.Helper()
 	s := verdicttest.DefaultSweep()
 	s.Concurrency = []int{1, 10, 70}
-	ls := verdicttest.Campaign(engines, s, perGPURounds, seed)
-	m := verdicttest.Manifest("pergpu", "run", "sha256:pergpu", names[0], s, names...)
-	m.Rounds, m.ScenarioGPUs, m.SLO = perGPURounds, counts, o
-	scenarios := make([]verdicttest.Scenario, len(names))
-	for i, name := range names {
-		scenarios[i] = verdicttest.Scenario{Name: name, Rounds: make([][]measure.Record, perGPURounds)}
-	}
-	for _, l := range ls {
-		scenarios[l.Scenario].Rounds[l.Round-1] = l.Records
-	}
-	run, err := verdicttest.WriteRun(t.TempDir(), m, scenarios)
+	run, err := verdicttest.WriteCampaign(t.TempDir(), names, engines, s, perGPURounds, seed, counts, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,60 +86,12 @@ func TestCapacityPerGPU(t *testing.T) {
 		}
 		for _, name := range []string{per.Baseline, c.Variant} {
 			sc := per.Capacity.scenario(name)
-			if want := "(" + sc.PerGPUText + " on " + gpusText(sc.GPUs) + ")"; !strings.Contains(c.Sentence, want) {
+			if want := "(" + sc.PerGPUText + " on " + GPUsText(sc.GPUs) + ")"; !strings.Contains(c.Sentence, want) {
 				t.Errorf("sentence %q lacks %q", c.Sentence, want)
 			}
 		}
 		if e := equal.Capacity.Comparisons[i]; strings.Contains(e.Sentence, "per GPU") || e.Sentence != was.Sentence {
 			t.Errorf("equal counts: %q, without counts %q", e.Sentence, was.Sentence)
-		}
-	}
-}
-
-// TestDiffPerGPU: a deployment that holds half the GPUs in the new run,
-// with 55% of the old one's throughput (a TP8 server replaced by a TP4),
-// is compared per GPU: +10% per GPU at every level, an improvement, where
-// its whole throughput would read as a 45% regression; the rows say so and
-// carry both runs' throughput per GPU. The same deployment on as many GPUs
-// in both runs is compared on throughput, as always.
-func TestDiffPerGPU(t *testing.T) {
-	old := perGPURun(t, []string{"x"}, []verdicttest.Engine{tp8Engine}, map[string]int{"x": 8}, nil, 81)
-	smaller := perGPURun(t, []string{"x"}, []verdicttest.Engine{tp4Engine}, map[string]int{"x": 4}, nil, 82)
-	d, err := Diff(old, smaller, DiffOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(d.GPUChanges) != 1 || d.GPUChanges[0] != (GPUChange{Scenario: "x", Old: 8, New: 4}) {
-		t.Fatalf("GPU changes %+v", d.GPUChanges)
-	}
-	if want := "per GPU: x 8 GPUs in OLD, 4 GPUs in NEW; its changes are of throughput per GPU"; d.PerGPULine() != want {
-		t.Errorf("line %q, want %q", d.PerGPULine(), want)
-	}
-	if len(d.Rows) != 3 || d.Regressed() {
-		t.Fatalf("%d rows, regressed %v: want 3 rows, none a regression", len(d.Rows), d.Regressed())
-	}
-	for _, r := range d.Rows {
-		if !r.PerGPU || r.OldPerGPU == nil || r.NewPerGPU == nil {
-			t.Fatalf("%s: per GPU %v %v %v", measure.LevelName(r.Level), r.PerGPU, r.OldPerGPU, r.NewPerGPU)
-		}
-		if math.Abs(r.OldPerGPU.Center*8-r.Old.Center) > 1e-9*r.Old.Center || math.Abs(r.NewPerGPU.Center*4-r.New.Center) > 1e-9*r.New.Center {
-			t.Errorf("%s: per GPU %v → %v, whole %v → %v", measure.LevelName(r.Level), r.OldPerGPU.Center, r.NewPerGPU.Center, r.Old.Center, r.New.Center)
-		}
-		if r.DeltaPct < 5 || r.DeltaPct > 15 || !r.Improvement || r.Outcome != OutcomeFaster {
-			t.Errorf("%s: %+.1f%% %s (improvement %v), want about +10%% per GPU, an improvement", measure.LevelName(r.Level), r.DeltaPct, r.Outcome, r.Improvement)
-		}
-	}
-	same := perGPURun(t, []string{"x"}, []verdicttest.Engine{tp8Engine}, map[string]int{"x": 8}, nil, 83)
-	d, err = Diff(old, same, DiffOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(d.GPUChanges) != 0 || d.PerGPULine() != "" {
-		t.Errorf("same GPUs: changes %+v, line %q", d.GPUChanges, d.PerGPULine())
-	}
-	for _, r := range d.Rows {
-		if r.PerGPU || r.OldPerGPU != nil || r.Regression || r.Outcome == OutcomeFaster || r.Outcome == OutcomeSlower {
-			t.Errorf("A/A %s: per GPU %v, %+.1f%% %s", measure.LevelName(r.Level), r.PerGPU, r.DeltaPct, r.Outcome)
 		}
 	}
 }

@@ -34,11 +34,11 @@ func buildID(b results.EngineBuild) string {
 	return id
 }
 
-// engineDiff says, per engine and host, where two runs' preflights read
+// EngineDiff says, per engine and host, where two runs' preflights read
 // different helps: the engine build (or its install) changed between them,
 // and any difference in the figures may be the engine's. Builds without a
 // hash on either side, or absent from one run, say nothing.
-func engineDiff(old, new []results.EngineBuild) []string {
+func EngineDiff(old, new []results.EngineBuild) []string {
 	key := func(b results.EngineBuild) string { return b.Engine + " on " + b.Host }
 	hashes := func(bs []results.EngineBuild) map[string][]string {
 		m := map[string][]string{}

@@ -28,7 +28,7 @@ func TestEngineDiff(t *testing.T) {
 		{"help not read", []results.EngineBuild{b("gpu", "", "")}, []results.EngineBuild{b("gpu", "sha256:bbbbbbbbbbbbbbbb", "")}, ""},
 	}
 	for _, tt := range tests {
-		if got := strings.Join(engineDiff(tt.old, tt.new), "\n"); got != tt.want {
+		if got := strings.Join(EngineDiff(tt.old, tt.new), "\n"); got != tt.want {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
 		}
 	}

@@ -29,7 +29,7 @@ func setGPUs(v *Verdict, counts map[string]int) {
 		for j := range s.Levels {
 			l := &s.Levels[j]
 			if l.Throughput.N > 0 {
-				e := l.Throughput.over(float64(s.GPUs))
+				e := l.Throughput.Over(float64(s.GPUs))
 				l.ThroughputPerGPU = &e
 			}
 		}
@@ -57,8 +57,8 @@ func differentGPUs(v *Verdict) bool {
 	return differ
 }
 
-// over is e divided by n: the center and the bounds, the same confidence.
-func (e Estimate) over(n float64) Estimate {
+// Over is e divided by n: the center and the bounds, the same confidence.
+func (e Estimate) Over(n float64) Estimate {
 	e.Center, e.Lo, e.Hi = e.Center/n, e.Lo/n, e.Hi/n
 	return e
 }
@@ -71,17 +71,17 @@ func (v *Verdict) perGPULevels(s *Scenario, ls []Level) []Level {
 	if !v.PerGPU || s.GPUs <= 0 {
 		return ls
 	}
-	return levelsOver(ls, float64(s.GPUs))
+	return LevelsOver(ls, float64(s.GPUs))
 }
 
-// levelsOver is copies of ls with every throughput divided by g: each
+// LevelsOver is copies of ls with every throughput divided by g: each
 // launch's, its within-launch samples and the pooled estimate.
-func levelsOver(ls []Level, g float64) []Level {
+func LevelsOver(ls []Level, g float64) []Level {
 	out := make([]Level, len(ls))
 	for i, l := range ls {
 		l.Launches = scaledLaunches(l.Launches, g)
 		l.Samples = scaledSamples(l.Samples, g)
-		l.Throughput = l.Throughput.over(g)
+		l.Throughput = l.Throughput.Over(g)
 		out[i] = l
 	}
 	return out
@@ -140,13 +140,13 @@ func (v *Verdict) PerGPULine() string {
 		if s.Failed() || s.GPUs <= 0 {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %s", s.Name, gpusText(s.GPUs)))
+		parts = append(parts, fmt.Sprintf("%s %s", s.Name, GPUsText(s.GPUs)))
 	}
 	return "per GPU: " + strings.Join(parts, ", ") + "; each change and winner is of throughput per GPU"
 }
 
-// gpusText is "1 GPU" or "8 GPUs".
-func gpusText(n int) string {
+// GPUsText is "1 GPU" or "8 GPUs".
+func GPUsText(n int) string {
 	if n == 1 {
 		return "1 GPU"
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 )
 
 const diffUsage = `
@@ -46,7 +47,7 @@ func init() {
 
 type diffFlags struct {
 	old, new string
-	opts     verdict.DiffOptions
+	opts     rundiff.Options
 }
 
 func parseDiffFlags(e *env, args []string) (*diffFlags, error) {
@@ -106,7 +107,7 @@ func runDiff(_ context.Context, e *env, args []string) int {
 			return exitBadInput
 		}
 	}
-	d, err := verdict.Diff(runs[0], runs[1], f.opts)
+	d, err := rundiff.Compare(runs[0], runs[1], f.opts)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "bakeoff diff: %v\n", err)
 		return exitBadInput

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/slo"
 )
 
 // Scenario is one scenario of a run directory to write.
@@ -123,4 +124,22 @@ func WriteRun(dir string, m results.Manifest, scenarios []Scenario) (*results.Ru
 		return nil, err
 	}
 	return results.ReadRun(dir)
+}
+
+// WriteCampaign simulates a campaign of engines (one scenario named by
+// names each, in order) over rounds rounds of the sweep s, drawn from seed,
+// and writes it as a run directory in dir whose manifest records the
+// scenarios' GPU counts (nil: none) and the objective o (nil: none).
+func WriteCampaign(dir string, names []string, engines []Engine, s Sweep, rounds int, seed uint64, counts map[string]int, o *slo.SLO) (*results.Run, error) {
+	ls := Campaign(engines, s, rounds, seed)
+	m := Manifest(names[0], "run", "sha256:"+names[0], names[0], s, names...)
+	m.Rounds, m.ScenarioGPUs, m.SLO = rounds, counts, o
+	scenarios := make([]Scenario, len(names))
+	for i, name := range names {
+		scenarios[i] = Scenario{Name: name, Rounds: make([][]measure.Record, rounds)}
+	}
+	for _, l := range ls {
+		scenarios[l.Scenario].Rounds[l.Round-1] = l.Records
+	}
+	return WriteRun(dir, m, scenarios)
 }

@@ -1,4 +1,4 @@
-package verdict
+package rundiff
 
 import (
 	"fmt"
@@ -7,14 +7,15 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
 // DefaultThreshold is the slowdown, as a fraction, beyond which a
 // significant difference counts as a regression.
 const DefaultThreshold = 0.03
 
-// DiffOptions tune Diff. The zero value means the defaults.
-type DiffOptions struct {
+// Options tune Diff. The zero value means the defaults.
+type Options struct {
 	// Threshold is the fractional slowdown that counts as a regression when
 	// significant (DefaultThreshold when zero).
 	Threshold float64
@@ -47,26 +48,26 @@ func shortFP(s string) string {
 	return s
 }
 
-// DiffRow is one scenario at one level in both runs.
-type DiffRow struct {
-	Scenario string        `json:"scenario"`
-	Level    measure.Level `json:"level"`
-	Old      Estimate      `json:"old"`
-	New      Estimate      `json:"new"`
+// Row is one scenario at one level in both runs.
+type Row struct {
+	Scenario string           `json:"scenario"`
+	Level    measure.Level    `json:"level"`
+	Old      verdict.Estimate `json:"old"`
+	New      verdict.Estimate `json:"new"`
 	// Comparison is new against old, decided with every other row of the
 	// diff as one family (corrected p-values, the verdict's outcomes).
-	Comparison
+	verdict.Comparison
 	// Regression is a significant slowdown (OutcomeSlower) beyond the
 	// threshold; Improvement a significant speed-up beyond it.
 	Regression  bool `json:"regression,omitempty"`
 	Improvement bool `json:"improvement,omitempty"`
 	// PerGPU is set when the scenario holds different numbers of GPUs in
-	// the two runs (DiffResult.GPUChanges): the comparison, and so the
+	// the two runs (Result.GPUChanges): the comparison, and so the
 	// regression, is of throughput per GPU, OldPerGPU against NewPerGPU;
 	// Old and New stay each launch's whole throughput.
-	PerGPU    bool      `json:"per_gpu,omitempty"`
-	OldPerGPU *Estimate `json:"old_per_gpu,omitempty"`
-	NewPerGPU *Estimate `json:"new_per_gpu,omitempty"`
+	PerGPU    bool              `json:"per_gpu,omitempty"`
+	OldPerGPU *verdict.Estimate `json:"old_per_gpu,omitempty"`
+	NewPerGPU *verdict.Estimate `json:"new_per_gpu,omitempty"`
 }
 
 // GPUChange is a scenario whose deployment holds different numbers of GPUs
@@ -77,8 +78,8 @@ type GPUChange struct {
 	New      int    `json:"new"`
 }
 
-// DiffResult compares the same scenarios in two runs, level by level.
-type DiffResult struct {
+// Result compares the same scenarios in two runs, level by level.
+type Result struct {
 	OldRun, NewRun string
 	Threshold      float64
 	Alpha          float64
@@ -97,7 +98,7 @@ type DiffResult struct {
 	// printed different helps before their first launch: different builds
 	// (engines.go). Empty when they match or a run has no record of them.
 	Engines []string `json:"engines,omitempty"`
-	Rows    []DiffRow
+	Rows    []Row
 	// GPUChanges are the scenarios whose GPUs differ between the runs, in
 	// the old run's order: their rows are compared per GPU, as the verdict
 	// compares scenarios of different sizes (pergpu.go).
@@ -107,35 +108,35 @@ type DiffResult struct {
 	Unmatched []string
 	// Capacity compares the capacities under the SLO when both runs have
 	// the same one; nil when neither has one.
-	Capacity *CapacityDiff `json:"capacity,omitempty"`
+	Capacity *Capacity `json:"capacity,omitempty"`
 	// Accept compares the speculative accept length where both runs have
 	// it, Server the server's own running batch and generation throughput
 	// where either run has them (diff_why.go): what explains a change in
 	// throughput, outside the corrected family.
-	Accept []AcceptDiffRow `json:"accept,omitempty"`
-	Server []ServerDiffRow `json:"server,omitempty"`
+	Accept []AcceptRow `json:"accept,omitempty"`
+	Server []ServerRow `json:"server,omitempty"`
 	// Turns set each turn's TTFT of multi-turn sessions side by side,
 	// descriptively; empty without sessions.
-	Turns []TurnDiffRow `json:"turns,omitempty"`
+	Turns []TurnRow `json:"turns,omitempty"`
 }
 
-// CapacityDiff compares each scenario's capacity under the SLO in two runs.
-type CapacityDiff struct {
+// Capacity compares each scenario's capacity under the SLO in two runs.
+type Capacity struct {
 	Objective string `json:"objective"`
 	Unit      string `json:"unit"`
 	// Rows are decided in the same family as the throughput rows.
-	Rows []CapacityDiffRow `json:"rows"`
+	Rows []CapacityRow `json:"rows"`
 	// Note says why the capacities were not compared, when they were not.
 	Note string `json:"note,omitempty"`
 }
 
-// CapacityDiffRow is one scenario's capacity in both runs, new against old.
-type CapacityDiffRow struct {
+// CapacityRow is one scenario's capacity in both runs, new against old.
+type CapacityRow struct {
 	Scenario string `json:"scenario"`
 	// Old and New are the capacities as the verdict writes them.
 	Old string `json:"old"`
 	New string `json:"new"`
-	Comparison
+	verdict.Comparison
 	// Censored is set when a launch of either run was beyond the levels
 	// measured, so that its capacity is only a bound.
 	Censored bool `json:"censored,omitempty"`
@@ -154,7 +155,7 @@ type CapacityDiffRow struct {
 
 // Comparisons is the size of the diff's corrected family: its throughput
 // rows and its capacity rows.
-func (d *DiffResult) Comparisons() int {
+func (d *Result) Comparisons() int {
 	n := len(d.Rows)
 	if d.Capacity != nil {
 		n += len(d.Capacity.Rows)
@@ -164,7 +165,7 @@ func (d *DiffResult) Comparisons() int {
 
 // Regressed reports whether any row is a significant regression beyond the
 // threshold.
-func (d *DiffResult) Regressed() bool {
+func (d *Result) Regressed() bool {
 	for _, r := range d.Rows {
 		if r.Regression {
 			return true
@@ -180,7 +181,7 @@ func (d *DiffResult) Regressed() bool {
 	return false
 }
 
-// Diff compares two runs, as `bakeoff diff` shows them (report.DiffText):
+// Compare compares two runs, as `bakeoff diff` shows them (report.DiffText):
 // every scenario both measured, at every level both measured, new against
 // old, with the verdict's statistics: one figure per
 // launch, each run's launch-to-launch variance pooled over its levels (the
@@ -188,15 +189,15 @@ func (d *DiffResult) Regressed() bool {
 // the minimum effect as a floor), every row one comparison of a family
 // corrected as the verdict's is. Runs with different sweep fingerprints are
 // refused with a *FingerprintError unless o.Force.
-func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
+func Compare(old, new *results.Run, o Options) (*Result, error) {
 	if o.Threshold <= 0 {
 		o.Threshold = DefaultThreshold
 	}
 	if o.Alpha <= 0 || o.Alpha >= 1 {
-		o.Alpha = DefaultAlpha
+		o.Alpha = verdict.DefaultAlpha
 	}
-	d := &DiffResult{OldRun: old.Dir, NewRun: new.Dir, Threshold: o.Threshold, Alpha: o.Alpha,
-		Engines: engineDiff(old.Manifest.Engines, new.Manifest.Engines)}
+	d := &Result{OldRun: old.Dir, NewRun: new.Dir, Threshold: o.Threshold, Alpha: o.Alpha,
+		Engines: verdict.EngineDiff(old.Manifest.Engines, new.Manifest.Engines)}
 	if old.Manifest.Fingerprint != new.Manifest.Fingerprint {
 		fields := sweepDiff(old.Manifest.Sweep, new.Manifest.Sweep)
 		if !o.Force {
@@ -204,17 +205,17 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 		}
 		d.Forced, d.FingerprintFields = true, fields
 	}
-	vo, err := Compute(old, Options{Alpha: o.Alpha})
+	vo, err := verdict.Compute(old, verdict.Options{Alpha: o.Alpha})
 	if err != nil {
 		return nil, err
 	}
-	vn, err := Compute(new, Options{Alpha: o.Alpha})
+	vn, err := verdict.Compute(new, verdict.Options{Alpha: o.Alpha})
 	if err != nil {
 		return nil, err
 	}
 	d.Correction, d.MinEffectPct, d.EquivalenceMarginPct = vn.Correction, vn.MinEffectPct, vn.EquivalenceMarginPct
 	d.OldRounds, d.NewRounds = vo.Rounds, vn.Rounds
-	var family []*Comparison
+	var family []*verdict.Comparison
 	for _, so := range vo.Scenarios {
 		sn := vn.Scenario(so.Name)
 		oldNone := so.Failed() || len(so.Levels) == 0
@@ -234,12 +235,12 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 		// regression and doubling them as an improvement, whatever each GPU
 		// did.
 		perGPU := so.GPUs > 0 && sn.GPUs > 0 && so.GPUs != sn.GPUs
-		cs := CompareRuns(&so, sn, vn.Confidence)
+		cs := verdict.CompareRuns(&so, sn, vn.Confidence)
 		if perGPU {
 			d.GPUChanges = append(d.GPUChanges, GPUChange{Scenario: so.Name, Old: so.GPUs, New: sn.GPUs})
 			po, pn := so, *sn
-			po.Levels, pn.Levels = levelsOver(so.Levels, float64(so.GPUs)), levelsOver(sn.Levels, float64(sn.GPUs))
-			cs = CompareRuns(&po, &pn, vn.Confidence)
+			po.Levels, pn.Levels = verdict.LevelsOver(so.Levels, float64(so.GPUs)), verdict.LevelsOver(sn.Levels, float64(sn.GPUs))
+			cs = verdict.CompareRuns(&po, &pn, vn.Confidence)
 		}
 		for _, lo := range so.Levels {
 			ln := sn.Level(lo.Level)
@@ -252,9 +253,9 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 				d.Unmatched = append(d.Unmatched, fmt.Sprintf("%s %s: %s", so.Name, measure.LevelName(lo.Level), uncompared(&lo, ln)))
 				continue
 			}
-			row := DiffRow{Scenario: so.Name, Level: lo.Level, Old: lo.Throughput, New: ln.Throughput}
+			row := Row{Scenario: so.Name, Level: lo.Level, Old: lo.Throughput, New: ln.Throughput}
 			if perGPU {
-				po, pn := lo.Throughput.over(float64(so.GPUs)), ln.Throughput.over(float64(sn.GPUs))
+				po, pn := lo.Throughput.Over(float64(so.GPUs)), ln.Throughput.Over(float64(sn.GPUs))
 				row.PerGPU, row.OldPerGPU, row.NewPerGPU = true, &po, &pn
 			}
 			d.Rows = append(d.Rows, row)
@@ -277,23 +278,23 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 	for _, c := range caps {
 		family = append(family, c.cmp)
 	}
-	Decide(family, o.Alpha, d.Correction, d.MinEffectPct, d.EquivalenceMarginPct)
+	verdict.Decide(family, o.Alpha, d.Correction, d.MinEffectPct, d.EquivalenceMarginPct)
 	for _, c := range caps {
-		SettleCapacity(c.cmp, c.old, c.new)
-		r := CapacityDiffRow{Scenario: c.old.Scenario, Old: c.old.Text, New: c.new.Text, Comparison: *c.cmp,
+		verdict.SettleCapacity(c.cmp, c.old, c.new)
+		r := CapacityRow{Scenario: c.old.Scenario, Old: c.old.Text, New: c.new.Text, Comparison: *c.cmp,
 			Censored: c.old.Bound != "" || c.new.Bound != ""}
 		if c.perGPU {
-			r.PerGPU, r.OldPerGPU, r.NewPerGPU = true, PerGPUAside(c.old), PerGPUAside(c.new)
+			r.PerGPU, r.OldPerGPU, r.NewPerGPU = true, verdict.PerGPUAside(c.old), verdict.PerGPUAside(c.new)
 		}
-		r.Regression = r.Outcome == OutcomeSlower && r.DeltaPct <= -100*o.Threshold
-		r.Improvement = r.Outcome == OutcomeFaster && r.DeltaPct >= 100*o.Threshold
+		r.Regression = r.Outcome == verdict.OutcomeSlower && r.DeltaPct <= -100*o.Threshold
+		r.Improvement = r.Outcome == verdict.OutcomeFaster && r.DeltaPct >= 100*o.Threshold
 		d.Capacity.Rows = append(d.Capacity.Rows, r)
 	}
 	for i := range d.Rows {
 		r := &d.Rows[i]
 		r.Comparison = *family[i]
-		r.Regression = r.Outcome == OutcomeSlower && r.DeltaPct <= -100*o.Threshold
-		r.Improvement = r.Outcome == OutcomeFaster && r.DeltaPct >= 100*o.Threshold
+		r.Regression = r.Outcome == verdict.OutcomeSlower && r.DeltaPct <= -100*o.Threshold
+		r.Improvement = r.Outcome == verdict.OutcomeFaster && r.DeltaPct >= 100*o.Threshold
 	}
 	return d, nil
 }
@@ -302,13 +303,13 @@ func Diff(old, new *results.Run, o DiffOptions) (*DiffResult, error) {
 // other GPUs in the new run: "per GPU: tp 8 GPUs in OLD, 4 GPUs in NEW;
 // its changes are of throughput per GPU"; empty when none does. Its
 // capacity, under an objective, is compared per GPU too.
-func (d *DiffResult) PerGPULine() string {
+func (d *Result) PerGPULine() string {
 	if len(d.GPUChanges) == 0 {
 		return ""
 	}
 	var parts []string
 	for _, g := range d.GPUChanges {
-		parts = append(parts, fmt.Sprintf("%s %s in OLD, %s in NEW", g.Scenario, gpusText(g.Old), gpusText(g.New)))
+		parts = append(parts, fmt.Sprintf("%s %s in OLD, %s in NEW", g.Scenario, verdict.GPUsText(g.Old), verdict.GPUsText(g.New)))
 	}
 	its := "its changes are"
 	if len(parts) > 1 {
@@ -321,7 +322,7 @@ func (d *DiffResult) PerGPULine() string {
 // server could not keep up with its arrivals in one run or both (a
 // saturated level's figures depend on how long it ran, not on the server),
 // or one run has no throughput for it.
-func uncompared(old, new *Level) string {
+func uncompared(old, new *verdict.Level) string {
 	switch {
 	case old.Saturated && new.Saturated:
 		return "saturated in both runs (not compared)"
@@ -355,25 +356,25 @@ func sweepDiff(a, b results.SweepInfo) []string {
 // capacityPair is one scenario's capacity in both runs and their comparison,
 // per GPU when its GPUs differ between them.
 type capacityPair struct {
-	old, new *ScenarioCapacity
-	cmp      *Comparison
+	old, new *verdict.ScenarioCapacity
+	cmp      *verdict.Comparison
 	perGPU   bool
 }
 
 // diffCapacity pairs the scenarios' capacities when both runs judged them
 // under the same objective, and sets d.Capacity; a note says why not
 // otherwise.
-func diffCapacity(d *DiffResult, vo, vn *Verdict) []capacityPair {
+func diffCapacity(d *Result, vo, vn *verdict.Verdict) []capacityPair {
 	co, cn := vo.Capacity, vn.Capacity
 	switch {
 	case co == nil && cn == nil:
 		return nil
 	case co == nil || cn == nil || !co.SLO.Equal(cn.SLO) || co.Unit != cn.Unit:
-		d.Capacity = &CapacityDiff{Note: fmt.Sprintf("capacities not compared: the runs' SLOs differ (%s vs %s)",
+		d.Capacity = &Capacity{Note: fmt.Sprintf("capacities not compared: the runs' SLOs differ (%s vs %s)",
 			objectiveOf(co), objectiveOf(cn))}
 		return nil
 	}
-	d.Capacity = &CapacityDiff{Objective: cn.Objective, Unit: cn.Unit}
+	d.Capacity = &Capacity{Objective: cn.Objective, Unit: cn.Unit}
 	var out []capacityPair
 	for i := range co.Scenarios {
 		so := &co.Scenarios[i]
@@ -386,16 +387,16 @@ func diffCapacity(d *DiffResult, vo, vn *Verdict) []capacityPair {
 				// As the throughput: a deployment resized between the
 				// runs is judged by the load each of its GPUs carries.
 				// The division moves no bound, which SettleCapacity reads.
-				out = append(out, capacityPair{so, sn, CompareCapacity(so.over(float64(so.GPUs)), sn.over(float64(sn.GPUs)), vn.Confidence), true})
+				out = append(out, capacityPair{so, sn, verdict.CompareCapacity(so.Over(float64(so.GPUs)), sn.Over(float64(sn.GPUs)), vn.Confidence), true})
 				continue
 			}
-			out = append(out, capacityPair{so, sn, CompareCapacity(so, sn, vn.Confidence), false})
+			out = append(out, capacityPair{so, sn, verdict.CompareCapacity(so, sn, vn.Confidence), false})
 		}
 	}
 	return out
 }
 
-func objectiveOf(c *CapacityVerdict) string {
+func objectiveOf(c *verdict.CapacityVerdict) string {
 	if c == nil {
 		return "none"
 	}

@@ -1,9 +1,10 @@
-package verdict
+package rundiff
 
 import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
 // TestDiffTurns: each turn's TTFT p50 of both runs side by side, for the
@@ -17,15 +18,15 @@ func TestDiffTurns(t *testing.T) {
 		}
 		return s
 	}
-	old := &Verdict{Scenarios: []Scenario{
-		{Name: "a", Levels: []Level{{Level: c2, Sessions: sessions(0.1, 0.02)}, {Level: c4, Sessions: sessions(0.2, 0.04)}}},
-		{Name: "gone", Levels: []Level{{Level: c2, Sessions: sessions(0.1)}}},
+	old := &verdict.Verdict{Scenarios: []verdict.Scenario{
+		{Name: "a", Levels: []verdict.Level{{Level: c2, Sessions: sessions(0.1, 0.02)}, {Level: c4, Sessions: sessions(0.2, 0.04)}}},
+		{Name: "gone", Levels: []verdict.Level{{Level: c2, Sessions: sessions(0.1)}}},
 	}}
-	new := &Verdict{Scenarios: []Scenario{
-		{Name: "a", Levels: []Level{{Level: c2, Sessions: sessions(0.1, 0.01, 0.01)}, {Level: c4, Saturated: true, Sessions: sessions(0.9, 0.9)}}},
+	new := &verdict.Verdict{Scenarios: []verdict.Scenario{
+		{Name: "a", Levels: []verdict.Level{{Level: c2, Sessions: sessions(0.1, 0.01, 0.01)}, {Level: c4, Saturated: true, Sessions: sessions(0.9, 0.9)}}},
 	}}
 	got := diffTurns(old, new)
-	want := []TurnDiffRow{
+	want := []TurnRow{
 		{Scenario: "a", Level: c2, Turn: 1, OldTTFT: 0.1, NewTTFT: 0.1, ChangePct: 0},
 		{Scenario: "a", Level: c2, Turn: 2, OldTTFT: 0.02, NewTTFT: 0.01, ChangePct: -50},
 	}

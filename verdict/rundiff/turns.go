@@ -1,14 +1,17 @@
-package verdict
+package rundiff
 
-import "github.com/bakeoff-dev/bakeoff/measure"
+import (
+	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
 
-// TurnDiffRow is one turn index of one scenario's sessions at one level, in
+// TurnRow is one turn index of one scenario's sessions at one level, in
 // both runs of a diff: where a change to the prefix cache or the history
 // path shows (turn 1 sends no history; later turns resend it). It is
 // descriptive: the medians of the two runs' pooled requests and their
 // ratio, not a test, and it takes no part in the regression decision,
 // which rests on throughput and capacity.
-type TurnDiffRow struct {
+type TurnRow struct {
 	Scenario string        `json:"scenario"`
 	Level    measure.Level `json:"level"`
 	Turn     int           `json:"turn"`
@@ -26,8 +29,8 @@ type TurnDiffRow struct {
 // diffTurns pairs the per-turn figures of every scenario and level both
 // runs measured with sessions, in the old run's order; a level saturated
 // in either run is left out, as it is from every comparison.
-func diffTurns(vo, vn *Verdict) []TurnDiffRow {
-	var out []TurnDiffRow
+func diffTurns(vo, vn *verdict.Verdict) []TurnRow {
+	var out []TurnRow
 	for _, so := range vo.Scenarios {
 		sn := vn.Scenario(so.Name)
 		if sn == nil {
@@ -43,7 +46,7 @@ func diffTurns(vo, vn *Verdict) []TurnDiffRow {
 					if tn.Turn != to.Turn || to.TTFT.P50 <= 0 || tn.TTFT.P50 <= 0 {
 						continue
 					}
-					out = append(out, TurnDiffRow{Scenario: so.Name, Level: lo.Level, Turn: to.Turn,
+					out = append(out, TurnRow{Scenario: so.Name, Level: lo.Level, Turn: to.Turn,
 						OldTTFT: to.TTFT.P50, NewTTFT: tn.TTFT.P50, ChangePct: 100 * (tn.TTFT.P50/to.TTFT.P50 - 1),
 						OldCached: to.CachedShare, NewCached: tn.CachedShare})
 				}

@@ -1,21 +1,22 @@
-package verdict
+package rundiff
 
 import (
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
-// AcceptDiffRow is one speculative scenario's accept length at one level in
+// AcceptRow is one speculative scenario's accept length at one level in
 // both runs.
-type AcceptDiffRow struct {
+type AcceptRow struct {
 	Scenario string        `json:"scenario"`
 	Level    measure.Level `json:"level"`
 	// Old and New are the runs' accept lengths with their intervals
 	// (LevelAccept.Length), OldSource and NewSource where each came from.
-	Old       Estimate `json:"old"`
-	New       Estimate `json:"new"`
-	OldSource string   `json:"old_source"`
-	NewSource string   `json:"new_source"`
+	Old       verdict.Estimate `json:"old"`
+	New       verdict.Estimate `json:"new"`
+	OldSource string           `json:"old_source"`
+	NewSource string           `json:"new_source"`
 	// DeltaPct is new against old, percent.
 	DeltaPct float64 `json:"delta_pct"`
 	// P is the two-sided p-value of no change, Welch's t on the logs of
@@ -30,10 +31,10 @@ type AcceptDiffRow struct {
 	Changed bool `json:"changed,omitempty"`
 }
 
-// ServerDiffRow is what the server's own metrics said about one scenario at
+// ServerRow is what the server's own metrics said about one scenario at
 // one level in both runs, over the steady windows (Level.Server); a figure
 // a run lacks is nil.
-type ServerDiffRow struct {
+type ServerRow struct {
 	Scenario string        `json:"scenario"`
 	Level    measure.Level `json:"level"`
 	// OldRunning and NewRunning are the mean running batch, requests.
@@ -47,7 +48,7 @@ type ServerDiffRow struct {
 
 // diffWhy fills the diff's accept-length and server rows: every scenario
 // and level both runs measured where either has the figure.
-func diffWhy(d *DiffResult, vo, vn *Verdict) {
+func diffWhy(d *Result, vo, vn *verdict.Verdict) {
 	for _, so := range vo.Scenarios {
 		sn := vn.Scenario(so.Name)
 		if sn == nil {
@@ -70,8 +71,8 @@ func diffWhy(d *DiffResult, vo, vn *Verdict) {
 	settleAccept(d.Accept, d.Alpha)
 }
 
-func acceptDiff(name string, o, n *LevelAccept, c measure.Level) AcceptDiffRow {
-	r := AcceptDiffRow{Scenario: name, Level: c, Old: o.Length, New: n.Length, OldSource: o.Source, NewSource: n.Source, P: 1}
+func acceptDiff(name string, o, n *verdict.LevelAccept, c measure.Level) AcceptRow {
+	r := AcceptRow{Scenario: name, Level: c, Old: o.Length, New: n.Length, OldSource: o.Source, NewSource: n.Source, P: 1}
 	if o.Length.Center > 0 {
 		r.DeltaPct = 100 * (n.Length.Center/o.Length.Center - 1)
 	}
@@ -86,7 +87,7 @@ func acceptDiff(name string, o, n *LevelAccept, c measure.Level) AcceptDiffRow {
 // scenario has one at every level: uncorrected, every row would be another
 // chance of a false mark, and the table as a whole would cry wolf in many
 // diffs between runs of one configuration.
-func settleAccept(rows []AcceptDiffRow, alpha float64) {
+func settleAccept(rows []AcceptRow, alpha float64) {
 	p := make([]float64, len(rows))
 	for i, r := range rows {
 		p[i] = r.P
@@ -97,15 +98,15 @@ func settleAccept(rows []AcceptDiffRow, alpha float64) {
 	}
 }
 
-func serverDiff(name string, o, n *Level) (ServerDiffRow, bool) {
-	r := ServerDiffRow{Scenario: name, Level: o.Level}
-	running := func(l *Level) *float64 {
+func serverDiff(name string, o, n *verdict.Level) (ServerRow, bool) {
+	r := ServerRow{Scenario: name, Level: o.Level}
+	running := func(l *verdict.Level) *float64 {
 		if l.Server == nil || l.Server.Running == nil {
 			return nil
 		}
 		return new(l.Server.Running.Mean)
 	}
-	gen := func(l *Level) *float64 {
+	gen := func(l *verdict.Level) *float64 {
 		if l.Server == nil || l.Server.GenTokS == nil {
 			return nil
 		}

@@ -1,6 +1,10 @@
-package verdict
+package rundiff
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
 
 // TestUncompared: a diff says why a level both runs measured was not
 // compared, naming the run whose server could not keep up.
@@ -14,7 +18,7 @@ func TestUncompared(t *testing.T) {
 		{false, true, "saturated in NEW (not compared)"},
 		{false, false, "no throughput in one run"},
 	} {
-		if got := uncompared(&Level{Saturated: tt.old}, &Level{Saturated: tt.new}); got != tt.want {
+		if got := uncompared(&verdict.Level{Saturated: tt.old}, &verdict.Level{Saturated: tt.new}); got != tt.want {
 			t.Errorf("saturated old %v new %v: %q, want %q", tt.old, tt.new, got, tt.want)
 		}
 	}
