@@ -98,6 +98,11 @@ func TestDeploymentLostHost(t *testing.T) {
 	if len(out.Lost) != 1 || out.Lost[0].Host != a.Alias || out.Lost[0].Round != 1 || !strings.Contains(out.Lost[0].Reason, b.Alias) {
 		t.Errorf("lost %+v, want the group of %s in round 1, naming %s", out.Lost, a.Alias, b.Alias)
 	}
+	// single's launch of round 1 was measured before the loss and is kept:
+	// the round is unfinished, and the end of the run must not call it unrun.
+	if want := "round 1 not finished"; !strings.Contains(out.Stopped, want) || strings.Contains(out.Stopped, "not run") {
+		t.Errorf("stopped %q, want %q and no round called not run", out.Stopped, want)
+	}
 	outcomes := map[string]string{}
 	for _, e := range out.Journal {
 		if e.Phase == orchestrator.PhaseScenario && e.Event == "end" {

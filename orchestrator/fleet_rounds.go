@@ -143,11 +143,32 @@ func (o *orch) schedule(ctx context.Context) {
 		o.outcome.Canceled = true // stopped between rounds
 		return
 	}
-	var rounds []string
+	// A round moved off a lost host may have measured launches before the
+	// host went, and they are kept: such a round is unfinished, not unrun.
+	var cut, unrun []string
 	for _, j := range left {
-		rounds = append(rounds, fmt.Sprint(j.round))
+		if len(j.from) > 0 {
+			cut = append(cut, fmt.Sprint(j.round))
+		} else {
+			unrun = append(unrun, fmt.Sprint(j.round))
+		}
 	}
-	o.outcome.Stopped = fmt.Sprintf("every host of the fleet was lost; round %s not run", strings.Join(rounds, ", "))
+	var parts []string
+	if len(cut) > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s not finished (what its launches measured before the loss is kept)", plural("round", len(cut)), strings.Join(cut, ", ")))
+	}
+	if len(unrun) > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s not run", plural("round", len(unrun)), strings.Join(unrun, ", ")))
+	}
+	o.outcome.Stopped = "every host of the fleet was lost; " + strings.Join(parts, "; ")
+}
+
+// plural is word, with an s unless n is 1.
+func plural(word string, n int) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // work is one host's loop: take a round, run it, until none is left for it.
