@@ -78,15 +78,20 @@ type RoleArg struct {
 
 // RoleGPUs says which GPUs an instance of a role is given: none written
 // (the process sees every GPU of its host, and counts as the engine's
-// parallelism says), Count devices chosen on its node, or the devices
-// listed.
+// parallelism says), no GPU at all (a router, which runs on the CPU),
+// Count devices chosen on its node, or the devices listed.
 type RoleGPUs struct {
+	// None is gpus: 0: the process sees no GPU (an empty
+	// CUDA_VISIBLE_DEVICES), holds none and takes none of a slot's, so
+	// that a CPU-only role need not take a GPU only to say which it uses.
+	None  bool
 	Count int   // gpus: N
 	List  []int // gpus: [i, j, …]
 }
 
-// Set reports whether the role says which GPUs it uses.
-func (g RoleGPUs) Set() bool { return g.Count > 0 || len(g.List) > 0 }
+// Set reports whether the role says which GPUs it uses (gpus: 0 says it
+// uses none).
+func (g RoleGPUs) Set() bool { return g.None || g.Count > 0 || len(g.List) > 0 }
 
 // PerInstance is how many GPUs an instance is given (0 when not written).
 func (g RoleGPUs) PerInstance() int {
@@ -258,7 +263,8 @@ type Instance struct {
 	// Port is the port it listens on: {port}, and what {ROLE.port} names.
 	Port int
 	// GPUs are the device indices it is given (CUDA_VISIBLE_DEVICES); nil
-	// when its role says none.
+	// when its role does not say (it sees every GPU of its node), empty
+	// when its role has gpus: 0 (it sees none).
 	GPUs []int
 }
 
@@ -327,6 +333,8 @@ func (d *Deployment) Instances(basePort int, sl Slot) []Instance {
 				in.Port, next[in.Node] = p, p+1
 			}
 			switch {
+			case r.GPUs.None:
+				in.GPUs = []int{}
 			case len(r.GPUs.List) > 0:
 				in.GPUs = slices.Clone(r.GPUs.List)
 			case r.GPUs.Count > 0:
@@ -372,13 +380,13 @@ func (d *Deployment) Rendezvous(sl Slot) int {
 // `gpus:` when written, else what the role's server counts as one scenario
 // does (Scenario.GPUs) divided by SGLang's --nnodes, over which one server's
 // tensor-parallel ranks are split (sgl-project/sglang
-// python/sglang/srt/server_args.py, nnodes). A role with a command of its
-// own and no `gpus:` (a router) holds none.
+// python/sglang/srt/server_args.py, nnodes). A role with gpus: 0, or with
+// a command of its own and no `gpus:` (a router), holds none.
 func (d *Deployment) GPUs(s *Scenario) int {
 	n := 0
 	for _, r := range d.Roles {
 		per := r.GPUs.PerInstance()
-		if per == 0 && len(r.Launch) == 0 {
+		if per == 0 && !r.GPUs.None && len(r.Launch) == 0 {
 			rs := s.RoleScenario(r)
 			per = rs.GPUs()
 			if v, ok := rs.flagValue("nnodes"); ok {
@@ -499,7 +507,9 @@ func expander(insts []Instance, self Instance, addr Addresses, rendezvous int, s
 // scenario s's deployment in slot sl, on the host whose paths on gives:
 // the role's server (RoleScenario) rendered as Render renders a scenario,
 // listening on its node's address and its own port, its GPUs in
-// CUDA_VISIBLE_DEVICES, and every placeholder of its words expanded.
+// CUDA_VISIBLE_DEVICES (set empty for a role of gpus: 0, which CUDA reads
+// as no device, where unset would be every device), and every placeholder
+// of its words expanded.
 func RenderInstance(c *Campaign, s *Scenario, insts []Instance, i int, sl Slot, on On, addr Addresses) (*Launch, error) {
 	if s == nil || s.Deployment == nil || i < 0 || i >= len(insts) {
 		return nil, fmt.Errorf("render: no instance %d of a deployment", i)

@@ -197,19 +197,28 @@ func (d *doc) roleNodes(v *yaml.Node, what string) ([]int, bool) {
 	return out, true
 }
 
-// roleGPUs decodes a role's gpus: how many each instance is given, or the
-// device indices it is given.
+// roleGPUs decodes a role's gpus: how many each instance is given (0: none,
+// a process that runs on the CPU), or the device indices it is given.
 func (d *doc) roleGPUs(v *yaml.Node, what string) (RoleGPUs, bool) {
 	if v.Kind == yaml.ScalarNode {
-		n, ok := d.intAtLeast(v, what, 1)
-		if !ok || n < 1 {
+		n, ok := d.intAtLeast(v, what, 0)
+		if !ok || n < 0 {
 			return RoleGPUs{}, false
+		}
+		if n == 0 {
+			return RoleGPUs{None: true}, true
 		}
 		if n > MaxRoleGPUs {
 			d.errorf(v, "%s: %d GPUs is more than %d", what, n, MaxRoleGPUs)
 			return RoleGPUs{}, false
 		}
 		return RoleGPUs{Count: n}, true
+	}
+	// An empty list could be read as no GPU, or as a list left unfinished;
+	// gpus: 0 says the first without doubt.
+	if v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+		d.errorf(v, "%s: empty list; for a role that uses no GPU (a router), write gpus: 0", what)
+		return RoleGPUs{}, false
 	}
 	list := distinctList(d, v, what, "GPU indices (0, 1, …)", "GPU",
 		func(n *yaml.Node, what string) (int, int, string, bool) {

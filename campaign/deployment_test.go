@@ -277,6 +277,16 @@ deployment:
     a: {gpus: [0, 1]}
     b: {gpus: [1]}
 `), []string{`c/scenarios/disagg.yaml:6:15: deployment.roles.b.gpus: a and b would both use GPU 1 of node 0`}},
+		{"gpus: as an empty list", with(disaggPath, `extends: base
+deployment:
+  roles:
+    w: {gpus: []}
+`), []string{`c/scenarios/disagg.yaml:4:15: deployment.roles.w.gpus: empty list; for a role that uses no GPU (a router), write gpus: 0`}},
+		{"gpus: negative", with(disaggPath, `extends: base
+deployment:
+  roles:
+    w: {gpus: -1}
+`), []string{`c/scenarios/disagg.yaml:4:15: deployment.roles.w.gpus: must not be negative, got -1`}},
 		{"serve off node 0", with(disaggPath, `extends: base
 deployment:
   roles:
@@ -303,5 +313,72 @@ deployment:
 				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+// TestRoleNoGPUs: gpus: 0 is a role that uses no GPU: it loads wherever
+// gpus: does (a child's role may set it over its parent's count), its
+// instances get no GPU and CUDA_VISIBLE_DEVICES set empty, it holds none of
+// the scenario's GPUs whatever its engine flags say, and the roles beside
+// it take GPUs from 0 as if it were not there.
+func TestRoleNoGPUs(t *testing.T) {
+	c, errs := loadMem(t, deployFiles.with(memFiles{disaggPath: `name: disagg
+extends: base
+deployment:
+  serve: router
+  roles:
+    cpu: {gpus: 2}
+    worker: {gpus: 2}
+    router:
+      gpus: 0
+      launch: [python3, -m, sglang_router.launch_router, --worker-urls, "http://{worker.host}:{worker.port}"]
+`, ranksPath: `name: ranks
+extends: disagg
+deployment:
+  roles:
+    cpu: {gpus: 0, count: 2}
+`}))
+	if errs != nil {
+		t.Fatalf("load: %v", errs)
+	}
+	byName := map[string]*Scenario{}
+	for _, s := range c.Scenarios {
+		byName[s.Name] = s
+	}
+	for _, tt := range []struct {
+		name string
+		gpus int
+		want []string
+	}{
+		{"disagg", 4, []string{
+			"cpu gpus [0 1]: env -- CUDA_VISIBLE_DEVICES=0,1 NCCL_PROTO=LL",
+			"worker gpus [2 3]: env -- CUDA_VISIBLE_DEVICES=2,3 NCCL_PROTO=LL",
+			"router gpus []: env -- CUDA_VISIBLE_DEVICES='' NCCL_PROTO=LL",
+		}},
+		// The cpu role's server has --tp 2 from base, and holds none.
+		{"ranks", 2, []string{
+			"cpu.0 gpus []: env -- CUDA_VISIBLE_DEVICES='' NCCL_PROTO=LL",
+			"cpu.1 gpus []: env -- CUDA_VISIBLE_DEVICES='' NCCL_PROTO=LL",
+			"worker gpus [0 1]: env -- CUDA_VISIBLE_DEVICES=0,1 NCCL_PROTO=LL",
+			"router gpus []: env -- CUDA_VISIBLE_DEVICES='' NCCL_PROTO=LL",
+		}},
+	} {
+		s := byName[tt.name]
+		insts := s.Deployment.Instances(c.Engine.Port, Slot{})
+		var got []string
+		for i, in := range insts {
+			l, err := RenderInstance(c, s, insts, i, Slot{}, On{}, LocalAddresses)
+			if err != nil {
+				t.Fatalf("%s: render %s: %v", tt.name, in.Name(), err)
+			}
+			env, _, _ := strings.Cut(l.Command, " python3")
+			got = append(got, fmt.Sprintf("%s gpus %v: %s", in.Name(), in.GPUs, env))
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s launches:\n%s\nwant:\n%s", tt.name, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+		}
+		if n := s.GPUs(); n != tt.gpus {
+			t.Errorf("%s holds %d GPUs, want %d", tt.name, n, tt.gpus)
+		}
 	}
 }

@@ -17,7 +17,8 @@ import (
 // gpus: shifted by the slot's GPU offset) and ports shifted by the slot's
 // port offset, so no two slots share a GPU or a port. Every scenario must
 // then say which GPUs each of its processes uses: a deployment whose roles
-// all have gpus: (a single server is a deployment of one role).
+// all have gpus: (a single server is a deployment of one role; gpus: 0 for
+// a process that uses none, such as a router).
 
 const (
 	// MaxLaunchesPerHost bounds launches_per_host.
@@ -29,7 +30,8 @@ const (
 )
 
 // SlotGPUs is how many GPUs one slot takes: the most GPU indices any of
-// the campaign's launches uses (its highest index + 1).
+// the campaign's launches uses (its highest index + 1). A role of gpus: 0
+// adds none.
 func (c *Campaign) SlotGPUs() int {
 	n := 0
 	for _, s := range c.Scenarios {
@@ -71,7 +73,7 @@ func (l *loader) checkSlots(c *Campaign, d *doc, nodes campaignNodes) {
 		}
 		for _, r := range s.Deployment.Roles {
 			if !r.GPUs.Set() {
-				l.p.errorf(r.src.at, "deployment.roles.%s: launches_per_host is %d (%s), so each role says which GPUs it uses: give it gpus:",
+				l.p.errorf(r.src.at, "deployment.roles.%s: launches_per_host is %d (%s), so each role says which GPUs it uses: give it gpus: (gpus: 0 for a role that uses none, such as a router)",
 					r.Name, c.LaunchesPerHost, at)
 			}
 		}

@@ -69,7 +69,7 @@ func TestSlotErrors(t *testing.T) {
 		{"a scenario of one server", slotFiles.with(memFiles{"c/scenarios/b.yaml": "name: b\nmodel: /m\nargs: {tp-size: 2}\n"}),
 			[]string{`c/configs/camp.yaml:3:20: launches_per_host: 4 launches share each host, so each must say which GPUs it uses, and scenario b is one server without them: write it as a deployment of one role with gpus: (deployment: {roles: {server: {gpus: N}}})`}},
 		{"a role without gpus", slotFiles.with(memFiles{"c/scenarios/b.yaml": "name: b\nextends: a\ndeployment:\n  roles:\n    router: {launch: [r]}\n  serve: router\n"}),
-			[]string{`c/scenarios/b.yaml:5:5: deployment.roles.router: launches_per_host is 4 (c/configs/camp.yaml:3:20), so each role says which GPUs it uses: give it gpus:`}},
+			[]string{`c/scenarios/b.yaml:5:5: deployment.roles.router: launches_per_host is 4 (c/configs/camp.yaml:3:20), so each role says which GPUs it uses: give it gpus: (gpus: 0 for a role that uses none, such as a router)`}},
 		{"zero", slotFiles.with(memFiles{cfgPath: strings.Replace(slotFiles[cfgPath], "launches_per_host: 4", "launches_per_host: 0", 1)}),
 			[]string{`c/configs/camp.yaml:3:20: launches_per_host: must be at least 1, got 0`}},
 	}
@@ -80,6 +80,87 @@ func TestSlotErrors(t *testing.T) {
 				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+// routerSlotFiles is slotFiles with a router in front of each TP 2 server
+// that says it uses no GPU (gpus: 0), as SGLang's router runs on the CPU.
+var routerSlotFiles = slotFiles.with(memFiles{
+	"c/scenarios/a.yaml": `name: a
+model: /m
+args: {tp-size: 2}
+deployment:
+  serve: router
+  roles:
+    server: {gpus: 2}
+    router:
+      gpus: 0
+      launch: [python3, -m, sglang_router.launch_router, --worker-urls, "http://{server.host}:{server.port}",
+        --host, "{host}", --port, "{port}"]
+`,
+})
+
+// TestSlotsGPULessRole: a role of gpus: 0 satisfies launches_per_host,
+// takes no GPU of a slot and counts none in the deployment's GPUs, and its
+// command sets CUDA_VISIBLE_DEVICES empty, so that it sees no GPU (unset, it
+// would see every GPU of the host, the other slots' too). A TP 2 server
+// with such a router gives four slots of two GPUs on an eight-GPU host.
+func TestSlotsGPULessRole(t *testing.T) {
+	c, errs := loadMem(t, routerSlotFiles)
+	if errs != nil {
+		t.Fatalf("load: %v", errs)
+	}
+	if c.LaunchesPerHost != 4 || c.SlotGPUs() != 2 {
+		t.Fatalf("launches per host %d, slot GPUs %d; want 4 and 2", c.LaunchesPerHost, c.SlotGPUs())
+	}
+	for _, s := range c.Scenarios {
+		if n := s.GPUs(); n != 2 {
+			t.Errorf("scenario %s holds %d GPUs, want the server's 2", s.Name, n)
+		}
+	}
+	s := c.Scenarios[1]
+	var got []string
+	for k := range 4 {
+		sl := c.SlotOf(k)
+		insts := s.Deployment.Instances(c.Engine.Port, sl)
+		for i, in := range insts {
+			l, err := RenderInstance(c, s, insts, i, sl, On{}, LocalAddresses)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, _, _ := strings.Cut(l.Command, " python3")
+			if v, ok := l.Env["CUDA_VISIBLE_DEVICES"]; in.Role.Name == "router" && (!ok || v != "") {
+				t.Errorf("slot %d router: CUDA_VISIBLE_DEVICES %q (set %v), want set empty", k+1, v, ok)
+			}
+			got = append(got, fmt.Sprintf("slot %d %s gpus %v: %s", k+1, in.Name(), in.GPUs, env))
+		}
+	}
+	want := []string{
+		"slot 1 server gpus [0 1]: env -- CUDA_VISIBLE_DEVICES=0,1",
+		"slot 1 router gpus []: env -- CUDA_VISIBLE_DEVICES=''",
+		"slot 2 server gpus [2 3]: env -- CUDA_VISIBLE_DEVICES=2,3",
+		"slot 2 router gpus []: env -- CUDA_VISIBLE_DEVICES=''",
+		"slot 3 server gpus [4 5]: env -- CUDA_VISIBLE_DEVICES=4,5",
+		"slot 3 router gpus []: env -- CUDA_VISIBLE_DEVICES=''",
+		"slot 4 server gpus [6 7]: env -- CUDA_VISIBLE_DEVICES=6,7",
+		"slot 4 router gpus []: env -- CUDA_VISIBLE_DEVICES=''",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("slots:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Without it, the router would take a GPU of each slot: three a slot.
+	c, errs = loadMem(t, routerSlotFiles.with(memFiles{"c/scenarios/b.yaml": `name: b
+extends: a
+args: {enable-torch-compile: true}
+deployment:
+  roles:
+    router: {gpus: 1}
+`}))
+	if errs != nil {
+		t.Fatalf("load: %v", errs)
+	}
+	if c.SlotGPUs() != 3 {
+		t.Errorf("a router of gpus: 1: slot GPUs %d, want 3", c.SlotGPUs())
 	}
 }
 

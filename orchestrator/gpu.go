@@ -36,6 +36,9 @@ func (s *scenarioRun) waitGPUFreeOn(ctx context.Context, w *worker) error {
 	// A slot of a shared host waits for its own GPUs; the processes on the
 	// others are the other slots' launches, neither waited for nor killed.
 	only := s.slotGPUs(w)
+	if only != nil && len(only) == 0 {
+		return nil // the slot's launch uses no GPU here (every role gpus: 0)
+	}
 	err := w.overLink(ctx, s.sc.Name, "waiting for free GPU memory", func(ctx context.Context) error {
 		return remote.WaitGPUFree(ctx, w.h, remote.GPUWait{
 			NvidiaSMI:  o.c.GPU.NvidiaSMI,

@@ -70,11 +70,13 @@ func (w *worker) id() string {
 
 // slotGPUs are the GPUs of the host a launch on this worker uses, when it
 // shares the host with other slots (nil otherwise: every GPU is its own).
+// A role of gpus: 0 adds none; a launch none of whose roles uses a GPU has
+// an empty list, not nil, which would be every GPU of the host.
 func (s *scenarioRun) slotGPUs(n *worker) []int {
 	if s.o.c.LaunchesPerHost <= 1 || s.dep == nil {
 		return nil
 	}
-	var out []int
+	out := []int{}
 	for _, p := range s.dep.procs {
 		if p.node == n {
 			out = append(out, p.in.GPUs...)

@@ -26,12 +26,14 @@ const slotsAARounds = 4
 // slotsAAWorld is a campaign of a TP 2 deployment, base, and its exact
 // twin, two launches side by side on the sim's 8-GPU host. The server
 // holds two GPUs; the router in front of it, which the load talks to,
-// must say which GPUs it uses like every role of a shared host, and takes
-// the third. The router listens on {port:R} (its role's port written as
-// R too, where bakeoff looks for it): a port the launch takes from a flag
-// of its own, so that a slot whose {port:N} were not shifted would bind
-// the other slot's router port, or answer its health check on a port
-// bakeoff does not poll, and fail. It returns the router's port R.
+// must say which GPUs it uses like every role of a shared host, and says
+// it uses none (gpus: 0): it runs on the CPU, sees no GPU and takes none
+// of its slot's, so a slot is the server's two. The router listens on
+// {port:R} (its role's port written as R too, where bakeoff looks for it):
+// a port the launch takes from a flag of its own, so that a slot whose
+// {port:N} were not shifted would bind the other slot's router port, or
+// answer its health check on a port bakeoff does not poll, and fail. It
+// returns the router's port R.
 func slotsAAWorld(t *testing.T, w *world, o campaignOpts) int {
 	t.Helper()
 	// A launch's ports lie within a slot's 100, and neither slot's copy of
@@ -58,7 +60,7 @@ deployment:
   roles:
     server: {gpus: 2}
     router:
-      gpus: 1
+      gpus: 0
       port: %d
       launch: ["{bakeoff}", sim, router, --worker-urls, "http://{server.host}:{server.port}",
         --host, "{host}", --port, "{port:%d}"]
@@ -83,8 +85,8 @@ deployment:
 }
 
 // slotGPUs are the host's GPUs each slot's launch is given: the server's
-// two and the router's one, three a slot.
-var slotGPUs = map[string][]int{"local/slot1": {0, 1, 2}, "local/slot2": {3, 4, 5}}
+// two, the router (gpus: 0) none, two a slot.
+var slotGPUs = map[string][]int{"local/slot1": {0, 1}, "local/slot2": {2, 3}}
 
 // TestSlotsAA runs an A/A pair of TP 2 deployments two at a time on one
 // 8-GPU host: each round whole in one slot, on that slot's GPUs and ports,
@@ -131,7 +133,8 @@ func TestSlotsAA(t *testing.T) {
 		}{
 			{"server", server, fmt.Sprintf("CUDA_VISIBLE_DEVICES=%d,%d ", gpus[0], gpus[1])},
 			{"server", server, fmt.Sprintf(" --port %d ", w.port+off)},
-			{"router", rtr, fmt.Sprintf("CUDA_VISIBLE_DEVICES=%d ", gpus[2])},
+			// Set empty, which CUDA reads as no GPU; unset would be all.
+			{"router", rtr, "CUDA_VISIBLE_DEVICES='' "},
 			{"router", rtr, fmt.Sprintf(" --worker-urls http://127.0.0.1:%d ", w.port+off)},
 			{"router", rtr, fmt.Sprintf(" --port %d", router+off)},
 		} {
@@ -177,8 +180,8 @@ func TestSlotsAA(t *testing.T) {
 }
 
 // TestSlotsAAGPUWaits: each slot's GPU waits look at exactly the GPUs its
-// launch is given, the server's and the router's, and at no other GPU of
-// the host. Every GPU of the host holds memory (a holder the sim's
+// launch is given, the server's (the router, of gpus: 0, adds none), and
+// at no other GPU of the host. Every GPU of the host holds memory (a holder the sim's
 // nvidia-smi reports, of no live process) through the campaign, so every
 // wait times out, and its error names the GPUs it found busy: the GPUs it
 // waited for, no more and no fewer.

@@ -43,6 +43,13 @@ func visibleDevices(v string, hostGPUs int) (devices []int, ok bool) {
 	return devices, true
 }
 
+// SeeNoDevice is the server under CUDA_VISIBLE_DEVICES set to the empty
+// string, as bakeoff launches a role of gpus: 0: CUDA then sees no device,
+// where the variable unset is every device. ParseArgs's getenv cannot tell
+// the two apart, so its caller, which can, says so; the ranks then fail as
+// under torch ("No CUDA GPUs are available", load.go).
+func (c *Config) SeeNoDevice() { c.Sim.Visible, c.Sim.GPUs = []int{}, 0 }
+
 // uuidIndex is the index of the host's GPU whose UUID is u, -1 when none.
 func uuidIndex(u string, hostGPUs int) int {
 	for i := range hostGPUs {

@@ -84,3 +84,21 @@ func TestCUDAVisibleDevicesServer(t *testing.T) {
 		}
 	}
 }
+
+// TestNoVisibleDevice: a server launched with CUDA_VISIBLE_DEVICES set
+// empty, as bakeoff launches a role of gpus: 0, sees no GPU (unset, it
+// would see every one): its load fails with torch's error for a process
+// that sees none, and it exits 1.
+func TestNoVisibleDevice(t *testing.T) {
+	p := startSim(t, map[string]string{CUDAVisibleDevicesEnv: ""}, "--tp", "1")
+	if code := p.wait(20 * time.Second); code != 1 {
+		t.Errorf("CUDA_VISIBLE_DEVICES empty: exit %d, want 1", code)
+	}
+	log := p.log.String()
+	for _, want := range []string{" TP0] Scheduler hit an exception: Traceback (most recent call last):",
+		"    torch.get_device_module(self.device).set_device(self.gpu_id)\nRuntimeError: No CUDA GPUs are available\n"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %q:\n%s", want, tail(log, 30))
+		}
+	}
+}

@@ -13,7 +13,11 @@ type env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
-	Now    func() time.Time
+	// LookupEnv tells a variable set empty from one unset, where Getenv
+	// cannot (CUDA_VISIBLE_DEVICES empty is no GPU, unset every GPU); nil
+	// in tests means every empty variable is unset.
+	LookupEnv func(string) (string, bool)
+	Now       func() time.Time
 	// IsTerminal reports whether Stdout is an interactive terminal, which
 	// decides between a live progress display and plain timestamped lines.
 	IsTerminal bool
@@ -41,6 +45,7 @@ func newEnv() *env {
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 		Getenv:     os.Getenv,
+		LookupEnv:  os.LookupEnv,
 		Now:        time.Now,
 		IsTerminal: isTerminal(os.Stdout),
 		TermWidth:  func() int { return terminalWidth(os.Getenv, os.Stdout) },

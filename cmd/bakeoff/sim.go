@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/sim"
 )
@@ -77,6 +78,11 @@ func runSim(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		fmt.Fprintln(e.Stderr, err)
 		return exitBadInput
+	}
+	if e.LookupEnv != nil {
+		if v, set := e.LookupEnv(sim.CUDAVisibleDevicesEnv); set && strings.TrimSpace(v) == "" {
+			cfg.SeeNoDevice() // set empty (a role of gpus: 0) is no GPU to CUDA, unset every GPU
+		}
 	}
 	if cfg.Sim.ChildRank >= 0 {
 		if err := sim.RunChild(ctx, cfg, e.PID, e.Now); err != nil {

@@ -45,7 +45,11 @@ func printDeployment(w io.Writer, c *campaign.Campaign, sc *campaign.Scenario, b
 				return err
 			}
 			gpus := ""
-			if in.GPUs != nil {
+			switch {
+			case in.GPUs == nil: // sees every GPU of its host
+			case len(in.GPUs) == 0:
+				gpus = ", no GPU (gpus: 0)"
+			default:
 				gpus = fmt.Sprintf(", GPUs %s", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(in.GPUs)), ","), "[]"))
 			}
 			health := ""
@@ -81,7 +85,11 @@ func printSlots(w io.Writer, c *campaign.Campaign) {
 	var slots []string
 	for i := range k {
 		sl := c.SlotOf(i)
-		slots = append(slots, fmt.Sprintf("%d: GPUs %d-%d, ports from %d", i+1, sl.GPUOffset, sl.GPUOffset+g-1, c.Engine.Port+sl.PortOffset))
+		gpus := fmt.Sprintf("GPUs %d-%d", sl.GPUOffset, sl.GPUOffset+g-1)
+		if g == 0 { // every role of every launch has gpus: 0
+			gpus = "no GPU"
+		}
+		slots = append(slots, fmt.Sprintf("%d: %s, ports from %d", i+1, gpus, c.Engine.Port+sl.PortOffset))
 	}
 	fmt.Fprintf(w, "slots     %d launches side by side on each host, each round whole in one slot (no power sampler):\n", k)
 	for _, s := range slots {
