@@ -103,28 +103,34 @@ func (r *nodesRig) config(o campaignOpts) {
 	r.writeConfig(o)
 }
 
-// nothingLeft waits for both hosts to hold no process but sshd.
+// nothingLeft waits for both hosts to hold no process but sshd, and kills
+// (by pid, in the host's namespace) what a failing test left there.
 func (r *nodesRig) nothingLeft() {
 	r.t.Helper()
 	for _, h := range r.hosts {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			ps, err := h.Processes(context.Background())
-			if err != nil {
-				r.t.Fatal(err)
+		if ps := r.leftOn(h); len(ps) > 0 {
+			r.t.Errorf("processes left on %s: %+v", h.Alias, ps)
+			for _, p := range ps {
+				syscall.Kill(p.Pid, syscall.SIGKILL)
 			}
-			if len(ps) == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				r.t.Errorf("processes left on %s: %+v", h.Alias, ps)
-				for _, p := range ps {
-					syscall.Kill(p.Pid, syscall.SIGKILL)
-				}
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
 		}
+	}
+}
+
+// leftOn waits up to 10 s for h to hold no process but sshd and returns
+// what it still holds then.
+func (r *nodesRig) leftOn(h *testhost.Host) []testhost.Process {
+	r.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ps, err := h.Processes(context.Background())
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		if len(ps) == 0 || time.Now().After(deadline) {
+			return ps
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -145,21 +145,10 @@ func TestDeploymentLostHost(t *testing.T) {
 	}
 }
 
-// hostClean waits for h to hold no process but sshd.
+// hostClean fails the test unless h comes to hold no process but sshd.
 func (r *nodesRig) hostClean(h *testhost.Host) {
 	r.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ps, err := h.Processes(context.Background())
-		if err != nil {
-			r.t.Fatal(err)
-		}
-		if len(ps) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("processes left on %s: %+v", h.Alias, ps)
-		}
-		time.Sleep(100 * time.Millisecond)
+	if ps := r.leftOn(h); len(ps) > 0 {
+		r.t.Fatalf("processes left on %s: %+v", h.Alias, ps)
 	}
 }
