@@ -139,7 +139,7 @@ func (p *dryPrinter) summary(c *campaign.Campaign, where placement.Plan, n night
 	fmt.Fprintln(w)
 	hosts := where.Where
 	if where.Hosts > 1 {
-		hosts += fmt.Sprintf("; %d hosts at once, each taking the next round when free", where.Hosts)
+		hosts += fmt.Sprintf("; %s at once, each taking the next round when free", placesWord(c, where.Hosts))
 	}
 	p.para("hosts", fmt.Sprintf("%s; workdir %s", hosts, c.Host.Workdir))
 	if c.GPU.None {
@@ -149,7 +149,7 @@ func (p *dryPrinter) summary(c *campaign.Campaign, where placement.Plan, n night
 
 	over := ""
 	if where.Hosts > 1 {
-		over = fmt.Sprintf(", over %d hosts at once", where.Hosts)
+		over = fmt.Sprintf(", over %s at once", placesWord(c, where.Hosts))
 	}
 	p.para("time", fmt.Sprintf("about %s expected for the %s%s", fmtDur(l.end.Sub(l.start).Round(time.Minute)),
 		launchesWord(len(l.launches)), over))

@@ -36,6 +36,16 @@ func hostCount(c *campaign.Campaign) int {
 	return max(placement.For(c, "", placement.Env{}).Plan().Hosts, 1)
 }
 
+// placesWord is n of the places campaign c runs rounds in at once: hosts,
+// or with launches_per_host the slots of its hosts, each of which takes a
+// round as a host does ("8 slots", not "8 hosts", for one 8-GPU host).
+func placesWord(c *campaign.Campaign, n int) string {
+	if c.LaunchesPerHost > 1 {
+		return plural(n, "slot")
+	}
+	return plural(n, "host")
+}
+
 // spread is how many launches campaign c runs side by side on its hosts,
 // on average: its launches over those one host runs in a row (1 on a
 // single host). The planner counts launches one after another; its time
@@ -149,8 +159,12 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string, now time.Time) 
 		if l.Replicates != nil {
 			unit = "part"
 		}
-		fmt.Fprintf(w, "duration  over %d hosts, a %s at a time on each: at most %s per host, %d launches in a row\n",
-			n, unit, plural((len(l.Order)+n-1)/n, unit), serial)
+		place := "host"
+		if c.LaunchesPerHost > 1 {
+			place = "slot"
+		}
+		fmt.Fprintf(w, "duration  over %s, a %s at a time on each: at most %s per %s, %d launches in a row\n",
+			placesWord(c, n), unit, plural((len(l.Order)+n-1)/n, unit), place, serial)
 		fmt.Fprintf(w, "          %s\n", waitsShown(c, serial))
 	} else {
 		fmt.Fprintf(w, "duration  %s\n", waitsShown(c, serial))

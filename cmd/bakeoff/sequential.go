@@ -139,7 +139,7 @@ func (n night) head() string {
 	s := fmt.Sprintf("%s × %s = %d launches%s, about %s", plural(p.Rounds, "round"), plural(n.in.Scenarios, "scenario"),
 		launches, at, plan.Duration(p.Seconds))
 	if n.spread > 1 {
-		s += fmt.Sprintf(" on %d hosts at once", hostCount(n.campaign))
+		s += fmt.Sprintf(" on %s at once", placesWord(n.campaign, hostCount(n.campaign)))
 	}
 	mde, ok := plan.MDEFigure(p.MDEPct)
 	switch {

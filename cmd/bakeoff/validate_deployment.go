@@ -29,8 +29,8 @@ func printDeployment(w io.Writer, c *campaign.Campaign, sc *campaign.Scenario, b
 		}
 		waves = append(waves, strings.Join(names, ", "))
 	}
-	fmt.Fprintf(w, "          deployment of %s on %s, %d GPUs; the load talks to %s\n",
-		processes(len(insts)), plural(nodes, "node"), sc.GPUs(), dep.Serve)
+	fmt.Fprintf(w, "          deployment of %s on %s, %s; the load talks to %s\n",
+		processes(len(insts)), plural(nodes, "node"), plural(sc.GPUs(), "GPU"), dep.Serve)
 	if len(waves) > 1 {
 		fmt.Fprintf(w, "          starts %s, each once the one before is ready\n", strings.Join(waves, "; then "))
 	}
@@ -49,6 +49,8 @@ func printDeployment(w io.Writer, c *campaign.Campaign, sc *campaign.Scenario, b
 			case in.GPUs == nil: // sees every GPU of its host
 			case len(in.GPUs) == 0:
 				gpus = ", no GPU (gpus: 0)"
+			case len(in.GPUs) == 1:
+				gpus = fmt.Sprintf(", GPU %d", in.GPUs[0])
 			default:
 				gpus = fmt.Sprintf(", GPUs %s", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(in.GPUs)), ","), "[]"))
 			}
@@ -85,9 +87,14 @@ func printSlots(w io.Writer, c *campaign.Campaign) {
 	var slots []string
 	for i := range k {
 		sl := c.SlotOf(i)
-		gpus := fmt.Sprintf("GPUs %d-%d", sl.GPUOffset, sl.GPUOffset+g-1)
-		if g == 0 { // every role of every launch has gpus: 0
+		var gpus string
+		switch g {
+		case 0: // every role of every launch has gpus: 0
 			gpus = "no GPU"
+		case 1:
+			gpus = fmt.Sprintf("GPU %d", sl.GPUOffset)
+		default:
+			gpus = fmt.Sprintf("GPUs %d-%d", sl.GPUOffset, sl.GPUOffset+g-1)
 		}
 		slots = append(slots, fmt.Sprintf("%d: %s, ports from %d", i+1, gpus, c.Engine.Port+sl.PortOffset))
 	}

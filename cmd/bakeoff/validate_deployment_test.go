@@ -13,7 +13,7 @@ import (
 // launch commands, a multi-node one's addresses as NODE0, NODE1.
 // With launches_per_host, it shows each slot's GPUs and ports.
 func TestValidateDeployment(t *testing.T) {
-	for _, name := range []string{"deployment", "slots"} {
+	for _, name := range []string{"deployment", "slots", "slots-tp1"} {
 		t.Run(name, func(t *testing.T) {
 			e, out, errOut := testEnv()
 			if code := run(context.Background(), e, []string{"validate", filepath.Join("testdata", "validate", name, "configs", "campaign.yaml")}); code != exitOK {
