@@ -41,6 +41,9 @@ type deployRun struct {
 	procs []*roleProc // in campaign.Deployment.Instances order
 	waves [][]*roleProc
 	serve *roleProc
+	// dead is the first instance found dead, which deadProc keeps naming:
+	// see there.
+	dead *roleProc
 }
 
 // roleProc is one instance of a role in a launch.
@@ -344,13 +347,22 @@ func (s *scenarioRun) probeWave(ctx context.Context, wave []*roleProc) *roleProc
 
 // deadProc returns the first started instance whose process group is gone,
 // nil while all run. An instance whose host cannot say is taken to run: a
-// dropped link says nothing of the process.
+// dropped link says nothing of the process. Once one is found it is the one
+// returned from then on: its peers die of its death (an SGLang rank ends
+// --watchdog-timeout after its peer's), and the failure, which asks again
+// after stopping the sweep, would otherwise blame the first instance in
+// order by then dead (rank 0, whose reason is its peer's NCCL error) rather
+// than the one that died first.
 func (s *scenarioRun) deadProc(ctx context.Context) *roleProc {
+	if s.dep.dead != nil {
+		return s.dep.dead
+	}
 	for _, p := range s.dep.procs {
 		if !p.started {
 			continue
 		}
 		if alive, err := remote.Alive(ctx, p.node.h, p.pidFile); err == nil && !alive {
+			s.dep.dead = p
 			return p
 		}
 	}
