@@ -510,7 +510,10 @@ func (s *scenarioRun) stopOldRoles(ctx context.Context) error {
 func saveDeploymentLogs(ctx context.Context, s *scenarioRun) error {
 	var errs []string
 	for _, p := range s.dep.procs {
-		if p.launch == nil || p.node.unreachable {
+		// A role never started (a later wave of a launch that failed
+		// before it) has only the empty log the launch created: keeping it
+		// would say it ran.
+		if p.launch == nil || !p.started || p.node.unreachable {
 			continue
 		}
 		local := filepath.Join(s.dir, rolesDir, p.name, results.ServerLog)
