@@ -118,23 +118,14 @@ func TestSlotsGPULessRole(t *testing.T) {
 			t.Errorf("scenario %s holds %d GPUs, want the server's 2", s.Name, n)
 		}
 	}
-	s := c.Scenarios[1]
 	var got []string
-	for k := range 4 {
-		sl := c.SlotOf(k)
-		insts := s.Deployment.Instances(c.Engine.Port, sl)
-		for i, in := range insts {
-			l, err := RenderInstance(c, s, insts, i, sl, On{}, LocalAddresses)
-			if err != nil {
-				t.Fatal(err)
-			}
-			env, _, _ := strings.Cut(l.Command, " python3")
-			if v, ok := l.Env["CUDA_VISIBLE_DEVICES"]; in.Role.Name == "router" && (!ok || v != "") {
-				t.Errorf("slot %d router: CUDA_VISIBLE_DEVICES %q (set %v), want set empty", k+1, v, ok)
-			}
-			got = append(got, fmt.Sprintf("slot %d %s gpus %v: %s", k+1, in.Name(), in.GPUs, env))
+	renderSlots(t, c, c.Scenarios[1], 4, func(k int, in Instance, l *Launch) {
+		env, _, _ := strings.Cut(l.Command, " python3")
+		if v, ok := l.Env["CUDA_VISIBLE_DEVICES"]; in.Role.Name == "router" && (!ok || v != "") {
+			t.Errorf("slot %d router: CUDA_VISIBLE_DEVICES %q (set %v), want set empty", k+1, v, ok)
 		}
-	}
+		got = append(got, fmt.Sprintf("slot %d %s gpus %v: %s", k+1, in.Name(), in.GPUs, env))
+	})
 	want := []string{
 		"slot 1 server gpus [0 1]: env -- CUDA_VISIBLE_DEVICES=0,1",
 		"slot 1 router gpus []: env -- CUDA_VISIBLE_DEVICES=''",
@@ -201,25 +192,16 @@ func TestSlotPorts(t *testing.T) {
 	if errs != nil {
 		t.Fatalf("load: %v", errs)
 	}
-	s := c.Scenarios[1]
 	var got []string
-	for k := range 2 {
-		sl := c.SlotOf(k)
-		insts := s.Deployment.Instances(c.Engine.Port, sl)
-		for i, in := range insts {
-			l, err := RenderInstance(c, s, insts, i, sl, On{}, LocalAddresses)
-			if err != nil {
-				t.Fatal(err)
+	renderSlots(t, c, c.Scenarios[1], 2, func(k int, in Instance, l *Launch) {
+		var ports []string
+		for _, f := range strings.Fields(l.Command) {
+			if strings.Contains(f, "NCCL_PORT") || strings.Contains(f, ":") || (len(f) == 4 || len(f) == 5) && strings.Trim(f, "0123456789") == "" {
+				ports = append(ports, f)
 			}
-			var ports []string
-			for _, f := range strings.Fields(l.Command) {
-				if strings.Contains(f, "NCCL_PORT") || strings.Contains(f, ":") || (len(f) == 4 || len(f) == 5) && strings.Trim(f, "0123456789") == "" {
-					ports = append(ports, f)
-				}
-			}
-			got = append(got, fmt.Sprintf("slot %d %s: %s", k+1, in.Name(), strings.Join(ports, " ")))
 		}
-	}
+		got = append(got, fmt.Sprintf("slot %d %s: %s", k+1, in.Name(), strings.Join(ports, " ")))
+	})
 	want := []string{
 		"slot 1 prefill: NCCL_PORT=29500 30000 8998",
 		"slot 1 decode: 30001",
@@ -284,5 +266,23 @@ func TestSlotPortErrors(t *testing.T) {
 				t.Errorf("without launches_per_host: %v", errs)
 			}
 		})
+	}
+}
+
+// renderSlots renders every instance of scenario s in each of the first
+// slots slots of c, as a launch in that slot runs them, and hands each to
+// check with its slot's index (0-based).
+func renderSlots(t *testing.T, c *Campaign, s *Scenario, slots int, check func(k int, in Instance, l *Launch)) {
+	t.Helper()
+	for k := range slots {
+		sl := c.SlotOf(k)
+		insts := s.Deployment.Instances(c.Engine.Port, sl)
+		for i, in := range insts {
+			l, err := RenderInstance(c, s, insts, i, sl, On{}, LocalAddresses)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(k, in, l)
+		}
 	}
 }
