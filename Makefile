@@ -29,7 +29,7 @@ build:
 # nothing elsewhere (TestPartNamesAreUnique). Package times against their
 # timeouts: docs/PERFORMANCE.md, "The test suite's time".
 TEST_TIMEOUT ?= 12m
-ORCH_PART := ^(TestSequentialCampaign|TestTraceCampaign|TestEnergyThroughThePath|TestGPUHeldByStranger|TestSessionsOpenLoopSaturated|TestRounds|TestLinkDropDuringSweep)$$
+ORCH_PART := ^(TestSlotsAA|TestSequentialCampaign|TestTraceCampaign|TestEnergyThroughThePath|TestGPUHeldByStranger|TestSessionsOpenLoopSaturated|TestRounds|TestLinkDropDuringSweep)$$
 VERDICT_PART := ^(TestEndToEndAA|TestEndToEndPower|TestAcceptEndToEnd|TestLiveLinesAgreeWithReport)$$
 test: build deps
 	$(GO) vet ./...
