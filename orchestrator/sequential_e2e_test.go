@@ -73,7 +73,16 @@ func TestSequentialCampaign(t *testing.T) {
 		stop[vs.Variant] = vs
 	}
 	slow := stop["slow"]
-	if !slow.Stopped || slow.StoppedAfter >= maxRounds || slow.Decided != slow.Comparisons {
+	switch {
+	case slow.Doubted > 0:
+		// A level the client paced in its launches (a loaded machine, the
+		// lowest levels) is never decided, and it holds slow open to the
+		// maximum in case the doubt clears: that is the rule, not a miss.
+		if !slow.Stopped || slow.StoppedAfter != maxRounds || slow.Decided+slow.Doubted != slow.Comparisons {
+			t.Errorf("slow: %+v, want every comparison decided or doubted, stopped at round %d", slow, maxRounds)
+		}
+		t.Logf("slow kept open by %d doubted comparisons: %s", slow.Doubted, slow.Reason)
+	case !slow.Stopped || slow.StoppedAfter >= maxRounds || slow.Decided != slow.Comparisons:
 		t.Errorf("slow: %+v, want decided before round %d", slow, maxRounds)
 	}
 	// No launch of slow after the look that stopped it.
@@ -101,8 +110,8 @@ func TestSequentialCampaign(t *testing.T) {
 			}
 		}
 	}
-	if slower == 0 {
-		t.Errorf("slow was found slower at no level")
+	if slower == 0 && slow.Doubted < slow.Comparisons {
+		t.Errorf("slow was found slower at no level it did not doubt")
 	}
 	// The baseline runs while a variant is open.
 	if want := max(len(launches["aa"]), len(launches["slow"])); len(launches["base"]) != want {
@@ -119,7 +128,7 @@ func TestSequentialCampaign(t *testing.T) {
 		t.Fatalf("looks %+v, want the first after round 3", looks)
 	}
 	for _, l := range looks {
-		if l.After >= slow.StoppedAfter && slices.Contains(l.Open, "slow") {
+		if slow.StoppedAfter < maxRounds && l.After >= slow.StoppedAfter && slices.Contains(l.Open, "slow") {
 			t.Errorf("look after %d rounds still has slow open: %+v", l.After, l)
 		}
 	}

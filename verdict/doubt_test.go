@@ -211,3 +211,82 @@ func TestDoubtReplaysTheRunsLooks(t *testing.T) {
 		}
 	}
 }
+
+// TestDoubtedThroughoutAtTheMaximum: a level whose client set the pace in
+// every launch is never looked at. Before the maximum it holds its variant
+// open and its cell is open (so the planner sizes the next rounds for it,
+// with its noise figure); at the maximum the variant stops, and the reason
+// says the comparison was doubted, not that the campaign is still open
+// after a round it will never follow.
+func TestDoubtedThroughoutAtTheMaximum(t *testing.T) {
+	s := verdicttest.DefaultSweep()
+	s.Concurrency = []int{1, 16}
+	slow := verdicttest.Baseline
+	slow.StepBase *= 1.5
+	slow.StepPerSeq *= 1.5
+	names := []string{"baseline", "slow"}
+	const rounds = 5
+	c1 := measure.ConcurrencyLevel(1)
+	plan := &SequentialPlan{MinRounds: 3, MaxRounds: rounds}
+	ls := verdicttest.Campaign([]verdicttest.Engine{verdicttest.Baseline, slow}, s, rounds, 5)
+	verdictAfter := func(n int) *Verdict {
+		t.Helper()
+		var kept []verdicttest.Launch
+		for _, l := range ls {
+			if l.Round <= n {
+				kept = append(kept, l)
+			}
+		}
+		in := campaignInput(names, s, n, kept)
+		for _, l := range in.Launches["slow"] {
+			for i := range l.Records {
+				if r := &l.Records[i]; r.Level == c1 && !r.Warmup {
+					r.DispatchLagNs = (r.EndNs - r.SendNs) / 4
+				}
+			}
+		}
+		v, err := FromRecords(in, Options{Sequential: plan})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	stopOf := func(v *Verdict) VariantStop {
+		for _, vs := range v.Sequential.Variants {
+			if vs.Variant == "slow" {
+				return vs
+			}
+		}
+		t.Fatal("no stop for slow")
+		return VariantStop{}
+	}
+
+	v := verdictAfter(rounds - 1)
+	c := v.Cell(c1, "slow")
+	if c.Outcome != OutcomeDoubted {
+		t.Fatalf("slow at C=1: %q, want doubted: the test shows nothing", c.Outcome)
+	}
+	if !c.Open || c.RoundSDPct <= 0 {
+		t.Errorf("slow at C=1 before the maximum: open %v, round sd %.2f%%; want open with a noise figure for the planner", c.Open, c.RoundSDPct)
+	}
+	vs := stopOf(v)
+	if vs.Stopped || vs.Doubted != 1 || !strings.Contains(vs.Reason, "(1 doubted)") {
+		t.Errorf("slow before the maximum: %+v, want open with 1 doubted", vs)
+	}
+	if d := v.Cell(measure.ConcurrencyLevel(16), "slow"); d.Outcome != OutcomeSlower {
+		t.Errorf("slow at C=16: %q, want slower", d.Outcome)
+	}
+
+	v = verdictAfter(rounds)
+	if c := v.Cell(c1, "slow"); c.Outcome != OutcomeDoubted || c.Open {
+		t.Errorf("slow at C=1 at the maximum: %q, open %v; want doubted and closed", c.Outcome, c.Open)
+	}
+	vs = stopOf(v)
+	want := "max rounds reached: doubted at 1 of 2 comparisons, never decided"
+	if !vs.Stopped || vs.StoppedAfter != rounds || vs.Reason != want {
+		t.Errorf("slow at the maximum: %+v, want stopped after %d: %q", vs, rounds, want)
+	}
+	if open := Open(v); len(open) != 0 {
+		t.Errorf("open at the maximum: %v", open)
+	}
+}

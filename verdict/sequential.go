@@ -182,6 +182,16 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 		// on launches a stopped variant would not have had would decide on
 		// data a campaign does not hold, and its rejection would pass α on.
 		settleOpen(v, hs, k)
+		if k >= plan.MaxRounds {
+			// The last round: a comparison no look could test (doubted at
+			// every look) is out of rounds too, and must not hold its
+			// variant "open" after a campaign that launches no more.
+			for _, h := range hs {
+				if !h.closed {
+					h.closed, h.closedAt = true, k
+				}
+			}
+		}
 	}
 	pairs := map[pairKey]*Comparison{}
 	for _, h := range hs {
@@ -199,6 +209,11 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 			// that decision (the variant may have stopped), and a doubt
 			// that later launches raised does not undo it.
 			delete(v.doubted, h.key)
+		} else if d, ok := v.doubted[h.key]; ok {
+			// Doubted, and still open: it keeps its variant launching, so
+			// the planner sizes the next rounds for it too, in case the
+			// doubt clears (the estimate and its noise stay in the cell).
+			d.Open = !h.closed
 		}
 		pairs[h.key] = &c
 	}

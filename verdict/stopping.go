@@ -36,6 +36,11 @@ type VariantStop struct {
 	Comparisons  int `json:"comparisons"`
 	Decided      int `json:"decided"`
 	Inconclusive int `json:"inconclusive"`
+	// Doubted counts the undecided comparisons whose measurement bakeoff
+	// doubts over every launch (OutcomeDoubted): open, they keep the
+	// variant launching in case the doubt clears; at the maximum they are
+	// neither decided nor inconclusive.
+	Doubted int `json:"doubted,omitempty"`
 	// MaxMDEPct is the largest minimum detectable effect, percent, among its
 	// inconclusive comparisons.
 	MaxMDEPct float64 `json:"max_mde_pct,omitempty"`
@@ -61,9 +66,15 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 				continue
 			}
 			vs.Comparisons++
+			_, doubted := v.doubted[h.key]
+			doubted = doubted && h.capacity < 0 && !h.decided
+			if doubted {
+				vs.Doubted++
+			}
 			switch {
 			case !h.closed:
 				open++
+			case doubted:
 			case h.decided:
 				vs.Decided++
 			default:
@@ -90,11 +101,13 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 			vs.Reason = "max rounds reached: nothing compared"
 		case vs.Comparisons == 0 || open > 0:
 			vs.Rounds = completed
-			vs.Reason = fmt.Sprintf("open after %s: %d of %d comparisons undecided", plural(completed, "round", "rounds"), max(open, vs.Comparisons-vs.Decided-vs.Inconclusive), vs.Comparisons)
+			vs.Reason = fmt.Sprintf("open after %s: %d of %d comparisons undecided%s", plural(completed, "round", "rounds"), max(open, vs.Comparisons-vs.Decided-vs.Inconclusive), vs.Comparisons, doubtedOf(vs.Doubted))
 		default:
 			vs.Stopped, vs.StoppedAfter = true, last
 			vs.Rounds = v.launchesUpTo(s, last)
 			switch {
+			case vs.Inconclusive == 0 && vs.Doubted > 0:
+				vs.Reason = fmt.Sprintf("max rounds reached: doubted at %d of %d comparisons, never decided", vs.Doubted, vs.Comparisons)
 			case vs.Inconclusive == 0 && vs.Rounds == last:
 				vs.Reason = fmt.Sprintf("decided after %s", plural(last, "round", "rounds"))
 			case vs.Inconclusive == 0:
@@ -102,12 +115,21 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 				// stopped after, and the line must not give both as "rounds".
 				vs.Reason = fmt.Sprintf("decided after round %d, on %s", last, plural(vs.Rounds, "launch", "launches"))
 			default:
-				vs.Reason = fmt.Sprintf("max rounds reached: inconclusive at %d of %d comparisons, %s", vs.Inconclusive, vs.Comparisons, MDEShort(vs.MaxMDEPct))
+				vs.Reason = fmt.Sprintf("max rounds reached: inconclusive at %d of %d comparisons, %s%s", vs.Inconclusive, vs.Comparisons, MDEShort(vs.MaxMDEPct), doubtedOf(vs.Doubted))
 			}
 		}
 		sv.Variants = append(sv.Variants, vs)
 	}
 	return sv
+}
+
+// doubtedOf is how many of the undecided comparisons are doubted, as a
+// stop reason's tail: "" or " (1 doubted)".
+func doubtedOf(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d doubted)", n)
 }
 
 // against reports whether h compares scenario i with the baseline.
