@@ -14,31 +14,33 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/bakeoff
 
 # The whole suite: unit, end-to-end (real processes, real sshd on 127.0.0.1).
-# The two longest packages are named first so that they start first and the
-# rest fill the cores around them: listed in path order, verdict would
-# start last and set the suite's length alone. Three package binaries at a
-# time on two cores: the end-to-end tests mostly wait on the servers they
-# launch, and two at a time left the cores two-thirds idle. Two packages'
-# longest tests run as test binaries of their own beside the rest:
-# ORCH_PART, the orchestrator's longest end-to-end tests, which are serial
-# within their package (each sets its own PATH and TMPDIR) and mostly wait
-# on servers loading and sweeping, halving the package's five minutes; and
-# VERDICT_PART, the verdict's end-to-end tests with real sims, which wait
-# on their sims while the package's synthetic campaigns keep the cores
-# busy. Each name in them is its package's test alone, so -skip drops
-# nothing elsewhere (TestPartNamesAreUnique). Package times against their
-# timeouts: docs/PERFORMANCE.md, "The test suite's time".
+# Seven test binaries at a time on two cores: the end-to-end tests mostly
+# wait on the servers they launch (the orchestrator's 81 tests use 14 s of
+# CPU in two minutes), so the cores have room while they wait. Beside the
+# packages (three at a time, verdict named first so that its CPU-bound
+# honesty campaigns start first and the rest fill the cores around them)
+# run: the orchestrator's tests in three binaries, which are serial within
+# one (each sets its own PATH and TMPDIR): ORCH_PART, its longest
+# end-to-end tests, and the rest split by name at ORCH_HALF into two halves
+# of about a minute each on a quiet machine; and VERDICT_PART, the
+# verdict's end-to-end tests with real sims, which wait on their sims while
+# the package's synthetic campaigns keep the cores busy. Each name in the
+# parts is its package's test alone, so -skip drops nothing elsewhere
+# (TestPartNamesAreUnique). Package times against their timeouts:
+# docs/PERFORMANCE.md, "The test suite's time".
 TEST_TIMEOUT ?= 12m
 ORCH_PART := ^(TestSlotsAA|TestSequentialCampaign|TestTraceCampaign|TestEnergyThroughThePath|TestGPUHeldByStranger|TestSessionsOpenLoopSaturated|TestRounds|TestLinkDropDuringSweep)$$
+ORCH_HALF := ^Test[A-L]
 VERDICT_PART := ^(TestEndToEndAA|TestEndToEndPower|TestAcceptEndToEnd|TestLiveLinesAgreeWithReport)$$
 test: build deps
 	$(GO) vet ./...
-	@rc=0; \
+	@rc=0; pkgs=$$($(GO) list ./... | grep -v '/orchestrator$$'); \
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(ORCH_PART)' ./orchestrator/ & orch=$$!; \
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(ORCH_HALF)' -skip '$(ORCH_PART)' ./orchestrator/ & half1=$$!; \
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -skip '$(ORCH_PART)|$(ORCH_HALF)' ./orchestrator/ & half2=$$!; \
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(VERDICT_PART)' ./verdict/ & verd=$$!; \
-	$(GO) test -p 3 -count=1 -timeout $(TEST_TIMEOUT) -skip '$(ORCH_PART)|$(VERDICT_PART)' ./orchestrator/ ./verdict/ ./... || rc=$$?; \
-	wait $$orch || rc=$$?; \
-	wait $$verd || rc=$$?; \
+	$(GO) test -p 3 -count=1 -timeout $(TEST_TIMEOUT) -skip '$(VERDICT_PART)' ./verdict/ $$pkgs || rc=$$?; \
+	for p in $$orch $$half1 $$half2 $$verd; do wait $$p || rc=$$?; done; \
 	exit $$rc
 
 # What the tests need beyond Go (sshd, network namespaces, Chromium, Slurm):

@@ -78,13 +78,14 @@ func TestSessionsCampaignSLO(t *testing.T) {
 	w := newWorld(t)
 	w.scenario("wide", "", "sim-prefix-cache: true", "page-size: 1", "enable-cache-report: true")
 	w.scenario("narrow", "wide", "max-running-requests: 1")
-	// Answers of 64 tokens: four users behind the single slot wait about
-	// 150 ms for their first token against 8 ms for one user alone (on a
-	// quiet machine), so the objective of 100 ms between them holds its
-	// side of each under a scheduler's stall of tens of milliseconds; with
-	// 16 tokens (48 ms against 7 ms, an objective of 30 ms) one stall on a
-	// busy machine failed a lone user's p99.
-	w.sessionsCampaign("sessions", "concurrency: [1, 4]", 12, 3, 20, 64, "100ms", "wide", "narrow")
+	// Answers of 160 tokens: four users behind the single slot wait about
+	// 370 ms for their first token against 8 ms for one user alone (on a
+	// quiet machine), so the objective of 200 ms between them holds its
+	// side of each under a scheduler's stall of a tenth of a second; with
+	// 64 tokens (150 ms against 8 ms, an objective of 100 ms) a stall in a
+	// make test of seven test binaries on two cores took a lone user's p99
+	// to 122 ms, and with 16 tokens one of tens of milliseconds did.
+	w.sessionsCampaign("sessions", "concurrency: [1, 4]", 12, 3, 20, 160, "200ms", "wide", "narrow")
 	var runs []*results.Run
 	for _, dir := range []string{"run", "run2"} {
 		out, _, err := w.runInProcess(context.Background(), orchestrator.Options{OutDir: filepath.Join(w.root, dir)})
@@ -140,7 +141,7 @@ func TestSessionsCampaignSLO(t *testing.T) {
 	if len(d.Rows) != 4 || d.Capacity == nil || len(d.Capacity.Rows) != 2 || len(d.Turns) != 2*2*3 {
 		t.Errorf("diff: %d rows, capacity %+v, %d turn rows; want 4, both capacities, 12", len(d.Rows), d.Capacity, len(d.Turns))
 	}
-	for _, want := range []string{"Capacity under the SLO (ttft_p99 ≤ 100ms), concurrent users", "TTFT p50 by turn of the sessions"} {
+	for _, want := range []string{"Capacity under the SLO (ttft_p99 ≤ 200ms), concurrent users", "TTFT p50 by turn of the sessions"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the diff does not show %q", want)
 		}
