@@ -66,15 +66,17 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 				continue
 			}
 			vs.Comparisons++
-			_, doubted := v.doubted[h.key]
-			doubted = doubted && h.capacity < 0 && !h.decided
-			if doubted {
+			_, inDoubt := v.doubted[h.key]
+			inDoubt = inDoubt && h.capacity < 0 && !h.decided
+			if inDoubt {
 				vs.Doubted++
 			}
 			switch {
 			case !h.closed:
 				open++
-			case doubted:
+			case inDoubt:
+				// Closed at the maximum undecided, but not inconclusive:
+				// counted in Doubted above, with no MDE of its own.
 			case h.decided:
 				vs.Decided++
 			default:
