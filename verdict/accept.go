@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"maps"
 	"math"
 	"slices"
@@ -53,7 +54,7 @@ type CategoryAccept struct {
 // own counts where any launch's records carry them, else from the level
 // summaries the sweep wrote (the increase of the server's counters). nil
 // when neither has a figure.
-func levelAccept(launches []Launch, c measure.Level, conf float64) *LevelAccept {
+func levelAccept(launches []records.Launch, c measure.Level, conf float64) *LevelAccept {
 	var out LevelAccept
 	var pooled [][]measure.Record
 	cats := map[string][]float64{}
@@ -91,7 +92,7 @@ func levelAccept(launches []Launch, c measure.Level, conf float64) *LevelAccept 
 
 // launchRepeats are one launch's records at level c, one slice per repeat,
 // warm-up left out.
-func launchRepeats(l Launch, c measure.Level) [][]measure.Record {
+func launchRepeats(l records.Launch, c measure.Level) [][]measure.Record {
 	byRepeat := map[int][]measure.Record{}
 	for _, r := range l.Records {
 		if r.Level == c && !r.Warmup {
@@ -107,7 +108,7 @@ func launchRepeats(l Launch, c measure.Level) [][]measure.Record {
 
 // summaryAccept is the mean over a launch's repeats of level c of the
 // accept length its sweep wrote.
-func summaryAccept(l Launch, c measure.Level) (float64, bool) {
+func summaryAccept(l records.Launch, c measure.Level) (float64, bool) {
 	if l.Result == nil {
 		return 0, false
 	}
@@ -128,7 +129,7 @@ func summaryAccept(l Launch, c measure.Level) (float64, bool) {
 // summarySource is the sources the sweeps named for level c, distinct, in
 // launch order. With perRequest the figures come from the records, and a
 // sweep that named none (or results that do not say) gives SourceRequests.
-func summarySource(launches []Launch, c measure.Level, perRequest bool) string {
+func summarySource(launches []records.Launch, c measure.Level, perRequest bool) string {
 	var srcs []string
 	for _, l := range launches {
 		if l.Result == nil {

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"testing"
 
@@ -11,9 +12,9 @@ import (
 // acceptLaunch is one launch at C=2 of n requests, each of 60 tokens in
 // steps verify steps, category cat for the odd ones, whose sweep wrote the
 // summary figure summary (0: none) with source src.
-func acceptLaunch(round, n, steps int, withCounts bool, summary float64, src string) Launch {
+func acceptLaunch(round, n, steps int, withCounts bool, summary float64, src string) records.Launch {
 	c := measure.ConcurrencyLevel(2)
-	l := Launch{Round: round, Result: &results.ScenarioResult{}}
+	l := records.Launch{Round: round, Result: &results.ScenarioResult{}}
 	for i := range n {
 		send := int64(i/2) * 1e9
 		r := measure.Record{Level: c, Seq: i, SendNs: send, FirstNs: send + 1e6, EndNs: send + 1e9, Tokens: 60}
@@ -43,21 +44,21 @@ func TestLevelAccept(t *testing.T) {
 	geo := math.Cbrt(2 * 2.5 * 3)
 	tests := []struct {
 		name     string
-		launches []Launch
+		launches []records.Launch
 		want     []float64 // per launch
 		center   float64
 		source   string
 		interval bool
 	}{
-		{"from the requests", []Launch{
+		{"from the requests", []records.Launch{
 			acceptLaunch(1, 8, 30, true, 1.9, src), acceptLaunch(2, 8, 24, true, 2.4, src), acceptLaunch(3, 8, 20, true, 2.9, src),
 		}, []float64{2, 2.5, 3}, geo, src, true},
-		{"one launch: no interval", []Launch{acceptLaunch(1, 8, 24, true, 0, "")}, []float64{2.5}, 2.5, SourceRequests, false},
-		{"from the sweeps' counters", []Launch{
+		{"one launch: no interval", []records.Launch{acceptLaunch(1, 8, 24, true, 0, "")}, []float64{2.5}, 2.5, SourceRequests, false},
+		{"from the sweeps' counters", []records.Launch{
 			acceptLaunch(1, 8, 0, false, 2, "sglang counters"), acceptLaunch(2, 8, 0, false, 2.5, "sglang counters"),
 			acceptLaunch(3, 8, 0, false, 3, "sglang counters"),
 		}, []float64{2, 2.5, 3}, geo, "sglang counters", true},
-		{"none", []Launch{acceptLaunch(1, 8, 0, false, 0, "")}, nil, 0, "", false},
+		{"none", []records.Launch{acceptLaunch(1, 8, 0, false, 0, "")}, nil, 0, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,7 +87,7 @@ func TestLevelAccept(t *testing.T) {
 		})
 	}
 	// Per category and per position, from the requests.
-	a := levelAccept([]Launch{acceptLaunch(1, 8, 30, true, 0, ""), acceptLaunch(2, 8, 24, true, 0, "")}, c, 0.95)
+	a := levelAccept([]records.Launch{acceptLaunch(1, 8, 30, true, 0, ""), acceptLaunch(2, 8, 24, true, 0, "")}, c, 0.95)
 	if len(a.Categories) != 2 || a.Categories[1].Category != "code" || a.Categories[1].Length.N != 2 {
 		t.Fatalf("categories %+v, want '' and code over 2 launches", a.Categories)
 	}

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"context"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ func TestLevelFiguresAgreeWithLiveSummary(t *testing.T) {
 	m := verdicttest.Manifest("c", "r", "sha256:ff", "baseline", s, "baseline", "eagle3")
 	sum := results.Summary{Campaign: "c", Run: "r", Baseline: "baseline", Scenarios: []results.ScenarioResult{
 		{Name: "baseline", Status: results.StatusOK, Attempt: 1}, {Name: "eagle3", Status: results.StatusOK, Attempt: 1}}}
-	v, err := FromRecords(Input{Manifest: m, Summary: sum, Launches: oneLaunchEach(recs)}, Options{})
+	v, err := FromRecords(records.Input{Manifest: m, Summary: sum, Launches: verdicttest.OneLaunchEach(recs)}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

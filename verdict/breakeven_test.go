@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ func trueLogRatios(base, variant verdicttest.Engine, s verdicttest.Sweep) map[me
 	out := map[measure.Level]float64{}
 	for i := range uint64(n) {
 		for k, e := range []verdicttest.Engine{quiet(base), quiet(variant)} {
-			ls := measureScenario([]Launch{{Round: 1, Records: verdicttest.Simulate(e, s, 9000+2*i+uint64(k))}}, DefaultMaxSlices, measure.DefaultPercentiles)
+			ls := measureScenario([]records.Launch{{Round: 1, Records: verdicttest.Simulate(e, s, 9000+2*i+uint64(k))}}, DefaultMaxSlices, measure.DefaultPercentiles)
 			for _, l := range ls {
 				out[l.Level] += float64(2*k-1) * math.Log(l.Launches[0].Throughput) / n
 			}
@@ -93,7 +94,7 @@ func TestBreakEvenCoverage(t *testing.T) {
 	var width float64
 	for seed := range uint64(n) {
 		ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, variant}, s, DefaultRounds, 4000+seed)
-		v, err := FromRecords(campaignInput([]string{"baseline", "variant"}, s, DefaultRounds, ls), Options{})
+		v, err := FromRecords(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, DefaultRounds, ls), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +136,7 @@ func TestBreakEvenNoCrossing(t *testing.T) {
 		kinds := map[string]int{}
 		for seed := range uint64(n) {
 			ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, tc.variant}, s, DefaultRounds, 5000+seed)
-			v, err := FromRecords(campaignInput([]string{"baseline", "variant"}, s, DefaultRounds, ls), Options{})
+			v, err := FromRecords(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, DefaultRounds, ls), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +181,7 @@ func TestBreakEvenSentences(t *testing.T) {
 		{"A/A", "vllm", realBaseline, false, false},
 	} {
 		ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, tc.variant}, s, DefaultRounds, 4000)
-		v, err := FromRecords(campaignInput([]string{"baseline", "variant"}, s, DefaultRounds, ls), Options{})
+		v, err := FromRecords(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, DefaultRounds, ls), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"iter"
 	"maps"
 	"math"
@@ -24,7 +25,7 @@ const DefaultCacheGap = 5.0
 // and, where the server reports usage.prompt_tokens_details.cached_tokens,
 // the share of prompt tokens served from the cache at each level. Runs
 // from before either was recorded get no note.
-func checkCache(v *Verdict, in Input) []Note {
+func checkCache(v *Verdict, in records.Input) []Note {
 	var notes []Note
 	rates := map[string]map[measure.Level]float64{}
 	for _, s := range v.Scenarios {
@@ -40,7 +41,7 @@ func checkCache(v *Verdict, in Input) []Note {
 			levels = append(levels, sr.Levels...)
 		}
 		notes = append(notes, resetNotes(s.Name, levels)...)
-		r := hitRates(in.records(s.Name))
+		r := hitRates(in.Records(s.Name))
 		if len(r) == 0 {
 			continue
 		}

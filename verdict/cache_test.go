@@ -1,6 +1,8 @@
 package verdict
 
 import (
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
+	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 	"strings"
 	"testing"
 
@@ -22,7 +24,7 @@ func TestCheckCache(t *testing.T) {
 	zero, some := 0, 40
 	v := &Verdict{Baseline: "a", Scenarios: []Scenario{{Name: "a"}, {Name: "b"}}}
 	warm := measure.Record{Level: measure.ConcurrencyLevel(0), Warmup: true, PromptTokens: 100, CachedTokens: &some}
-	in := Input{
+	in := records.Input{
 		Summary: results.Summary{Scenarios: []results.ScenarioResult{
 			{Name: "a", Status: results.StatusOK, Levels: []measure.LevelSummary{
 				{Level: measure.ConcurrencyLevel(1), CacheReset: "POST /flush_cache"}, {Level: measure.ConcurrencyLevel(8), CacheReset: "POST /flush_cache"}}},
@@ -30,7 +32,7 @@ func TestCheckCache(t *testing.T) {
 				{Level: measure.ConcurrencyLevel(1), CacheReset: "POST /flush_cache"},
 				{Level: measure.ConcurrencyLevel(8), CacheResetNote: "clearing the prefix cache failed: POST /flush_cache: status 400"}}},
 		}},
-		Launches: oneLaunchEach(map[string][]measure.Record{
+		Launches: verdicttest.OneLaunchEach(map[string][]measure.Record{
 			"a": append(append([]measure.Record{warm}, cachedRecords(1, 4, &zero)...), cachedRecords(8, 4, &zero)...),
 			"b": append(cachedRecords(1, 4, &zero), cachedRecords(8, 4, &some)...),
 		}),
@@ -56,8 +58,8 @@ func TestCheckCache(t *testing.T) {
 // unique_prompts is only informed.
 func TestCheckCacheQuiet(t *testing.T) {
 	v := &Verdict{Baseline: "a", Scenarios: []Scenario{{Name: "a"}}}
-	in := Input{Summary: results.Summary{Scenarios: []results.ScenarioResult{{Name: "a", Levels: []measure.LevelSummary{{Level: measure.ConcurrencyLevel(1)}}}}},
-		Launches: oneLaunchEach(map[string][]measure.Record{"a": cachedRecords(1, 3, nil)})}
+	in := records.Input{Summary: results.Summary{Scenarios: []results.ScenarioResult{{Name: "a", Levels: []measure.LevelSummary{{Level: measure.ConcurrencyLevel(1)}}}}},
+		Launches: verdicttest.OneLaunchEach(map[string][]measure.Record{"a": cachedRecords(1, 3, nil)})}
 	if n := checkCache(v, in); len(n) != 0 {
 		t.Errorf("notes for an old run: %+v", n)
 	}

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"maps"
 	"math"
 	"slices"
@@ -149,7 +150,7 @@ const Saturated = "saturated"
 
 // measureSLO evaluates every launch's levels against the objective and
 // computes each scenario's capacity; nil without an objective.
-func measureSLO(v *Verdict, in Input, maxSlices int) *CapacityVerdict {
+func measureSLO(v *Verdict, in records.Input, maxSlices int) *CapacityVerdict {
 	if in.Manifest.SLO == nil || !in.Manifest.SLO.Set() {
 		return nil
 	}

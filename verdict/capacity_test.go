@@ -25,7 +25,7 @@ func sloSweep() verdicttest.Sweep {
 func sloVerdict(t *testing.T, names []string, engines []verdicttest.Engine, rounds int, seed uint64) *Verdict {
 	t.Helper()
 	s := sloSweep()
-	in := campaignInput(names, s, rounds, verdicttest.Campaign(engines, s, rounds, seed))
+	in := verdicttest.CampaignInput(names, s, rounds, verdicttest.Campaign(engines, s, rounds, seed))
 	o := sloTestObjective
 	in.Manifest.SLO = &o
 	v, err := FromRecords(in, Options{})
@@ -53,7 +53,7 @@ func trueCapacity(t *testing.T, e verdicttest.Engine) float64 {
 	for r := 1; r <= 80; r++ {
 		ls = append(ls, verdicttest.Launch{Round: r, Order: r - 1, Records: verdicttest.Simulate(e, s, uint64(1000+r))})
 	}
-	in := campaignInput([]string{"x"}, s, 80, ls)
+	in := verdicttest.CampaignInput([]string{"x"}, s, 80, ls)
 	o := sloTestObjective
 	in.Manifest.SLO = &o
 	v, err := FromRecords(in, Options{})
@@ -189,7 +189,7 @@ func TestSLOCapacityRates(t *testing.T) {
 	names := []string{"baseline"}
 	ls := verdicttest.Campaign([]verdicttest.Engine{verdicttest.RealisticNoise(verdicttest.Baseline)}, s, 3, 11)
 	judge := func(relabel bool) *CapacityVerdict {
-		in := campaignInput(names, s, 3, ls)
+		in := verdicttest.CampaignInput(names, s, 3, ls)
 		if relabel {
 			for _, l := range in.Launches["baseline"] {
 				for i := range l.Records {

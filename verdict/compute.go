@@ -2,81 +2,14 @@ package verdict
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"iter"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
-	"github.com/bakeoff-dev/bakeoff/timeline"
 )
-
-// Input is everything a verdict is computed from: the run's manifest and
-// summary, and each scenario's launches with their records. Compute builds
-// it from a run directory; tests build it in memory.
-type Input struct {
-	Dir      string
-	Manifest results.Manifest
-	Summary  results.Summary
-	// Launches maps a scenario name to its launches with records, in round
-	// order. A failed launch or one never swept is left out (its result is
-	// in Summary).
-	Launches map[string][]Launch
-}
-
-// Launch is one launch (round) of one scenario and its records.
-type Launch struct {
-	// Round is 1-based; Order is the launch's 0-based position in the whole
-	// campaign's launch sequence.
-	Round, Order int
-	// Host is the host the launch ran on (results.ScenarioResult.HostName);
-	// empty when the results do not say.
-	Host string
-	// Dir is the folder, relative to the run directory, of the attempt the
-	// records come from.
-	Dir string
-	// Result is that attempt's result; nil in tests that build records
-	// alone.
-	Result  *results.ScenarioResult
-	Records []measure.Record
-	// Power is the launch's GPU power readings; nil when none were taken.
-	Power *measure.PowerLog
-	// Timeline is the server's /metrics through the launch's sweep; nil
-	// when none was scraped.
-	Timeline *timeline.Timeline
-}
-
-// records yields every record of the named scenario, over all launches,
-// in place: the checks that read them all would otherwise copy a night of
-// records once each.
-func (in Input) records(name string) iter.Seq2[int, *measure.Record] {
-	return func(yield func(int, *measure.Record) bool) {
-		i := 0
-		for _, l := range in.Launches[name] {
-			for j := range l.Records {
-				if !yield(i, &l.Records[j]) {
-					return
-				}
-				i++
-			}
-		}
-	}
-}
-
-// each yields the records of one slice as records does a scenario's.
-func each(recs []measure.Record) iter.Seq2[int, *measure.Record] {
-	return func(yield func(int, *measure.Record) bool) {
-		for j := range recs {
-			if !yield(j, &recs[j]) {
-				return
-			}
-		}
-	}
-}
 
 // Compute reads the records of every launch of every scenario from the run
 // directory (each launch's newest complete attempt, else its newest one, as
@@ -84,34 +17,9 @@ func each(recs []measure.Record) iter.Seq2[int, *measure.Record] {
 // rounds reads as one round. Failed launches are listed without
 // measurements; a launch whose records cannot be read is an error.
 func Compute(run *results.Run, o Options) (*Verdict, error) {
-	in := Input{Dir: run.Dir, Manifest: run.Manifest, Summary: run.Summary, Launches: map[string][]Launch{}}
-	for _, name := range scenarioOrder(run.Manifest, run.Summary) {
-		for _, l := range run.Launches(name) {
-			if l.Result == nil || l.Result.Status == results.StatusFailed {
-				continue
-			}
-			if l.Result.Status == results.StatusPending {
-				// Cut: interrupted before it finished (or never swept). Its
-				// records stay on disk, but a launch is the unit of the
-				// verdict, and half of one is not a round: the scenario's
-				// Launches names it, and a resume runs it again.
-				continue
-			}
-			recs, err := run.LaunchRecords(l)
-			if err != nil {
-				return nil, fmt.Errorf("verdict of %s: scenario %s round %d: %w", run.Dir, name, l.Round, err)
-			}
-			launch := Launch{Round: l.Round, Order: l.Order, Host: l.Result.HostName, Dir: l.Dir, Result: l.Result, Records: recs}
-			if p, err := run.LaunchPower(l); err == nil {
-				launch.Power = &p
-			} else if !errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("verdict of %s: scenario %s round %d: %w", run.Dir, name, l.Round, err)
-			}
-			if launch.Timeline, err = readTimeline(filepath.Join(run.Dir, filepath.FromSlash(l.Dir), results.MetricsDir, timeline.File)); err != nil {
-				return nil, fmt.Errorf("verdict of %s: scenario %s round %d: %w", run.Dir, name, l.Round, err)
-			}
-			in.Launches[name] = append(in.Launches[name], launch)
-		}
+	in, err := records.Read(run)
+	if err != nil {
+		return nil, err
 	}
 	v, err := FromRecords(in, o)
 	if err != nil {
@@ -123,7 +31,7 @@ func Compute(run *results.Run, o Options) (*Verdict, error) {
 }
 
 // FromRecords computes the verdict from records already in memory.
-func FromRecords(in Input, o Options) (*Verdict, error) {
+func FromRecords(in records.Input, o Options) (*Verdict, error) {
 	if o.Sequential == nil && in.Manifest.MinRounds > 0 && in.Manifest.MinRounds < in.Manifest.Rounds {
 		// A sequential campaign is judged by the rule it ran under, so the
 		// report and diff replay the looks the run took.
@@ -164,7 +72,7 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 	if o.Baseline != "" {
 		v.Baseline = o.Baseline
 	}
-	order := scenarioOrder(in.Manifest, in.Summary)
+	order := records.Order(in.Manifest, in.Summary)
 	for _, name := range slices.Sorted(maps.Keys(in.Launches)) {
 		if !slices.Contains(order, name) {
 			order = append(order, name)
@@ -226,9 +134,9 @@ func FromRecords(in Input, o Options) (*Verdict, error) {
 
 // newScenario is a scenario's identity and status over its launches: the
 // summary's results (one per round) and the launches with records.
-func newScenario(name string, in Input) Scenario {
+func newScenario(name string, in records.Input) Scenario {
 	s := Scenario{Name: name, Status: results.StatusPending}
-	withRecords := map[int]Launch{}
+	withRecords := map[int]records.Launch{}
 	for _, l := range in.Launches[name] {
 		withRecords[l.Round] = l
 	}
@@ -341,22 +249,10 @@ func (v *Verdict) Cell(c measure.Level, name string) *Cell {
 	return nil
 }
 
-// scenarioOrder is the campaign order: the manifest's list, then any
-// scenario only the summary knows.
-func scenarioOrder(m results.Manifest, s results.Summary) []string {
-	order := slices.Clone(m.Scenarios)
-	for _, sr := range s.Scenarios {
-		if !slices.Contains(order, sr.Name) {
-			order = append(order, sr.Name)
-		}
-	}
-	return order
-}
-
 // summaryLevelFacts returns what only the server could tell (the accept
 // length) and the load generator's own client-limited flag, from the level
 // summaries of the launches' results, averaged over launches and repeats.
-func summaryLevelFacts(launches []Launch, c measure.Level) (*float64, bool) {
+func summaryLevelFacts(launches []records.Launch, c measure.Level) (*float64, bool) {
 	var sum float64
 	var n int
 	limited := false
@@ -387,23 +283,4 @@ func summaryLevelFacts(launches []Launch, c measure.Level) (*float64, bool) {
 // the server, may have set the pace.
 func clientLimited(l *Level) bool {
 	return l.PaceShare > DefaultClientPaceShare
-}
-
-// readTimeline reads a launch's server timeline; nil without one (a run
-// from before timelines, an engine without /metrics). A torn last line, a
-// sweep killed mid-write, reads as far as it goes.
-func readTimeline(path string) (*timeline.Timeline, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	tl, err := timeline.Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	return tl, nil
 }

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 )
 
 // CheckConnections is the check that names a server that closed kept-alive
@@ -15,11 +16,11 @@ const CheckConnections = "connections"
 // retried request's send time is its second send. A server that closed
 // none gets no note: this is a fact about a server, not a check that can
 // fail.
-func checkConnections(v *Verdict, in Input) []Note {
+func checkConnections(v *Verdict, in records.Input) []Note {
 	var notes []Note
 	for _, s := range v.Scenarios {
 		retried, total := 0, 0
-		for _, r := range in.records(s.Name) {
+		for _, r := range in.Records(s.Name) {
 			total++
 			if r.ConnRetries > 0 {
 				retried++

@@ -1,6 +1,8 @@
 package verdict
 
 import (
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
+	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 	"strings"
 	"testing"
 
@@ -9,7 +11,7 @@ import (
 
 func TestCheckConnections(t *testing.T) {
 	v := &Verdict{Baseline: "a", Scenarios: []Scenario{{Name: "a"}, {Name: "b"}}}
-	in := Input{Launches: oneLaunchEach(map[string][]measure.Record{
+	in := records.Input{Launches: verdicttest.OneLaunchEach(map[string][]measure.Record{
 		"a": {{Level: measure.ConcurrencyLevel(1)}, {Level: measure.ConcurrencyLevel(1)}},
 		"b": {{Level: measure.ConcurrencyLevel(0), Warmup: true, ConnRetries: 1}, {Level: measure.ConcurrencyLevel(1)}, {Level: measure.ConcurrencyLevel(1), ConnRetries: 1}, {Level: measure.ConcurrencyLevel(4), ConnRetries: 1, ErrClass: measure.ErrConnect}},
 	})}

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"slices"
 
@@ -98,7 +99,7 @@ type launchFacts struct {
 }
 
 // levelFacts are every launch's facts at level c, from its summary.
-func levelFacts(launches []Launch, c measure.Level) []launchFacts {
+func levelFacts(launches []records.Launch, c measure.Level) []launchFacts {
 	var out []launchFacts
 	for _, ln := range launches {
 		if ln.Result == nil {

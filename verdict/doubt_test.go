@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 // doubtCampaign is four rounds of three scenarios, a 10% faster variant and
 // an exact twin of the baseline, levels 1, 4 and 16: every comparison is
 // decidable, so what the doubts change is theirs alone.
-func doubtCampaign(t *testing.T) Input {
+func doubtCampaign(t *testing.T) records.Input {
 	t.Helper()
 	s := verdicttest.DefaultSweep()
 	s.Concurrency = []int{1, 4, 16}
@@ -22,12 +23,12 @@ func doubtCampaign(t *testing.T) Input {
 	fast.StepPerSeq /= 1.1
 	names := []string{"baseline", "fast", "twin"}
 	ls := verdicttest.Campaign([]verdicttest.Engine{verdicttest.Baseline, fast, verdicttest.Baseline}, s, 4, 7)
-	return campaignInput(names, s, 4, ls)
+	return verdicttest.CampaignInput(names, s, 4, ls)
 }
 
 // pace makes the client of scenario name hold every freed slot at level c
 // empty for a tenth of each request's latency: a paced measurement.
-func pace(in Input, name string, c int) {
+func pace(in records.Input, name string, c int) {
 	for _, l := range in.Launches[name] {
 		for i := range l.Records {
 			r := &l.Records[i]
@@ -136,7 +137,7 @@ func TestDoubtKinds(t *testing.T) {
 		{"cache cleared", measure.LevelSummary{Level: c, CacheReset: "POST /flush_cache"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ls := []Launch{{Round: 1, Result: &results.ScenarioResult{Levels: []measure.LevelSummary{tc.level}}}}
+			ls := []records.Launch{{Round: 1, Result: &results.ScenarioResult{Levels: []measure.LevelSummary{tc.level}}}}
 			ds := levelDoubts("a", &Level{Level: c, launchFacts: levelFacts(ls, c)})
 			if got := strings.Join(DoubtKinds(ds), ","); got != tc.want {
 				t.Errorf("doubts %+v, want kinds %q", ds, tc.want)
@@ -171,7 +172,7 @@ func TestDoubtReplaysTheRunsLooks(t *testing.T) {
 			early = append(early, l)
 		}
 	}
-	live, err := FromRecords(campaignInput(names, s, rounds, early), Options{Sequential: plan})
+	live, err := FromRecords(verdicttest.CampaignInput(names, s, rounds, early), Options{Sequential: plan})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestDoubtReplaysTheRunsLooks(t *testing.T) {
 
 	// Round 6's launch of fast paces its client a half of each latency at
 	// C=16: over every launch pooled the level is doubted.
-	in := campaignInput(names, s, rounds, ls)
+	in := verdicttest.CampaignInput(names, s, rounds, ls)
 	for _, l := range in.Launches["fast"] {
 		if l.Round != rounds {
 			continue
@@ -237,7 +238,7 @@ func TestDoubtedThroughoutAtTheMaximum(t *testing.T) {
 				kept = append(kept, l)
 			}
 		}
-		in := campaignInput(names, s, n, kept)
+		in := verdicttest.CampaignInput(names, s, n, kept)
 		for _, l := range in.Launches["slow"] {
 			for i := range l.Records {
 				if r := &l.Records[i]; r.Level == c1 && !r.Warmup {

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"maps"
 	"math"
 	"slices"
@@ -40,7 +41,7 @@ type LaunchEnergy struct {
 // its throughput is measured over), the energy and the tokens produced
 // inside it, pooled over repeats. A level whose window the readings do not
 // cover is left out, with the reason.
-func launchLevelEnergy(l Launch, maxSlices int) (map[measure.Level]LaunchEnergy, []string) {
+func launchLevelEnergy(l records.Launch, maxSlices int) (map[measure.Level]LaunchEnergy, []string) {
 	out := map[measure.Level]LaunchEnergy{}
 	if l.Power == nil || l.Power.Unavailable != "" {
 		return out, nil
@@ -74,7 +75,7 @@ func launchLevelEnergy(l Launch, maxSlices int) (map[measure.Level]LaunchEnergy,
 // machinery the throughput uses (rule.PooledVar over the scenario's
 // levels × rounds, on log values). It returns the reasons levels have no
 // energy.
-func scenarioEnergy(s *Scenario, launches []Launch, maxSlices int, conf float64) []string {
+func scenarioEnergy(s *Scenario, launches []records.Launch, maxSlices int, conf float64) []string {
 	var problems []string
 	per := map[measure.Level][]LaunchEnergy{}
 	for _, l := range launches {
@@ -153,7 +154,7 @@ func launchEstimates(table [][]float64, conf float64) []Estimate {
 // checkEnergy says once why a run has no energy figures where it has none:
 // power not reported ([N/A]), no readings, or windows the readings did not
 // cover.
-func checkEnergy(v *Verdict, in Input) []Note {
+func checkEnergy(v *Verdict, in records.Input) []Note {
 	var unavailable []string
 	seen := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(in.Launches)) {

@@ -29,7 +29,7 @@ func energyCampaign(t *testing.T, rounds int, seed uint64, truePowerW, powerSigm
 	s := verdicttest.DefaultSweep()
 	e := verdicttest.RealisticNoise(verdicttest.Baseline)
 	ls := verdicttest.Campaign([]verdicttest.Engine{e}, s, rounds, seed)
-	in := campaignInput([]string{"baseline"}, s, rounds, ls)
+	in := verdicttest.CampaignInput([]string{"baseline"}, s, rounds, ls)
 	rng := rand.New(rand.NewPCG(seed, 0xe7e7))
 	watts := map[int]float64{}
 	for i := range in.Launches["baseline"] {
@@ -134,7 +134,7 @@ func TestEnergyNotAvailable(t *testing.T) {
 	s := verdicttest.DefaultSweep()
 	s.Concurrency = []int{1, 4}
 	ls := verdicttest.Campaign([]verdicttest.Engine{verdicttest.Baseline, verdicttest.Eagle3TopK4}, s, 2, 3)
-	in := campaignInput([]string{"baseline", "eagle"}, s, 2, ls)
+	in := verdicttest.CampaignInput([]string{"baseline", "eagle"}, s, 2, ls)
 	for _, name := range []string{"baseline", "eagle"} {
 		for i := range in.Launches[name] {
 			in.Launches[name][i].Power = &measure.PowerLog{Source: "nvidia-smi", GPUs: []int{0},

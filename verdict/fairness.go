@@ -3,6 +3,7 @@ package verdict
 import (
 	"cmp"
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"iter"
 	"maps"
 	"slices"
@@ -27,7 +28,7 @@ const (
 
 // fairness runs every check; none passes silently: a check that passed
 // says so in an info note.
-func fairness(v *Verdict, in Input) []Note {
+func fairness(v *Verdict, in records.Input) []Note {
 	var notes []Note
 	notes = append(notes, checkFingerprint(v, in)...)
 	notes = append(notes, checkScenarios(v)...)
@@ -57,7 +58,7 @@ func short(fp string) string {
 	return fp
 }
 
-func checkFingerprint(v *Verdict, in Input) []Note {
+func checkFingerprint(v *Verdict, in records.Input) []Note {
 	var notes []Note
 	for _, s := range v.Scenarios {
 		if s.Fingerprint != "" && v.Fingerprint != "" && s.Fingerprint != v.Fingerprint {
@@ -69,7 +70,7 @@ func checkFingerprint(v *Verdict, in Input) []Note {
 	want := in.Manifest.Sweep.PromptSet
 	sets := map[string]map[string]bool{} // scenario → prompt-set hashes seen
 	for _, s := range v.Scenarios {
-		for _, r := range in.records(s.Name) {
+		for _, r := range in.Records(s.Name) {
 			if sets[s.Name] == nil {
 				sets[s.Name] = map[string]bool{}
 			}
@@ -161,12 +162,12 @@ func classes(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func checkTokens(v *Verdict, in Input) []Note {
+func checkTokens(v *Verdict, in records.Input) []Note {
 	var notes []Note
 	estimated, own := false, false
 	for _, s := range v.Scenarios {
 		short, n := 0, 0
-		for _, r := range in.records(s.Name) {
+		for _, r := range in.Records(s.Name) {
 			if r.Warmup || !r.OK() {
 				continue
 			}
@@ -284,19 +285,19 @@ func (g greedyCounts) judge() (bug bool, p, margin float64) {
 // numerics flip near-ties of the top two tokens), so a variant is called
 // likely broken only when its outputs differ clearly more often than the
 // baseline's differ from each other (greedyCounts.judge).
-func checkGreedy(v *Verdict, in Input) []Note {
+func checkGreedy(v *Verdict, in records.Input) []Note {
 	if v.Temperature != 0 {
 		return []Note{{Severity: SeverityInfo, Check: CheckGreedy,
 			Text: fmt.Sprintf("temperature %v: outputs are not compared with the baseline's", v.Temperature)}}
 	}
-	base := outputsByPrompt(in.records(v.Baseline))
+	base := outputsByPrompt(in.Records(v.Baseline))
 	if len(base) == 0 {
 		return []Note{{Severity: SeverityWarn, Check: CheckGreedy,
 			Text: "no output hashes in the baseline's records: greedy outputs could not be compared"}}
 	}
 	launches := 0
 	for _, l := range in.Launches[v.Baseline] {
-		if len(outputsByPrompt(each(l.Records))) > 0 {
+		if len(outputsByPrompt(records.Each(l.Records))) > 0 {
 			launches++
 		}
 	}
@@ -319,7 +320,7 @@ func checkGreedy(v *Verdict, in Input) []Note {
 		}
 		g := greedyCounts{BaseLaunches: launches}
 		var example []int
-		for p, hs := range outputsByPrompt(in.records(s.Name)) {
+		for p, hs := range outputsByPrompt(in.Records(s.Name)) {
 			bh, ok := base[p]
 			if !ok {
 				continue

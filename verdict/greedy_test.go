@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"math/big"
 	"slices"
@@ -46,11 +47,11 @@ func span(from, to int) []int {
 }
 
 // greedyInput is a run of a baseline and one variant with these launches.
-func greedyInput(base, variant []outputs) (*Verdict, Input) {
-	in := Input{Launches: map[string][]Launch{}}
+func greedyInput(base, variant []outputs) (*Verdict, records.Input) {
+	in := records.Input{Launches: map[string][]records.Launch{}}
 	for name, ls := range map[string][]outputs{"baseline": base, "variant": variant} {
 		for i, o := range ls {
-			in.Launches[name] = append(in.Launches[name], Launch{Round: i + 1, Records: o.records(name)})
+			in.Launches[name] = append(in.Launches[name], records.Launch{Round: i + 1, Records: o.records(name)})
 		}
 	}
 	v := &Verdict{Baseline: "baseline", Scenarios: []Scenario{{Name: "baseline"}, {Name: "variant"}}}

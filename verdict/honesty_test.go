@@ -2,16 +2,15 @@ package verdict
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"maps"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"sync"
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
-	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
@@ -35,46 +34,12 @@ const honestyCampaigns = 40
 // lucky misses at several levels at once), so fewer make a noisy figure.
 const coverageCampaigns = 30
 
-// oneLaunchEach is one launch (round 1) per scenario.
-func oneLaunchEach(recs map[string][]measure.Record) map[string][]Launch {
-	out := map[string][]Launch{}
-	i := 0
-	for _, name := range slices.Sorted(maps.Keys(recs)) {
-		out[name] = []Launch{{Round: 1, Order: i, Records: recs[name]}}
-		i++
-	}
-	return out
-}
-
-func pairInput(base, variant []measure.Record, s verdicttest.Sweep) Input {
-	return Input{
-		Manifest: results.Manifest{Campaign: "synthetic", Baseline: "baseline",
-			Scenarios: []string{"baseline", "variant"},
-			Sweep:     results.SweepInfo{MaxTokens: s.MaxTokens, IgnoreEOS: true, PromptSet: s.PromptSet}},
-		Launches: oneLaunchEach(map[string][]measure.Record{"baseline": base, "variant": variant}),
-	}
-}
-
-// campaignInput is a simulated campaign of rounds as the verdict reads it.
-func campaignInput(names []string, s verdicttest.Sweep, rounds int, launches []verdicttest.Launch) Input {
-	in := Input{
-		Manifest: results.Manifest{Campaign: "synthetic", Baseline: names[0], Scenarios: names, Rounds: rounds,
-			Sweep: results.SweepInfo{MaxTokens: s.MaxTokens, IgnoreEOS: true, PromptSet: s.PromptSet}},
-		Launches: map[string][]Launch{},
-	}
-	for _, l := range launches {
-		name := names[l.Scenario]
-		in.Launches[name] = append(in.Launches[name], Launch{Round: l.Round, Order: l.Order, Host: l.Host, Records: l.Records})
-	}
-	return in
-}
-
 // simulate runs one campaign of the baseline and a variant.
 func simulate(t *testing.T, base, variant verdicttest.Engine, rounds int, seed uint64, o Options) *Verdict {
 	t.Helper()
 	s := honestySweep()
 	ls := verdicttest.Campaign([]verdicttest.Engine{base, variant}, s, rounds, seed)
-	v, err := FromRecords(campaignInput([]string{"baseline", "variant"}, s, rounds, ls), o)
+	v, err := FromRecords(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, rounds, ls), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +133,7 @@ func simulateTrueRatios(base, variant verdicttest.Engine) map[measure.Level]floa
 	sum := map[measure.Level]float64{}
 	for i := range uint64(n) {
 		for k, e := range []verdicttest.Engine{quiet(base), quiet(variant)} {
-			ls := measureScenario([]Launch{{Round: 1, Records: verdicttest.Simulate(e, s, 7000+2*i+uint64(k))}}, DefaultMaxSlices, measure.DefaultPercentiles)
+			ls := measureScenario([]records.Launch{{Round: 1, Records: verdicttest.Simulate(e, s, 7000+2*i+uint64(k))}}, DefaultMaxSlices, measure.DefaultPercentiles)
 			for _, l := range ls {
 				sign := float64(2*k - 1)
 				sum[l.Level] += sign * math.Log(l.Launches[0].Throughput) / n
@@ -382,7 +347,7 @@ func TestHonestyTable(t *testing.T) {
 			tallies := map[string]*tally{rule.CorrectionHolm: {}, rule.CorrectionBH: {}}
 			for seed := range uint64(n) {
 				ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, tc.variant}, s, rounds, 10000+seed)
-				in := campaignInput([]string{"baseline", "variant"}, s, rounds, ls)
+				in := verdicttest.CampaignInput([]string{"baseline", "variant"}, s, rounds, ls)
 				for corr, tl := range tallies {
 					v, err := FromRecords(in, Options{Correction: corr})
 					if err != nil {

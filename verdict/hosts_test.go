@@ -42,7 +42,7 @@ func simulateFleet(t *testing.T, hosts []verdicttest.FleetHost, variant verdictt
 			ls[i].Host = ""
 		}
 	}
-	v, err := FromRecords(campaignInput([]string{"baseline", "variant"}, s, DefaultRounds, ls), Options{})
+	v, err := FromRecords(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, DefaultRounds, ls), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestHostsMixedRound(t *testing.T) {
 		return 0
 	}
 	ls := verdicttest.FleetCampaign([]verdicttest.Engine{realBaseline, realBaseline}, s, 4, fleet, place, 1)
-	v, err := FromRecords(campaignInput([]string{"baseline", "variant"}, s, 4, ls), Options{})
+	v, err := FromRecords(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, 4, ls), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestHostsMixedRoundCapacity(t *testing.T) {
 		}
 		return 0
 	}
-	in := campaignInput([]string{"baseline", "variant"}, s, 4,
+	in := verdicttest.CampaignInput([]string{"baseline", "variant"}, s, 4,
 		verdicttest.FleetCampaign([]verdicttest.Engine{realBaseline, realBaseline}, s, 4, fleet, place, 5))
 	o := sloTestObjective
 	in.Manifest.SLO = &o

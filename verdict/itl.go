@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"strings"
 )
 
@@ -12,11 +13,11 @@ const CheckITL = "itl"
 // keep no gaps (written before they were kept), so that an empty ITL column
 // is not read as a server that streamed none. Streams of one chunk have no
 // gap to keep and do not count.
-func checkITL(v *Verdict, in Input) []Note {
+func checkITL(v *Verdict, in records.Input) []Note {
 	var without []string
 	for _, s := range v.Scenarios {
 		streamed, kept := false, false
-		for _, r := range in.records(s.Name) {
+		for _, r := range in.Records(s.Name) {
 			if r.OK() && !r.Warmup && r.Chunks >= 2 {
 				streamed = true
 				kept = kept || len(r.ITL) > 0

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"strings"
 	"testing"
@@ -21,8 +22,8 @@ func TestITLFromRecords(t *testing.T) {
 	for i := range withGaps {
 		withGaps[i].ITL = measure.Gaps{int64(1000 + i), int64(2000 + i), int64(1500 + 3*i)}
 	}
-	in := Input{Manifest: results.Manifest{Baseline: "old", Sweep: results.SweepInfo{Percentiles: []float64{75, 99.9}}},
-		Launches: map[string][]Launch{"old": {{Round: 1, Records: old}}, "new": {{Round: 1, Records: withGaps}}}}
+	in := records.Input{Manifest: results.Manifest{Baseline: "old", Sweep: results.SweepInfo{Percentiles: []float64{75, 99.9}}},
+		Launches: map[string][]records.Launch{"old": {{Round: 1, Records: old}}, "new": {{Round: 1, Records: withGaps}}}}
 	v, err := FromRecords(in, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,12 +1,13 @@
 package verdict
 
+import "github.com/bakeoff-dev/bakeoff/verdict/records"
 import "github.com/bakeoff-dev/bakeoff/measure"
 
 // inputLengths is how level c's prompts were made their length in tokens
 // over the launches' level summaries: estimated when any launch's were, so
 // that a report never passes an estimate off as exact; empty when no
 // summary says (the prompts asked for no lengths, or the run predates it).
-func inputLengths(launches []Launch, c measure.Level) string {
+func inputLengths(launches []records.Launch, c measure.Level) string {
 	out := ""
 	for _, l := range launches {
 		if l.Result == nil {

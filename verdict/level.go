@@ -3,6 +3,7 @@ package verdict
 import (
 	"cmp"
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"maps"
 	"math"
 	"slices"
@@ -39,9 +40,9 @@ func groupLevels(recs []measure.Record) map[measure.Level]map[int][]measure.Reco
 
 // measureScenario computes every level of one scenario over its launches.
 // ps are the percentiles the latencies are given at.
-func measureScenario(launches []Launch, maxSlices int, ps []float64) []Level {
+func measureScenario(launches []records.Launch, maxSlices int, ps []float64) []Level {
 	type launchGroups struct {
-		l      Launch
+		l      records.Launch
 		groups map[measure.Level]map[int][]measure.Record
 	}
 	var gs []launchGroups
@@ -75,7 +76,7 @@ type levelAcc struct {
 }
 
 // add measures one launch's repeats of level c into l.
-func (a *levelAcc) add(l *Level, launch Launch, c measure.Level, reps map[int][]measure.Record, maxSlices int) {
+func (a *levelAcc) add(l *Level, launch records.Launch, c measure.Level, reps map[int][]measure.Record, maxSlices int) {
 	ll := LaunchLevel{Round: launch.Round, Order: launch.Order, Host: launch.Host}
 	var tok, sec float64
 	for _, id := range slices.Sorted(maps.Keys(reps)) {

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -136,9 +137,9 @@ func TestPriorKeepsEachErrorRate(t *testing.T) {
 }
 
 // seqInputMax is seqInput with a plan of max rounds.
-func seqInputMax(engines []verdicttest.Engine, names []string, max int, seed uint64) Input {
+func seqInputMax(engines []verdicttest.Engine, names []string, max int, seed uint64) records.Input {
 	s := honestySweep()
-	return campaignInput(names, s, max, verdicttest.Campaign(engines, s, max, seed))
+	return verdicttest.CampaignInput(names, s, max, verdicttest.Campaign(engines, s, max, seed))
 }
 
 // learnedPrior is the noise profile two earlier A/A campaigns of rounds

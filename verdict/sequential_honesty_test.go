@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -38,13 +39,13 @@ func seqCampaigns(n int) int {
 }
 
 // seqInput is one simulated campaign of plan.MaxRounds rounds.
-func seqInput(engines []verdicttest.Engine, names []string, seed uint64) Input {
+func seqInput(engines []verdicttest.Engine, names []string, seed uint64) records.Input {
 	s := honestySweep()
 	ls := verdicttest.Campaign(engines, s, seqPlan.MaxRounds, seed)
-	return campaignInput(names, s, seqPlan.MaxRounds, ls)
+	return verdicttest.CampaignInput(names, s, seqPlan.MaxRounds, ls)
 }
 
-func mustVerdict(t *testing.T, in Input, o Options) *Verdict {
+func mustVerdict(t *testing.T, in records.Input, o Options) *Verdict {
 	t.Helper()
 	v, err := FromRecords(in, o)
 	if err != nil {
@@ -540,7 +541,7 @@ func TestSequentialSavingsByMax(t *testing.T) {
 		var undecided, comparisons, wrong int
 		for seed := range uint64(n) {
 			s := honestySweep()
-			v := mustVerdict(t, campaignInput(names, s, mx, verdicttest.Campaign(engines, s, mx, 23000+seed)), Options{Sequential: &plan})
+			v := mustVerdict(t, verdicttest.CampaignInput(names, s, mx, verdicttest.Campaign(engines, s, mx, 23000+seed)), Options{Sequential: &plan})
 			st.add(v)
 			for _, variant := range []string{"eagle3-topk4", "flag"} {
 				for c, cmp := range againstBaseline(v, variant) {
@@ -560,7 +561,7 @@ func TestSequentialSavingsByMax(t *testing.T) {
 		for seed := range uint64(n) {
 			s := honestySweep()
 			ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, realBaseline}, s, mx, 20000+seed)
-			v := mustVerdict(t, campaignInput([]string{"baseline", "variant"}, s, mx, ls), Options{Sequential: &plan})
+			v := mustVerdict(t, verdicttest.CampaignInput([]string{"baseline", "variant"}, s, mx, ls), Options{Sequential: &plan})
 			aa.add(againstBaseline(v, "variant"), nil)
 		}
 		t.Logf("max %d, %d campaigns: %s; %d of %d comparisons undecided; %d against the truth; A/A: %s",

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"cmp"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"slices"
 	"strings"
 	"testing"
@@ -14,12 +15,12 @@ import (
 
 // truncated is in with the named scenario's launches after round k removed,
 // as if it had stopped there.
-func truncated(in Input, name string, k int) Input {
+func truncated(in records.Input, name string, k int) records.Input {
 	out := in
-	out.Launches = map[string][]Launch{}
+	out.Launches = map[string][]records.Launch{}
 	for n, ls := range in.Launches {
 		if n == name {
-			ls = slices.DeleteFunc(slices.Clone(ls), func(l Launch) bool { return l.Round > k })
+			ls = slices.DeleteFunc(slices.Clone(ls), func(l records.Launch) bool { return l.Round > k })
 		}
 		out.Launches[n] = ls
 	}
@@ -35,7 +36,7 @@ func TestSequentialStopsAndOpen(t *testing.T) {
 	slow.Slowdown = 1.5
 	s := verdicttest.DefaultSweep()
 	names := []string{"baseline", "slow", "same"}
-	in := campaignInput(names, s, 6, verdicttest.Campaign([]verdicttest.Engine{realBaseline, slow, realBaseline}, s, 6, 41))
+	in := verdicttest.CampaignInput(names, s, 6, verdicttest.Campaign([]verdicttest.Engine{realBaseline, slow, realBaseline}, s, 6, 41))
 	v := mustVerdict(t, in, Options{Sequential: &SequentialPlan{MinRounds: 3, MaxRounds: 12}})
 	if got := Open(v); !slices.Equal(got, []string{"same"}) {
 		t.Errorf("Open = %v, want [same]", got)
@@ -68,7 +69,7 @@ func TestSequentialStopsAndOpen(t *testing.T) {
 func TestSequentialLaterDataUnused(t *testing.T) {
 	s := verdicttest.DefaultSweep()
 	e3 := verdicttest.RealisticNoise(verdicttest.Eagle3TopK4)
-	in := campaignInput([]string{"baseline", "eagle3"}, s, 12, verdicttest.Campaign([]verdicttest.Engine{realBaseline, e3}, s, 12, 43))
+	in := verdicttest.CampaignInput([]string{"baseline", "eagle3"}, s, 12, verdicttest.Campaign([]verdicttest.Engine{realBaseline, e3}, s, 12, 43))
 	plan := &SequentialPlan{MinRounds: 3, MaxRounds: 12}
 	full := mustVerdict(t, in, Options{Sequential: plan})
 	st := full.Sequential.Variants[0]
@@ -139,7 +140,7 @@ func TestCostSentence(t *testing.T) {
 func TestSequentialCapacity(t *testing.T) {
 	s := sloSweep()
 	names := []string{"baseline", "eagle3"}
-	in := campaignInput(names, s, 12, verdicttest.Campaign([]verdicttest.Engine{realBaseline, verdicttest.RealisticNoise(verdicttest.Eagle3TopK4)}, s, 12, 45))
+	in := verdicttest.CampaignInput(names, s, 12, verdicttest.Campaign([]verdicttest.Engine{realBaseline, verdicttest.RealisticNoise(verdicttest.Eagle3TopK4)}, s, 12, 45))
 	o := sloTestObjective
 	in.Manifest.SLO = &o
 	v := mustVerdict(t, in, Options{Sequential: &SequentialPlan{MinRounds: 3, MaxRounds: 12}})
@@ -161,7 +162,7 @@ func TestSequentialRounds(t *testing.T) {
 	s := verdicttest.DefaultSweep()
 	slow := realBaseline
 	slow.Slowdown = 1.5
-	in := campaignInput([]string{"baseline", "slow"}, s, 12, verdicttest.Campaign([]verdicttest.Engine{realBaseline, slow}, s, 12, 47))
+	in := verdicttest.CampaignInput([]string{"baseline", "slow"}, s, 12, verdicttest.Campaign([]verdicttest.Engine{realBaseline, slow}, s, 12, 47))
 	plan := &SequentialPlan{MinRounds: 3, MaxRounds: 12}
 	full := mustVerdict(t, in, Options{Sequential: plan})
 	k := full.Sequential.Variants[0].StoppedAfter
@@ -190,7 +191,7 @@ func TestSequentialStoppedPairsLookNoMore(t *testing.T) {
 	near := realBaseline
 	near.Slowdown = 1.02
 	names := []string{"baseline", "fast", "near"}
-	in := campaignInput(names, s, 12, verdicttest.Campaign([]verdicttest.Engine{slowBase, realBaseline, near}, s, 12, 49))
+	in := verdicttest.CampaignInput(names, s, 12, verdicttest.Campaign([]verdicttest.Engine{slowBase, realBaseline, near}, s, 12, 49))
 	plan := &SequentialPlan{MinRounds: 3, MaxRounds: 12}
 	full := mustVerdict(t, in, Options{Sequential: plan})
 	cut := in

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
@@ -22,7 +23,7 @@ const DefaultServerThroughputTolerance = 0.05
 // figure the mean over the launches and repeats that have it (from the level
 // summaries of levels.json, package timeline); nil when none has one. Each
 // figure keeps the source of the first summary that has it.
-func serverLevel(launches []Launch, c measure.Level) *measure.ServerSummary {
+func serverLevel(launches []records.Launch, c measure.Level) *measure.ServerSummary {
 	var sums []*measure.ServerSummary
 	for _, l := range launches {
 		if l.Result == nil {
@@ -126,7 +127,7 @@ func meanHist(sums []*measure.ServerSummary, get func(*measure.ServerSummary) *m
 // (both from the level summaries, averaged over the same launches), and
 // notes every level where they differ by more than
 // DefaultServerThroughputTolerance.
-func checkServer(v *Verdict, in Input) []Note {
+func checkServer(v *Verdict, in records.Input) []Note {
 	var notes []Note
 	levels := 0
 	for _, s := range v.Scenarios {

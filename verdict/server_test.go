@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"strings"
 	"testing"
 
@@ -12,26 +13,26 @@ import (
 // by more than 5%, and says so when every level agrees.
 func TestCheckServer(t *testing.T) {
 	c4 := measure.ConcurrencyLevel(4)
-	launch := func(client, server float64) Launch {
+	launch := func(client, server float64) records.Launch {
 		ls := measure.LevelSummary{Level: c4, Throughput: client, Server: &measure.ServerSummary{Scrapes: 10,
 			GenTokS: &measure.ServerFigure{Value: server, Source: "rate(g) over the window"},
 			Running: &measure.GaugeStats{Mean: 4, P50: 4, Max: 4, Source: "r"}}}
-		return Launch{Result: &results.ScenarioResult{Levels: []measure.LevelSummary{ls}}}
+		return records.Launch{Result: &results.ScenarioResult{Levels: []measure.LevelSummary{ls}}}
 	}
 	cases := []struct {
 		name       string
-		launches   []Launch
+		launches   []records.Launch
 		severity   string
 		wantInText string
 	}{
-		{"agree", []Launch{launch(100, 103), launch(100, 99)}, SeverityInfo, "agrees"},
-		{"server counts more", []Launch{launch(100, 110), launch(100, 108)}, SeverityWarn, "+9.0%"},
-		{"server counts less", []Launch{launch(100, 90)}, SeverityWarn, "-10.0%"},
+		{"agree", []records.Launch{launch(100, 103), launch(100, 99)}, SeverityInfo, "agrees"},
+		{"server counts more", []records.Launch{launch(100, 110), launch(100, 108)}, SeverityWarn, "+9.0%"},
+		{"server counts less", []records.Launch{launch(100, 90)}, SeverityWarn, "-10.0%"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			v := &Verdict{Scenarios: []Scenario{{Name: "a", Levels: []Level{{Level: c4}}}}}
-			in := Input{Launches: map[string][]Launch{"a": c.launches}}
+			in := records.Input{Launches: map[string][]records.Launch{"a": c.launches}}
 			notes := checkServer(v, in)
 			if len(notes) != 1 || notes[0].Severity != c.severity || !strings.Contains(notes[0].Text, c.wantInText) {
 				t.Fatalf("notes %+v, want one %s note with %q", notes, c.severity, c.wantInText)

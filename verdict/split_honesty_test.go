@@ -76,7 +76,7 @@ func simulateSplit(t *testing.T, a, b verdicttest.Engine, seed uint64, broken bo
 			}
 		}
 	}
-	in := campaignInput(splitNames, s, DefaultRounds, ls)
+	in := verdicttest.CampaignInput(splitNames, s, DefaultRounds, ls)
 	in.Manifest.Replicates = l.Replicates
 	v, err := FromRecords(in, o)
 	if err != nil {

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 
 	"github.com/bakeoff-dev/bakeoff/engine"
@@ -71,7 +72,7 @@ func serverMetrics(engineName string) *engine.ServerMetrics {
 
 // levelTimeline is level c's timeline from the first launch whose timeline
 // has scrapes inside the level; nil when none has.
-func levelTimeline(launches []Launch, c measure.Level, m *engine.ServerMetrics) *LevelTimeline {
+func levelTimeline(launches []records.Launch, c measure.Level, m *engine.ServerMetrics) *LevelTimeline {
 	if m == nil {
 		return nil
 	}

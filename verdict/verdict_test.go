@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"strings"
 	"testing"
 
@@ -120,11 +121,11 @@ func TestWinner(t *testing.T) {
 }
 
 // fairInput is a small two-scenario campaign whose variant can be broken.
-func fairInput(t *testing.T, breakVariant func([]measure.Record) []measure.Record) Input {
+func fairInput(t *testing.T, breakVariant func([]measure.Record) []measure.Record) records.Input {
 	t.Helper()
 	s := verdicttest.DefaultSweep()
 	s.Concurrency = []int{1, 4}
-	in := pairInput(verdicttest.Simulate(verdicttest.Baseline, s, 1),
+	in := verdicttest.PairInput(verdicttest.Simulate(verdicttest.Baseline, s, 1),
 		breakVariant(verdicttest.Simulate(verdicttest.Baseline, s, 2)), s)
 	in.Manifest.Fingerprint = "sha256:ff"
 	in.Summary.Scenarios = []results.ScenarioResult{
@@ -136,56 +137,56 @@ func fairInput(t *testing.T, breakVariant func([]measure.Record) []measure.Recor
 func TestFairness(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		mutate   func(*Input)
+		mutate   func(*records.Input)
 		check    string
 		severity string
 		text     string
 	}{
-		{"all good: greedy passes, said so", func(*Input) {}, CheckGreedy, SeverityInfo, "equal the baseline's"},
-		{"one greedy output differs, one launch each: said, not called a bug", func(in *Input) {
+		{"all good: greedy passes, said so", func(*records.Input) {}, CheckGreedy, SeverityInfo, "equal the baseline's"},
+		{"one greedy output differs, one launch each: said, not called a bug", func(in *records.Input) {
 			for i := range in.Launches["variant"][0].Records {
 				if in.Launches["variant"][0].Records[i].Prompt == 3 {
 					in.Launches["variant"][0].Records[i].OutputHash = "changed"
 				}
 			}
 		}, CheckGreedy, SeverityWarn, "outputs differ on 1 of"},
-		{"every greedy output differs: a red line", func(in *Input) {
+		{"every greedy output differs: a red line", func(in *records.Input) {
 			for i := range in.Launches["variant"][0].Records {
 				in.Launches["variant"][0].Records[i].OutputHash += "changed"
 			}
 		}, CheckGreedy, SeverityRed, "likely a speculative decoding bug"},
-		{"failed requests are shown", func(in *Input) {
+		{"failed requests are shown", func(in *records.Input) {
 			r := &in.Launches["variant"][0].Records[10]
 			r.ErrClass, r.Error, r.Tokens = measure.ErrTimeout, "deadline", 0
 		}, CheckRequests, SeverityWarn, "1 of 30 requests failed (timeout 1)"},
-		{"short outputs under ignore_eos", func(in *Input) {
+		{"short outputs under ignore_eos", func(in *records.Input) {
 			in.Launches["variant"][0].Records[12].Tokens = 17
 		}, CheckTokens, SeverityWarn, "did not produce exactly max_tokens=200"},
-		{"each request held to its own max_tokens (a trace row's output length)", func(in *Input) {
-			for _, l := range []Launch{in.Launches["baseline"][0], in.Launches["variant"][0]} {
+		{"each request held to its own max_tokens (a trace row's output length)", func(in *records.Input) {
+			for _, l := range []records.Launch{in.Launches["baseline"][0], in.Launches["variant"][0]} {
 				for i := range l.Records {
 					l.Records[i].MaxTokens, l.Records[i].Tokens = 7+i%5, 7+i%5
 				}
 			}
 		}, CheckTokens, SeverityInfo, "every successful request produced the max_tokens each asked for"},
-		{"short of its own max_tokens", func(in *Input) {
+		{"short of its own max_tokens", func(in *records.Input) {
 			for i := range in.Launches["variant"][0].Records {
 				in.Launches["variant"][0].Records[i].MaxTokens = 300
 			}
 		}, CheckTokens, SeverityWarn, "did not produce exactly the max_tokens each asked for"},
-		{"fingerprint differs", func(in *Input) {
+		{"fingerprint differs", func(in *records.Input) {
 			in.Summary.Scenarios[1].Fingerprint = "sha256:other"
 		}, CheckFingerprint, SeverityRed, "not comparable"},
-		{"prompt set differs", func(in *Input) {
+		{"prompt set differs", func(in *records.Input) {
 			for i := range in.Launches["variant"][0].Records {
 				in.Launches["variant"][0].Records[i].PromptSet = "sha256:elsewhere"
 			}
 		}, CheckFingerprint, SeverityRed, "sent prompt set"},
-		{"failed scenario is listed", func(in *Input) {
+		{"failed scenario is listed", func(in *records.Input) {
 			in.Summary.Scenarios[1].Status, in.Summary.Scenarios[1].Reason = results.StatusFailed, "NCCL error"
 			delete(in.Launches, "variant")
 		}, CheckScenario, SeverityRed, "variant failed: NCCL error"},
-		{"concurrency not reached", func(in *Input) {
+		{"concurrency not reached", func(in *records.Input) {
 			// Stretch every send to its end's eve: requests barely overlap.
 			for i := range in.Launches["variant"][0].Records {
 				r := &in.Launches["variant"][0].Records[i]
@@ -195,7 +196,7 @@ func TestFairness(t *testing.T) {
 				}
 			}
 		}, CheckConcurrency, SeverityWarn, "requests in flight on average"},
-		{"temperature above 0: outputs not compared", func(in *Input) {
+		{"temperature above 0: outputs not compared", func(in *records.Input) {
 			in.Manifest.Sweep.Temperature = 0.7
 		}, CheckGreedy, SeverityInfo, "not compared"},
 	} {
