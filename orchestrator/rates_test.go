@@ -3,6 +3,7 @@ package orchestrator_test
 import (
 	"bytes"
 	"context"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,7 +108,7 @@ func TestRateCampaignLocal(t *testing.T) {
 		t.Errorf("narrow at 80 req/s, four times its capacity, not saturated: %s", narrow.Levels[1].Saturation)
 	}
 
-	v, err := verdict.Compute(run, verdict.Options{})
+	v, err := judge.Run(run, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

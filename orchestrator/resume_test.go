@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -243,7 +244,7 @@ func TestOnlyRerunMerges(t *testing.T) {
 	if c := b.Complete(); c == nil || c.Attempt != 2 || run.ScenarioDir("b") != filepath.Join(dir, "b", "round-1", "history", "2") {
 		t.Errorf("newest complete attempt %+v in %s, want attempt 2 in b/round-1/history/2", c, run.ScenarioDir("b"))
 	}
-	v, err := verdict.Compute(run, verdict.Options{})
+	v, err := judge.Run(run, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package orchestrator_test
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,7 +63,7 @@ func TestSequentialCampaign(t *testing.T) {
 		}
 		launches[sr.Name] = append(launches[sr.Name], sr.RoundOf())
 	}
-	v, err := verdict.Compute(run, verdict.Options{})
+	v, err := judge.Run(run, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,7 +98,7 @@ func TestSessionsCampaignSLO(t *testing.T) {
 		}
 		runs = append(runs, readSummary(t, out.RunDir))
 	}
-	v, err := verdict.Compute(runs[0], verdict.Options{})
+	v, err := judge.Run(runs[0], verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestSessionsOpenLoopSaturated(t *testing.T) {
 	if len(narrow.Levels) != 2 || narrow.Levels[0].Saturated || !narrow.Levels[1].Saturated {
 		t.Fatalf("narrow: levels %+v, want %s kept up with and %s saturated", narrow.Levels, low, high)
 	}
-	v, err := verdict.Compute(run, verdict.Options{})
+	v, err := judge.Run(run, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package orchestrator_test
 import (
 	"context"
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"net"
 	"os"
 	"path/filepath"
@@ -172,7 +173,7 @@ func TestSlotsAA(t *testing.T) {
 	// a quarter slower can go uncalled, so a setup that breaks the
 	// placement or the pairing is caught by the checks above and by the
 	// comparison's rounds, not by its outcome.
-	v, err := verdict.Compute(run, verdict.Options{Alpha: 0.001})
+	v, err := judge.Run(run, verdict.Options{Alpha: 0.001})
 	if err != nil {
 		t.Fatal(err)
 	}

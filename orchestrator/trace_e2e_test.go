@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"os"
 	"path/filepath"
 	"slices"
@@ -154,7 +155,7 @@ func TestTraceCampaign(t *testing.T) {
 		t.Errorf("narrow at %s, beyond its one slot, not saturated: %s", top, narrow.Levels[len(levels)-1].Saturation)
 	}
 
-	v, err := verdict.Compute(run, verdict.Options{})
+	v, err := judge.Run(run, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"math"
 	"path/filepath"
 	"testing"
@@ -71,7 +72,7 @@ func simulate(t *testing.T, e verdicttest.Engine, sweeps []verdicttest.Sweep, se
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := verdict.Compute(run, verdict.Options{EquivalenceMarginPct: e2eMarginPct})
+	v, err := judge.Run(run, verdict.Options{EquivalenceMarginPct: e2eMarginPct})
 	if err != nil {
 		t.Fatal(err)
 	}

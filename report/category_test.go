@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestCategoriesReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := verdict.Compute(run, verdict.Options{})
+	v, err := judge.Run(run, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func TestInterruptedRunSaysWhatHappened(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := verdict.Compute(run, verdict.Options{})
+	v, err := judge.Run(run, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"image/color"
 	"maps"
 	"os"
@@ -79,7 +80,7 @@ func TestPlotsEdgeCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := verdict.Compute(run, verdict.Options{})
+			v, err := judge.Run(run, verdict.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"math"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,7 @@ import (
 // golden file, with cells of both kinds.
 func TestCellsReconcile(t *testing.T) {
 	fixed, _ := testVerdict(t)
-	seq, err := verdict.Compute(writeRounds(t, t.TempDir(), 7, 1, "sha256:aaaa", 8),
+	seq, err := judge.Run(writeRounds(t, t.TempDir(), 7, 1, "sha256:aaaa", 8),
 		verdict.Options{Sequential: &verdict.SequentialPlan{MinRounds: 3, MaxRounds: 8}})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -80,7 +81,7 @@ func testVerdict(t *testing.T) (*verdict.Verdict, *results.Run) {
 
 func verdictOf(t *testing.T, run *results.Run) (*verdict.Verdict, *results.Run) {
 	t.Helper()
-	v, err := verdict.Compute(run, verdict.Options{})
+	v, err := judge.Run(run, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"context"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -28,7 +28,7 @@ func TestLevelFiguresAgreeWithLiveSummary(t *testing.T) {
 	m := verdicttest.Manifest("c", "r", "sha256:ff", "baseline", s, "baseline", "eagle3")
 	sum := results.Summary{Campaign: "c", Run: "r", Baseline: "baseline", Scenarios: []results.ScenarioResult{
 		{Name: "baseline", Status: results.StatusOK, Attempt: 1}, {Name: "eagle3", Status: results.StatusOK, Attempt: 1}}}
-	v, err := FromRecords(records.Input{Manifest: m, Summary: sum, Launches: verdicttest.OneLaunchEach(recs)}, Options{})
+	v, err := DecideRun(records.Input{Manifest: m, Summary: sum, Launches: verdicttest.OneLaunchEach(recs)}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestLiveLinesAgreeWithReport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := Compute(run, Options{})
+			v, err := decideDir(run, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"maps"
 	"math"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/slo"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
@@ -164,7 +164,7 @@ func measureSLO(v *Verdict, in records.Input, maxSlices int) *CapacityVerdict {
 		sc := ScenarioCapacity{Scenario: s.Name}
 		for _, l := range in.Launches[s.Name] {
 			var points []slo.Point
-			groups := groupLevels(l.Records)
+			groups := records.ByLevel(l.Records)
 			for _, c := range slices.SortedFunc(maps.Keys(groups), measure.Level.Compare) {
 				reps := groups[c]
 				var recs [][]measure.Record

@@ -41,7 +41,7 @@ func TestCapacityPerGPU(t *testing.T) {
 	o := perGPUObjective
 	engines := []verdicttest.Engine{tp8Engine, tp4Engine, tp4x2Engine}
 	compute := func(counts map[string]int) *Verdict {
-		v, err := Compute(perGPURun(t, perGPUNames, engines, counts, &o, 71), Options{})
+		v, err := decideDir(perGPURun(t, perGPUNames, engines, counts, &o, 71), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

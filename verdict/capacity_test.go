@@ -28,7 +28,7 @@ func sloVerdict(t *testing.T, names []string, engines []verdicttest.Engine, roun
 	in := verdicttest.CampaignInput(names, s, rounds, verdicttest.Campaign(engines, s, rounds, seed))
 	o := sloTestObjective
 	in.Manifest.SLO = &o
-	v, err := FromRecords(in, Options{})
+	v, err := DecideRun(in, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func trueCapacity(t *testing.T, e verdicttest.Engine) float64 {
 	in := verdicttest.CampaignInput([]string{"x"}, s, 80, ls)
 	o := sloTestObjective
 	in.Manifest.SLO = &o
-	v, err := FromRecords(in, Options{})
+	v, err := DecideRun(in, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestSLOCapacityRates(t *testing.T) {
 		}
 		o := sloTestObjective
 		in.Manifest.SLO = &o
-		v, err := FromRecords(in, Options{})
+		v, err := DecideRun(in, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

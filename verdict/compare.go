@@ -252,7 +252,7 @@ func comparePairs(v *Verdict, upTo int) (pairs map[pairKey]*Comparison, family [
 				la, lb = levelsUpTo(la, upTo, v.replicates), levelsUpTo(lb, upTo, v.replicates)
 			}
 			la, lb = v.perGPULevels(a, la), v.perGPULevels(b, lb)
-			if v.split() && base != nil && !base.Failed() && a != base && b != base && !sharesRound(la, lb) {
+			if v.Split() && base != nil && !base.Failed() && a != base && b != base && !sharesRound(la, lb) {
 				bl := v.perGPULevels(base, base.Levels)
 				if upTo > 0 {
 					bl = levelsUpTo(bl, upTo, v.replicates)

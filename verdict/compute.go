@@ -3,35 +3,20 @@ package verdict
 import (
 	"cmp"
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"maps"
 	"slices"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 )
 
-// Compute reads the records of every launch of every scenario from the run
-// directory (each launch's newest complete attempt, else its newest one, as
-// results.Run.Launches says) and computes the verdict. A run written before
-// rounds reads as one round. Failed launches are listed without
-// measurements; a launch whose records cannot be read is an error.
-func Compute(run *results.Run, o Options) (*Verdict, error) {
-	in, err := records.Read(run)
-	if err != nil {
-		return nil, err
-	}
-	v, err := FromRecords(in, o)
-	if err != nil {
-		return nil, err
-	}
-	cost := Cost(v, run)
-	v.Cost = &cost
-	return v, nil
-}
-
-// FromRecords computes the verdict from records already in memory.
-func FromRecords(in records.Input, o Options) (*Verdict, error) {
+// DecideRun measures every level of every scenario from the records and
+// applies the rule: the comparisons and their families, the sequential
+// looks and stops, capacity, the per-GPU view and the Pareto frontier. It
+// leaves the explanations (package explain) and the notes (package notes)
+// empty; package judge computes a whole verdict, them included.
+func DecideRun(in records.Input, o Options) (*Verdict, error) {
 	if o.Sequential == nil && in.Manifest.MinRounds > 0 && in.Manifest.MinRounds < in.Manifest.Rounds {
 		// A sequential campaign is judged by the rule it ran under, so the
 		// report and diff replay the looks the run took.
@@ -81,20 +66,14 @@ func FromRecords(in records.Input, o Options) (*Verdict, error) {
 	if !slices.Contains(order, v.Baseline) {
 		return nil, fmt.Errorf("verdict: baseline %q is not a scenario of this run (scenarios: %v)", v.Baseline, order)
 	}
-	engines := scenarioEngines(in.Manifest)
 	levelSet := map[measure.Level]bool{}
 	for _, name := range order {
 		s := newScenario(name, in)
 		if !s.Failed() {
-			s.Levels = measureScenario(in.Launches[name], o.maxSlices(), v.Percentiles)
+			s.Levels = measureScenario(in.Launches[name], o.Slices(), v.Percentiles)
 			for i := range s.Levels {
 				l := &s.Levels[i]
 				l.AcceptLength, l.ClientLimited = summaryLevelFacts(in.Launches[name], l.Level)
-				if a := levelAccept(in.Launches[name], l.Level, v.Confidence); a != nil {
-					l.Accept, l.AcceptLength = a, new(a.Length.Center)
-				}
-				l.Server = serverLevel(in.Launches[name], l.Level)
-				l.Timeline = levelTimeline(in.Launches[name], l.Level, serverMetrics(engines[name]))
 				l.InputLengths = inputLengths(in.Launches[name], l.Level)
 				if !measure.IsRate(l.Level) {
 					// Closed loop: judged on every launch pooled. One
@@ -108,9 +87,6 @@ func FromRecords(in records.Input, o Options) (*Verdict, error) {
 				levelSet[l.Level] = true
 			}
 			scenarioIntervals(&s, v.Confidence)
-			for _, p := range scenarioEnergy(&s, in.Launches[name], o.maxSlices(), v.Confidence) {
-				v.energyProblems = append(v.energyProblems, energyProblem{name, p})
-			}
 		}
 		done := v.completedReplicates(&s)
 		v.Rounds = max(v.Rounds, done)
@@ -122,13 +98,10 @@ func FromRecords(in records.Input, o Options) (*Verdict, error) {
 	v.Levels = slices.SortedFunc(maps.Keys(levelSet), measure.Level.Compare)
 	setGPUs(v, in.Manifest.ScenarioGPUs)
 	v.Hosts = hostSpeeds(v)
-	v.Capacity = measureSLO(v, in, o.maxSlices())
+	v.Capacity = measureSLO(v, in, o.Slices())
 	compareAll(v, o.Sequential)
 	v.Capacity.finish(v)
-	v.Crossovers = crossovers(v)
-	explainCrossovers(v, engines)
 	v.Pareto = paretoOf(v)
-	v.Notes = fairness(v, in)
 	return v, nil
 }
 

@@ -167,7 +167,7 @@ func (cc CampaignCost) sentence() string {
 			fmt.Fprintf(&b, " of launches (budget %s)", cc.Budget)
 		}
 	}
-	fmt.Fprintf(&b, " with %s", plural(cc.Launches, "launch", "launches"))
+	fmt.Fprintf(&b, " with %s", Plural(cc.Launches, "launch", "launches"))
 	if cc.FixedLaunches > cc.Launches {
 		fmt.Fprintf(&b, " (the fixed design: %d)", cc.FixedLaunches)
 	}

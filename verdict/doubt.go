@@ -2,11 +2,11 @@ package verdict
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"slices"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 )
 
 // OutcomeDoubted is a comparison bakeoff does not decide because its own
@@ -221,3 +221,10 @@ func DoubtKinds(ds []Doubt) []string {
 	}
 	return out
 }
+
+// DefaultServerThroughputTolerance is how far the server's generation
+// throughput over a steady window may stray from the client's before the
+// verdict says so: the two count the same tokens over the same window, so a
+// larger gap means one of them is not measuring what it claims (tokens the
+// client never received, a counter that lags, a window that is not steady).
+const DefaultServerThroughputTolerance = 0.05

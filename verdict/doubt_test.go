@@ -1,13 +1,13 @@
 package verdict
 
 import (
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -55,13 +55,13 @@ func TestDoubtedLevelNotDecided(t *testing.T) {
 			if seq {
 				o.Sequential = &SequentialPlan{MinRounds: 2, MaxRounds: 4}
 			}
-			clean, err := FromRecords(doubtCampaign(t), o)
+			clean, err := Judged(doubtCampaign(t), o)
 			if err != nil {
 				t.Fatal(err)
 			}
 			in := doubtCampaign(t)
 			pace(in, "fast", 16)
-			v, err := FromRecords(in, o)
+			v, err := Judged(in, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func TestDoubtedLevelNotDecided(t *testing.T) {
 				t.Errorf("row C=16: winner %q, doubted %v; want fast doubted, not the winner", row.Winner, row.Doubted)
 			}
 			// The other levels are decided as they were.
-			for _, c := range concurrencies(1, 4) {
+			for _, c := range verdicttest.Concurrencies(1, 4) {
 				if got, want := v.Cell(c, "fast").Outcome, clean.Cell(c, "fast").Outcome; got != want {
 					t.Errorf("fast at %s: %q, want %q as without the doubt", measure.LevelName(c), got, want)
 				}
@@ -172,7 +172,7 @@ func TestDoubtReplaysTheRunsLooks(t *testing.T) {
 			early = append(early, l)
 		}
 	}
-	live, err := FromRecords(verdicttest.CampaignInput(names, s, rounds, early), Options{Sequential: plan})
+	live, err := Judged(verdicttest.CampaignInput(names, s, rounds, early), Options{Sequential: plan})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestDoubtReplaysTheRunsLooks(t *testing.T) {
 			}
 		}
 	}
-	v, err := FromRecords(in, Options{Sequential: plan})
+	v, err := Judged(in, Options{Sequential: plan})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestDoubtedThroughoutAtTheMaximum(t *testing.T) {
 				}
 			}
 		}
-		v, err := FromRecords(in, Options{Sequential: plan})
+		v, err := Judged(in, Options{Sequential: plan})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,9 +18,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/bakeoff-dev/bakeoff/internal/testbin"
-	"github.com/bakeoff-dev/bakeoff/measure"
-
 	"github.com/bakeoff-dev/bakeoff/loadgen"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 	"github.com/bakeoff-dev/bakeoff/sim"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
@@ -29,7 +28,7 @@ import (
 
 // End-to-end honesty: real `bakeoff sim` processes on 127.0.0.1, swept one
 // after the other by the real load generator, written as a run directory
-// and read back by Compute. The default test is twenty A/A campaigns and
+// and read back by records.Read. The default test is twenty A/A campaigns and
 // one power campaign on a short sweep; BAKEOFF_HONESTY_SEEDS=N runs N
 // campaigns of each on the seeds' full sweep and prints the rates
 // docs/METHOD.md quotes.
@@ -256,7 +255,7 @@ func e2eCampaign(t *testing.T, levels []int, rounds, seed int, variantFlags ...s
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := Compute(run, Options{})
+	v, err := judgedDir(run, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

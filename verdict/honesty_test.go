@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"maps"
 	"math"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
@@ -29,17 +29,12 @@ import (
 // measured on.
 const honestyCampaigns = 40
 
-// coverageCampaigns is how many campaigns each coverage figure is measured
-// on: misses come in clusters (a campaign whose rounds happened to be
-// lucky misses at several levels at once), so fewer make a noisy figure.
-const coverageCampaigns = 30
-
 // simulate runs one campaign of the baseline and a variant.
 func simulate(t *testing.T, base, variant verdicttest.Engine, rounds int, seed uint64, o Options) *Verdict {
 	t.Helper()
 	s := honestySweep()
 	ls := verdicttest.Campaign([]verdicttest.Engine{base, variant}, s, rounds, seed)
-	v, err := FromRecords(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, rounds, ls), o)
+	v, err := Judged(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, rounds, ls), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +248,7 @@ func TestHonestyCoverage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			truth := trueRatios(realBaseline, tc.variant)
 			var tl tally
-			for seed := range uint64(coverageCampaigns) {
+			for seed := range uint64(verdicttest.CoverageCampaigns) {
 				tl.add(simulate(t, realBaseline, tc.variant, DefaultRounds, 200+seed, Options{}), truth)
 			}
 			t.Logf("coverage, %s: %s", tc.name, tl)
@@ -349,7 +344,7 @@ func TestHonestyTable(t *testing.T) {
 				ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, tc.variant}, s, rounds, 10000+seed)
 				in := verdicttest.CampaignInput([]string{"baseline", "variant"}, s, rounds, ls)
 				for corr, tl := range tallies {
-					v, err := FromRecords(in, Options{Correction: corr})
+					v, err := Judged(in, Options{Correction: corr})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -1,11 +1,9 @@
 package verdict
 
 import (
-	"fmt"
 	"maps"
 	"math"
 	"slices"
-	"strings"
 )
 
 // Hosts as blocks. A fleet runs each round whole on one host, so the two
@@ -149,54 +147,4 @@ func hostSpeeds(v *Verdict) []HostSpeed {
 		out = append(out, hs)
 	}
 	return out
-}
-
-// CheckHosts names the notes about the hosts of a fleet.
-const CheckHosts = "hosts"
-
-// checkHosts reports each host's speed when the run used several, and the
-// rounds left out of a comparison because its two launches ran on different
-// hosts.
-func checkHosts(v *Verdict) []Note {
-	var notes []Note
-	for _, m := range v.MixedHosts {
-		text := fmt.Sprintf("%s and %s ran on different hosts in %s: left out of their comparison, since one host's speed would count as a difference between them",
-			m.B, m.A, roundList(m.Rounds))
-		if m.Left == 0 {
-			text += "; no round is left to compare them"
-		} else {
-			text += fmt.Sprintf("; %s left", plural(m.Left, "round", "rounds"))
-		}
-		notes = append(notes, Note{Severity: SeverityWarn, Check: CheckHosts, Scenario: m.B, Text: text})
-	}
-	if len(v.Hosts) > 0 {
-		parts := make([]string, len(v.Hosts))
-		for i, h := range v.Hosts {
-			parts[i] = fmt.Sprintf("%s %s (%s)", h.Host, Pct(h.RelativePct), roundList(h.Rounds))
-		}
-		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckHosts,
-			Text: fmt.Sprintf("hosts: the baseline's throughput on each against the fleet's mean (geometric mean over levels): %s; each comparison pairs the launches of one round, which ran on one host, so a host's speed does not count as a difference",
-				strings.Join(parts, ", "))})
-	}
-	return notes
-}
-
-// plural is "1 round" or "3 rounds".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-// roundList is "round 2" or "rounds 1, 3, 5".
-func roundList(rs []int) string {
-	s := make([]string, len(rs))
-	for i, r := range rs {
-		s[i] = fmt.Sprint(r)
-	}
-	if len(rs) == 1 {
-		return "round " + s[0]
-	}
-	return "rounds " + strings.Join(s, ", ")
 }

@@ -42,7 +42,7 @@ func simulateFleet(t *testing.T, hosts []verdicttest.FleetHost, variant verdictt
 			ls[i].Host = ""
 		}
 	}
-	v, err := FromRecords(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, DefaultRounds, ls), Options{})
+	v, err := Judged(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, DefaultRounds, ls), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestHostsMixedRound(t *testing.T) {
 		return 0
 	}
 	ls := verdicttest.FleetCampaign([]verdicttest.Engine{realBaseline, realBaseline}, s, 4, fleet, place, 1)
-	v, err := FromRecords(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, 4, ls), Options{})
+	v, err := Judged(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, 4, ls), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func hasNote(v *Verdict, check, text string) bool {
 }
 
 // TestHostsThroughRunDir: a fleet's run directory, each launch's host in its
-// summary entry, read back by Compute: the hosts and their rounds are
+// summary entry, read back by records.Read: the hosts and their rounds are
 // reported, the faster host as faster, and every launch names its host.
 func TestHostsThroughRunDir(t *testing.T) {
 	s := honestySweep()
@@ -214,7 +214,7 @@ func TestHostsThroughRunDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := Compute(run, Options{})
+	v, err := judgedDir(run, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestHostsMixedRoundCapacity(t *testing.T) {
 		verdicttest.FleetCampaign([]verdicttest.Engine{realBaseline, realBaseline}, s, 4, fleet, place, 5))
 	o := sloTestObjective
 	in.Manifest.SLO = &o
-	v, err := FromRecords(in, Options{})
+	v, err := Judged(in, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

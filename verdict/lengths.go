@@ -1,7 +1,9 @@
 package verdict
 
-import "github.com/bakeoff-dev/bakeoff/verdict/records"
-import "github.com/bakeoff-dev/bakeoff/measure"
+import (
+	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
+)
 
 // inputLengths is how level c's prompts were made their length in tokens
 // over the launches' level summaries: estimated when any launch's were, so

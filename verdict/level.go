@@ -1,42 +1,15 @@
 package verdict
 
 import (
-	"cmp"
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"maps"
 	"math"
 	"slices"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
-
-// groupLevels splits measured records (warm-up left out) by level, then by
-// repeat, each repeat in send order.
-func groupLevels(recs []measure.Record) map[measure.Level]map[int][]measure.Record {
-	out := map[measure.Level]map[int][]measure.Record{}
-	for _, r := range recs {
-		if r.Warmup {
-			continue
-		}
-		if out[r.Level] == nil {
-			out[r.Level] = map[int][]measure.Record{}
-		}
-		out[r.Level][r.Repeat] = append(out[r.Level][r.Repeat], r)
-	}
-	for _, reps := range out {
-		for _, rs := range reps {
-			slices.SortStableFunc(rs, func(a, b measure.Record) int {
-				if a.SendNs != b.SendNs {
-					return cmp.Compare(a.SendNs, b.SendNs)
-				}
-				return a.Seq - b.Seq
-			})
-		}
-	}
-	return out
-}
 
 // measureScenario computes every level of one scenario over its launches.
 // ps are the percentiles the latencies are given at.
@@ -48,7 +21,7 @@ func measureScenario(launches []records.Launch, maxSlices int, ps []float64) []L
 	var gs []launchGroups
 	levels := map[measure.Level]bool{}
 	for _, l := range launches {
-		g := groupLevels(l.Records)
+		g := records.ByLevel(l.Records)
 		for c := range g {
 			levels[c] = true
 		}

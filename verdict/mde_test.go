@@ -61,8 +61,8 @@ func TestMDEShort(t *testing.T) {
 		{150, "differences under a factor of ×2.5 could not be detected"},
 		{3.19e38, "differences under a factor of ×1000 could not be detected"},
 	} {
-		if got := mdeWords(tc.pct); got != tc.want {
-			t.Errorf("mdeWords(%g) = %q, want %q", tc.pct, got, tc.want)
+		if got := MDEWords(tc.pct); got != tc.want {
+			t.Errorf("MDEWords(%g) = %q, want %q", tc.pct, got, tc.want)
 		}
 	}
 }

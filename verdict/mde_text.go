@@ -57,8 +57,8 @@ func MDEText(pct float64) string {
 	}
 }
 
-// mdeWords is what an inconclusive stretch could have seen.
-func mdeWords(mde float64) string {
+// MDEWords is what an inconclusive stretch could have seen.
+func MDEWords(mde float64) string {
 	switch f := 1 + mde/100; {
 	case mde <= 0:
 		return "no difference could be detected"

@@ -108,10 +108,10 @@ func scaledSamples(xs []float64, g float64) []float64 {
 	return out
 }
 
-// gpuShift is the log of variant's GPUs over base's when the run is
+// GPUShift is the log of variant's GPUs over base's when the run is
 // compared per GPU, else 0: what a per-round log throughput ratio of the
 // two loses to become a ratio per GPU.
-func (v *Verdict) gpuShift(base, variant *Scenario) float64 {
+func (v *Verdict) GPUShift(base, variant *Scenario) float64 {
 	if !v.PerGPU || base == nil || variant == nil || base.GPUs <= 0 || variant.GPUs <= 0 {
 		return 0
 	}

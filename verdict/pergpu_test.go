@@ -47,7 +47,7 @@ func perGPUVerdict(t *testing.T, counts map[string]int) *Verdict {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := Compute(run, Options{})
+	v, err := judgedDir(run, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

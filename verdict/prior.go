@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -86,40 +85,6 @@ func (p *NoisePrior) combine(lv rule.Var) (rule.Var, *PriorUse) {
 	return rule.Var{Var: (lv.DF*lv.Var + df0*prior) / (lv.DF + df0), DF: lv.DF + df0}, use
 }
 
-// priorNote says what the prior did over the run's comparisons: used,
-// refused for some, or not given.
-func priorNote(v *Verdict) []Note {
-	p := v.Prior
-	if p == nil {
-		return nil
-	}
-	agreed, refused := 0, 0
-	worst := 0.0
-	for _, u := range v.priorUses {
-		if u.Agreed {
-			agreed++
-		} else {
-			refused++
-			worst = math.Max(worst, u.Ratio)
-		}
-	}
-	head := fmt.Sprintf("noise profile of %s (round sd %.2f%%, %.0f df from %d runs)",
-		p.Source, 100*math.Sqrt(p.Var), p.DF, len(p.Runs))
-	switch {
-	case agreed+refused == 0:
-		return []Note{{Severity: SeverityInfo, Check: CheckPrior, Text: head + ": no comparison had two rounds to test it against, so it was not used"}}
-	case refused == 0:
-		return []Note{{Severity: SeverityInfo, Check: CheckPrior, Text: fmt.Sprintf(
-			"%s: tonight's noise agreed with it in all %d pairs of scenarios, so it lent up to %.0f df (its variance taken %.2f× larger) to every look", head, agreed, PriorMaxDF, PriorSlack)}}
-	}
-	return []Note{{Severity: SeverityWarn, Check: CheckPrior, Text: fmt.Sprintf(
-		"%s: tonight was noisier in %d of %d pairs of scenarios (variance up to %.1f× the profile's), so those were judged on tonight's noise alone; the host may have changed",
-		head, refused, agreed+refused, worst)}}
-}
-
-// CheckPrior names the note on the host's noise profile.
-const CheckPrior = "noise profile"
-
 // noteNoise keeps what one pair of scenarios measured of the noise on all
 // of tonight's rounds: how the prior served it, and, for a variant against
 // the baseline, its own launch variance for the host's profile.
@@ -179,3 +144,8 @@ type LevelNoise struct {
 	DF    float64       `json:"df"`
 	ss    float64
 }
+
+// PriorUses is how the host's noise profile served each pair of scenarios
+// on all of tonight's rounds, for the note that says so; empty without a
+// profile.
+func (v *Verdict) PriorUses() []*PriorUse { return v.priorUses }

@@ -2,13 +2,13 @@ package verdict
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )

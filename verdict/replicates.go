@@ -46,14 +46,14 @@ func (m replicateOf) of(k int) int {
 // replicate is the replicate of results round k.
 func (v *Verdict) replicate(k int) int { return v.replicates.of(k) }
 
-// split reports whether the run's rounds were split into parts.
-func (v *Verdict) split() bool { return v.replicates != nil }
+// Split reports whether the run's rounds were split into parts.
+func (v *Verdict) Split() bool { return v.replicates != nil }
 
-// replicatesWhere counts the replicates in which the scenario has a launch
+// ReplicatesWhere counts the replicates in which the scenario has a launch
 // and every launch it has there satisfies ok: for a variant (one launch a
 // replicate) its launches, for the baseline the replicates whose every
 // part's launch did.
-func (v *Verdict) replicatesWhere(s *Scenario, ok func(LaunchInfo) bool) int {
+func (v *Verdict) ReplicatesWhere(s *Scenario, ok func(LaunchInfo) bool) int {
 	all := map[int]bool{}
 	for _, l := range s.Launches {
 		r := v.replicate(l.Round)
@@ -74,7 +74,7 @@ func (v *Verdict) replicatesWhere(s *Scenario, ok func(LaunchInfo) bool) int {
 // completedReplicates is Completed counted in replicates: those in which
 // every launch of the scenario ran to its end, failed or not.
 func (v *Verdict) completedReplicates(s *Scenario) int {
-	return v.replicatesWhere(s, func(l LaunchInfo) bool { return !l.Cut() })
+	return v.ReplicatesWhere(s, func(l LaunchInfo) bool { return !l.Cut() })
 }
 
 // throughBaseline returns, for a variant's levels, each launch's throughput

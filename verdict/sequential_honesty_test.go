@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
@@ -47,7 +47,7 @@ func seqInput(engines []verdicttest.Engine, names []string, seed uint64) records
 
 func mustVerdict(t *testing.T, in records.Input, o Options) *Verdict {
 	t.Helper()
-	v, err := FromRecords(in, o)
+	v, err := DecideRun(in, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,7 @@ type savingsBounds struct {
 // and levels) and the savings a rule knowing them would reach.
 func savingsBound(vs []*Verdict) savingsBounds {
 	engines, _ := seedsShaped()
-	truth := trueLogRatios(engines[0], engines[1], honestySweep())
+	truth := verdicttest.TrueLogRatios(engines[0], engines[1], honestySweep())
 	var flagSS, eagleSS float64
 	var flagN, eagleN int
 	for _, v := range vs {

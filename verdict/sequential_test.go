@@ -2,13 +2,13 @@ package verdict
 
 import (
 	"cmp"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/slo"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )

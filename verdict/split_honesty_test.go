@@ -78,7 +78,7 @@ func simulateSplit(t *testing.T, a, b verdicttest.Engine, seed uint64, broken bo
 	}
 	in := verdicttest.CampaignInput(splitNames, s, DefaultRounds, ls)
 	in.Manifest.Replicates = l.Replicates
-	v, err := FromRecords(in, o)
+	v, err := Judged(in, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 			vs.Reason = "max rounds reached: nothing compared"
 		case vs.Comparisons == 0 || open > 0:
 			vs.Rounds = completed
-			vs.Reason = fmt.Sprintf("open after %s: %d of %d comparisons undecided%s", plural(completed, "round", "rounds"), max(open, vs.Comparisons-vs.Decided-vs.Inconclusive), vs.Comparisons, doubtedOf(vs.Doubted))
+			vs.Reason = fmt.Sprintf("open after %s: %d of %d comparisons undecided%s", Plural(completed, "round", "rounds"), max(open, vs.Comparisons-vs.Decided-vs.Inconclusive), vs.Comparisons, doubtedOf(vs.Doubted))
 		default:
 			vs.Stopped, vs.StoppedAfter = true, last
 			vs.Rounds = v.launchesUpTo(s, last)
@@ -111,11 +111,11 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 			case vs.Inconclusive == 0 && vs.Doubted > 0:
 				vs.Reason = fmt.Sprintf("max rounds reached: doubted at %d of %d comparisons, never decided", vs.Doubted, vs.Comparisons)
 			case vs.Inconclusive == 0 && vs.Rounds == last:
-				vs.Reason = fmt.Sprintf("decided after %s", plural(last, "round", "rounds"))
+				vs.Reason = fmt.Sprintf("decided after %s", Plural(last, "round", "rounds"))
 			case vs.Inconclusive == 0:
 				// A launch failed: the rounds it took are not the round it
 				// stopped after, and the line must not give both as "rounds".
-				vs.Reason = fmt.Sprintf("decided after round %d, on %s", last, plural(vs.Rounds, "launch", "launches"))
+				vs.Reason = fmt.Sprintf("decided after round %d, on %s", last, Plural(vs.Rounds, "launch", "launches"))
 			default:
 				vs.Reason = fmt.Sprintf("max rounds reached: inconclusive at %d of %d comparisons, %s%s", vs.Inconclusive, vs.Comparisons, MDEShort(vs.MaxMDEPct), doubtedOf(vs.Doubted))
 			}
@@ -171,11 +171,11 @@ func Open(v *Verdict) []string {
 	return out
 }
 
-// roundsAskedOf is the rounds the campaign asked of a scenario: the planned
+// RoundsAskedOf is the rounds the campaign asked of a scenario: the planned
 // rounds, or under a sequential plan the rounds up to the one after which
 // the scenario stopped (the baseline stops with the last variant), and for
 // one still launched the rounds run so far.
-func (v *Verdict) roundsAskedOf(name string) int {
+func (v *Verdict) RoundsAskedOf(name string) int {
 	if v.Sequential == nil {
 		return v.RoundsPlanned
 	}
@@ -205,7 +205,7 @@ func sequentialRounds(v *Verdict) {
 	v.RoundsPlanned = v.Sequential.MaxRounds
 	done := v.Rounds
 	if len(Open(v)) == 0 {
-		v.RoundsPlanned = v.roundsAskedOf(v.Baseline)
+		v.RoundsPlanned = v.RoundsAskedOf(v.Baseline)
 		done = v.RoundsPlanned
 	}
 	short := 0
@@ -214,7 +214,7 @@ func sequentialRounds(v *Verdict) {
 		if s.Failed() || len(s.Launches) == 0 {
 			continue
 		}
-		short = max(short, v.roundsAskedOf(s.Name)-v.completedReplicates(s))
+		short = max(short, v.RoundsAskedOf(s.Name)-v.completedReplicates(s))
 	}
 	v.RoundsCompleted = max(done-short, 0)
 }

@@ -1,12 +1,15 @@
 // Package verdict turns a run's raw request records into an A/B decision per
 // concurrency level: throughput with a confidence interval, the difference
-// against the baseline and whether it is real, a tie or not yet known, who
-// wins, where each variant's advantage crosses over, and the fairness checks
-// that say whether the comparison can be trusted at all.
+// against the baseline and whether it is real, a tie or not yet known, and
+// who wins. It holds the verdict's data (Verdict, Scenario, Level, Cell) and
+// the rule that fills in its outcomes (DecideRun); the explanations (package
+// verdict/explain) and the notes on the measurement (package verdict/notes)
+// are added on top of a decided verdict, and package verdict/judge computes
+// the whole.
 //
-// Computing never prints: warnings and fairness findings are values in the
-// returned Verdict, and package report renders them. The unit of the
-// statistics is the launch: each launch (round) of a scenario contributes
+// Computing never prints: warnings and notes are values in the returned
+// Verdict, and package report renders them. The unit of the statistics is
+// the launch: each launch (round) of a scenario contributes
 // one steady-state throughput per level (package measure), a variant is
 // compared with the baseline launched in the same round, and the
 // launch-to-launch variance is pooled over the levels (rule.PooledVar). The
@@ -51,7 +54,7 @@ const (
 	DefaultClientPaceShare = measure.ClientPaceShare
 )
 
-// Options tune Compute. The zero value means the defaults.
+// Options tune DecideRun (and judge.Run, which passes them on). The zero value means the defaults.
 type Options struct {
 	// Alpha is the significance level (DefaultAlpha when zero).
 	Alpha float64
@@ -92,7 +95,9 @@ func (o Options) alpha() float64 {
 	return DefaultAlpha
 }
 
-func (o Options) maxSlices() int {
+// Slices is the most within-launch throughput samples one level repeat
+// gives: MaxSlices, else DefaultMaxSlices.
+func (o Options) Slices() int {
 	if o.MaxSlices > 0 {
 		return o.MaxSlices
 	}
@@ -184,9 +189,8 @@ type Verdict struct {
 	// (pareto.go); nil when no level has both.
 	Pareto *Pareto `json:"pareto,omitempty"`
 
-	energyProblems []energyProblem // why levels have no energy, for the notes
-	replicates     replicateOf     // each results round's replicate; nil when not split
-	priorUses      []*PriorUse     // how the prior served each pair, on all rounds
+	replicates replicateOf // each results round's replicate; nil when not split
+	priorUses  []*PriorUse // how the prior served each pair, on all rounds
 	// doubted are the comparisons left out of the family because a side's
 	// measurement is doubted (doubt.go), for the table.
 	doubted map[pairKey]*Comparison
@@ -486,20 +490,4 @@ type Cell struct {
 	// the ratio of the two figures, and the cell says so.
 	PairedOnly bool     `json:"paired_only,omitempty"`
 	Warnings   []string `json:"warnings,omitempty"`
-}
-
-// Note severities, most severe first.
-const (
-	SeverityRed  = "red"  // the comparison is wrong or a variant is broken
-	SeverityWarn = "warn" // the comparison may be unfair; read with care
-	SeverityInfo = "info" // a check that passed, said so
-)
-
-// Note is one fairness finding.
-type Note struct {
-	Severity string        `json:"severity"`
-	Check    string        `json:"check"`
-	Scenario string        `json:"scenario,omitempty"`
-	Level    measure.Level `json:"level,omitzero"`
-	Text     string        `json:"text"`
 }

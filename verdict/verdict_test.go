@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"strings"
 	"testing"
 
@@ -9,70 +8,6 @@ import (
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
-
-func cellsOf(deltas []float64, outcomes string) []Cell {
-	out := make([]Cell, len(deltas))
-	names := map[byte]string{'+': OutcomeFaster, '-': OutcomeSlower, '=': OutcomeTie, '?': OutcomeInconclusive}
-	for i := range deltas {
-		out[i] = Cell{Compared: true, Comparison: Comparison{DeltaPct: deltas[i], Outcome: names[outcomes[i]],
-			PAdjusted: 0.0004, MDEPct: 3.2}}
-	}
-	return out
-}
-
-func TestCrossoverSentences(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		levels   []int
-		deltas   []float64
-		outcomes string
-		want     string
-		stops    *Bracket
-		starts   *Bracket
-	}{
-		{"the seeds' story", []int{1, 2, 5, 250}, []float64{3.8, 1, -20, -54}, "+?--",
-			"x: +3.8% at C=1 (p<0.001); inconclusive at C=2; loses from C=5 on, down to −54.0% at C=250",
-			&Bracket{measure.ConcurrencyLevel(1), measure.ConcurrencyLevel(2)}, &Bracket{measure.ConcurrencyLevel(2), measure.ConcurrencyLevel(5)}},
-		{"wins everywhere", []int{1, 2}, []float64{3, 7}, "++",
-			"x: wins at every level (C=1 to C=2), up to +7.0% at C=2 (p<0.001)", nil, nil},
-		{"loses everywhere", []int{1, 2}, []float64{-3, -1}, "--",
-			"x: loses at every level (C=1 to C=2), down to −3.0% at C=1 (p<0.001)", nil, nil},
-		{"ties everywhere", []int{1, 2, 5}, []float64{0.1, -0.2, 1}, "===",
-			"x: ties at every level (C=1 to C=5)", nil, nil},
-		{"cannot tell anywhere", []int{1, 2, 5}, []float64{0.1, -0.2, 1}, "???",
-			"x: inconclusive at every level (C=1 to C=5): differences under ±3.2% could not be detected", nil, nil},
-		{"wins, ties, then cannot tell", []int{1, 2, 5, 10, 30}, []float64{4, 5, 0, 1, 2}, "++=??",
-			"x: wins from C=1 to C=2, up to +5.0% at C=2; tie at C=5; inconclusive from C=10 on", &Bracket{measure.ConcurrencyLevel(2), measure.ConcurrencyLevel(5)}, nil},
-		{"tie and can't tell are told apart", []int{1, 2, 5}, []float64{0, 0, -9}, "=?-",
-			"x: tie at C=1; inconclusive at C=2; −9.0% at C=5 (p<0.001)", nil, &Bracket{measure.ConcurrencyLevel(2), measure.ConcurrencyLevel(5)}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			x := crossoverOf("x", concurrencies(tc.levels...), cellsOf(tc.deltas, tc.outcomes))
-			if x.Sentence != tc.want {
-				t.Errorf("sentence\n got %s\nwant %s", x.Sentence, tc.want)
-			}
-			if !eqBracket(x.StopsWinning, tc.stops) || !eqBracket(x.StartsLosing, tc.starts) {
-				t.Errorf("brackets stops=%v starts=%v, want %v %v", x.StopsWinning, x.StartsLosing, tc.stops, tc.starts)
-			}
-		})
-	}
-}
-
-// concurrencies are the closed-loop levels of cs.
-func concurrencies(cs ...int) []measure.Level {
-	out := make([]measure.Level, len(cs))
-	for i, c := range cs {
-		out[i] = measure.ConcurrencyLevel(c)
-	}
-	return out
-}
-
-func eqBracket(a, b *Bracket) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
-}
 
 func TestWinner(t *testing.T) {
 	get := func(outcomes map[[2]int]string) func(i, j int) (Comparison, bool) {
@@ -120,106 +55,6 @@ func TestWinner(t *testing.T) {
 	}
 }
 
-// fairInput is a small two-scenario campaign whose variant can be broken.
-func fairInput(t *testing.T, breakVariant func([]measure.Record) []measure.Record) records.Input {
-	t.Helper()
-	s := verdicttest.DefaultSweep()
-	s.Concurrency = []int{1, 4}
-	in := verdicttest.PairInput(verdicttest.Simulate(verdicttest.Baseline, s, 1),
-		breakVariant(verdicttest.Simulate(verdicttest.Baseline, s, 2)), s)
-	in.Manifest.Fingerprint = "sha256:ff"
-	in.Summary.Scenarios = []results.ScenarioResult{
-		{Name: "baseline", Status: results.StatusOK, Fingerprint: "sha256:ff"},
-		{Name: "variant", Status: results.StatusOK, Fingerprint: "sha256:ff"}}
-	return in
-}
-
-func TestFairness(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		mutate   func(*records.Input)
-		check    string
-		severity string
-		text     string
-	}{
-		{"all good: greedy passes, said so", func(*records.Input) {}, CheckGreedy, SeverityInfo, "equal the baseline's"},
-		{"one greedy output differs, one launch each: said, not called a bug", func(in *records.Input) {
-			for i := range in.Launches["variant"][0].Records {
-				if in.Launches["variant"][0].Records[i].Prompt == 3 {
-					in.Launches["variant"][0].Records[i].OutputHash = "changed"
-				}
-			}
-		}, CheckGreedy, SeverityWarn, "outputs differ on 1 of"},
-		{"every greedy output differs: a red line", func(in *records.Input) {
-			for i := range in.Launches["variant"][0].Records {
-				in.Launches["variant"][0].Records[i].OutputHash += "changed"
-			}
-		}, CheckGreedy, SeverityRed, "likely a speculative decoding bug"},
-		{"failed requests are shown", func(in *records.Input) {
-			r := &in.Launches["variant"][0].Records[10]
-			r.ErrClass, r.Error, r.Tokens = measure.ErrTimeout, "deadline", 0
-		}, CheckRequests, SeverityWarn, "1 of 30 requests failed (timeout 1)"},
-		{"short outputs under ignore_eos", func(in *records.Input) {
-			in.Launches["variant"][0].Records[12].Tokens = 17
-		}, CheckTokens, SeverityWarn, "did not produce exactly max_tokens=200"},
-		{"each request held to its own max_tokens (a trace row's output length)", func(in *records.Input) {
-			for _, l := range []records.Launch{in.Launches["baseline"][0], in.Launches["variant"][0]} {
-				for i := range l.Records {
-					l.Records[i].MaxTokens, l.Records[i].Tokens = 7+i%5, 7+i%5
-				}
-			}
-		}, CheckTokens, SeverityInfo, "every successful request produced the max_tokens each asked for"},
-		{"short of its own max_tokens", func(in *records.Input) {
-			for i := range in.Launches["variant"][0].Records {
-				in.Launches["variant"][0].Records[i].MaxTokens = 300
-			}
-		}, CheckTokens, SeverityWarn, "did not produce exactly the max_tokens each asked for"},
-		{"fingerprint differs", func(in *records.Input) {
-			in.Summary.Scenarios[1].Fingerprint = "sha256:other"
-		}, CheckFingerprint, SeverityRed, "not comparable"},
-		{"prompt set differs", func(in *records.Input) {
-			for i := range in.Launches["variant"][0].Records {
-				in.Launches["variant"][0].Records[i].PromptSet = "sha256:elsewhere"
-			}
-		}, CheckFingerprint, SeverityRed, "sent prompt set"},
-		{"failed scenario is listed", func(in *records.Input) {
-			in.Summary.Scenarios[1].Status, in.Summary.Scenarios[1].Reason = results.StatusFailed, "NCCL error"
-			delete(in.Launches, "variant")
-		}, CheckScenario, SeverityRed, "variant failed: NCCL error"},
-		{"concurrency not reached", func(in *records.Input) {
-			// Stretch every send to its end's eve: requests barely overlap.
-			for i := range in.Launches["variant"][0].Records {
-				r := &in.Launches["variant"][0].Records[i]
-				if r.Level == measure.ConcurrencyLevel(4) && !r.Warmup {
-					d := r.EndNs - r.SendNs
-					r.SendNs += d * 3 / 4
-				}
-			}
-		}, CheckConcurrency, SeverityWarn, "requests in flight on average"},
-		{"temperature above 0: outputs not compared", func(in *records.Input) {
-			in.Manifest.Sweep.Temperature = 0.7
-		}, CheckGreedy, SeverityInfo, "not compared"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			in := fairInput(t, func(r []measure.Record) []measure.Record { return r })
-			tc.mutate(&in)
-			v, err := FromRecords(in, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, n := range v.Notes {
-				if n.Check == tc.check && n.Severity == tc.severity && strings.Contains(n.Text, tc.text) {
-					return
-				}
-			}
-			t.Errorf("no %s %s note containing %q; notes:", tc.severity, tc.check, tc.text)
-			for _, n := range v.Notes {
-				t.Logf("  %s %s: %s", n.Severity, n.Check, n.Text)
-			}
-		})
-	}
-}
-
 func TestComputeFromDisk(t *testing.T) {
 	s := verdicttest.DefaultSweep()
 	s.Concurrency = []int{1, 8}
@@ -240,7 +75,7 @@ func TestComputeFromDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := Compute(run, Options{})
+	v, err := judgedDir(run, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,11 +104,11 @@ func TestComputeFromDisk(t *testing.T) {
 	if a := v.Scenario("eagle3").AcceptLength; a == nil || *a != 2.4 {
 		t.Errorf("accept length %v", a)
 	}
-	if _, err := Compute(run, Options{Baseline: "nope"}); err == nil {
+	if _, err := judgedDir(run, Options{Baseline: "nope"}); err == nil {
 		t.Error("an unknown baseline override was accepted")
 	}
 	// The override swaps the roles: eagle3 is now the baseline.
-	v2, err := Compute(run, Options{Baseline: "eagle3"})
+	v2, err := judgedDir(run, Options{Baseline: "eagle3"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"io"
 	"path/filepath"
 	"strings"
@@ -216,7 +217,7 @@ func buildReport(stderr io.Writer, dir string, o verdict.Options) (*verdict.Verd
 		fmt.Fprintf(stderr, "bakeoff report: %v\n", err)
 		return nil, exitBadInput
 	}
-	v, err := verdict.Compute(run, o)
+	v, err := judge.Run(run, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "bakeoff report: %v\n", err)
 		return nil, exitBadInput

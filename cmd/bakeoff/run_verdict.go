@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"io"
 	"os"
 	"path/filepath"
@@ -52,7 +53,7 @@ func endVerdict(runDir string) (*verdict.Verdict, error) {
 	for i := range run.Summary.Scenarios {
 		// A failed rerun still has its earlier complete attempt.
 		if run.Summary.Scenarios[i].Complete() != nil {
-			return verdict.Compute(run, verdict.Options{})
+			return judge.Run(run, verdict.Options{})
 		}
 	}
 	return nil, nil

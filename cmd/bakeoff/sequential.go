@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"math"
 	"time"
 
@@ -242,7 +243,7 @@ func lookFor(c *campaign.Campaign, now func() time.Time, count *launchCounter, b
 // what changed since last (nil: nothing to compare with), which then
 // becomes it.
 func lookAt(c *campaign.Campaign, run *results.Run, rule *verdict.SequentialPlan, rounds int, left float64, last *lastPlan) (orchestrator.Look, error) {
-	v, err := verdict.Compute(run, verdict.Options{Sequential: rule})
+	v, err := judge.Run(run, verdict.Options{Sequential: rule})
 	if err != nil {
 		return orchestrator.Look{}, fmt.Errorf("the verdict after %d rounds: %w", rounds, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"math"
 	"os"
 	"os/exec"
@@ -285,7 +286,7 @@ func readCampaign(dir string, o verdict.Options) (campaign, error) {
 	if err != nil {
 		return c, err
 	}
-	v, err := verdict.Compute(run, o)
+	v, err := judge.Run(run, o)
 	if err != nil {
 		return c, err
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,7 +46,7 @@ func testBothNodes(t *testing.T, r *rig) {
 	if ran := roundHosts(run); !slices.Equal(sorted(mapValues(ran)), nodes) {
 		t.Errorf("rounds ran on %v, want on both of %v", ran, nodes)
 	}
-	v, err := verdict.Compute(run, verdict.Options{})
+	v, err := judge.Run(run, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func testNodeLost(t *testing.T, r *rig) {
 	if h := roundHosts(run)[cut.Round]; h != r.c.Node {
 		t.Errorf("round %d counts launches on %q, want the node left, %s", cut.Round, h, r.c.Node)
 	}
-	if _, err := verdict.Compute(run, verdict.Options{}); err != nil {
+	if _, err := judge.Run(run, verdict.Options{}); err != nil {
 		t.Errorf("no verdict: %v", err)
 	}
 	if !strings.Contains(p.stdout.String(), "Results:") {

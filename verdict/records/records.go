@@ -6,6 +6,7 @@
 package records
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"iter"
@@ -147,4 +148,30 @@ func readTimeline(path string) (*timeline.Timeline, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return tl, nil
+}
+
+// ByLevel splits measured records (warm-up left out) by level, then by
+// repeat, each repeat in send order.
+func ByLevel(recs []measure.Record) map[measure.Level]map[int][]measure.Record {
+	out := map[measure.Level]map[int][]measure.Record{}
+	for _, r := range recs {
+		if r.Warmup {
+			continue
+		}
+		if out[r.Level] == nil {
+			out[r.Level] = map[int][]measure.Record{}
+		}
+		out[r.Level][r.Repeat] = append(out[r.Level][r.Repeat], r)
+	}
+	for _, reps := range out {
+		for _, rs := range reps {
+			slices.SortStableFunc(rs, func(a, b measure.Record) int {
+				if a.SendNs != b.SendNs {
+					return cmp.Compare(a.SendNs, b.SendNs)
+				}
+				return a.Seq - b.Seq
+			})
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package rundiff
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"reflect"
 	"strings"
 
@@ -205,11 +206,11 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 		}
 		d.Forced, d.FingerprintFields = true, fields
 	}
-	vo, err := verdict.Compute(old, verdict.Options{Alpha: o.Alpha})
+	vo, err := judge.Run(old, verdict.Options{Alpha: o.Alpha})
 	if err != nil {
 		return nil, err
 	}
-	vn, err := verdict.Compute(new, verdict.Options{Alpha: o.Alpha})
+	vn, err := judge.Run(new, verdict.Options{Alpha: o.Alpha})
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 )
 
 // Launch is one launch of one scenario in a simulated campaign.
@@ -145,6 +146,37 @@ func FleetLayout(engines []Engine, s Sweep, order [][]int, hosts []FleetHost, pl
 			if e.Drift > 0 && e.DriftTau > 0 {
 				a := math.Exp(-DefaultLaunchGap / e.DriftTau)
 				m.Drift = a*m.Drift + math.Sqrt(1-a*a)*e.Drift*rng.NormFloat64()
+			}
+		}
+	}
+	return out
+}
+
+// CoverageCampaigns is how many campaigns each coverage figure is measured
+// on: misses come in clusters (a campaign whose rounds happened to be
+// lucky misses at several levels at once), so fewer make a noisy figure.
+const CoverageCampaigns = 30
+
+// TrueLogRatios is the engines' log throughput ratio (variant over base)
+// per level of s, measured as the verdict measures a launch (steady-state
+// tokens over the steady windows of the level's repeats) on launches
+// without launch noise or drift, averaged over enough launches that its
+// error is far below the intervals': the truth coverage is judged against.
+func TrueLogRatios(base, variant Engine, s Sweep) map[measure.Level]float64 {
+	quiet := func(e Engine) Engine { e.LaunchSigma, e.Drift = 0, 0; return e }
+	const n = 20
+	out := map[measure.Level]float64{}
+	for i := range uint64(n) {
+		for k, e := range []Engine{quiet(base), quiet(variant)} {
+			for c, reps := range records.ByLevel(Simulate(e, s, 9000+2*i+uint64(k))) {
+				var tok, sec float64
+				for _, recs := range reps {
+					tp := measure.LevelThroughput(recs, c, 1)
+					tok, sec = tok+tp.Tokens, sec+tp.Window.Seconds()
+				}
+				if sec > 0 {
+					out[c] += float64(2*k-1) * math.Log(tok/sec) / n
+				}
 			}
 		}
 	}

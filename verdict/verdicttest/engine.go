@@ -359,3 +359,12 @@ func (r *engineRun) hash(prompt int) string {
 	h := sha256.Sum256(fmt.Appendf(nil, "%s/%d", r.e.OutputSalt, prompt))
 	return hex.EncodeToString(h[:8])
 }
+
+// Concurrencies are the closed-loop levels of cs.
+func Concurrencies(cs ...int) []measure.Level {
+	out := make([]measure.Level, len(cs))
+	for i, c := range cs {
+		out[i] = measure.ConcurrencyLevel(c)
+	}
+	return out
+}

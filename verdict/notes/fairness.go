@@ -1,35 +1,34 @@
-package verdict
+// Package notes says what in a run's measurement to doubt or to trust,
+// once the verdict is decided and explained: a fingerprint or prompt set
+// that differs, failed launches, requests, token counts and greedy outputs
+// that disagree, concurrency not reached, pacing, too few samples, a cache
+// not cleared, the rounds behind each comparison, the fleet's hosts, energy
+// not measured, the server's counts against the client's, inter-token
+// gaps, and the host's noise profile. Each check returns notes, and one
+// that passed says so; none changes an outcome (the rule's own doubts live
+// in package verdict, doubt.go).
+package notes
 
 import (
 	"cmp"
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"iter"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
-// Check names, as Note.Check carries them.
-const (
-	CheckFingerprint = "fingerprint"
-	CheckScenario    = "scenario"
-	CheckRequests    = "requests"
-	CheckTokens      = "tokens"
-	CheckGreedy      = "greedy"
-	CheckConcurrency = "concurrency"
-	CheckSaturation  = "saturation"
-	CheckClient      = "client"
-	CheckSamples     = "samples"
-)
-
-// fairness runs every check; none passes silently: a check that passed
-// says so in an info note.
-func fairness(v *Verdict, in records.Input) []Note {
-	var notes []Note
+// Of runs every check over a decided and explained verdict, most severe
+// first; none passes silently: a check that passed says so in an info
+// note. energyGaps are, per scenario, the levels without an energy figure
+// and why (explain.Levels).
+func Of(v *verdict.Verdict, in records.Input, energyGaps map[string][]string) []verdict.Note {
+	var notes []verdict.Note
 	notes = append(notes, checkFingerprint(v, in)...)
 	notes = append(notes, checkScenarios(v)...)
 	notes = append(notes, checkRequests(v)...)
@@ -42,12 +41,12 @@ func fairness(v *Verdict, in records.Input) []Note {
 	notes = append(notes, checkRounds(v)...)
 	notes = append(notes, checkHosts(v)...)
 	notes = append(notes, checkInconclusive(v)...)
-	notes = append(notes, checkEnergy(v, in)...)
+	notes = append(notes, checkEnergy(v, in, energyGaps)...)
 	notes = append(notes, checkServer(v, in)...)
 	notes = append(notes, checkITL(v, in)...)
 	notes = append(notes, priorNote(v)...)
-	rank := map[string]int{SeverityRed: 0, SeverityWarn: 1, SeverityInfo: 2}
-	slices.SortStableFunc(notes, func(a, b Note) int { return cmp.Compare(rank[a.Severity], rank[b.Severity]) })
+	rank := map[string]int{verdict.SeverityRed: 0, verdict.SeverityWarn: 1, verdict.SeverityInfo: 2}
+	slices.SortStableFunc(notes, func(a, b verdict.Note) int { return cmp.Compare(rank[a.Severity], rank[b.Severity]) })
 	return notes
 }
 
@@ -58,11 +57,11 @@ func short(fp string) string {
 	return fp
 }
 
-func checkFingerprint(v *Verdict, in records.Input) []Note {
-	var notes []Note
+func checkFingerprint(v *verdict.Verdict, in records.Input) []verdict.Note {
+	var notes []verdict.Note
 	for _, s := range v.Scenarios {
 		if s.Fingerprint != "" && v.Fingerprint != "" && s.Fingerprint != v.Fingerprint {
-			notes = append(notes, Note{Severity: SeverityRed, Check: CheckFingerprint, Scenario: s.Name,
+			notes = append(notes, verdict.Note{Severity: verdict.SeverityRed, Check: verdict.CheckFingerprint, Scenario: s.Name,
 				Text: fmt.Sprintf("%s ran with sweep fingerprint %s, the run's is %s: not the same load, not comparable",
 					s.Name, short(s.Fingerprint), short(v.Fingerprint))})
 		}
@@ -84,23 +83,23 @@ func checkFingerprint(v *Verdict, in records.Input) []Note {
 				ref = ps
 			}
 			if ps != ref {
-				notes = append(notes, Note{Severity: SeverityRed, Check: CheckFingerprint, Scenario: s.Name,
+				notes = append(notes, verdict.Note{Severity: verdict.SeverityRed, Check: verdict.CheckFingerprint, Scenario: s.Name,
 					Text: fmt.Sprintf("%s sent prompt set %s, expected %s", s.Name, short(ps), short(ref))})
 			}
 		}
 	}
 	if len(notes) == 0 {
-		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckFingerprint,
+		notes = append(notes, verdict.Note{Severity: verdict.SeverityInfo, Check: verdict.CheckFingerprint,
 			Text: fmt.Sprintf("same sweep fingerprint (%s) and prompt set in every scenario", short(v.Fingerprint))})
 	}
 	return notes
 }
 
-func checkScenarios(v *Verdict) []Note {
-	var notes []Note
+func checkScenarios(v *verdict.Verdict) []verdict.Note {
+	var notes []verdict.Note
 	for _, s := range v.Scenarios {
 		for _, line := range s.Superseded() {
-			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckScenario, Scenario: s.Name, Text: line})
+			notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckScenario, Scenario: s.Name, Text: line})
 		}
 		for _, l := range s.FailedLaunches() {
 			text := fmt.Sprintf("%s round %d failed", s.Name, l.Round)
@@ -108,9 +107,9 @@ func checkScenarios(v *Verdict) []Note {
 				text += " in phase " + l.FailedPhase
 			}
 			if l.Reason != "" {
-				text += ": " + FirstLine(l.Reason)
+				text += ": " + verdict.FirstLine(l.Reason)
 			}
-			notes = append(notes, Note{Severity: SeverityRed, Check: CheckScenario, Scenario: s.Name,
+			notes = append(notes, verdict.Note{Severity: verdict.SeverityRed, Check: verdict.CheckScenario, Scenario: s.Name,
 				Text: text + "; the verdict uses its other rounds, and a configuration that fails one launch in several is not ready"})
 		}
 		switch {
@@ -120,20 +119,20 @@ func checkScenarios(v *Verdict) []Note {
 				text += " in phase " + s.FailedPhase
 			}
 			if s.Reason != "" {
-				text += ": " + FirstLine(s.Reason)
+				text += ": " + verdict.FirstLine(s.Reason)
 			}
-			notes = append(notes, Note{Severity: SeverityRed, Check: CheckScenario, Scenario: s.Name,
+			notes = append(notes, verdict.Note{Severity: verdict.SeverityRed, Check: verdict.CheckScenario, Scenario: s.Name,
 				Text: text + "; it has no measurements"})
 		case len(s.Levels) == 0:
-			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckScenario, Scenario: s.Name,
+			notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckScenario, Scenario: s.Name,
 				Text: fmt.Sprintf("%s has no measured requests (status %s)", s.Name, s.Status)})
 		}
 	}
 	return notes
 }
 
-func checkRequests(v *Verdict) []Note {
-	var notes []Note
+func checkRequests(v *verdict.Verdict) []verdict.Note {
+	var notes []verdict.Note
 	total := 0
 	for _, s := range v.Scenarios {
 		for _, l := range s.Levels {
@@ -141,13 +140,13 @@ func checkRequests(v *Verdict) []Note {
 			if l.Failed == 0 {
 				continue
 			}
-			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckRequests, Scenario: s.Name, Level: l.Level,
+			notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckRequests, Scenario: s.Name, Level: l.Level,
 				Text: fmt.Sprintf("%s %s: %d of %d requests failed (%s); throughput counts successful requests only",
 					s.Name, measure.LevelName(l.Level), l.Failed, l.Requests, classes(l.FailedByClass))})
 		}
 	}
 	if len(notes) == 0 && total > 0 {
-		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckRequests,
+		notes = append(notes, verdict.Note{Severity: verdict.SeverityInfo, Check: verdict.CheckRequests,
 			Text: fmt.Sprintf("all %d measured requests succeeded", total)})
 	}
 	return notes
@@ -162,8 +161,8 @@ func classes(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func checkTokens(v *Verdict, in records.Input) []Note {
-	var notes []Note
+func checkTokens(v *verdict.Verdict, in records.Input) []verdict.Note {
+	var notes []verdict.Note
 	estimated, own := false, false
 	for _, s := range v.Scenarios {
 		short, n := 0, 0
@@ -182,18 +181,18 @@ func checkTokens(v *Verdict, in records.Input) []Note {
 			}
 		}
 		if short > 0 {
-			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckTokens, Scenario: s.Name,
+			notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckTokens, Scenario: s.Name,
 				Text: fmt.Sprintf("%s: %d of %d requests did not produce exactly %s although ignore_eos is on",
 					s.Name, short, n, maxTokensWords(own, v.MaxTokens))})
 		}
 		if estimated {
-			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckTokens, Scenario: s.Name,
+			notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckTokens, Scenario: s.Name,
 				Text: fmt.Sprintf("%s: the server sent no usage; token counts are estimated from the text", s.Name)})
 			estimated = false
 		}
 	}
 	if len(notes) == 0 && v.IgnoreEOS && (v.MaxTokens > 0 || own) {
-		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckTokens,
+		notes = append(notes, verdict.Note{Severity: verdict.SeverityInfo, Check: verdict.CheckTokens,
 			Text: fmt.Sprintf("every successful request produced %s (ignore_eos)", maxTokensWords(own, v.MaxTokens))})
 	}
 	return notes
@@ -285,14 +284,14 @@ func (g greedyCounts) judge() (bug bool, p, margin float64) {
 // numerics flip near-ties of the top two tokens), so a variant is called
 // likely broken only when its outputs differ clearly more often than the
 // baseline's differ from each other (greedyCounts.judge).
-func checkGreedy(v *Verdict, in records.Input) []Note {
+func checkGreedy(v *verdict.Verdict, in records.Input) []verdict.Note {
 	if v.Temperature != 0 {
-		return []Note{{Severity: SeverityInfo, Check: CheckGreedy,
+		return []verdict.Note{{Severity: verdict.SeverityInfo, Check: verdict.CheckGreedy,
 			Text: fmt.Sprintf("temperature %v: outputs are not compared with the baseline's", v.Temperature)}}
 	}
 	base := outputsByPrompt(in.Records(v.Baseline))
 	if len(base) == 0 {
-		return []Note{{Severity: SeverityWarn, Check: CheckGreedy,
+		return []verdict.Note{{Severity: verdict.SeverityWarn, Check: verdict.CheckGreedy,
 			Text: "no output hashes in the baseline's records: greedy outputs could not be compared"}}
 	}
 	launches := 0
@@ -301,7 +300,7 @@ func checkGreedy(v *Verdict, in records.Input) []Note {
 			launches++
 		}
 	}
-	var notes []Note
+	var notes []verdict.Note
 	unstable := 0
 	for _, hs := range base {
 		if len(hs) > 1 {
@@ -309,7 +308,7 @@ func checkGreedy(v *Verdict, in records.Input) []Note {
 		}
 	}
 	if unstable > 0 {
-		notes = append(notes, Note{Severity: SeverityWarn, Check: CheckGreedy, Scenario: v.Baseline,
+		notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckGreedy, Scenario: v.Baseline,
 			Text: fmt.Sprintf("%s gave different outputs for the same prompt at temperature 0 (%d of %d prompts): greedy decoding is not deterministic there (batch-dependent numerics), so a variant's differing outputs are weighed against this",
 				v.Baseline, unstable, len(base))})
 	}
@@ -345,7 +344,7 @@ func checkGreedy(v *Verdict, in records.Input) []Note {
 		notes = append(notes, greedyNote(s.Name, g, example[0]))
 	}
 	if len(notes) == 0 && compared > 0 {
-		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckGreedy,
+		notes = append(notes, verdict.Note{Severity: verdict.SeverityInfo, Check: verdict.CheckGreedy,
 			Text: "greedy outputs of every variant equal the baseline's for every common prompt"})
 	}
 	return notes
@@ -353,7 +352,7 @@ func checkGreedy(v *Verdict, in records.Input) []Note {
 
 // greedyNote says how a variant's outputs differ from the baseline's, and
 // calls it a likely bug only when greedyCounts.judge does.
-func greedyNote(name string, g greedyCounts, first int) Note {
+func greedyNote(name string, g greedyCounts, first int) verdict.Note {
 	bug, p, margin := g.judge()
 	text := fmt.Sprintf("%s: outputs differ on %d of %d prompts (first: prompt %d); ", name, g.Differ, g.Common, first)
 	if g.BaseLaunches >= 2 {
@@ -361,10 +360,10 @@ func greedyNote(name string, g greedyCounts, first int) Note {
 	} else {
 		text += fmt.Sprintf("the baseline ran once, so how often its outputs differ between launches is not measured (within its launch: %d of %d)", g.SelfDiffer, g.Common)
 	}
-	test := fmt.Sprintf("one-sided Fisher %s", PClause(p))
+	test := fmt.Sprintf("one-sided Fisher %s", verdict.PClause(p))
 	switch {
 	case bug:
-		return Note{Severity: SeverityRed, Check: CheckGreedy, Scenario: name,
+		return verdict.Note{Severity: verdict.SeverityRed, Check: verdict.CheckGreedy, Scenario: name,
 			Text: text + fmt.Sprintf("; clearly more (%s, at least %.0f points above): likely a speculative decoding bug, since at temperature 0 a variant must not change the text",
 				test, 100*margin)}
 	case g.SelfDiffer > 0:
@@ -377,53 +376,53 @@ func greedyNote(name string, g greedyCounts, first int) Note {
 		text += fmt.Sprintf("; not clearly more than the baseline's own (%s; a bug is called at p<%v and %.0f points above), so greedy decoding may not be deterministic here",
 			test, DefaultGreedyAlpha, 100*margin)
 	}
-	return Note{Severity: SeverityWarn, Check: CheckGreedy, Scenario: name, Text: text}
+	return verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckGreedy, Scenario: name, Text: text}
 }
 
-func checkConcurrency(v *Verdict) []Note {
-	var notes []Note
+func checkConcurrency(v *verdict.Verdict) []verdict.Note {
+	var notes []verdict.Note
 	for _, s := range v.Scenarios {
 		for _, l := range s.Levels {
 			if l.Saturated {
-				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckSaturation, Scenario: s.Name, Level: l.Level,
+				notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckSaturation, Scenario: s.Name, Level: l.Level,
 					Text: fmt.Sprintf("%s %s: the server could not keep up with the arrivals (%s); the level is shown as saturated and not compared",
 						s.Name, measure.LevelName(l.Level), l.Saturation)})
 			}
 			if measure.IsRate(l.Level) {
 				if l.ClientLimited {
-					notes = append(notes, Note{Severity: SeverityWarn, Check: CheckClient, Scenario: s.Name, Level: l.Level,
+					notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckClient, Scenario: s.Name, Level: l.Level,
 						Text: fmt.Sprintf("%s %s: the load generator could not keep to the arrival schedule (late sends or its in-flight cap; see levels.json); not decided: %s",
-							s.Name, measure.LevelName(l.Level), DoubtAdvice(DoubtPace))})
+							s.Name, measure.LevelName(l.Level), verdict.DoubtAdvice(verdict.DoubtPace))})
 				}
 				continue
 			}
-			if l.AchievedConcurrency < DefaultMinConcurrencyRatio*float64(l.Level.Concurrency) {
-				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckConcurrency, Scenario: s.Name, Level: l.Level,
+			if l.AchievedConcurrency < verdict.DefaultMinConcurrencyRatio*float64(l.Level.Concurrency) {
+				notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckConcurrency, Scenario: s.Name, Level: l.Level,
 					Text: fmt.Sprintf("%s %s: only %.1f requests in flight on average in the steady state",
 						s.Name, measure.LevelName(l.Level), l.AchievedConcurrency)})
 			}
 			if l.ClientLimited {
-				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckClient, Scenario: s.Name, Level: l.Level,
+				notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckClient, Scenario: s.Name, Level: l.Level,
 					Text: fmt.Sprintf("%s %s: the load generator may have set the pace (it held freed slots empty %.1f%% of the time, dispatch lag p99 %.2f ms); not decided: %s",
-						s.Name, measure.LevelName(l.Level), 100*l.PaceShare, l.DispatchLagP99*1e3, DoubtAdvice(DoubtPace))})
+						s.Name, measure.LevelName(l.Level), 100*l.PaceShare, l.DispatchLagP99*1e3, verdict.DoubtAdvice(verdict.DoubtPace))})
 			}
 		}
 	}
 	if len(notes) == 0 {
 		text := fmt.Sprintf("achieved concurrency within %.0f%% of the target at every level; the client kept up",
-			100*(1-DefaultMinConcurrencyRatio))
+			100*(1-verdict.DefaultMinConcurrencyRatio))
 		if len(v.Levels) > 0 && measure.IsRate(v.Levels[0]) {
 			text = "every server kept up with the arrivals at every level, and the client kept to the schedule"
 		}
-		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckConcurrency, Text: text})
+		notes = append(notes, verdict.Note{Severity: verdict.SeverityInfo, Check: verdict.CheckConcurrency, Text: text})
 	}
 	return notes
 }
 
 // checkSamples surfaces levels whose samples are too few for a difference
 // ever to be significant, and the samples' own warnings.
-func checkSamples(v *Verdict) []Note {
-	var notes []Note
+func checkSamples(v *verdict.Verdict) []verdict.Note {
+	var notes []verdict.Note
 	for _, s := range v.Scenarios {
 		var hopeless []string
 		for _, c := range v.Levels {
@@ -432,27 +431,16 @@ func checkSamples(v *Verdict) []Note {
 			}
 		}
 		if len(hopeless) > 0 {
-			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckSamples, Scenario: s.Name,
+			notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckSamples, Scenario: s.Name,
 				Text: fmt.Sprintf("%s: too few launches or samples to ever reach significance at alpha %v at %s; add rounds",
 					s.Name, v.Alpha, strings.Join(hopeless, ", "))})
 		}
 		for _, l := range s.Levels {
 			for _, w := range l.Warnings {
-				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckSamples, Scenario: s.Name, Level: l.Level,
+				notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckSamples, Scenario: s.Name, Level: l.Level,
 					Text: s.Name + " " + w})
 			}
 		}
 	}
 	return notes
-}
-
-// FirstLine is s up to its first line break, with " …" when more followed:
-// a failure reason can carry a log excerpt, which belongs in the details,
-// not in a one-line note.
-func FirstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return strings.TrimSpace(s[:i]) + " …"
-	}
-	return s
 }

@@ -1,13 +1,14 @@
-package verdict
+package notes
 
 import (
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
-	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 	"strings"
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
+	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
 // cachedRecords are n measured requests at level c, each with prompt
@@ -22,7 +23,7 @@ func cachedRecords(c, n int, cached *int) []measure.Record {
 
 func TestCheckCache(t *testing.T) {
 	zero, some := 0, 40
-	v := &Verdict{Baseline: "a", Scenarios: []Scenario{{Name: "a"}, {Name: "b"}}}
+	v := &verdict.Verdict{Baseline: "a", Scenarios: []verdict.Scenario{{Name: "a"}, {Name: "b"}}}
 	warm := measure.Record{Level: measure.ConcurrencyLevel(0), Warmup: true, PromptTokens: 100, CachedTokens: &some}
 	in := records.Input{
 		Summary: results.Summary{Scenarios: []results.ScenarioResult{
@@ -44,7 +45,7 @@ func TestCheckCache(t *testing.T) {
 	want := []string{
 		"info a: the prefix cache was cleared before every level (POST /flush_cache)",
 		"info a: prefix-cache hit rate (cached of prompt tokens) C=1 0.0%, C=8 0.0%",
-		"warn b: the prefix cache was not cleared before C=8: clearing the prefix cache failed: POST /flush_cache: status 400; not decided: " + DoubtAdvice(DoubtCache),
+		"warn b: the prefix cache was not cleared before C=8: clearing the prefix cache failed: POST /flush_cache: status 400; not decided: " + verdict.DoubtAdvice(verdict.DoubtCache),
 		"info b: prefix-cache hit rate (cached of prompt tokens) C=1 0.0%, C=8 40.0%",
 		"warn b C=8: 40.0% of prompt tokens came from the prefix cache against 0.0% for a: part of the difference may be caching",
 	}
@@ -57,7 +58,7 @@ func TestCheckCache(t *testing.T) {
 // recorded gets no cache note; an engine without a reset under
 // unique_prompts is only informed.
 func TestCheckCacheQuiet(t *testing.T) {
-	v := &Verdict{Baseline: "a", Scenarios: []Scenario{{Name: "a"}}}
+	v := &verdict.Verdict{Baseline: "a", Scenarios: []verdict.Scenario{{Name: "a"}}}
 	in := records.Input{Summary: results.Summary{Scenarios: []results.ScenarioResult{{Name: "a", Levels: []measure.LevelSummary{{Level: measure.ConcurrencyLevel(1)}}}}},
 		Launches: verdicttest.OneLaunchEach(map[string][]measure.Record{"a": cachedRecords(1, 3, nil)})}
 	if n := checkCache(v, in); len(n) != 0 {
@@ -66,7 +67,7 @@ func TestCheckCacheQuiet(t *testing.T) {
 	in.Summary.Scenarios[0].Levels[0] = measure.LevelSummary{Level: measure.ConcurrencyLevel(1), UniquePrompts: true,
 		CacheResetNote: "no prefix-cache reset: trtllm-serve has none"}
 	n := checkCache(v, in)
-	if len(n) != 1 || n[0].Severity != SeverityInfo || !strings.Contains(n[0].Text, "not cleared before C=1") {
+	if len(n) != 1 || n[0].Severity != verdict.SeverityInfo || !strings.Contains(n[0].Text, "not cleared before C=1") {
 		t.Errorf("notes: %+v", n)
 	}
 }

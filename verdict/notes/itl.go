@@ -1,19 +1,18 @@
-package verdict
+package notes
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"strings"
-)
 
-// CheckITL names the note about records that keep no inter-token gaps.
-const CheckITL = "itl"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
+)
 
 // checkITL says which scenarios have no ITL figures because their records
 // keep no gaps (written before they were kept), so that an empty ITL column
 // is not read as a server that streamed none. Streams of one chunk have no
 // gap to keep and do not count.
-func checkITL(v *Verdict, in records.Input) []Note {
+func checkITL(v *verdict.Verdict, in records.Input) []verdict.Note {
 	var without []string
 	for _, s := range v.Scenarios {
 		streamed, kept := false, false
@@ -30,7 +29,7 @@ func checkITL(v *Verdict, in records.Input) []Note {
 	if len(without) == 0 {
 		return nil
 	}
-	return []Note{{Severity: SeverityWarn, Check: CheckITL,
+	return []verdict.Note{{Severity: verdict.SeverityWarn, Check: verdict.CheckITL,
 		Text: fmt.Sprintf("no ITL figures for %s: the records keep only each request's largest gap (written before every gap was kept)",
 			strings.Join(without, ", "))}}
 }

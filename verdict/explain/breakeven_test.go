@@ -1,8 +1,7 @@
-package verdict
+package explain
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/internal/golden"
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -38,25 +38,6 @@ func breakEvenCampaigns() int {
 	return 40
 }
 
-// trueLogRatios is the engines' log throughput ratio per level of s,
-// measured as the verdict measures it on launches without launch noise or
-// drift, averaged over enough launches that its error is far below the
-// intervals'.
-func trueLogRatios(base, variant verdicttest.Engine, s verdicttest.Sweep) map[measure.Level]float64 {
-	quiet := func(e verdicttest.Engine) verdicttest.Engine { e.LaunchSigma, e.Drift = 0, 0; return e }
-	const n = 20
-	out := map[measure.Level]float64{}
-	for i := range uint64(n) {
-		for k, e := range []verdicttest.Engine{quiet(base), quiet(variant)} {
-			ls := measureScenario([]records.Launch{{Round: 1, Records: verdicttest.Simulate(e, s, 9000+2*i+uint64(k))}}, DefaultMaxSlices, measure.DefaultPercentiles)
-			for _, l := range ls {
-				out[l.Level] += float64(2*k-1) * math.Log(l.Launches[0].Throughput) / n
-			}
-		}
-	}
-	return out
-}
-
 // trueCrossing is the break-even the method estimates, from the true log
 // ratios: the first zero of their interpolation in log-load between from
 // and to.
@@ -80,10 +61,10 @@ func trueCrossing(truth map[measure.Level]float64, levels []measure.Level, from,
 // ratios interpolated the same way) in at least 90% of campaigns, a
 // campaign that claims none counting as a miss.
 func TestBreakEvenCoverage(t *testing.T) {
-	syntheticCampaigns(t)
+	t.Parallel()
 	s := breakEvenSweep()
 	variant := verdicttest.RealisticNoise(crossingEngine)
-	truth := trueLogRatios(realBaseline, variant, s)
+	truth := verdicttest.TrueLogRatios(realBaseline, variant, s)
 	var levels []measure.Level
 	for _, c := range s.Concurrency {
 		levels = append(levels, measure.ConcurrencyLevel(c))
@@ -93,13 +74,13 @@ func TestBreakEvenCoverage(t *testing.T) {
 	covered, claimed := 0, 0
 	var width float64
 	for seed := range uint64(n) {
-		ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, variant}, s, DefaultRounds, 4000+seed)
-		v, err := FromRecords(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, DefaultRounds, ls), Options{})
+		ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, variant}, s, verdict.DefaultRounds, 4000+seed)
+		v, err := explained(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, verdict.DefaultRounds, ls), verdict.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		be := v.Crossovers[0].BreakEven
-		if be == nil || be.Kind != BreakEvenCrosses {
+		if be == nil || be.Kind != verdict.BreakEvenCrosses {
 			t.Logf("seed %d: no break-even: %+v", seed, be)
 			continue
 		}
@@ -123,7 +104,7 @@ func TestBreakEvenCoverage(t *testing.T) {
 // baseline against itself; a variant 5% slower at every level) gets no
 // break-even in at least 95% of campaigns.
 func TestBreakEvenNoCrossing(t *testing.T) {
-	syntheticCampaigns(t)
+	t.Parallel()
 	s := breakEvenSweep()
 	slow := realBaseline
 	slow.Slowdown = 1.05
@@ -135,14 +116,14 @@ func TestBreakEvenNoCrossing(t *testing.T) {
 		claims := 0
 		kinds := map[string]int{}
 		for seed := range uint64(n) {
-			ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, tc.variant}, s, DefaultRounds, 5000+seed)
-			v, err := FromRecords(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, DefaultRounds, ls), Options{})
+			ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, tc.variant}, s, verdict.DefaultRounds, 5000+seed)
+			v, err := explained(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, verdict.DefaultRounds, ls), verdict.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			be := v.Crossovers[0].BreakEven
 			kinds[be.Kind]++
-			if be.Kind == BreakEvenCrosses {
+			if be.Kind == verdict.BreakEvenCrosses {
 				claims++
 				t.Logf("%s seed %d: %s", tc.name, seed, be.Sentence)
 			}
@@ -180,19 +161,19 @@ func TestBreakEvenSentences(t *testing.T) {
 		{"5% slower", "vllm", slow, false, false},
 		{"A/A", "vllm", realBaseline, false, false},
 	} {
-		ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, tc.variant}, s, DefaultRounds, 4000)
-		v, err := FromRecords(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, DefaultRounds, ls), Options{})
+		ls := verdicttest.Campaign([]verdicttest.Engine{realBaseline, tc.variant}, s, verdict.DefaultRounds, 4000)
+		v, err := explained(verdicttest.CampaignInput([]string{"baseline", "variant"}, s, verdict.DefaultRounds, ls), verdict.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if tc.figures {
-			sc := v.scenario("variant")
+			sc := v.Scenario("variant")
 			for i := range sc.Levels {
 				l := &sc.Levels[i]
 				c := float64(l.Level.Concurrency)
 				a := 1.6 + 0.01*float64(i%3)
 				if tc.spec {
-					l.Accept = &LevelAccept{Length: Estimate{Center: a, Lo: a - 0.05, Hi: a + 0.05, Confidence: 0.95, N: 6}}
+					l.Accept = &verdict.LevelAccept{Length: verdict.Estimate{Center: a, Lo: a - 0.05, Hi: a + 0.05, Confidence: 0.95, N: 6}}
 				}
 				l.Server = &measure.ServerSummary{Running: &measure.GaugeStats{Mean: 0.97 * c, P50: c, Max: c}}
 			}

@@ -1,13 +1,11 @@
-package verdict
+package notes
 
 import (
 	"fmt"
+
+	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/records"
 )
-
-// CheckConnections is the check that names a server that closed kept-alive
-// connections under the load.
-const CheckConnections = "connections"
 
 // checkConnections names each scenario whose server closed kept-alive
 // connections that requests went out on: the load generator sent those
@@ -16,8 +14,8 @@ const CheckConnections = "connections"
 // retried request's send time is its second send. A server that closed
 // none gets no note: this is a fact about a server, not a check that can
 // fail.
-func checkConnections(v *Verdict, in records.Input) []Note {
-	var notes []Note
+func checkConnections(v *verdict.Verdict, in records.Input) []verdict.Note {
+	var notes []verdict.Note
 	for _, s := range v.Scenarios {
 		retried, total := 0, 0
 		for _, r := range in.Records(s.Name) {
@@ -29,7 +27,7 @@ func checkConnections(v *Verdict, in records.Input) []Note {
 		if retried == 0 {
 			continue
 		}
-		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckConnections, Scenario: s.Name,
+		notes = append(notes, verdict.Note{Severity: verdict.SeverityInfo, Check: verdict.CheckConnections, Scenario: s.Name,
 			Text: fmt.Sprintf("%s: the server closes its kept-alive connections (after each answer, as llama.cpp's llama-server does, or when idle): "+
 				"%d of %d requests found theirs closed before any answer and were sent once more on a new connection (docs/LOADGEN.md)",
 				s.Name, retried, total)})

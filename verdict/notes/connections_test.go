@@ -1,16 +1,17 @@
-package verdict
+package notes
 
 import (
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
-	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 	"strings"
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
+	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
 func TestCheckConnections(t *testing.T) {
-	v := &Verdict{Baseline: "a", Scenarios: []Scenario{{Name: "a"}, {Name: "b"}}}
+	v := &verdict.Verdict{Baseline: "a", Scenarios: []verdict.Scenario{{Name: "a"}, {Name: "b"}}}
 	in := records.Input{Launches: verdicttest.OneLaunchEach(map[string][]measure.Record{
 		"a": {{Level: measure.ConcurrencyLevel(1)}, {Level: measure.ConcurrencyLevel(1)}},
 		"b": {{Level: measure.ConcurrencyLevel(0), Warmup: true, ConnRetries: 1}, {Level: measure.ConcurrencyLevel(1)}, {Level: measure.ConcurrencyLevel(1), ConnRetries: 1}, {Level: measure.ConcurrencyLevel(4), ConnRetries: 1, ErrClass: measure.ErrConnect}},

@@ -1,4 +1,4 @@
-package verdict
+package explain
 
 import (
 	"fmt"
@@ -6,20 +6,21 @@ import (
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
 // explainCrossovers adds to each variant's crossover the figures that
 // explain its turn (Why) and its break-even load (breakeven.go). engines
 // names each scenario's engine, for the setting a break-even suggests.
-func explainCrossovers(v *Verdict, engines map[string]string) {
+func explainCrossovers(v *verdict.Verdict, engines map[string]string) {
 	for i := range v.Crossovers {
 		x := &v.Crossovers[i]
-		s := v.scenario(x.Scenario)
+		s := v.Scenario(x.Scenario)
 		if s == nil || len(x.Segments) == 0 {
 			continue
 		}
 		var levels []measure.Level
-		var cells []Cell
+		var cells []verdict.Cell
 		for _, c := range v.Levels {
 			if cell := v.Cell(c, x.Scenario); cell != nil && cell.Compared {
 				levels, cells = append(levels, c), append(cells, *cell)
@@ -32,7 +33,7 @@ func explainCrossovers(v *Verdict, engines map[string]string) {
 			// (a flag flip) it explains nothing, and a setting that turns
 			// speculation off is no setting for it. The break-even load
 			// stands; the batch there and the why do not.
-			x.BreakEven.dropBatch()
+			dropBatch(x.BreakEven)
 			continue
 		}
 		x.Why = why(s, x, levels)
@@ -41,7 +42,7 @@ func explainCrossovers(v *Verdict, engines map[string]string) {
 
 // speculative reports whether the scenario's server reported speculative
 // acceptance at all: a level's accept length, or the scenario's.
-func speculative(s *Scenario) bool {
+func speculative(s *verdict.Scenario) bool {
 	if s.AcceptLength != nil {
 		return true
 	}
@@ -58,7 +59,7 @@ func speculative(s *Scenario) bool {
 // variant's own acceptance and the server's batch did over the compared
 // levels, each only as far as the data hold. Empty when there is no turn
 // or no figure to give.
-func why(s *Scenario, x *Crossover, levels []measure.Level) string {
+func why(s *verdict.Scenario, x *verdict.Crossover, levels []measure.Level) string {
 	var turn string
 	switch {
 	case x.StartsLosing != nil:
@@ -85,8 +86,8 @@ func why(s *Scenario, x *Crossover, levels []measure.Level) string {
 // "at every level" only when every level's interval holds a common value
 // (the levels cannot be told apart), else from the first level's to the
 // last's.
-func acceptWords(s *Scenario, levels []measure.Level) string {
-	var first, last *LevelAccept
+func acceptWords(s *verdict.Scenario, levels []measure.Level) string {
+	var first, last *verdict.LevelAccept
 	var fromL, toL measure.Level
 	loMax, hiMin := math.Inf(-1), math.Inf(1)
 	minC, maxC, logSum := math.Inf(1), math.Inf(-1), 0.0
@@ -122,7 +123,7 @@ func acceptWords(s *Scenario, levels []measure.Level) string {
 
 // batchWords is what the server's running batch (its mean over the steady
 // window) did from the first compared level to the last that report it.
-func batchWords(s *Scenario, levels []measure.Level) string {
+func batchWords(s *verdict.Scenario, levels []measure.Level) string {
 	var from, to float64
 	n := 0
 	for _, c := range levels {

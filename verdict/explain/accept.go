@@ -1,7 +1,6 @@
-package verdict
+package explain
 
 import (
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"maps"
 	"math"
 	"slices"
@@ -10,52 +9,17 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
-
-// SourceRequests names an accept length made from the requests' own counts
-// when the results do not say which engine field they came from.
-const SourceRequests = "the requests' own counts: Σ completion tokens / Σ target steps over each level's window"
-
-// LevelAccept is one level's speculative acceptance over a scenario's
-// launches (docs/METHOD.md, Accept length).
-type LevelAccept struct {
-	// Length is the geometric mean of the launches' accept lengths with
-	// its confidence interval from their spread (Student t, launches − 1
-	// degrees of freedom), as the throughput's across launches; with one
-	// launch, that launch's figure, Lo = Hi = Center and N = 1.
-	Length Estimate `json:"length"`
-	// Launches are each launch's accept length, in round order: the
-	// token-weighted one of its requests (measure.LevelAcceptance), else
-	// the mean over its repeats of the sweep's figure from the server's
-	// counters.
-	Launches []float64 `json:"launches"`
-	// Source names where the launches' figures come from.
-	Source string `json:"source"`
-	// AcceptRate, StepShares and PositionRates are over every launch's
-	// requests pooled (measure.Acceptance); absent where the responses
-	// did not give them.
-	AcceptRate    float64   `json:"accept_rate,omitempty"`
-	StepShares    []float64 `json:"step_shares,omitempty"`
-	PositionRates []float64 `json:"position_rates,omitempty"`
-	// Categories are the accept length per prompt category, the same way,
-	// when the prompt set has categories and the responses gave counts.
-	Categories []CategoryAccept `json:"categories,omitempty"`
-}
-
-// CategoryAccept is one prompt category's accept length over the launches.
-type CategoryAccept struct {
-	Category string    `json:"category"`
-	Length   Estimate  `json:"length"`
-	Launches []float64 `json:"launches"`
-}
 
 // levelAccept is level c's acceptance over launches: from the requests'
 // own counts where any launch's records carry them, else from the level
 // summaries the sweep wrote (the increase of the server's counters). nil
 // when neither has a figure.
-func levelAccept(launches []records.Launch, c measure.Level, conf float64) *LevelAccept {
-	var out LevelAccept
+func levelAccept(launches []records.Launch, c measure.Level, conf float64) *verdict.LevelAccept {
+	var out verdict.LevelAccept
 	var pooled [][]measure.Record
 	cats := map[string][]float64{}
 	for _, l := range launches {
@@ -73,7 +37,7 @@ func levelAccept(launches []records.Launch, c measure.Level, conf float64) *Leve
 		out.AcceptRate, out.StepShares, out.PositionRates = a.AcceptRate, a.StepShares, a.PositionRates
 		out.Source = summarySource(launches, c, true)
 		for _, cat := range slices.Sorted(maps.Keys(cats)) {
-			out.Categories = append(out.Categories, CategoryAccept{Category: cat, Length: geoEstimate(cats[cat], conf), Launches: cats[cat]})
+			out.Categories = append(out.Categories, verdict.CategoryAccept{Category: cat, Length: geoEstimate(cats[cat], conf), Launches: cats[cat]})
 		}
 	} else {
 		for _, l := range launches {
@@ -144,7 +108,7 @@ func summarySource(launches []records.Launch, c measure.Level, perRequest bool) 
 	if perRequest && len(srcs) != 1 {
 		// None named, or the sweeps fell back to counters in some launch:
 		// the verdict's figure is the records' all the same.
-		return SourceRequests
+		return verdict.SourceRequests
 	}
 	return strings.Join(srcs, "; ")
 }
@@ -152,9 +116,9 @@ func summarySource(launches []records.Launch, c measure.Level, perRequest bool) 
 // geoEstimate is the geometric mean of xs (positive) with its two-sided
 // conf interval from the spread of their logs (Student t, n − 1 degrees of
 // freedom); with one value, no interval.
-func geoEstimate(xs []float64, conf float64) Estimate {
+func geoEstimate(xs []float64, conf float64) verdict.Estimate {
 	m, v, n := rule.LogMoments(xs)
-	e := Estimate{Center: math.Exp(m), Lo: math.Exp(m), Hi: math.Exp(m), Confidence: conf, N: n}
+	e := verdict.Estimate{Center: math.Exp(m), Lo: math.Exp(m), Hi: math.Exp(m), Confidence: conf, N: n}
 	if n < 2 {
 		return e
 	}

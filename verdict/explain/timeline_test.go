@@ -1,9 +1,10 @@
-package verdict
+package explain
 
 import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -30,7 +31,7 @@ func TestLevelTimeline(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := Compute(run, Options{})
+			v, err := explainedDir(run, verdict.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +50,7 @@ func TestLevelTimeline(t *testing.T) {
 					t.Errorf("%s: steady window %+v outside the level's %.1f s", measure.LevelName(l.Level), w, tl.Seconds)
 				}
 				run := tl.Series[0]
-				if run.Name != TimelineRunning || len(run.T) < 10 || len(run.T) > DefaultTimelinePoints+1 || len(run.T) != len(run.V) {
+				if run.Name != verdict.TimelineRunning || len(run.T) < 10 || len(run.T) > verdict.DefaultTimelinePoints+1 || len(run.T) != len(run.V) {
 					t.Errorf("%s: running series %s with %d points", measure.LevelName(l.Level), run.Name, len(run.T))
 				}
 				for _, x := range run.V {

@@ -1,4 +1,4 @@
-package verdict
+package notes
 
 import (
 	"fmt"
@@ -6,20 +6,14 @@ import (
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
-)
-
-// Check names of the notes about the launches behind the verdict and what
-// the inconclusive levels would need.
-const (
-	CheckRounds       = "rounds"
-	CheckInconclusive = "inconclusive"
+	"github.com/bakeoff-dev/bakeoff/verdict"
 )
 
 // checkRounds says where the errors come from: launches compared round by
 // round, or, with one launch per scenario, within-launch samples alone and
 // the launch-to-launch variation unmeasured.
-func checkRounds(v *Verdict) []Note {
-	var notes []Note
+func checkRounds(v *verdict.Verdict) []verdict.Note {
+	var notes []verdict.Note
 	for i := range v.Scenarios {
 		s := &v.Scenarios[i]
 		if s.Failed() || len(s.Launches) == 0 {
@@ -27,9 +21,9 @@ func checkRounds(v *Verdict) []Note {
 		}
 		// In rounds split over a fleet the baseline's launches are one per
 		// part: a replicate counts when every one of them completed.
-		got := v.replicatesWhere(s, func(l LaunchInfo) bool { return !l.Failed() && l.Status == "ok" })
-		if want := v.roundsAskedOf(s.Name); want > 1 && got < want {
-			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckRounds, Scenario: s.Name,
+		got := v.ReplicatesWhere(s, func(l verdict.LaunchInfo) bool { return !l.Failed() && l.Status == "ok" })
+		if want := v.RoundsAskedOf(s.Name); want > 1 && got < want {
+			notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckRounds, Scenario: s.Name,
 				Text: fmt.Sprintf("%s has %d complete launches of the %d rounds asked for; its intervals are wider for it", s.Name, got, want)})
 		}
 	}
@@ -48,9 +42,9 @@ func checkRounds(v *Verdict) []Note {
 				continue
 			}
 			switch cell.Method {
-			case MethodWithinLaunch:
+			case verdict.MethodWithinLaunch:
 				within = append(within, measure.LevelName(c))
-			case MethodLaunches:
+			case verdict.MethodLaunches:
 				launches = append(launches, measure.LevelName(c))
 				rounds = max(rounds, cell.Rounds)
 				if cell.NoisyLevel {
@@ -64,21 +58,21 @@ func checkRounds(v *Verdict) []Note {
 			}
 		}
 		if len(noisy) > 0 {
-			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckRounds, Scenario: s.Name,
+			notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckRounds, Scenario: s.Name,
 				Text: fmt.Sprintf("%s against %s varied between rounds at %s far more than at its other levels (something disturbed a launch there); those levels are judged on their own variance",
 					s.Name, v.Baseline, strings.Join(noisy, ", "))})
 		}
 		switch {
 		case len(within) > 0:
-			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckRounds, Scenario: s.Name,
+			notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckRounds, Scenario: s.Name,
 				Text: fmt.Sprintf("launch-to-launch variation not measured: %s and %s were launched once each, so the intervals see only the noise within one launch; a winner is named only where the difference is at least %s (min_effect). %s",
 					s.Name, v.Baseline, trimPct(v.MinEffectPct), moreRounds(v))})
 		case len(launches) > 0:
 			same := "in the same round"
-			if v.split() {
+			if v.Split() {
 				same = "on its host in its part of the same round"
 			}
-			notes = append(notes, Note{Severity: SeverityInfo, Check: CheckRounds, Scenario: s.Name,
+			notes = append(notes, verdict.Note{Severity: verdict.SeverityInfo, Check: verdict.CheckRounds, Scenario: s.Name,
 				Text: fmt.Sprintf("%s against %s: %d rounds, each compared with the baseline launched %s; one round's difference varies by ±%.1f%% (sd, pooled over levels, %.0f df)",
 					s.Name, v.Baseline, rounds, same, sd, df)})
 		}
@@ -89,8 +83,8 @@ func checkRounds(v *Verdict) []Note {
 // checkInconclusive says, per variant, where the data could not tell and
 // what would: the smallest difference the run could have detected, and how
 // many rounds would bring that down to the equivalence margin.
-func checkInconclusive(v *Verdict) []Note {
-	var notes []Note
+func checkInconclusive(v *verdict.Verdict) []verdict.Note {
+	var notes []verdict.Note
 	for _, s := range v.Scenarios {
 		if s.Name == v.Baseline || s.Failed() {
 			continue
@@ -101,11 +95,11 @@ func checkInconclusive(v *Verdict) []Note {
 		rounds, k := 0, 0
 		for _, c := range v.Levels {
 			cell := v.Cell(c, s.Name)
-			if cell == nil || !cell.Compared || cell.Outcome != OutcomeInconclusive {
+			if cell == nil || !cell.Compared || cell.Outcome != verdict.OutcomeInconclusive {
 				continue
 			}
 			if cell.BelowMinEffect {
-				below = append(below, fmt.Sprintf("%s (%s)", measure.LevelName(c), Pct(cell.DeltaPct)))
+				below = append(below, fmt.Sprintf("%s (%s)", measure.LevelName(c), verdict.Pct(cell.DeltaPct)))
 				continue
 			}
 			levels = append(levels, measure.LevelName(c))
@@ -119,9 +113,9 @@ func checkInconclusive(v *Verdict) []Note {
 			k++
 		}
 		if len(below) > 0 {
-			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckInconclusive, Scenario: s.Name,
+			notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckInconclusive, Scenario: s.Name,
 				Text: fmt.Sprintf("%s: significant within one launch but under min_effect %s at %s: inconclusive, since the launch-to-launch variation is not measured; rounds: %d would tell",
-					s.Name, trimPct(v.MinEffectPct), strings.Join(below, ", "), DefaultRounds)})
+					s.Name, trimPct(v.MinEffectPct), strings.Join(below, ", "), verdict.DefaultRounds)})
 		}
 		if len(levels) == 0 {
 			continue
@@ -131,17 +125,17 @@ func checkInconclusive(v *Verdict) []Note {
 		switch {
 		case math.IsInf(worst, 1):
 			text += "no error estimate (too few samples or launches); more rounds would give one"
-		case method == MethodWithinLaunch:
-			text += fmt.Sprintf("this run could detect differences down to %s within one launch; rounds: %d would measure the launch-to-launch variation", MDEText(worst), DefaultRounds)
-		case worst >= MaxMDEPct && rounds == 2:
+		case method == verdict.MethodWithinLaunch:
+			text += fmt.Sprintf("this run could detect differences down to %s within one launch; rounds: %d would measure the launch-to-launch variation", verdict.MDEText(worst), verdict.DefaultRounds)
+		case worst >= verdict.MaxMDEPct && rounds == 2:
 			// One degree of freedom: the corrected t quantile is in the
 			// hundreds, and a third round brings it near 10. Scaling the
 			// MDE by rounds, as below, would promise hundreds of rounds.
 			text += "the smallest detectable difference cannot be estimated from 2 rounds (one degree of freedom): it needs a third round"
-		case worst >= MaxMDEPct:
-			text += fmt.Sprintf("this run could detect %s (80%% power)", MDEText(worst))
+		case worst >= verdict.MaxMDEPct:
+			text += fmt.Sprintf("this run could detect %s (80%% power)", verdict.MDEText(worst))
 		default:
-			text += fmt.Sprintf("this run could detect differences down to %s (80%% power)", MDEText(worst))
+			text += fmt.Sprintf("this run could detect differences down to %s (80%% power)", verdict.MDEText(worst))
 			if m := v.EquivalenceMarginPct; m > 0 && rounds > 0 {
 				need := int(math.Ceil(float64(rounds) * (worst / m) * (worst / m)))
 				if need > 100 {
@@ -154,7 +148,7 @@ func checkInconclusive(v *Verdict) []Note {
 				text += "; most of that is noise within a launch, so more requests per level would help as much"
 			}
 		}
-		notes = append(notes, Note{Severity: SeverityWarn, Check: CheckInconclusive, Scenario: s.Name, Text: text})
+		notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckInconclusive, Scenario: s.Name, Text: text})
 	}
 	return notes
 }
@@ -166,9 +160,9 @@ func trimPct(x float64) string {
 
 // moreRounds says what would measure the launch-to-launch variation: the
 // rest of the planned rounds when the run was cut short, else more rounds.
-func moreRounds(v *Verdict) string {
+func moreRounds(v *verdict.Verdict) string {
 	if v.RoundsPlanned > v.RoundsCompleted {
 		return fmt.Sprintf("%d of %d planned rounds completed: resume the run to measure it", v.RoundsCompleted, v.RoundsPlanned)
 	}
-	return fmt.Sprintf("rounds: %d would measure it", DefaultRounds)
+	return fmt.Sprintf("rounds: %d would measure it", verdict.DefaultRounds)
 }

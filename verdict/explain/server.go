@@ -1,23 +1,11 @@
-package verdict
+package explain
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
-	"math"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 )
-
-// CheckServer names the note comparing the server's generation throughput
-// with the client's.
-const CheckServer = "server"
-
-// DefaultServerThroughputTolerance is how far the server's generation
-// throughput over a steady window may stray from the client's before the
-// verdict says so: the two count the same tokens over the same window, so a
-// larger gap means one of them is not measuring what it claims (tokens the
-// client never received, a counter that lags, a window that is not steady).
-const DefaultServerThroughputTolerance = 0.05
 
 // serverLevel is what the servers' own metrics said about level c, each
 // figure the mean over the launches and repeats that have it (from the level
@@ -120,49 +108,4 @@ func meanHist(sums []*measure.ServerSummary, get func(*measure.ServerSummary) *m
 		out.Source = fmt.Sprintf("%s, quantiles averaged over %d launch-levels", out.Source, n)
 	}
 	return out
-}
-
-// checkServer compares, per scenario and level, the server's generation
-// throughput over the steady window with the client's over the same window
-// (both from the level summaries, averaged over the same launches), and
-// notes every level where they differ by more than
-// DefaultServerThroughputTolerance.
-func checkServer(v *Verdict, in records.Input) []Note {
-	var notes []Note
-	levels := 0
-	for _, s := range v.Scenarios {
-		for _, l := range s.Levels {
-			var server, client float64
-			n := 0
-			for _, ln := range in.Launches[s.Name] {
-				if ln.Result == nil {
-					continue
-				}
-				for _, ls := range ln.Result.Levels {
-					if ls.Level == l.Level && ls.Server != nil && ls.Server.GenTokS != nil && ls.Throughput > 0 {
-						server += ls.Server.GenTokS.Value
-						client += ls.Throughput
-						n++
-					}
-				}
-			}
-			if n == 0 {
-				continue
-			}
-			levels++
-			gap := server/client - 1
-			if math.Abs(gap) <= DefaultServerThroughputTolerance {
-				continue
-			}
-			notes = append(notes, Note{Severity: SeverityWarn, Check: CheckServer, Scenario: s.Name, Level: l.Level,
-				Text: fmt.Sprintf("%s %s: the server generated %.1f tok/s over the steady window by its own counter, the client received %.1f tok/s (%+.1f%%, more than %.0f%% apart): one of the two is not counting what the other is; not decided: %s",
-					s.Name, measure.LevelName(l.Level), server/float64(n), client/float64(n), 100*gap, 100*DefaultServerThroughputTolerance, DoubtAdvice(DoubtCounts))})
-		}
-	}
-	if len(notes) == 0 && levels > 0 {
-		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckServer,
-			Text: fmt.Sprintf("the servers' own generation throughput agrees with the client's within %.0f%% at all %d scenario-levels that report it",
-				100*DefaultServerThroughputTolerance, levels)})
-	}
-	return notes
 }

@@ -1,12 +1,12 @@
-package verdict
+package explain
 
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -24,7 +24,7 @@ func constantPower(recs []measure.Record, w float64) *measure.PowerLog {
 // energyCampaign is one engine's campaign of rounds, each launch drawing a
 // constant power (truePowerW times a log-normal launch factor of σ
 // powerSigma); it returns the verdict and each launch's power.
-func energyCampaign(t *testing.T, rounds int, seed uint64, truePowerW, powerSigma float64) (*Verdict, map[int]float64) {
+func energyCampaign(t *testing.T, rounds int, seed uint64, truePowerW, powerSigma float64) (*verdict.Verdict, map[int]float64) {
 	t.Helper()
 	s := verdicttest.DefaultSweep()
 	e := verdicttest.RealisticNoise(verdicttest.Baseline)
@@ -38,7 +38,7 @@ func energyCampaign(t *testing.T, rounds int, seed uint64, truePowerW, powerSigm
 		watts[l.Round] = w
 		l.Power = constantPower(l.Records, w)
 	}
-	v, err := FromRecords(in, Options{})
+	v, err := explained(in, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestEnergyPerLaunch(t *testing.T) {
 // reference campaigns: the engine's analytic throughput is only an
 // approximation of what a closed loop measures.
 func TestEnergyCoverage(t *testing.T) {
-	syntheticCampaigns(t)
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("many simulated campaigns")
 	}
@@ -111,7 +111,7 @@ func TestEnergyCoverage(t *testing.T) {
 		}
 	}
 	covered, levels := 0, 0
-	for seed := range uint64(coverageCampaigns) {
+	for seed := range uint64(verdicttest.CoverageCampaigns) {
 		v, _ := energyCampaign(t, 5, 100+seed, power, 0.02)
 		for _, l := range v.Scenario("baseline").Levels {
 			truth := power / math.Exp(logTP[l.Level]/float64(n[l.Level])) * 1000
@@ -125,39 +125,5 @@ func TestEnergyCoverage(t *testing.T) {
 	t.Logf("energy interval coverage: %d of %d levels (%.0f%%)", covered, levels, 100*share)
 	if share < 0.85 {
 		t.Errorf("the energy interval holds the truth at %.0f%% of levels, want ≥ 85%%", 100*share)
-	}
-}
-
-// TestEnergyNotAvailable: GPUs that report no power give no energy figure
-// and one note, however many launches say so.
-func TestEnergyNotAvailable(t *testing.T) {
-	s := verdicttest.DefaultSweep()
-	s.Concurrency = []int{1, 4}
-	ls := verdicttest.Campaign([]verdicttest.Engine{verdicttest.Baseline, verdicttest.Eagle3TopK4}, s, 2, 3)
-	in := verdicttest.CampaignInput([]string{"baseline", "eagle"}, s, 2, ls)
-	for _, name := range []string{"baseline", "eagle"} {
-		for i := range in.Launches[name] {
-			in.Launches[name][i].Power = &measure.PowerLog{Source: "nvidia-smi", GPUs: []int{0},
-				Unavailable: "nvidia-smi reports no power draw for GPU 0 ([N/A])"}
-		}
-	}
-	v, err := FromRecords(in, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.HasEnergy() {
-		t.Error("energy figures from GPUs that report no power")
-	}
-	n := 0
-	for _, note := range v.Notes {
-		if note.Check == CheckEnergy {
-			n++
-			if !strings.Contains(note.Text, "[N/A]") || note.Severity != SeverityInfo {
-				t.Errorf("note %+v", note)
-			}
-		}
-	}
-	if n != 1 {
-		t.Errorf("%d energy notes, want 1: %+v", n, v.Notes)
 	}
 }

@@ -1,4 +1,4 @@
-package verdict
+package explain
 
 import (
 	"encoding/json"
@@ -11,107 +11,36 @@ import (
 	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
 )
-
-// Break-even kinds (BreakEven.Kind).
-const (
-	// BreakEvenCrosses: the speedup crosses 1 between two measured levels,
-	// the variant winning on one side and losing on the other.
-	BreakEvenCrosses = "crosses"
-	// BreakEvenAbove: the variant wins and loses nowhere: the break-even,
-	// if any, lies above the last level it wins (a bound).
-	BreakEvenAbove = "above"
-	// BreakEvenBelow: the variant loses and wins nowhere: the break-even,
-	// if any, lies below the first level it loses (a bound).
-	BreakEvenBelow = "below"
-	// BreakEvenNone: no level is won or lost, or the wins and losses
-	// alternate: nothing is claimed.
-	BreakEvenNone = "none"
-)
-
-// BreakEven is where a variant's speedup over the baseline crosses 1, in
-// the levels' unit (concurrent requests, or requests per second),
-// interpolated in log-load between the two measured levels that bracket
-// it, with an interval from the launches (docs/METHOD.md, Break-even load).
-// Nothing is extrapolated: outside the levels it is a bound.
-type BreakEven struct {
-	Kind string `json:"kind"`
-	// Pays is "below" when the variant wins under the break-even and loses
-	// over it (speculative decoding's usual shape), "above" the reverse;
-	// empty for BreakEvenNone.
-	Pays string `json:"pays,omitempty"`
-	// Load is the estimate and Lo, Hi its interval at Confidence, for
-	// BreakEvenCrosses; the interval never leaves [From, To].
-	Load       float64 `json:"load,omitempty"`
-	Lo         float64 `json:"lo,omitempty"`
-	Hi         float64 `json:"hi,omitempty"`
-	Confidence float64 `json:"confidence,omitempty"`
-	// From and To are the last level won and the first level lost (for
-	// Pays "above", the last lost and the first won): the verdict's own
-	// bracket. For a bound, From is the level the bound stands at.
-	From measure.Level `json:"from,omitzero"`
-	To   measure.Level `json:"to,omitzero"`
-	// Rounds is the fewest paired rounds behind the interval.
-	Rounds int `json:"rounds,omitempty"`
-	// Batch is the server's running batch at the break-even and at the
-	// interval's ends; nil when neither the server's timeline nor the
-	// level (a concurrency) says.
-	Batch *BatchAt `json:"batch,omitempty"`
-	// Suggestion is the engine setting that turns speculation off above
-	// the measured break-even; nil when the engine has none or no batch is
-	// known.
-	Suggestion *Suggestion `json:"suggestion,omitempty"`
-	// Sentence says all of it in words.
-	Sentence string `json:"sentence"`
-}
-
-// BatchAt is the running batch at a load, interpolated in log-log between
-// the two levels around it.
-type BatchAt struct {
-	Center float64 `json:"center"`
-	Lo     float64 `json:"lo"`
-	Hi     float64 `json:"hi"`
-	Source string  `json:"source"`
-}
-
-// Suggestion is an engine setting a measurement suggests, never applied.
-type Suggestion struct {
-	Engine  string `json:"engine"`
-	Key     string `json:"key"`
-	Value   int    `json:"value"`
-	Lo      int    `json:"lo"`
-	Hi      int    `json:"hi"`
-	Setting string `json:"setting"`
-	Since   string `json:"since,omitempty"`
-}
 
 // breakEven finds variant name's break-even against the baseline from the
 // verdict's corrected outcomes (which decide whether there is one) and the
 // per-round log ratios (which place it). levels are the compared levels in
 // ascending order, cells their comparisons.
-func breakEven(v *Verdict, name, engineName string, levels []measure.Level, cells []Cell) *BreakEven {
+func breakEven(v *verdict.Verdict, name, engineName string, levels []measure.Level, cells []verdict.Cell) *verdict.BreakEven {
 	var won, lost []int
 	for i, c := range cells {
 		switch c.Outcome {
-		case OutcomeFaster:
+		case verdict.OutcomeFaster:
 			won = append(won, i)
-		case OutcomeSlower:
+		case verdict.OutcomeSlower:
 			lost = append(lost, i)
 		}
 	}
-	be := &BreakEven{Kind: BreakEvenNone}
+	be := &verdict.BreakEven{Kind: verdict.BreakEvenNone}
 	switch {
 	case len(won) == 0 && len(lost) == 0:
 		be.Sentence = "no break-even: no level won or lost"
 		return be
 	case len(lost) == 0:
 		w := levels[won[len(won)-1]]
-		be.Kind, be.Pays, be.From = BreakEvenAbove, "below", w
+		be.Kind, be.Pays, be.From = verdict.BreakEvenAbove, "below", w
 		be.Sentence = fmt.Sprintf("pays at least up to %s, the last level it wins; no level lost, so no break-even inside the levels", measure.LevelName(w))
 		return be
 	case len(won) == 0:
 		l := levels[lost[0]]
-		be.Kind, be.Pays, be.From = BreakEvenBelow, "below", l
+		be.Kind, be.Pays, be.From = verdict.BreakEvenBelow, "below", l
 		be.Sentence = fmt.Sprintf("never pays from %s on; no level won, so no break-even inside the levels", measure.LevelName(l))
 		return be
 	}
@@ -128,9 +57,9 @@ func breakEven(v *Verdict, name, engineName string, levels []measure.Level, cell
 		be.Sentence = "no break-even: the wins and losses alternate across the levels"
 		return be
 	}
-	base, variant := v.scenario(v.Baseline), v.scenario(name)
+	base, variant := v.Scenario(v.Baseline), v.Scenario(name)
 	ratios := make([][]float64, 0, to-from+1) // per level: each round's log ratio
-	shift := v.gpuShift(base, variant)        // per GPU, when the comparisons are
+	shift := v.GPUShift(base, variant)        // per GPU, when the comparisons are
 	for i := from; i <= to; i++ {
 		r := roundRatios(base.Level(levels[i]), variant.Level(levels[i]))
 		for k := range r {
@@ -149,20 +78,20 @@ func breakEven(v *Verdict, name, engineName string, levels []measure.Level, cell
 			measure.LevelName(be.From), measure.LevelName(be.To))
 		return be
 	}
-	be.Kind, be.Confidence, be.Rounds = BreakEvenCrosses, v.Confidence, rounds
+	be.Kind, be.Confidence, be.Rounds = verdict.BreakEvenCrosses, v.Confidence, rounds
 	be.Load, be.Lo, be.Hi = math.Exp(est), math.Exp(lo), math.Exp(hi)
 	be.Batch = batchAt(variant, levels[from:to+1], be.Load, be.Lo, be.Hi)
 	if be.Pays == "below" && be.Batch != nil {
 		be.Suggestion = suggest(engineName, be.Batch)
 	}
-	be.Sentence = be.describe()
+	be.Sentence = breakEvenSentence(be)
 	return be
 }
 
 // roundRatios are level lv's log throughput ratios against lb, one per
 // round both launched in on the same host (or hosts not recorded), indexed
 // by round − 1, NaN for a round without a pair.
-func roundRatios(lb, lv *Level) []float64 {
+func roundRatios(lb, lv *verdict.Level) []float64 {
 	if lb == nil || lv == nil {
 		return nil
 	}
@@ -288,7 +217,7 @@ func sampleCov(x, y []float64) float64 {
 // between the levels around each (the server's mean over the steady
 // window); for a closed loop without a timeline, the concurrency itself,
 // which the batch follows up to the server's limit.
-func batchAt(s *Scenario, levels []measure.Level, loads ...float64) *BatchAt {
+func batchAt(s *verdict.Scenario, levels []measure.Level, loads ...float64) *verdict.BatchAt {
 	var xs, ys []float64
 	source := "the server's running requests (mean over each level's steady window), interpolated in log-log"
 	for _, c := range levels {
@@ -300,7 +229,7 @@ func batchAt(s *Scenario, levels []measure.Level, loads ...float64) *BatchAt {
 		if measure.IsRate(levels[0]) {
 			return nil
 		}
-		return &BatchAt{Center: loads[0], Lo: loads[1], Hi: loads[2], Source: "the concurrency (no server timeline)"}
+		return &verdict.BatchAt{Center: loads[0], Lo: loads[1], Hi: loads[2], Source: "the concurrency (no server timeline)"}
 	}
 	at := func(load float64) float64 {
 		lx := math.Log(load)
@@ -312,34 +241,34 @@ func batchAt(s *Scenario, levels []measure.Level, loads ...float64) *BatchAt {
 		}
 		return math.Exp(ys[0])
 	}
-	return &BatchAt{Center: at(loads[0]), Lo: at(loads[1]), Hi: at(loads[2]), Source: source}
+	return &verdict.BatchAt{Center: at(loads[0]), Lo: at(loads[1]), Hi: at(loads[2]), Source: source}
 }
 
 // suggest is the engine's setting that stops speculating above the batch
 // at the break-even: the largest whole batch at or under it.
-func suggest(engineName string, b *BatchAt) *Suggestion {
+func suggest(engineName string, b *verdict.BatchAt) *verdict.Suggestion {
 	p := engine.Lookup(engineName)
 	if p == nil || p.SpecOff == nil {
 		return nil
 	}
 	k := p.SpecOff
 	n := max(int(math.Floor(b.Center)), k.Min)
-	return &Suggestion{Engine: engineName, Key: k.Key, Value: n,
+	return &verdict.Suggestion{Engine: engineName, Key: k.Key, Value: n,
 		Lo: max(int(math.Floor(b.Lo)), k.Min), Hi: max(int(math.Floor(b.Hi)), k.Min),
 		Setting: k.Setting(n), Since: k.Since}
 }
 
 // dropBatch leaves out the running batch at the break-even and the setting
 // it suggests, and says the rest again.
-func (be *BreakEven) dropBatch() {
+func dropBatch(be *verdict.BreakEven) {
 	if be.Batch == nil && be.Suggestion == nil {
 		return
 	}
 	be.Batch, be.Suggestion = nil, nil
-	be.Sentence = be.describe()
+	be.Sentence = breakEvenSentence(be)
 }
 
-func (be *BreakEven) describe() string {
+func breakEvenSentence(be *verdict.BreakEven) string {
 	unit := be.From
 	s := fmt.Sprintf("pays %s %s [%s, %s] (%.0f%%, %d rounds, between %s and %s)", be.Pays,
 		loadText(unit, be.Load, true), loadText(unit, be.Lo, false), loadText(unit, be.Hi, false),

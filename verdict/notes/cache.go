@@ -1,8 +1,7 @@
-package verdict
+package notes
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"iter"
 	"maps"
 	"math"
@@ -10,10 +9,9 @@ import (
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 )
-
-// CheckCache names the prefix-cache notes.
-const CheckCache = "cache"
 
 // DefaultCacheGap is the difference in prefix-cache hit rate (percentage
 // points) between a scenario and the baseline at one level beyond which the
@@ -25,8 +23,8 @@ const DefaultCacheGap = 5.0
 // and, where the server reports usage.prompt_tokens_details.cached_tokens,
 // the share of prompt tokens served from the cache at each level. Runs
 // from before either was recorded get no note.
-func checkCache(v *Verdict, in records.Input) []Note {
-	var notes []Note
+func checkCache(v *verdict.Verdict, in records.Input) []verdict.Note {
+	var notes []verdict.Note
 	rates := map[string]map[measure.Level]float64{}
 	for _, s := range v.Scenarios {
 		var levels []measure.LevelSummary // every launch's, from its figures' attempt
@@ -50,7 +48,7 @@ func checkCache(v *Verdict, in records.Input) []Note {
 		for _, c := range slices.SortedFunc(maps.Keys(r), measure.Level.Compare) {
 			parts = append(parts, fmt.Sprintf("%s %.1f%%", measure.LevelName(c), r[c]))
 		}
-		notes = append(notes, Note{Severity: SeverityInfo, Check: CheckCache, Scenario: s.Name,
+		notes = append(notes, verdict.Note{Severity: verdict.SeverityInfo, Check: verdict.CheckCache, Scenario: s.Name,
 			Text: fmt.Sprintf("%s: prefix-cache hit rate (cached of prompt tokens) %s", s.Name, strings.Join(parts, ", "))})
 	}
 	base := rates[v.Baseline]
@@ -61,7 +59,7 @@ func checkCache(v *Verdict, in records.Input) []Note {
 		for _, c := range slices.SortedFunc(maps.Keys(rates[s.Name]), measure.Level.Compare) {
 			b, ok := base[c]
 			if d := rates[s.Name][c] - b; ok && math.Abs(d) > DefaultCacheGap {
-				notes = append(notes, Note{Severity: SeverityWarn, Check: CheckCache, Scenario: s.Name, Level: c,
+				notes = append(notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckCache, Scenario: s.Name, Level: c,
 					Text: fmt.Sprintf("%s %s: %.1f%% of prompt tokens came from the prefix cache against %.1f%% for %s: part of the difference may be caching",
 						s.Name, measure.LevelName(c), rates[s.Name][c], b, v.Baseline)})
 			}
@@ -89,7 +87,7 @@ func hitRates(recs iter.Seq2[int, *measure.Record]) map[measure.Level]float64 {
 }
 
 // resetNotes reads the sweep's record of each level's cache reset.
-func resetNotes(name string, levels []measure.LevelSummary) []Note {
+func resetNotes(name string, levels []measure.LevelSummary) []verdict.Note {
 	var calls []string
 	var missed []measure.Level
 	var why string
@@ -110,9 +108,9 @@ func resetNotes(name string, levels []measure.LevelSummary) []Note {
 	}
 	switch {
 	case len(missed) > 0:
-		sev := SeverityWarn
+		sev := verdict.SeverityWarn
 		if unique {
-			sev = SeverityInfo
+			sev = verdict.SeverityInfo
 		}
 		var ls []string
 		for _, c := range missed {
@@ -120,11 +118,11 @@ func resetNotes(name string, levels []measure.LevelSummary) []Note {
 		}
 		text := fmt.Sprintf("%s: the prefix cache was not cleared before %s: %s", name, strings.Join(ls, ", "), why)
 		if !unique {
-			text += "; not decided: " + DoubtAdvice(DoubtCache)
+			text += "; not decided: " + verdict.DoubtAdvice(verdict.DoubtCache)
 		}
-		return []Note{{Severity: sev, Check: CheckCache, Scenario: name, Text: text}}
+		return []verdict.Note{{Severity: sev, Check: verdict.CheckCache, Scenario: name, Text: text}}
 	case len(calls) > 0:
-		return []Note{{Severity: SeverityInfo, Check: CheckCache, Scenario: name,
+		return []verdict.Note{{Severity: verdict.SeverityInfo, Check: verdict.CheckCache, Scenario: name,
 			Text: fmt.Sprintf("%s: the prefix cache was cleared before every level (%s)", name, strings.Join(calls, "; "))}}
 	}
 	return nil

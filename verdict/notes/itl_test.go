@@ -1,13 +1,14 @@
-package verdict
+package notes
 
 import (
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -24,7 +25,7 @@ func TestITLFromRecords(t *testing.T) {
 	}
 	in := records.Input{Manifest: results.Manifest{Baseline: "old", Sweep: results.SweepInfo{Percentiles: []float64{75, 99.9}}},
 		Launches: map[string][]records.Launch{"old": {{Round: 1, Records: old}}, "new": {{Round: 1, Records: withGaps}}}}
-	v, err := FromRecords(in, Options{})
+	v, err := judged(in, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestITLFromRecords(t *testing.T) {
 	}
 	var notes []string
 	for _, n := range v.Notes {
-		if n.Check == CheckITL {
+		if n.Check == verdict.CheckITL {
 			notes = append(notes, n.Text)
 		}
 	}

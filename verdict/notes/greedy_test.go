@@ -1,8 +1,7 @@
-package verdict
+package notes
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"math"
 	"math/big"
 	"slices"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
@@ -47,14 +48,14 @@ func span(from, to int) []int {
 }
 
 // greedyInput is a run of a baseline and one variant with these launches.
-func greedyInput(base, variant []outputs) (*Verdict, records.Input) {
+func greedyInput(base, variant []outputs) (*verdict.Verdict, records.Input) {
 	in := records.Input{Launches: map[string][]records.Launch{}}
 	for name, ls := range map[string][]outputs{"baseline": base, "variant": variant} {
 		for i, o := range ls {
 			in.Launches[name] = append(in.Launches[name], records.Launch{Round: i + 1, Records: o.records(name)})
 		}
 	}
-	v := &Verdict{Baseline: "baseline", Scenarios: []Scenario{{Name: "baseline"}, {Name: "variant"}}}
+	v := &verdict.Verdict{Baseline: "baseline", Scenarios: []verdict.Scenario{{Name: "baseline"}, {Name: "variant"}}}
 	return v, in
 }
 
@@ -74,53 +75,53 @@ func TestGreedyAgainstTheBaselinesOwnDifferences(t *testing.T) {
 		{"random draft: 6 of 34 against the baseline's 7 between its launches",
 			[]outputs{{n: 42}, {n: 42, other: span(0, 7)}},
 			[]outputs{{n: 34, other: span(10, 16)}},
-			SeverityWarn, []string{"outputs differ on 6 of 34 prompts (first: prompt 10)",
+			verdict.SeverityWarn, []string{"outputs differ on 6 of 34 prompts (first: prompt 10)",
 				"the baseline differs from itself on 7 of 34 over its 2 launches", "greedy decoding is not deterministic here"}},
 		{"random draft: 6 of 34 against the A/A pair's 2",
 			[]outputs{{n: 34}, {n: 34, other: []int{0, 1}}},
 			[]outputs{{n: 34, other: span(10, 16)}},
-			SeverityWarn, []string{"outputs differ on 6 of 34 prompts", "the baseline differs from itself on 2 of 34",
+			verdict.SeverityWarn, []string{"outputs differ on 6 of 34 prompts", "the baseline differs from itself on 2 of 34",
 				"greedy decoding is not deterministic here", "not clearly larger (one-sided Fisher p=0.129;"}},
 		{"A/A pair: 2 of 26 both ways",
 			[]outputs{{n: 26}, {n: 26, other: []int{3, 4}}},
 			[]outputs{{n: 26}, {n: 26, other: []int{7, 8}}},
-			SeverityWarn, []string{"outputs differ on 2 of 26 prompts", "the baseline differs from itself on 2 of 26",
+			verdict.SeverityWarn, []string{"outputs differ on 2 of 26 prompts", "the baseline differs from itself on 2 of 26",
 				"greedy decoding is not deterministic here"}},
 		{"broken: 30 of 34 against none",
 			[]outputs{n34, n34, n34},
 			[]outputs{{n: 34, other: span(0, 30)}, {n: 34, other: span(0, 30)}, {n: 34, other: span(0, 30)}},
-			SeverityRed, []string{"outputs differ on 30 of 34 prompts", "the baseline differs from itself on 0 of 34 over its 3 launches",
+			verdict.SeverityRed, []string{"outputs differ on 30 of 34 prompts", "the baseline differs from itself on 0 of 34 over its 3 launches",
 				"p<0.001", "likely a speculative decoding bug"}},
 		{"broken, and the baseline varies too: 34 of 34 against 7",
 			[]outputs{{n: 34}, {n: 34, other: span(0, 7)}},
 			[]outputs{{n: 34, other: span(0, 34)}},
-			SeverityRed, []string{"outputs differ on 34 of 34 prompts", "the baseline differs from itself on 7 of 34", "likely a speculative decoding bug"}},
+			verdict.SeverityRed, []string{"outputs differ on 34 of 34 prompts", "the baseline differs from itself on 7 of 34", "likely a speculative decoding bug"}},
 		{"a deterministic baseline, a few flips: not clearly more",
 			[]outputs{n34, n34, n34, n34, n34, n34},
 			[]outputs{{n: 34, other: []int{5, 9, 20}}},
-			SeverityWarn, []string{"outputs differ on 3 of 34 prompts", "the baseline differs from itself on 0 of 34 over its 6 launches",
+			verdict.SeverityWarn, []string{"outputs differ on 3 of 34 prompts", "the baseline differs from itself on 0 of 34 over its 6 launches",
 				"not clearly more than the baseline's own (one-sided Fisher p=0.119"}},
 		{"significant but not material: 15% against 10% of 1000 prompts",
 			[]outputs{{n: 1000}, {n: 1000, other: span(0, 100)}},
 			[]outputs{{n: 1000, other: span(500, 650)}},
-			SeverityWarn, []string{"outputs differ on 150 of 1000 prompts", "the baseline differs from itself on 100 of 1000",
+			verdict.SeverityWarn, []string{"outputs differ on 150 of 1000 prompts", "the baseline differs from itself on 100 of 1000",
 				"p<0.001; a bug is called at p<0.01 and 25 points above"}},
 		{"one baseline launch, a few flips: no bug, and it says why",
 			[]outputs{n34}, []outputs{{n: 34, other: span(10, 16)}},
-			SeverityWarn, []string{"outputs differ on 6 of 34 prompts",
+			verdict.SeverityWarn, []string{"outputs differ on 6 of 34 prompts",
 				"the baseline ran once, so how often its outputs differ between launches is not measured (within its launch: 0 of 34)",
 				"more rounds would measure the baseline against itself"}},
 		{"one baseline launch that varies within itself",
 			[]outputs{{n: 34, sends: 2, other: span(0, 7)}}, []outputs{{n: 34, other: span(10, 16)}},
-			SeverityWarn, []string{"outputs differ on 6 of 34 prompts", "(within its launch: 7 of 34)", "greedy decoding is not deterministic here"}},
+			verdict.SeverityWarn, []string{"outputs differ on 6 of 34 prompts", "(within its launch: 7 of 34)", "greedy decoding is not deterministic here"}},
 		{"one baseline launch, a large difference: a bug even so",
 			[]outputs{n34}, []outputs{{n: 34, other: span(0, 30)}},
-			SeverityRed, []string{"outputs differ on 30 of 34 prompts", "the baseline ran once",
+			verdict.SeverityRed, []string{"outputs differ on 30 of 34 prompts", "the baseline ran once",
 				"at least 50 points above", "likely a speculative decoding bug"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			v, in := greedyInput(tt.base, tt.variant)
-			var note *Note
+			var note *verdict.Note
 			for _, n := range checkGreedy(v, in) {
 				if n.Scenario == "variant" {
 					note = &n
