@@ -1,4 +1,4 @@
-package explain
+package explain_test
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -38,7 +39,7 @@ func energyCampaign(t *testing.T, rounds int, seed uint64, truePowerW, powerSigm
 		watts[l.Round] = w
 		l.Power = constantPower(l.Records, w)
 	}
-	v, err := explained(in, verdict.Options{})
+	v, err := judge.Records(in, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

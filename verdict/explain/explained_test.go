@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
@@ -20,13 +19,4 @@ func explained(in records.Input, o verdict.Options) (*verdict.Verdict, error) {
 	Levels(v, in, o.Slices())
 	Crossovers(v, in.Manifest)
 	return v, nil
-}
-
-// explainedDir is explained over a run directory.
-func explainedDir(run *results.Run, o verdict.Options) (*verdict.Verdict, error) {
-	in, err := records.Read(run)
-	if err != nil {
-		return nil, err
-	}
-	return explained(in, o)
 }

@@ -1,10 +1,11 @@
-package explain
+package explain_test
 
 import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -31,7 +32,7 @@ func TestLevelTimeline(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := explainedDir(run, verdict.Options{})
+			v, err := judge.Run(run, verdict.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package notes
+package notes_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -22,7 +23,7 @@ func TestEnergyNotAvailable(t *testing.T) {
 				Unavailable: "nvidia-smi reports no power draw for GPU 0 ([N/A])"}
 		}
 	}
-	v, err := judged(in, verdict.Options{})
+	v, err := judge.Records(in, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

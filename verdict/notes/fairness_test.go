@@ -1,4 +1,4 @@
-package notes
+package notes_test
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
@@ -94,7 +95,7 @@ func TestFairness(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := fairInput(t, func(r []measure.Record) []measure.Record { return r })
 			tc.mutate(&in)
-			v, err := judged(in, verdict.Options{})
+			v, err := judge.Records(in, verdict.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

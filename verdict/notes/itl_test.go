@@ -1,4 +1,4 @@
-package notes
+package notes_test
 
 import (
 	"math"
@@ -8,6 +8,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"github.com/bakeoff-dev/bakeoff/verdict/records"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
@@ -25,7 +26,7 @@ func TestITLFromRecords(t *testing.T) {
 	}
 	in := records.Input{Manifest: results.Manifest{Baseline: "old", Sweep: results.SweepInfo{Percentiles: []float64{75, 99.9}}},
 		Launches: map[string][]records.Launch{"old": {{Round: 1, Records: old}}, "new": {{Round: 1, Records: withGaps}}}}
-	v, err := judged(in, verdict.Options{})
+	v, err := judge.Records(in, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

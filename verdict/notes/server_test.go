@@ -5,21 +5,16 @@ import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
-	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/records"
+	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
 // TestCheckServer notes a level whose server and client throughputs differ
 // by more than 5%, and says so when every level agrees.
 func TestCheckServer(t *testing.T) {
 	c4 := measure.ConcurrencyLevel(4)
-	launch := func(client, server float64) records.Launch {
-		ls := measure.LevelSummary{Level: c4, Throughput: client, Server: &measure.ServerSummary{Scrapes: 10,
-			GenTokS: &measure.ServerFigure{Value: server, Source: "rate(g) over the window"},
-			Running: &measure.GaugeStats{Mean: 4, P50: 4, Max: 4, Source: "r"}}}
-		return records.Launch{Result: &results.ScenarioResult{Levels: []measure.LevelSummary{ls}}}
-	}
+	launch := func(client, server float64) records.Launch { return verdicttest.ServerLaunch(c4, client, server, 4) }
 	cases := []struct {
 		name       string
 		launches   []records.Launch

@@ -44,3 +44,13 @@ func CampaignInput(names []string, s Sweep, rounds int, launches []Launch) recor
 	}
 	return in
 }
+
+// ServerLaunch is a launch whose only level, c, carries the server's own
+// figures: the client's throughput, the server's generation rate and its
+// mean running batch, each with a source.
+func ServerLaunch(c measure.Level, client, gen, running float64) records.Launch {
+	ls := measure.LevelSummary{Level: c, Throughput: client, Server: &measure.ServerSummary{Scrapes: 10,
+		GenTokS: &measure.ServerFigure{Value: gen, Source: "rate(g) over the window"},
+		Running: &measure.GaugeStats{Mean: running, P50: running, Max: running, Source: "r"}}}
+	return records.Launch{Result: &results.ScenarioResult{Levels: []measure.LevelSummary{ls}}}
+}
