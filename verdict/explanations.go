@@ -8,10 +8,6 @@ import (
 	"github.com/bakeoff-dev/bakeoff/measure"
 )
 
-// SourceRequests names an accept length made from the requests' own counts
-// when the results do not say which engine field they came from.
-const SourceRequests = "the requests' own counts: Σ completion tokens / Σ target steps over each level's window"
-
 // LevelAccept is one level's speculative acceptance over a scenario's
 // launches (docs/METHOD.md, Accept length).
 type LevelAccept struct {
@@ -44,12 +40,6 @@ type CategoryAccept struct {
 	Length   Estimate  `json:"length"`
 	Launches []float64 `json:"launches"`
 }
-
-// DefaultTimelinePoints is the most scrapes a level's timeline keeps per
-// series in verdict.json: a panel a page wide shows no more, and a level of
-// forty minutes scraped every second would otherwise put 2400 points per
-// series into the file.
-const DefaultTimelinePoints = 300
 
 // Timeline series names (TimelineSeries.Name).
 const (

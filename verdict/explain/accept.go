@@ -14,6 +14,10 @@ import (
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 )
 
+// SourceRequests names an accept length made from the requests' own counts
+// when the results do not say which engine field they came from.
+const SourceRequests = "the requests' own counts: Σ completion tokens / Σ target steps over each level's window"
+
 // levelAccept is level c's acceptance over launches: from the requests'
 // own counts where any launch's records carry them, else from the level
 // summaries the sweep wrote (the increase of the server's counters). nil
@@ -108,7 +112,7 @@ func summarySource(launches []records.Launch, c measure.Level, perRequest bool) 
 	if perRequest && len(srcs) != 1 {
 		// None named, or the sweeps fell back to counters in some launch:
 		// the verdict's figure is the records' all the same.
-		return verdict.SourceRequests
+		return SourceRequests
 	}
 	return strings.Join(srcs, "; ")
 }

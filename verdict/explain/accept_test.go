@@ -6,7 +6,6 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
-	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/records"
 )
 
@@ -54,7 +53,7 @@ func TestLevelAccept(t *testing.T) {
 		{"from the requests", []records.Launch{
 			acceptLaunch(1, 8, 30, true, 1.9, src), acceptLaunch(2, 8, 24, true, 2.4, src), acceptLaunch(3, 8, 20, true, 2.9, src),
 		}, []float64{2, 2.5, 3}, geo, src, true},
-		{"one launch: no interval", []records.Launch{acceptLaunch(1, 8, 24, true, 0, "")}, []float64{2.5}, 2.5, verdict.SourceRequests, false},
+		{"one launch: no interval", []records.Launch{acceptLaunch(1, 8, 24, true, 0, "")}, []float64{2.5}, 2.5, SourceRequests, false},
 		{"from the sweeps' counters", []records.Launch{
 			acceptLaunch(1, 8, 0, false, 2, "sglang counters"), acceptLaunch(2, 8, 0, false, 2.5, "sglang counters"),
 			acceptLaunch(3, 8, 0, false, 3, "sglang counters"),

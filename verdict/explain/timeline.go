@@ -9,6 +9,12 @@ import (
 	"github.com/bakeoff-dev/bakeoff/verdict/records"
 )
 
+// DefaultTimelinePoints is the most scrapes a level's timeline keeps per
+// series in verdict.json: a panel a page wide shows no more, and a level of
+// forty minutes scraped every second would otherwise put 2400 points per
+// series into the file.
+const DefaultTimelinePoints = 300
+
 // serverMetrics are the metric names of a scenario's engine; a scenario whose
 // engine the results do not name reads any known engine's.
 func serverMetrics(engineName string) *engine.ServerMetrics {
@@ -54,7 +60,7 @@ func levelTimeline(launches []records.Launch, c measure.Level, m *engine.ServerM
 				continue
 			}
 			s := verdict.TimelineSeries{Name: g.name, Metric: metric}
-			step := int(math.Ceil(float64(len(times)) / verdict.DefaultTimelinePoints))
+			step := int(math.Ceil(float64(len(times)) / DefaultTimelinePoints))
 			for k := range times {
 				if k%step == 0 || k == len(times)-1 {
 					s.T, s.V = append(s.T, sec(times[k])), append(s.V, vals[k])

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/explain"
 	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
@@ -51,7 +52,7 @@ func TestLevelTimeline(t *testing.T) {
 					t.Errorf("%s: steady window %+v outside the level's %.1f s", measure.LevelName(l.Level), w, tl.Seconds)
 				}
 				run := tl.Series[0]
-				if run.Name != verdict.TimelineRunning || len(run.T) < 10 || len(run.T) > verdict.DefaultTimelinePoints+1 || len(run.T) != len(run.V) {
+				if run.Name != verdict.TimelineRunning || len(run.T) < 10 || len(run.T) > explain.DefaultTimelinePoints+1 || len(run.T) != len(run.V) {
 					t.Errorf("%s: running series %s with %d points", measure.LevelName(l.Level), run.Name, len(run.T))
 				}
 				for _, x := range run.V {
