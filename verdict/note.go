@@ -1,8 +1,9 @@
 package verdict
 
 // A note is a finding about the measurement: package verdict/notes makes
-// them, the rule's capacity and prior make a few of their own, and the
-// report shows them most severe first.
+// them, the report shows them most severe first, and the rule reads none.
+// The check names live here, beside the type, because the report picks
+// notes out by them.
 
 import (
 	"github.com/bakeoff-dev/bakeoff/measure"
