@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"math"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/plan"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 )
 
 // The night's plan: what the CLI tells before a campaign starts, and the
@@ -243,7 +243,13 @@ func lookFor(c *campaign.Campaign, now func() time.Time, count *launchCounter, b
 // what changed since last (nil: nothing to compare with), which then
 // becomes it.
 func lookAt(c *campaign.Campaign, run *results.Run, rule *verdict.SequentialPlan, rounds int, left float64, last *lastPlan) (orchestrator.Look, error) {
-	v, err := judge.Run(run, verdict.Options{Sequential: rule})
+	// The look acts on the rule's decisions alone, the same DecideRun the
+	// report's verdict replays; the explanations and notes are the report's.
+	recs, err := records.Read(run)
+	if err != nil {
+		return orchestrator.Look{}, fmt.Errorf("the verdict after %d rounds: %w", rounds, err)
+	}
+	v, err := verdict.DecideRun(recs, verdict.Options{Sequential: rule})
 	if err != nil {
 		return orchestrator.Look{}, fmt.Errorf("the verdict after %d rounds: %w", rounds, err)
 	}
