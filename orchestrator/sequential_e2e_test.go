@@ -17,9 +17,9 @@ import (
 // TestSequentialCampaign runs a sequential campaign (`rounds: {min: 3,
 // max: 8}`) with real sim processes through `bakeoff run`: a variant twice
 // as slow stops before the maximum and is launched no more after its look,
-// an A/A variant names no winner and either stops tied or runs to the
-// maximum, the baseline runs while any variant is open, the looks are
-// journaled, and the report replays the same decisions.
+// an A/A variant names no winner (judged at α = 0.001) and either stops
+// tied or runs to the maximum, the baseline runs while any variant is
+// open, the looks are journaled, and the report replays the same decisions.
 func TestSequentialCampaign(t *testing.T) {
 	w := newWorld(t)
 	w.scenario("base", "")
@@ -98,12 +98,26 @@ func TestSequentialCampaign(t *testing.T) {
 	// A level whose pacing the client may have set is doubted, not
 	// decided (on a loaded machine the lowest levels at 20× can be): that
 	// is never a wrong call, but slow must be found slower somewhere.
+	// The A/A pair is judged at α = 0.001, as TestSlotsAA's is: at the
+	// campaign's 0.05 a correct rule names a winner in up to one campaign
+	// in twenty (once in 21 runs here: −1.4% at C=2), its stated error
+	// rate, not a fault, and a test CI would fail that often. make
+	// contention measures the rate at 0.05 over 40 campaigns per kind of
+	// load (docs/METHOD.md).
+	strict, err := judge.Run(run, verdict.Options{Alpha: 0.001})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range strict.Rows {
+		for _, c := range row.Cells {
+			if c.Scenario == "aa" && c.Compared && (c.Outcome == verdict.OutcomeFaster || c.Outcome == verdict.OutcomeSlower) {
+				t.Errorf("A/A named a winner at %s at α = 0.001: %s %+.1f%%", row.Level, c.Outcome, c.DeltaPct)
+			}
+		}
+	}
 	slower := 0
 	for _, row := range v.Rows {
 		for _, c := range row.Cells {
-			if c.Scenario == "aa" && c.Compared && (c.Outcome == verdict.OutcomeFaster || c.Outcome == verdict.OutcomeSlower) {
-				t.Errorf("A/A named a winner at %s: %s %+.1f%%", row.Level, c.Outcome, c.DeltaPct)
-			}
 			if c.Scenario == "slow" && c.Compared && c.Outcome != verdict.OutcomeSlower && c.Outcome != verdict.OutcomeDoubted {
 				t.Errorf("slow at %s: %s, want slower", row.Level, c.Outcome)
 			}
