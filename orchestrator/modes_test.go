@@ -3,7 +3,6 @@ package orchestrator_test
 import (
 	"bytes"
 	"context"
-	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 )
 
 // TestRunModesUnderUmask: a campaign run under umask 022, and its report,

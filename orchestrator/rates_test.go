@@ -3,7 +3,6 @@ package orchestrator_test
 import (
 	"bytes"
 	"context"
-	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 )
 
 // rateConfig writes the campaign with sweep.rates in place of

@@ -2,7 +2,6 @@ package orchestrator_test
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 )
 
 // TestSequentialCampaign runs a sequential campaign (`rounds: {min: 3,

@@ -3,7 +3,6 @@ package orchestrator_test
 import (
 	"context"
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 )
 
 // slotsAARounds is the A/A campaign's rounds: two for each slot, so that

@@ -2,12 +2,12 @@ package report
 
 import (
 	"bytes"
-	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"strings"
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 

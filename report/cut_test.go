@@ -1,13 +1,13 @@
 package report
 
 import (
-	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 

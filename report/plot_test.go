@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"image/color"
 	"maps"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 

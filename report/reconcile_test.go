@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"math"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/internal/golden"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 )
 
 // TestCellsReconcile: a cell's bracket is the interval its outcome was

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 )
 
 // printVerdict rebuilds the verdict from the run's files on disk (as

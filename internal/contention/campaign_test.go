@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"math"
 	"os"
 	"os/exec"
@@ -21,6 +20,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 )
 
 // bakeoffBin is the binary under test, built once as `make build` builds it.

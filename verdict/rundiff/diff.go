@@ -2,13 +2,13 @@ package rundiff
 
 import (
 	"fmt"
-	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"reflect"
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 )
 
 // DefaultThreshold is the slowdown, as a fraction, beyond which a
