@@ -103,9 +103,21 @@ func TestRateCampaignLocal(t *testing.T) {
 	if !slices.Equal(schedules["wide"], schedules["narrow"]) {
 		t.Errorf("the two scenarios got different arrival schedules at 80 req/s")
 	}
-	narrow := scenarioResult(t, run, "narrow")
-	if !narrow.Levels[1].Saturated {
-		t.Errorf("narrow at 80 req/s, four times its capacity, not saturated: %s", narrow.Levels[1].Saturation)
+	// A client that could not keep to the schedule (a loaded machine that
+	// stalls it before the last sends) gives the server time to catch up,
+	// so the level may not read as saturated: it is then doubted for its
+	// pacing, never compared, which is the rule too. CI saw this once.
+	narrowHigh := scenarioResult(t, run, "narrow").Levels[1]
+	paced := !narrowHigh.Saturated && narrowHigh.ClientLimited
+	if !narrowHigh.Saturated && !paced {
+		recs, _ := run.Records("narrow")
+		var at []measure.Record
+		for _, r := range recs {
+			if !r.Warmup && r.Level == high {
+				at = append(at, r)
+			}
+		}
+		t.Errorf("narrow at 80 req/s, four times its capacity, not saturated: %s; warnings %q", measure.SaturationOf(at).Reason, narrowHigh.Warnings)
 	}
 
 	v, err := judge.Run(run, verdict.Options{})
@@ -116,6 +128,13 @@ func TestRateCampaignLocal(t *testing.T) {
 		t.Fatalf("verdict levels %v", v.Levels)
 	}
 	cell := v.Cell(high, "narrow")
+	if paced {
+		t.Logf("narrow at 80 req/s: the load generator could not keep to the schedule (%q)", narrowHigh.Warnings)
+		if cell == nil || cell.Outcome != verdict.OutcomeDoubted {
+			t.Errorf("narrow at 80 req/s, paced by the client: %+v, want doubted", cell)
+		}
+		return
+	}
 	if cell == nil || !cell.Saturated || cell.Compared {
 		t.Errorf("narrow at 80 req/s: %+v, want saturated and not compared", cell)
 	}
