@@ -20,7 +20,6 @@ const FinalMetricsFile = "final.prom"
 // info call, and a final /metrics scrape. A server without these endpoints
 // is not a failure: the measurement already stands, so each miss is a warning.
 func collect(ctx context.Context, s *scenarioRun) error {
-	o := s.o
 	info := s.profile.Info
 	dir := filepath.Join(s.dir, results.MetricsDir)
 	if err := os.MkdirAll(dir, results.DirMode); err != nil {
@@ -32,9 +31,9 @@ func collect(ctx context.Context, s *scenarioRun) error {
 		})
 		switch {
 		case err != nil:
-			o.warn(s.sc.Name, fmt.Sprintf("collecting %s from %s: %v", path, s.w.h.Name(), err))
+			s.warn(fmt.Sprintf("collecting %s from %s: %v", path, s.w.h.Name(), err))
 		case status != http.StatusOK:
-			o.warn(s.sc.Name, fmt.Sprintf("collecting %s from %s: status %d", path, s.w.h.Name(), status))
+			s.warn(fmt.Sprintf("collecting %s from %s: status %d", path, s.w.h.Name(), status))
 		default:
 			if err := results.WriteFileAtomic(filepath.Join(dir, info.File), body); err != nil {
 				return err

@@ -58,9 +58,14 @@ func TestCollectInfoPaths(t *testing.T) {
 			o := &orch{now: time.Now, emit: func(e Event) {
 				if e.Kind == EventWarning {
 					warnings = append(warnings, e.Message)
+					// A launch's warning names its host, as its other
+					// events do: a fleet's display groups by it.
+					if e.Host != "gpu-a" || e.Scenario != "s" {
+						t.Errorf("warning %q names host %q and scenario %q, want gpu-a and s", e.Message, e.Host, e.Scenario)
+					}
 				}
 			}}
-			s := &scenarioRun{o: o, w: &worker{o: o, h: remote.NewLocal()}, sc: &campaign.Scenario{Name: "s"},
+			s := &scenarioRun{o: o, w: &worker{o: o, h: remote.NewLocal(), tag: "gpu-a"}, sc: &campaign.Scenario{Name: "s"},
 				profile: engine.Lookup(engine.SGLang), dir: t.TempDir(), client: srv.Client(), baseURL: srv.URL}
 			if err := collect(context.Background(), s); err != nil {
 				t.Fatal(err)

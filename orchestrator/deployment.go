@@ -263,7 +263,7 @@ func (s *scenarioRun) watchProcs(ctx context.Context, phase StepName, fatal, exi
 			if se := s.nodeGone(ctx, p, phase); se != nil {
 				return se
 			}
-			s.o.warn(s.sc.Name, fmt.Sprintf("reading the log of role %s of %s on %s: %v", p.name, s.sc.Name, p.node.h.Name(), err))
+			p.node.warn(s.sc.Name, fmt.Sprintf("reading the log of role %s of %s on %s: %v", p.name, s.sc.Name, p.node.h.Name(), err))
 			continue
 		}
 		p.offset = next

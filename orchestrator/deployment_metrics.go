@@ -44,7 +44,7 @@ func (s *scenarioRun) startRoleTimelines(ctx context.Context) *roleTimelines {
 		go func() {
 			defer rt.wg.Done()
 			if err := s.scrapeRole(ctx, rt.done, p, interval); err != nil {
-				s.o.warn(s.sc.Name, err.Error())
+				s.warn(err.Error())
 			}
 		}()
 	}

@@ -207,14 +207,14 @@ func (w *worker) release(ctx context.Context) {
 	lock := w.lock
 	w.lock = nil
 	if w.unreachable {
-		w.o.warn("", fmt.Sprintf("%s is unreachable: its lock %s stays until a later campaign from this machine takes it over",
+		w.warn("", fmt.Sprintf("%s is unreachable: its lock %s stays until a later campaign from this machine takes it over",
 			w.h.Name(), lock.path))
 		return
 	}
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultTeardownTimeout)
 	defer cancel()
 	if err := lock.release(tctx); err != nil {
-		w.o.warn("", err.Error())
+		w.warn("", err.Error())
 	}
 }
 

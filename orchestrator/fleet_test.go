@@ -87,7 +87,7 @@ func TestFleetHostLostAtStart(t *testing.T) {
 	}
 	for _, e := range events {
 		if e.Scenario != "" && e.Host != "local" {
-			t.Errorf("%s event of %s names host %q", e.Kind, e.Scenario, e.Host)
+			t.Errorf("%s event of %s names host %q: %s", e.Kind, e.Scenario, e.Host, e.Message)
 		}
 	}
 }

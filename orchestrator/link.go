@@ -25,7 +25,7 @@ func (w *worker) overLink(ctx context.Context, scenario, what string, fn func(co
 	if !errors.Is(err, remote.ErrDisconnected) {
 		return err
 	}
-	o.warn(scenario, fmt.Sprintf("%s: the link to %s dropped (%v); retrying", what, w.h.Name(), err))
+	w.warn(scenario, fmt.Sprintf("%s: the link to %s dropped (%v); retrying", what, w.h.Name(), err))
 	start := o.now()
 	for errors.Is(err, remote.ErrDisconnected) && o.now().Sub(start) < o.linkPatience {
 		if serr := pause.For(ctx, DefaultLinkRetry); serr != nil {

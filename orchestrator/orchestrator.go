@@ -449,7 +449,7 @@ func (o *orch) journal(e JournalEntry) {
 	}
 	if err := o.jr.Append(e); err != nil {
 		o.noteLocalWrite(err)
-		o.warn(e.Scenario, err.Error())
+		o.warnAt(e.Host, e.Scenario, err.Error())
 	}
 }
 
@@ -486,9 +486,20 @@ func isStorageFull(err error) bool {
 		strings.Contains(msg, "read-only file system")
 }
 
-func (o *orch) warn(scenario, msg string) {
-	o.emit(Event{Time: o.now(), Kind: EventWarning, Scenario: scenario, Message: msg})
+// warn emits a warning of the campaign; a warning about one host or one
+// launch names the host (worker.warn, scenarioRun.warn), as every other
+// event of a launch does.
+func (o *orch) warn(scenario, msg string) { o.warnAt("", scenario, msg) }
+
+func (o *orch) warnAt(host, scenario, msg string) {
+	o.emit(Event{Time: o.now(), Kind: EventWarning, Scenario: scenario, Message: msg, Host: host})
 }
+
+// warn emits a warning about this host, for scenario when one is concerned.
+func (w *worker) warn(scenario, msg string) { w.o.warnAt(w.tag, scenario, msg) }
+
+// warn emits a warning about this launch, naming the host it runs on.
+func (s *scenarioRun) warn(msg string) { s.w.warn(s.sc.Name, msg) }
 
 // pidAlive reports whether pid names a live process on this machine.
 func pidAlive(pid int) bool {

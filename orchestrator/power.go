@@ -70,7 +70,7 @@ func startPower(ctx context.Context, s *scenarioRun) error {
 		if !ok {
 			for _, started := range p.nodes {
 				if err := s.stopOn(ctx, started.w, started.w.powerPID()); err != nil {
-					o.warn(s.sc.Name, fmt.Sprintf("stopping the power sampler on %s: %v", started.w.h.Name(), err))
+					started.w.warn(s.sc.Name, fmt.Sprintf("stopping the power sampler on %s: %v", started.w.h.Name(), err))
 				}
 			}
 			return nil
@@ -88,7 +88,7 @@ func (s *scenarioRun) startPowerOn(ctx context.Context, w *worker, raw string) (
 	// A sampler left by a killed orchestrator would write into another
 	// launch's file.
 	if err := s.stopOn(ctx, w, w.powerPID()); err != nil {
-		o.warn(s.sc.Name, fmt.Sprintf("stopping an old power sampler on %s: %v; no energy figures for this launch", w.h.Name(), err))
+		w.warn(s.sc.Name, fmt.Sprintf("stopping an old power sampler on %s: %v; no energy figures for this launch", w.h.Name(), err))
 		return powerNode{}, false
 	}
 	n := powerNode{w: w, source: remote.PowerNvidiaSMI, raw: raw}
@@ -96,11 +96,11 @@ func (s *scenarioRun) startPowerOn(ctx context.Context, w *worker, raw string) (
 		has, err := remote.HasCommand(ctx, w.h, remote.DefaultDCGMI)
 		switch {
 		case err != nil:
-			o.warn(s.sc.Name, fmt.Sprintf("%v; sampling power with nvidia-smi", err))
+			w.warn(s.sc.Name, fmt.Sprintf("%v; sampling power with nvidia-smi", err))
 		case has:
 			n.source = remote.PowerDCGM
 		default:
-			o.warn(s.sc.Name, fmt.Sprintf("power.source is dcgm but %s has no %s; sampling power with nvidia-smi", w.h.Name(), remote.DefaultDCGMI))
+			w.warn(s.sc.Name, fmt.Sprintf("power.source is dcgm but %s has no %s; sampling power with nvidia-smi", w.h.Name(), remote.DefaultDCGMI))
 		}
 	}
 	cmd := remote.PowerSamplerCommand(n.source, o.c.GPU.NvidiaSMI, o.c.Power.Interval)
@@ -115,7 +115,7 @@ func (s *scenarioRun) startPowerOn(ctx context.Context, w *worker, raw string) (
 			LogFile: raw, PIDFile: w.powerPID()})
 	}
 	if err != nil {
-		o.warn(s.sc.Name, fmt.Sprintf("starting the power sampler on %s: %v; no energy figures for this launch", w.h.Name(), err))
+		w.warn(s.sc.Name, fmt.Sprintf("starting the power sampler on %s: %v; no energy figures for this launch", w.h.Name(), err))
 		return powerNode{}, false
 	}
 	return n, true
@@ -127,7 +127,6 @@ func (s *scenarioRun) startPowerOn(ctx context.Context, w *worker, raw string) (
 // power.log and power.json; another node's are power-HOST.log, and its log
 // is one of power.json's nodes.
 func stopPower(ctx context.Context, s *scenarioRun) error {
-	o := s.o
 	if s.power == nil {
 		return nil
 	}
@@ -164,7 +163,7 @@ func stopPower(ctx context.Context, s *scenarioRun) error {
 	}
 	for i := range s.result.Levels {
 		if err := s.result.Levels[i].SetEnergy(log); err != nil {
-			o.warn(s.sc.Name, "energy: "+err.Error())
+			s.warn("energy: " + err.Error())
 		}
 	}
 	if len(s.result.Levels) > 0 {
@@ -193,10 +192,10 @@ func (s *scenarioRun) readPower(ctx context.Context, n powerNode, raw string) (m
 	}
 	log, bad, err := powerLog(data, n.source, o.c.Power.Interval.Milliseconds(), o.c.GPU.MaxUsedMiB)
 	if err != nil {
-		o.warn(s.sc.Name, fmt.Sprintf("reading the power readings of %s on %s: %v", s.sc.Name, n.w.h.Name(), err))
+		n.w.warn(s.sc.Name, fmt.Sprintf("reading the power readings of %s on %s: %v", s.sc.Name, n.w.h.Name(), err))
 	}
 	if bad > 0 {
-		o.warn(s.sc.Name, fmt.Sprintf("%d line(s) of the power readings on %s could not be read (see %s)", bad, n.w.h.Name(), filepath.Base(raw)))
+		n.w.warn(s.sc.Name, fmt.Sprintf("%d line(s) of the power readings on %s could not be read (see %s)", bad, n.w.h.Name(), filepath.Base(raw)))
 	}
 	return log, nil
 }

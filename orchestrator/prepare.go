@@ -49,7 +49,7 @@ func (w *worker) prepare(ctx context.Context) error {
 		} else {
 			w.sweepOnHost = false
 			if wantHost {
-				o.warn("", fmt.Sprintf("%s is %s/%s and this bakeoff is %s/%s: the sweep runs here, through the SSH tunnel",
+				w.warn("", fmt.Sprintf("%s is %s/%s and this bakeoff is %s/%s: the sweep runs here, through the SSH tunnel",
 					w.h.Name(), goos, goarch, runtime.GOOS, runtime.GOARCH))
 			}
 		}
@@ -81,7 +81,7 @@ func (w *worker) hostFacts(ctx context.Context, goos, goarch string) {
 	}
 	driver, gpus, err := remote.GPUFacts(ctx, w.h, o.c.GPU.NvidiaSMI)
 	if err != nil {
-		o.warn("", fmt.Sprintf("reading GPU facts on %s: %v", w.h.Name(), err))
+		w.warn("", fmt.Sprintf("reading GPU facts on %s: %v", w.h.Name(), err))
 	}
 	w.facts.Driver, w.facts.GPUs = driver, gpus
 }

@@ -47,7 +47,7 @@ func waitReady(ctx context.Context, s *scenarioRun) error {
 	for {
 		lines, err := s.readLog(ctx, &scan)
 		if err != nil {
-			s.o.warn(s.sc.Name, err.Error())
+			s.warn(err.Error())
 		}
 		for _, line := range lines {
 			if p.FatalLine(line) != "" {

@@ -206,7 +206,7 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	}
 	o.mu.Unlock()
 	for _, msg := range warns {
-		o.warn(s.sc.Name, msg)
+		s.warn(msg)
 	}
 
 	var failed error
@@ -230,7 +230,7 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	defer cancel()
 	for _, st := range teardown {
 		if s.w.unreachable && !s.groupReachable() {
-			o.warn(s.sc.Name, fmt.Sprintf("%s is unreachable: its server may still run there; the next campaign on it stops it first (pid file %s)",
+			s.warn(fmt.Sprintf("%s is unreachable: its server may still run there; the next campaign on it stops it first (pid file %s)",
 				s.w.h.Name(), s.w.paths.serverPID))
 			break
 		}
@@ -247,7 +247,7 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 		if err := s.phase(tctx, st); err != nil {
 			// The measurement stands; the next scenario's own gpu-free
 			// will refuse to launch while the holder remains.
-			o.warn(s.sc.Name, err.Error())
+			s.warn(err.Error())
 		}
 	}
 
@@ -287,14 +287,14 @@ func (o *orch) runScenario(ctx context.Context, s *scenarioRun) results.Scenario
 	own.History = nil // each earlier attempt has its own result.json
 	if err := results.WriteJSONAtomic(filepath.Join(s.dir, results.ResultFile), own); err != nil {
 		o.noteLocalWrite(err)
-		o.warn(s.sc.Name, err.Error())
+		s.warn(err.Error())
 	}
 	o.mu.Lock()
 	err = o.recordResult(s.result)
 	o.mu.Unlock()
 	if err != nil {
 		o.noteLocalWrite(err)
-		o.warn(s.sc.Name, err.Error())
+		s.warn(err.Error())
 	}
 	// A scenario that failed because its results could not be written
 	// locally failed for the campaign's sake, not the server's.

@@ -182,7 +182,7 @@ func (s *scenarioRun) stopOn(ctx context.Context, w *worker, pidFile string) err
 	o.journal(JournalEntry{Time: o.now(), Scenario: s.sc.Name, Round: s.round, Attempt: s.attempt, Phase: string(s.step),
 		Event: EventStopped, Host: w.tag, Stop: rec})
 	if st.Killed() {
-		o.warn(s.sc.Name, fmt.Sprintf("%s on %s: process group %d did not exit within stop_grace %s of SIGTERM and was killed (SIGKILL)",
+		s.warn(fmt.Sprintf("%s on %s: process group %d did not exit within stop_grace %s of SIGTERM and was killed (SIGKILL)",
 			path.Base(pidFile), w.h.Name(), st.PID, o.c.Engine.StopGrace))
 	}
 	return err

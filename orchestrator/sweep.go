@@ -209,7 +209,7 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 			// detached sweep keeps running; only a long outage gives up.
 			if downFrom.IsZero() {
 				downFrom = o.now()
-				o.warn(s.sc.Name, fmt.Sprintf("following the sweep on %s: %v; retrying", s.w.h.Name(), err))
+				s.warn(fmt.Sprintf("following the sweep on %s: %v; retrying", s.w.h.Name(), err))
 			}
 			if o.now().Sub(downFrom) > o.linkPatience {
 				return nil, fmt.Errorf("following the sweep on %s: link down for %s: %w", s.w.h.Name(), o.linkPatience, err)
@@ -262,15 +262,14 @@ func sweepOnHost(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 // returns its level summaries (nil when there are none). Partial files of an
 // interrupted sweep are kept too: nothing measured is thrown away.
 func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []measure.LevelSummary {
-	o := s.o
 	if partial {
 		// Stopping the sweep first lets it write what it measured.
 		if err := s.stopOverLink(ctx, s.w.paths.sweepPID); err != nil {
-			o.warn(s.sc.Name, err.Error())
+			s.warn(err.Error())
 		}
 	}
 	if err := os.MkdirAll(s.dir, results.DirMode); err != nil {
-		o.warn(s.sc.Name, err.Error())
+		s.warn(err.Error())
 		return nil
 	}
 	for _, name := range []string{results.RequestsFile, results.LevelsFile} {
@@ -278,7 +277,7 @@ func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []measure.Le
 			return s.w.h.Download(ctx, path.Join(s.sweepDir, name), filepath.Join(s.dir, name))
 		})
 		if err != nil && !partial {
-			o.warn(s.sc.Name, fmt.Sprintf("downloading %s of %s: %v", name, s.sc.Name, err))
+			s.warn(fmt.Sprintf("downloading %s of %s: %v", name, s.sc.Name, err))
 		}
 		setResultMode(filepath.Join(s.dir, name))
 	}
@@ -286,7 +285,7 @@ func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []measure.Le
 		return downloadDir(ctx, s.w.h, path.Join(s.sweepDir, results.MetricsDir), filepath.Join(s.dir, results.MetricsDir))
 	})
 	if err != nil {
-		o.warn(s.sc.Name, err.Error())
+		s.warn(err.Error())
 	}
 	var levels []measure.LevelSummary
 	data, err := os.ReadFile(filepath.Join(s.dir, results.LevelsFile))
@@ -294,7 +293,7 @@ func (s *scenarioRun) fetchSweep(ctx context.Context, partial bool) []measure.Le
 		return nil
 	}
 	if err := json.Unmarshal(data, &levels); err != nil {
-		o.warn(s.sc.Name, fmt.Sprintf("reading %s of %s: %v", results.LevelsFile, s.sc.Name, err))
+		s.warn(fmt.Sprintf("reading %s of %s: %v", results.LevelsFile, s.sc.Name, err))
 		return nil
 	}
 	return levels
@@ -328,7 +327,6 @@ func downloadDir(ctx context.Context, h remote.Host, dir, local string) error {
 // sweepTunnel runs the load generator in this process, its connections
 // dialed through the host: the fallback when the host cannot run this binary.
 func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, error) {
-	o := s.o
 	spec := s.sweepSpec()
 	spec.MetricsDir = filepath.Join(s.dir, results.MetricsDir)
 	opts, err := spec.Options()
@@ -356,7 +354,7 @@ func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 	if res != nil {
 		levels = res.Levels
 		for _, w := range res.Warnings {
-			o.warn(s.sc.Name, w)
+			s.warn(w)
 		}
 		if werr := results.WriteJSONAtomic(filepath.Join(s.dir, results.LevelsFile), levels); werr != nil {
 			return levels, werr
