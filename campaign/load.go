@@ -488,6 +488,7 @@ func (d *doc) engine(v *yaml.Node, e *EngineOpts, envAt map[string]position) {
 				e.HelpFormat = f
 			}
 		},
+		"prefix_cache": func(_, v *yaml.Node) { e.PrefixCache = d.prefixCache(v, "engine.prefix_cache") },
 		"env": func(_, v *yaml.Node) {
 			d.env(v, "engine.env", func(name, value string, remove bool, at position) {
 				if remove {

@@ -38,7 +38,7 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown campaign key", memFiles{cfgPath: strings.Replace(goodFiles[cfgPath], "max_tokens: 50", "max_tokenz: 50", 1)},
 			[]string{`c/configs/camp.yaml:6:3: sweep: unknown key "max_tokenz" (known: burstiness, concurrency, endpoint, ignore_eos, max_tokens, percentiles, prompts, rates, repeats, request_timeout, requests, scrape_interval, seed, speeds, temperature, trace, unique_prompts, warmup, workload)`}},
 		{"unknown scenario key", memFiles{basePath: "name: base\nmodel: /m\nflags: {tp: 2}\n"},
-			[]string{`c/scenarios/base.yaml:3:1: scenario: unknown key "flags" (known: args, deployment, description, engine, env, extends, gpus, launch, model, name)`}},
+			[]string{`c/scenarios/base.yaml:3:1: scenario: unknown key "flags" (known: args, deployment, description, engine, env, extends, gpus, launch, model, name, prefix_cache)`}},
 		{"duplicate key", memFiles{basePath: "name: base\nmodel: /m\nmodel: /n\n"},
 			[]string{`c/scenarios/base.yaml:3:1: scenario: duplicate key "model" (first at line 2)`}},
 		{"duplicate scenario listed twice", memFiles{cfgPath: strings.Replace(goodFiles[cfgPath], "[base, spec]", "[base, spec, base]", 1)},
@@ -210,6 +210,14 @@ func TestLoadErrors(t *testing.T) {
 			basePath: "name: base\nengine: vllm\nmodel: /m\nenv: {VLLM_SERVER_DEV_MODE: \"1\"}\nargs:\n  max-num-seqs: 8\n  per-request-spec-decode-metrics: summary\n",
 			specPath: "extends: base\nargs:\n  speculative-config: '{\"method\": \"ngram\", \"num_speculative_tokens\": 3}'\n"},
 			[]string{`c/scenarios/base.yaml:7:3: scenario base: vLLM refuses to start with per-request-spec-decode-metrics and no speculative-config ("requires speculative decoding to be enabled"); leave it out of scenarios that do not speculate`}},
+		{"prefix_cache not none", memFiles{specPath: "extends: base\nprefix_cache: off\n"},
+			[]string{`c/scenarios/spec.yaml:2:15: prefix_cache: "off": want none, or a mapping with reset (an HTTP call, e.g. "POST /flush_cache") or reset_command`}},
+		{"prefix_cache reset malformed", memFiles{cfgPath: goodFiles[cfgPath] + "engine:\n  prefix_cache: {reset: \"FLUSH cache\"}\n"},
+			[]string{`c/configs/camp.yaml:10:25: engine.prefix_cache.reset: "FLUSH cache": want METHOD /path (GET, POST, PUT or DELETE; POST when left out)`}},
+		{"prefix_cache both", memFiles{specPath: "extends: base\nprefix_cache:\n  reset: /flush\n  reset_command: true\n"},
+			[]string{`c/scenarios/spec.yaml:3:3: prefix_cache: give reset or reset_command, not both`}},
+		{"prefix_cache empty mapping", memFiles{specPath: "extends: base\nprefix_cache: {}\n"},
+			[]string{`c/scenarios/spec.yaml:2:15: prefix_cache: want reset (an HTTP call, e.g. "POST /flush_cache") or reset_command`}},
 		{"errors in every file are all reported", memFiles{
 			cfgPath:  strings.Replace(goodFiles[cfgPath], "max_tokens: 50", "max_tokens: -1", 1),
 			basePath: "name: base\nmodel: /m\nargs: {\"-x\": 1}\n",
@@ -217,7 +225,7 @@ func TestLoadErrors(t *testing.T) {
 			[]string{
 				`c/configs/camp.yaml:6:15: sweep.max_tokens: must be at least 1, got -1`,
 				`c/scenarios/base.yaml:3:8: args: key "-x": write it without leading dashes ("x")`,
-				`c/scenarios/spec.yaml:2:1: scenario: unknown key "bogus" (known: args, deployment, description, engine, env, extends, gpus, launch, model, name)`,
+				`c/scenarios/spec.yaml:2:1: scenario: unknown key "bogus" (known: args, deployment, description, engine, env, extends, gpus, launch, model, name, prefix_cache)`,
 			}},
 	}
 	for _, tt := range tests {

@@ -116,8 +116,39 @@ type EngineOpts struct {
 	Help       []string
 	HelpFormat string
 	HelpOff    bool
+	// PrefixCache, when set (engine.prefix_cache), says what every
+	// scenario's server does about its prefix cache in place of what its
+	// engine's profile knows: the way to tell bakeoff about a generic
+	// server's. A scenario's own prefix_cache wins.
+	PrefixCache *PrefixCache
 
 	roleCommandsAt map[string]position // where each of RoleCommands was written
+}
+
+// PrefixCache is what a campaign says of a server's prefix cache: that it
+// keeps none (`prefix_cache: none`), or how to clear it before each level,
+// by an HTTP call to the server (`reset: POST /path`) or by a shell command
+// run where the sweep runs (`reset_command: ...`). Exactly one is set.
+type PrefixCache struct {
+	None bool
+	// Reset is "METHOD /path" (the method may be left out: POST), sent to
+	// the server; any 2xx answer clears the cache.
+	Reset string
+	// ResetCommand is a shell command line; exit status 0 clears it.
+	ResetCommand string
+}
+
+// String is the setting as the scenario file writes it.
+func (p *PrefixCache) String() string {
+	switch {
+	case p == nil:
+		return ""
+	case p.None:
+		return "none"
+	case p.Reset != "":
+		return "reset: " + p.Reset
+	}
+	return "reset_command: " + p.ResetCommand
 }
 
 // GPUNone is the value of `gpu:` for a host without a GPU.
@@ -300,6 +331,9 @@ type Scenario struct {
 	// launched, watched and stopped as one; the fields above are what its
 	// roles start from (Scenario.RoleScenario). Nil for one server.
 	Deployment *Deployment
+	// PrefixCache is the scenario's `prefix_cache:` (or its parent's); nil:
+	// the campaign's engine.prefix_cache, else the engine profile's reset.
+	PrefixCache *PrefixCache
 	// GPUCount is `gpus:` as written (or inherited): the GPUs the server
 	// uses, for the per-GPU figures; 0 when not written, and GPUs() reads
 	// the count from the engine's flags.

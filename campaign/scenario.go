@@ -47,6 +47,7 @@ type rawScenario struct {
 	hasLaunch                  bool
 	gpus                       int
 	hasGPUs                    bool
+	prefixCache                *PrefixCache
 	extendsAt                  position
 	args                       []rawArg
 	env                        []rawEnv
@@ -191,6 +192,7 @@ func (l *loader) resolve(path string, ref position, what string, stack []string)
 		s.Engine, s.Model, s.Launch = parent.Engine, parent.Model, slices.Clone(parent.Launch)
 		s.Deployment = parent.Deployment.clone()
 		s.GPUCount = parent.GPUCount
+		s.PrefixCache = parent.PrefixCache
 		maps.Copy(s.Env, parent.Env)
 		maps.Copy(s.src.argPos, parent.src.argPos)
 		maps.Copy(s.src.envPos, parent.src.envPos)
@@ -209,6 +211,9 @@ func (l *loader) resolve(path string, ref position, what string, stack []string)
 	}
 	if raw.hasGPUs {
 		s.GPUCount = raw.gpus
+	}
+	if raw.prefixCache != nil {
+		s.PrefixCache = raw.prefixCache
 	}
 	for _, a := range raw.args {
 		if a.remove {
@@ -354,8 +359,81 @@ func (d *doc) scenario(root *yaml.Node) *rawScenario {
 				r.gpus, r.hasGPUs = n, true
 			}
 		},
+		"prefix_cache": func(_, v *yaml.Node) { r.prefixCache = d.prefixCache(v, "prefix_cache") },
 	})
 	return r
+}
+
+// prefixCache decodes a prefix_cache setting (PrefixCache): `none`, or a
+// mapping with one of reset (an HTTP call, "METHOD /path") and
+// reset_command (a shell command line). Nil when it is refused.
+func (d *doc) prefixCache(v *yaml.Node, what string) *PrefixCache {
+	v = deref(v)
+	if v == nil {
+		return nil
+	}
+	if v.Kind == yaml.ScalarNode {
+		if s, ok := d.str(v, what); ok {
+			if s != "none" {
+				d.errorf(v, "%s: %q: want none, or a mapping with reset (an HTTP call, e.g. \"POST /flush_cache\") or reset_command", what, s)
+				return nil
+			}
+			return &PrefixCache{None: true}
+		}
+		return nil
+	}
+	p := &PrefixCache{}
+	bad := false // a field was refused: its own error says so
+	d.mapping(v, what, map[string]field{
+		"reset": func(_, n *yaml.Node) {
+			s, ok := d.str(n, what+".reset")
+			bad = bad || !ok
+			if ok {
+				if msg := checkResetCall(s); msg != "" {
+					d.errorf(n, "%s.reset: %q: %s", what, s, msg)
+					bad = true
+					return
+				}
+				p.Reset = s
+			}
+		},
+		"reset_command": func(_, n *yaml.Node) {
+			s, ok := d.str(n, what+".reset_command")
+			bad = bad || !ok
+			if ok {
+				if strings.TrimSpace(s) == "" {
+					d.errorf(n, "%s.reset_command: empty", what)
+					bad = true
+					return
+				}
+				p.ResetCommand = s
+			}
+		},
+	})
+	switch {
+	case v.Kind != yaml.MappingNode || bad:
+		return nil
+	case p.Reset != "" && p.ResetCommand != "":
+		d.errorf(v, "%s: give reset or reset_command, not both", what)
+		return nil
+	case p.Reset == "" && p.ResetCommand == "":
+		d.errorf(v, "%s: want reset (an HTTP call, e.g. \"POST /flush_cache\") or reset_command", what)
+		return nil
+	}
+	return p
+}
+
+// checkResetCall says what is wrong with a reset call ("POST /path" or
+// "/path"), or "" when it is well formed.
+func checkResetCall(s string) string {
+	f := strings.Fields(s)
+	switch {
+	case len(f) == 1 && strings.HasPrefix(f[0], "/"):
+		return ""
+	case len(f) == 2 && strings.HasPrefix(f[1], "/") && slices.Contains([]string{"GET", "POST", "PUT", "DELETE"}, f[0]):
+		return ""
+	}
+	return "want METHOD /path (GET, POST, PUT or DELETE; POST when left out)"
 }
 
 // args decodes a scenario's `args` mapping.

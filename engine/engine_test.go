@@ -559,3 +559,19 @@ func TestWarningsInCampaign(t *testing.T) {
 		})
 	}
 }
+
+// TestGenerationCounterChecked: only a generation counter that grows at
+// each step by the tokens generated is set beside the client's tokens;
+// llama-server's and SGLang's add a request's tokens when it ends, and a
+// generic server's meaning is unknown (docs/ENGINES.md cites each).
+func TestGenerationCounterChecked(t *testing.T) {
+	for _, tt := range []struct {
+		engine  string
+		checked bool
+	}{{engine.VLLM, true}, {engine.SGLang, false}, {engine.LlamaCpp, false}, {engine.Generic, false}} {
+		m := engine.Lookup(tt.engine).Server
+		if got := m.GenerationUnchecked == ""; got != tt.checked {
+			t.Errorf("%s: checked %v, want %v (%q)", tt.engine, got, tt.checked, m.GenerationUnchecked)
+		}
+	}
+}

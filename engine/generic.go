@@ -17,7 +17,7 @@ var generic = &Profile{
 	// them. No request field is sent: a server of unknown engine might
 	// refuse one it does not know.
 	ResponseAccept: SourceAnyResponse,
-	NoReset:        "engine generic has no known reset (name the server's engine, or use unique prompts)",
+	NoReset:        "engine generic has no known reset (set prefix_cache: none if the server keeps no prefix cache, or give its reset call: docs/CONFIG.md)",
 }
 
 func init() { register(generic) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -83,4 +84,37 @@ func excerpt(b []byte) string {
 		return string(b[:n]) + "…"
 	}
 	return string(b)
+}
+
+// CallReset is a prefix-cache reset the campaign names itself
+// (prefix_cache.reset, for a server whose engine bakeoff has no profile
+// for): "METHOD /path", or "/path" for a POST, with an empty body. Any 2xx
+// answer clears the cache; another is retried, then returned as an error.
+// It returns the call as the level summaries record it.
+func CallReset(ctx context.Context, c *http.Client, base, spec, apiKey string) (string, error) {
+	method, path := http.MethodPost, strings.TrimSpace(spec)
+	if f := strings.Fields(spec); len(f) == 2 {
+		method, path = f[0], f[1]
+	}
+	did := method + " " + path
+	var last error
+	for try := range resetRetries {
+		if try > 0 {
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-time.After(resetPause):
+			}
+		}
+		status, body, err := call(ctx, c, method, base+path, apiKey)
+		switch {
+		case err != nil:
+			last = fmt.Errorf("%s: %w", did, err)
+		case status >= 200 && status <= 299:
+			return did, nil
+		default:
+			last = fmt.Errorf("%s: status %d: %s", did, status, excerpt(body))
+		}
+	}
+	return "", last
 }

@@ -33,6 +33,16 @@ type ServerMetrics struct {
 	// GenerationTokens is a counter of generated tokens: its increase over the
 	// window's length is the server's generation throughput.
 	GenerationTokens []string
+	// GenerationUnchecked, when set, says why that throughput must not be
+	// set beside the client's tokens over the same window (the verdict's
+	// counts doubt): the engine adds a request's tokens to its counter only
+	// when the request finishes, so over a window the counter counts the
+	// requests that ended in it, not the tokens generated in it, and a
+	// short level's figure is off by whole requests; or, for a server of
+	// unknown engine, nobody knows what its counter counts. Empty: the
+	// counter counts each step's tokens as they are generated, accepted
+	// speculative tokens included, and the check applies.
+	GenerationUnchecked string
 	// TTFT and ITL are histograms (the name before _bucket) of time to first
 	// token and inter-token latency, seconds.
 	TTFT, ITL []string
@@ -47,7 +57,8 @@ type CounterRatio struct {
 	Offset   float64
 }
 
-// SGLang's scheduler and tokenizer metrics (python/sglang/srt/metrics/collector.py).
+// SGLang's scheduler and tokenizer metrics (python/sglang/srt/metrics/collector.py,
+// python/sglang/srt/observability/metrics_collector.py since the move).
 var sglangServer = &ServerMetrics{
 	Running:          []string{"sglang:num_running_reqs"},
 	Queued:           []string{"sglang:num_queue_reqs"},
@@ -58,12 +69,21 @@ var sglangServer = &ServerMetrics{
 	Accept:           []CounterRatio{{Num: "sglang:generation_tokens_total", Den: "sglang:spec_verify_calls_total"}},
 	AcceptGauge:      []string{"sglang:spec_accept_length"},
 	GenerationTokens: []string{"sglang:generation_tokens_total"},
-	TTFT:             []string{"sglang:time_to_first_token_seconds"},
-	ITL:              []string{"sglang:inter_token_latency_seconds"},
+	// TokenizerMetricsCollector.observe_one_finished_request adds a
+	// request's generation_tokens (its completion tokens) once, when the
+	// tokenizer manager sees it finished
+	// (python/sglang/srt/observability/metrics_collector.py at 44cedc2b).
+	GenerationUnchecked: sglangAtFinish,
+	TTFT:                []string{"sglang:time_to_first_token_seconds"},
+	ITL:                 []string{"sglang:inter_token_latency_seconds"},
 }
 
 // vLLM's V1 engine metrics (vllm/v1/metrics/loggers.py); gpu_cache_usage_perc
-// is the older name of kv_cache_usage_perc.
+// is the older name of kv_cache_usage_perc. generation_tokens_total grows at
+// every engine step by each request's new tokens (IterationStats in
+// vllm/v1/metrics/stats.py: len(output.new_token_ids), which under
+// speculation are the accepted drafts and the bonus token,
+// vllm/v1/core/sched/scheduler.py), so it is checked against the client's.
 var vllmServer = &ServerMetrics{
 	Running:          []string{"vllm:num_requests_running"},
 	Queued:           []string{"vllm:num_requests_waiting"},
@@ -85,10 +105,26 @@ var llamacppServer = &ServerMetrics{
 	KVUsage:          []string{"llamacpp:kv_cache_usage_ratio"},
 	Accept:           []CounterRatio{{Num: llamacppAcceptedTokens, Den: llamacppDrafts, Offset: 1}},
 	GenerationTokens: []string{"llamacpp:tokens_predicted_total"},
+	// tools/server/server-context.cpp (ggml-org/llama.cpp at 001d906a):
+	// the slot counts every token it hands to the client, accepted draft
+	// tokens included (stats.n_gen, one per process_token), but adds them
+	// to tokens_predicted_total only when the request ends (release →
+	// metrics_on_prediction; on_prediction at request end in older builds,
+	// fb402660).
+	GenerationUnchecked: "llama-server adds a request's generated tokens to tokens_predicted_total only when the request ends (tools/server/server-context.cpp)",
 }
 
-// genericServer reads whichever known engine's names the server publishes.
-var genericServer = mergeServer(sglangServer, vllmServer, llamacppServer)
+// sglangAtFinish is why SGLang's generation counter is not checked.
+const sglangAtFinish = "SGLang adds a request's generated tokens to generation_tokens_total only when the request finishes (observe_one_finished_request)"
+
+// genericServer reads whichever known engine's names the server publishes,
+// for what the report shows; what its generation counter counts is not
+// known, so it is never set beside the client's tokens.
+var genericServer = func() *ServerMetrics {
+	m := mergeServer(sglangServer, vllmServer, llamacppServer)
+	m.GenerationUnchecked = "engine generic: what the server's generation counter counts is not known (name the engine to have it checked)"
+	return m
+}()
 
 // mergeServer lists every profile's names, in order, for a server of unknown
 // engine.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -146,6 +148,55 @@ func TestResetFailure(t *testing.T) {
 			}
 			if n := calls.Load(); n != 3 {
 				t.Errorf("%d reset calls, want 3 (tried again twice)", n)
+			}
+		})
+	}
+}
+
+// TestCampaignReset: what the campaign says of the server's prefix cache
+// replaces the engine's reset: none (no call, the level says there was
+// nothing to clear), an HTTP call of its own method and path, or a command
+// whose exit status says whether it cleared.
+func TestCampaignReset(t *testing.T) {
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "cleared")
+	for _, tt := range []struct {
+		name      string
+		o         Options
+		calls     int // to PUT /cache/clear
+		reset     string
+		note      string
+		noCache   bool
+		ranMarker bool
+	}{
+		{"none", Options{NoPrefixCache: true}, 0, "", "", true, false},
+		{"an HTTP call", Options{CacheReset: "PUT /cache/clear"}, 1, "PUT /cache/clear (prefix_cache.reset)", "", false, false},
+		{"an HTTP call refused", Options{CacheReset: "POST /cache/clear"}, 0, "", "clearing the prefix cache failed: POST /cache/clear: status 405", false, false},
+		{"a command", Options{CacheResetCommand: "touch " + mark}, 0, "touch " + mark + " (prefix_cache.reset_command)", "", false, true},
+		{"a command that fails", Options{CacheResetCommand: "echo no cache here >&2; exit 3"}, 0, "",
+			"clearing the prefix cache failed: echo no cache here >&2; exit 3: exit status 3: no cache here", false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(mark)
+			var calls atomic.Int64
+			mux := http.NewServeMux()
+			mux.HandleFunc("PUT /cache/clear", func(w http.ResponseWriter, r *http.Request) { calls.Add(1) })
+			srv := (&promptRecorder{}).server(t, mux)
+			o := tt.o
+			o.URL, o.Concurrency, o.Requests, o.Prompts, o.Engine = srv.URL, []int{1}, 2, testPrompts(t), engine.Lookup(engine.Generic)
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := res.Levels[0]
+			if l.CacheReset != tt.reset || !strings.Contains(l.CacheResetNote, tt.note) || (tt.note == "") != (l.CacheResetNote == "") || l.NoPrefixCache != tt.noCache {
+				t.Errorf("reset %q, note %q, no cache %v; want %q, %q, %v", l.CacheReset, l.CacheResetNote, l.NoPrefixCache, tt.reset, tt.note, tt.noCache)
+			}
+			if n := calls.Load(); int(n) != tt.calls {
+				t.Errorf("%d calls to the reset, want %d", n, tt.calls)
+			}
+			if _, err := os.Stat(mark); (err == nil) != tt.ranMarker {
+				t.Errorf("the command's mark exists: %v, want %v", err == nil, tt.ranMarker)
 			}
 		})
 	}

@@ -8,9 +8,11 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/engine"
@@ -120,6 +122,16 @@ type Options struct {
 	// its prefix cache is cleared. nil: engine generic (any known metrics,
 	// no reset).
 	Engine *engine.Profile
+	// NoPrefixCache, CacheReset and CacheResetCommand are what the campaign
+	// says of the server's prefix cache in place of the profile's reset
+	// (campaign.PrefixCache): that it keeps none, the HTTP call
+	// ("METHOD /path") or the shell command that clears it.
+	NoPrefixCache     bool
+	CacheReset        string
+	CacheResetCommand string
+	// RunCommand runs CacheResetCommand where the server's host runs it;
+	// nil: here, with sh -c (the sweep runs on that host).
+	RunCommand func(ctx context.Context, cmd string) error
 	// ScrapeInterval is how often the server's /metrics is read for its
 	// timeline (MetricsDir/timeline.jsonl and each level's Server summary);
 	// 0: DefaultScrapeInterval.
@@ -513,6 +525,7 @@ func (s *sweep) run(ctx context.Context) error {
 			sum := measure.SummarizeAt(c, r, measure.PercentilesOr(s.o.Percentiles), recs)
 			sum.Server = s.timeline.summary(sum)
 			sum.CacheReset, sum.CacheResetNote, sum.UniquePrompts = reset, resetNote, s.o.UniquePrompts
+			sum.NoPrefixCache = s.o.NoPrefixCache
 			sum.InputLengths = s.lengths
 			sum.Categories = measure.Categories(c, recs)
 			sum.Sessions = measure.SessionsOf(recs)
@@ -546,14 +559,56 @@ func (s *sweep) run(ctx context.Context) error {
 	return nil
 }
 
-// resetCache clears the server's prefix cache with its engine's call. It
+// runLocal runs a reset command on this machine, bounded as an engine's
+// reset call is, with its output in the error.
+func runLocal(ctx context.Context, cmd string) error {
+	ctx, cancel := context.WithTimeout(ctx, resetCommandTimeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, "sh", "-c", cmd)
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	out, err := c.CombinedOutput()
+	if err != nil {
+		if len(out) > 0 {
+			return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(out)))
+		}
+		return err
+	}
+	return nil
+}
+
+// resetCommandTimeout bounds a prefix_cache.reset_command: a reset that
+// never returns must not hold the sweep.
+const resetCommandTimeout = 60 * time.Second
+
+// resetCache clears the server's prefix cache with the campaign's reset,
+// else its engine's call. It
 // returns what it did, or why it did nothing; the first time a reason
 // comes up it is also a sweep warning.
 func (s *sweep) resetCache(ctx context.Context) (did, note string) {
 	p := s.o.Engine
-	if p.Reset == nil {
+	switch {
+	case s.o.NoPrefixCache:
+		return "", ""
+	case s.o.CacheReset != "":
+		var err error
+		if did, err = engine.CallReset(ctx, s.q.fresh, s.base, s.o.CacheReset, s.o.APIKey); err == nil {
+			return did + " (prefix_cache.reset)", ""
+		}
+		note = "clearing the prefix cache failed: " + err.Error()
+	case s.o.CacheResetCommand != "":
+		run := s.o.RunCommand
+		if run == nil {
+			run = runLocal
+		}
+		if err := run(ctx, s.o.CacheResetCommand); err != nil {
+			note = fmt.Sprintf("clearing the prefix cache failed: %s: %v", s.o.CacheResetCommand, err)
+		} else {
+			return s.o.CacheResetCommand + " (prefix_cache.reset_command)", ""
+		}
+	case p.Reset == nil:
 		note = "no prefix-cache reset: " + p.NoReset
-	} else {
+	default:
 		var err error
 		// On a new connection: a reset is not sent twice, so it must not
 		// go out on a kept-alive connection the server may have closed.

@@ -69,6 +69,11 @@ type Spec struct {
 	// UniquePrompts starts every request with a prefix of its own, so no
 	// request reuses another's cached prefix.
 	UniquePrompts bool
+	// NoPrefixCache, CacheReset and CacheResetCommand are the campaign's
+	// word on the server's prefix cache (Options).
+	NoPrefixCache     bool
+	CacheReset        string
+	CacheResetCommand string
 	// Prompts says which prompt set to build: a file, the built-in set, a
 	// synthetic one, and where each request's max_tokens comes from.
 	Prompts prompts.Spec
@@ -148,6 +153,15 @@ func (s Spec) Argv() []string {
 	if s.UniquePrompts {
 		argv = append(argv, "--unique-prompts")
 	}
+	if s.NoPrefixCache {
+		argv = append(argv, "--no-prefix-cache")
+	}
+	if s.CacheReset != "" {
+		argv = append(argv, "--cache-reset", s.CacheReset)
+	}
+	if s.CacheResetCommand != "" {
+		argv = append(argv, "--cache-reset-command", s.CacheResetCommand)
+	}
 	if s.Prompts.OutputLengths != "" && s.Prompts.OutputLengths != prompts.OutputMaxTokens {
 		argv = append(argv, "--output-lengths", s.Prompts.OutputLengths)
 	}
@@ -204,6 +218,9 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 	fs.StringVar(&s.APIKeyEnv, "api-key-env", "", "")
 	fs.StringVar(&s.Engine, "engine", engine.Generic, "")
 	fs.BoolVar(&s.UniquePrompts, "unique-prompts", false, "")
+	fs.BoolVar(&s.NoPrefixCache, "no-prefix-cache", false, "")
+	fs.StringVar(&s.CacheReset, "cache-reset", "", "")
+	fs.StringVar(&s.CacheResetCommand, "cache-reset-command", "", "")
 	fs.StringVar(&conc, "concurrency", DefaultSweepLevels, "")
 	fs.StringVar(&rates, "rates", "", "")
 	fs.StringVar(&speeds, "speeds", "", "")
@@ -378,6 +395,7 @@ func (s Spec) Options() (Options, error) {
 		Requests: s.Requests, AutoScale: s.AutoScale, MaxTokens: s.MaxTokens, Warmup: s.Warmup, Temperature: s.Temperature,
 		IgnoreEOS: s.IgnoreEOS, Repeats: s.Repeats, Seed: s.Seed, RequestTimeout: s.RequestTimeout,
 		UniquePrompts: s.UniquePrompts, Prompts: set, Sessions: s.Sessions, MetricsDir: s.MetricsDir, Engine: eng,
+		NoPrefixCache: s.NoPrefixCache, CacheReset: s.CacheReset, CacheResetCommand: s.CacheResetCommand,
 		ScrapeInterval: s.ScrapeInterval,
 		Percentiles:    s.Percentiles,
 	}, nil

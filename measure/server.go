@@ -40,6 +40,12 @@ type GaugeStats struct {
 type ServerFigure struct {
 	Value  float64 `json:"value"`
 	Source string  `json:"source"`
+	// Unchecked, for the generation throughput, says why the figure is not
+	// set beside the client's tokens (the verdict's counts doubt): the
+	// engine's profile does not know what its counter counts, or knows it
+	// does not count the tokens of the window (docs/ENGINES.md). Empty:
+	// it is checked.
+	Unchecked string `json:"unchecked,omitempty"`
 }
 
 // HistogramQuantiles are quantiles of a histogram's observations within a

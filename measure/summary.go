@@ -79,6 +79,9 @@ type LevelSummary struct {
 	CacheReset     string `json:"cache_reset,omitempty"`
 	CacheResetNote string `json:"cache_reset_note,omitempty"`
 	UniquePrompts  bool   `json:"unique_prompts,omitempty"`
+	// NoPrefixCache is set when the campaign says the server keeps no
+	// prefix cache (prefix_cache: none): there was nothing to clear.
+	NoPrefixCache bool `json:"no_prefix_cache,omitempty"`
 	// InputLengths says how prompts asked for in tokens (a synthetic set, a
 	// trace) were made that long: LengthsExact, LengthsTokenized or
 	// LengthsEstimated; empty when the set asks for no lengths.

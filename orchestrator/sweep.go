@@ -60,7 +60,21 @@ func (s *scenarioRun) sweepSpec() loadgen.Spec {
 	if s.scale > 1 && spec.Requests == 0 {
 		spec.AutoScale = s.scale
 	}
+	withPrefixCache(&spec, s.o.c.Engine.PrefixCache, s.sc.PrefixCache)
 	return spec
+}
+
+// withPrefixCache sets what the campaign says of the server's prefix cache
+// on spec: the scenario's prefix_cache, else the campaign's
+// engine.prefix_cache; neither leaves the engine profile's reset.
+func withPrefixCache(spec *loadgen.Spec, campaignWide, own *campaign.PrefixCache) {
+	p := own
+	if p == nil {
+		p = campaignWide
+	}
+	if p != nil {
+		spec.NoPrefixCache, spec.CacheReset, spec.CacheResetCommand = p.None, p.Reset, p.ResetCommand
+	}
 }
 
 // sweepArgv is the `bakeoff sweep` command line for spec, writing into dir.
@@ -343,6 +357,15 @@ func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
 	opts.Client = s.client
+	// Through the tunnel the sweep runs here, but a reset command clears
+	// the cache of a server on the host: it runs there.
+	opts.RunCommand = func(ctx context.Context, cmd string) error {
+		_, stderr, err := s.w.h.Run(ctx, cmd)
+		if err != nil && len(stderr) > 0 {
+			return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(stderr)))
+		}
+		return err
+	}
 	opts.Records = func(r measure.Record) error { return enc.Encode(r) }
 	opts.Events = func(e loadgen.Event) { s.event(Event{Kind: EventSweep, Phase: "sweep", Sweep: &e}) }
 	res, runErr := loadgen.Run(ctx, opts)

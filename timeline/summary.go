@@ -59,7 +59,8 @@ func Summarize(tl *Timeline, m *engine.ServerMetrics, start, end int64) *measure
 	// the window's edges rather than extrapolated to them (EdgeIncrease).
 	if name, v, ok := tl.edgeIncrease(m.GenerationTokens, start, end); ok {
 		s.GenTokS = &measure.ServerFigure{Value: v / (float64(end-start) / 1e9),
-			Source: "increase(" + name + ") over the window, read at its edges from the scrapes around them (EdgeIncrease), over its length"}
+			Source:    "increase(" + name + ") over the window, read at its edges from the scrapes around them (EdgeIncrease), over its length",
+			Unchecked: m.GenerationUnchecked}
 	}
 	s.TTFT = tl.histogram(m.TTFT, start, end)
 	s.ITL = tl.histogram(m.ITL, start, end)

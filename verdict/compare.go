@@ -230,7 +230,8 @@ func (k pairKey) compare(o pairKey) int {
 // different hosts is left out (hosts.go); mixed names those rounds. upTo,
 // when above 0, keeps the launches of replicates up to it (a look). In a
 // split layout two variants that share no part are compared through the
-// baseline (replicates.go).
+// baseline (replicates.go). At a look (upTo above 0) pairs also holds the
+// comparisons the look doubts, as OutcomeDoubted, outside the family.
 func comparePairs(v *Verdict, upTo int) (pairs map[pairKey]*Comparison, family []pairKey, mixed []MixedHostRounds) {
 	n := len(v.Scenarios)
 	pairs = map[pairKey]*Comparison{}
@@ -275,10 +276,14 @@ func comparePairs(v *Verdict, upTo int) (pairs map[pairKey]*Comparison, family [
 				}
 				if len(ds) > 0 {
 					// Not a member of the family: never decided, never
-					// looked at, and shown as doubted (doubt.go).
+					// looked at, and shown as doubted (doubt.go). A look
+					// gets it among its pairs, doubted, to see whether
+					// the doubt can ever clear (compareSequential).
 					doubted(cmp, ds)
 					if upTo == 0 {
 						v.doubted[k] = cmp
+					} else {
+						pairs[k] = cmp
 					}
 					continue
 				}

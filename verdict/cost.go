@@ -18,11 +18,14 @@ import (
 type CampaignCost struct {
 	// Comparisons counts the comparisons of the variants with the baseline
 	// (each level, and each capacity); Decided those closed as faster,
-	// slower or tie, Inconclusive those the campaign could not decide, Open
-	// those a sequential plan has not closed yet.
+	// slower or tie, Inconclusive those the campaign could not decide,
+	// Doubted those closed undecided because bakeoff doubts their
+	// measurement (OutcomeDoubted), Open those a sequential plan has not
+	// closed yet.
 	Comparisons  int `json:"comparisons"`
 	Decided      int `json:"decided"`
 	Inconclusive int `json:"inconclusive"`
+	Doubted      int `json:"doubted,omitempty"`
 	Open         int `json:"open"`
 	// MaxMDEPct is the largest minimum detectable effect, percent, among
 	// the inconclusive comparisons.
@@ -70,13 +73,14 @@ func Cost(v *Verdict, run *results.Run) CampaignCost {
 			cc.Inconclusive += vs.Inconclusive
 			cc.MaxMDEPct = max(cc.MaxMDEPct, vs.MaxMDEPct)
 			if vs.Stopped {
+				cc.Doubted += vs.Doubted
 				upTo[vs.Variant] = vs.StoppedAfter
 				last = max(last, vs.StoppedAfter)
 			} else {
 				open = true
 			}
 		}
-		cc.Open = cc.Comparisons - cc.Decided - cc.Inconclusive
+		cc.Open = cc.Comparisons - cc.Decided - cc.Inconclusive - cc.Doubted
 		if !open {
 			upTo[v.Baseline] = last
 		}
@@ -90,10 +94,13 @@ func Cost(v *Verdict, run *results.Run) CampaignCost {
 					continue
 				}
 				cc.Comparisons++
-				if c.Outcome == OutcomeInconclusive {
+				switch c.Outcome {
+				case OutcomeDoubted:
+					cc.Doubted++
+				case OutcomeInconclusive:
 					cc.Inconclusive++
 					cc.MaxMDEPct = max(cc.MaxMDEPct, c.MDEPct)
-				} else {
+				default:
 					cc.Decided++
 				}
 			}
@@ -173,6 +180,9 @@ func (cc CampaignCost) sentence() string {
 	}
 	if cc.Inconclusive > 0 {
 		fmt.Fprintf(&b, "; %d inconclusive (%s)", cc.Inconclusive, MDEShort(cc.MaxMDEPct))
+	}
+	if cc.Doubted > 0 {
+		fmt.Fprintf(&b, "; %d doubted", cc.Doubted)
 	}
 	if cc.Open > 0 {
 		fmt.Fprintf(&b, "; %d open", cc.Open)

@@ -29,8 +29,12 @@ const (
 	// DefaultServerThroughputTolerance over the same steady window: one of
 	// the two is not measuring what it claims.
 	DoubtCounts = "counts"
-	// DoubtCache: the prefix cache could not be cleared before the level
-	// while its prompts repeat: the level may measure the cache.
+	// DoubtCache: the prefix cache treated the two sides of a comparison
+	// differently (cleared before the level on one side only, or, left warm
+	// on both, serving a different share of their prompt tokens): the
+	// difference may be the cache's. A cache left warm on both sides alike
+	// (the same prompts in the same order on the same engine) favours
+	// neither and is a note, not a doubt (pairCacheDoubts).
 	DoubtCache = "cache"
 )
 
@@ -42,6 +46,11 @@ type Doubt struct {
 	// Text says what was seen, with its figure: "the client held freed
 	// slots empty 2.3% of the time".
 	Text string `json:"text"`
+	// Lasting is set when no later round can clear the doubt (the side
+	// left warm has no reset that ever worked, so every launch will be
+	// the same): under a sequential plan the comparison stops at its first
+	// look instead of keeping its variant launching to the maximum.
+	Lasting bool `json:"lasting,omitempty"`
 }
 
 // DoubtWords is a doubt kind as a table cell names it.
@@ -52,7 +61,7 @@ func DoubtWords(kind string) string {
 	case DoubtCounts:
 		return "token counts disagree"
 	case DoubtCache:
-		return "cache not cleared"
+		return "cache differs"
 	}
 	return kind
 }
@@ -66,16 +75,17 @@ func DoubtAdvice(kind string) string {
 	case DoubtCounts:
 		return "check the server's usage reports and /metrics against the records in requests.jsonl; the level's throughput is not trustworthy until they agree"
 	case DoubtCache:
-		return "make the engine's cache reset work (for vLLM, VLLM_SERVER_DEV_MODE=1 in engine.env; docs/CONFIG.md, sweep) or set sweep.unique_prompts, so that each level starts cold"
+		return "clear both sides' prefix cache the same way (prefix_cache, docs/CONFIG.md), or set sweep.unique_prompts"
 	}
 	return ""
 }
 
 // levelDoubts are the reasons to doubt one scenario's measurement at level
-// l over every launch: pacing (a closed loop's over every launch pooled,
-// Level.ClientLimited), server and client counts (the means over the
-// launches that report both) and a failed cache reset on repeated prompts,
-// the last two from l.launchFacts.
+// l over every launch, whatever it is compared with: pacing (a closed
+// loop's over every launch pooled, Level.ClientLimited) and server and
+// client counts (the means over the launches that report both, from
+// l.launchFacts). The cache is a doubt of a pair, not of one side
+// (pairCacheDoubts).
 func levelDoubts(name string, l *Level) []Doubt {
 	var out []Doubt
 	if l.ClientLimited {
@@ -85,20 +95,29 @@ func levelDoubts(name string, l *Level) []Doubt {
 		}
 		out = append(out, Doubt{Kind: DoubtPace, Scenario: name, Text: text})
 	}
-	return append(out, factDoubts(name, l.launchFacts, func(int) bool { return true })...)
+	return append(out, countDoubts(name, l.launchFacts, func(int) bool { return true })...)
 }
 
 // launchFacts are one launch's summary facts at a level that the doubts
 // read: the load generator's own pacing verdict on an open loop, the
-// server's and the client's token rates, and a cache left uncleared.
+// server's and the client's token rates, and what was done about the
+// prefix cache with what it served.
 type launchFacts struct {
 	round          int
 	rateLimited    bool
 	server, client float64 // tok/s; 0 when the launch reports no server figure
-	cache          bool
+	// warm: the prefix cache was not cleared before the level while its
+	// prompts repeat (cacheWhy says why); cold: it was cleared, every
+	// prompt was unique, or the server keeps no prefix cache.
+	warm, cold bool
+	cacheWhy   string
+	// cached and prompt are the measured requests' cached and prompt
+	// tokens, over those that report cached tokens.
+	cached, prompt int
 }
 
-// levelFacts are every launch's facts at level c, from its summary.
+// levelFacts are every launch's facts at level c, from its summary and
+// records.
 func levelFacts(launches []records.Launch, c measure.Level) []launchFacts {
 	var out []launchFacts
 	for _, ln := range launches {
@@ -111,11 +130,23 @@ func levelFacts(launches []records.Launch, c measure.Level) []launchFacts {
 				continue
 			}
 			f.rateLimited = f.rateLimited || ls.ClientLimited
-			if ls.Server != nil && ls.Server.GenTokS != nil && ls.Throughput > 0 {
+			if ls.Server != nil && ls.Server.GenTokS != nil && ls.Server.GenTokS.Unchecked == "" && ls.Throughput > 0 {
 				f.server += ls.Server.GenTokS.Value
 				f.client += ls.Throughput
 			}
-			f.cache = f.cache || (ls.CacheReset == "" && ls.CacheResetNote != "" && !ls.UniquePrompts)
+			switch {
+			case ls.CacheReset != "" || ls.UniquePrompts || ls.NoPrefixCache:
+				f.cold = true
+			case ls.CacheResetNote != "":
+				f.warm, f.cacheWhy = true, ls.CacheResetNote
+			}
+		}
+		for i := range ln.Records {
+			r := &ln.Records[i]
+			if r.Level == c && !r.Warmup && r.OK() && r.CachedTokens != nil && r.PromptTokens > 0 {
+				f.cached += *r.CachedTokens
+				f.prompt += r.PromptTokens
+			}
 		}
 		out = append(out, f)
 	}
@@ -124,9 +155,9 @@ func levelFacts(launches []records.Launch, c measure.Level) []launchFacts {
 
 // doubtsUpTo are the level's doubts as a look that saw only the launches
 // of the rounds keep admits had them: the pacing pooled over those
-// launches, the counts and the cache from their summaries. A replayed look
-// then doubts exactly what the live look did, so the report decides what
-// the run decided; the level's Doubts are over every launch.
+// launches, the counts from their summaries. A replayed look then doubts
+// exactly what the live look did, so the report decides what the run
+// decided; the level's Doubts are over every launch.
 func (l *Level) doubtsUpTo(name string, keep func(round int) bool) []Doubt {
 	var out []Doubt
 	if measure.IsRate(l.Level) {
@@ -148,39 +179,114 @@ func (l *Level) doubtsUpTo(name string, keep func(round int) bool) []Doubt {
 				Text: fmt.Sprintf("over the launches so far the client held freed slots empty %.1f%% of the time", 100*lag/slot)})
 		}
 	}
-	return append(out, factDoubts(name, l.launchFacts, keep)...)
+	return append(out, countDoubts(name, l.launchFacts, keep)...)
 }
 
-// factDoubts are the doubts the launches' summaries raise, over the
-// launches of the rounds keep admits: the server's and the client's token
-// counts apart by more than DefaultServerThroughputTolerance, and a cache
-// left uncleared while prompts repeat.
-func factDoubts(name string, facts []launchFacts, keep func(round int) bool) []Doubt {
-	var out []Doubt
+// countDoubts are the doubts of the server's and the client's token counts,
+// over the launches of the rounds keep admits: apart by more than
+// DefaultServerThroughputTolerance. Only a counter whose meaning the
+// engine's profile knows takes part (measure.ServerFigure.Unchecked).
+func countDoubts(name string, facts []launchFacts, keep func(round int) bool) []Doubt {
 	var server, client float64
-	cache := false
 	for _, f := range facts {
-		if !keep(f.round) {
-			continue
+		if keep(f.round) {
+			server, client = server+f.server, client+f.client
 		}
-		server, client = server+f.server, client+f.client
-		cache = cache || f.cache
 	}
 	if client > 0 {
 		if gap := server/client - 1; math.Abs(gap) > DefaultServerThroughputTolerance {
-			out = append(out, Doubt{Kind: DoubtCounts, Scenario: name,
-				Text: fmt.Sprintf("the server counted %+.1f%% against the client's tokens", 100*gap)})
+			return []Doubt{{Kind: DoubtCounts, Scenario: name,
+				Text: fmt.Sprintf("the server counted %+.1f%% against the client's tokens", 100*gap)}}
 		}
 	}
-	if cache {
-		out = append(out, Doubt{Kind: DoubtCache, Scenario: name,
-			Text: "the prefix cache was not cleared before the level and its prompts repeat"})
-	}
-	return out
+	return nil
 }
 
-// pairDoubtsUpTo are the doubts of either side of a comparison at level c
-// as a look that saw the rounds keep admits had them.
+// cacheSide is what one side of a comparison did about its prefix cache at
+// a level, over the launches a look saw.
+type cacheSide struct {
+	name string
+	// warm: some launch left the cache warm while prompts repeat; always:
+	// every launch did (no reset ever worked).
+	warm, always   bool
+	why            string
+	cached, prompt int
+}
+
+func cacheOf(name string, l *Level, keep func(round int) bool) cacheSide {
+	s := cacheSide{name: name, always: true}
+	n := 0
+	for _, f := range l.launchFacts {
+		if !keep(f.round) {
+			continue
+		}
+		n++
+		if f.warm {
+			s.warm, s.why = true, f.cacheWhy
+		} else {
+			s.always = false
+		}
+		s.cached += f.cached
+		s.prompt += f.prompt
+	}
+	s.always = s.always && s.warm && n > 0
+	return s
+}
+
+// share is the percentage of prompt tokens served from the cache, and
+// whether the server reported any.
+func (s cacheSide) share() (float64, bool) {
+	if s.prompt == 0 {
+		return 0, false
+	}
+	return 100 * float64(s.cached) / float64(s.prompt), true
+}
+
+// DefaultCacheShareGap is how far apart, in percentage points, two sides
+// whose prefix caches were both left warm may be in the share of prompt
+// tokens the cache served before the comparison is doubted: beyond it the
+// cache treated them differently, and the difference may be the cache's.
+const DefaultCacheShareGap = 5.0
+
+// pairCacheDoubts are the prefix cache's doubts about comparing a and b at
+// level c over the launches keep admits. A cache left warm on both sides
+// alike cannot favour either (the same prompts in the same order reach the
+// same engine on both), so it raises none: only evidence that the cache
+// treated the sides differently does. That is a reset that cleared one
+// side's cache but not the other's (lasting when the warm side's reset
+// never worked, as no later round will clear it), or, warm on both, shares
+// of prompt tokens served from the cache that differ by more than
+// DefaultCacheShareGap where the server reports them. Cleared on both
+// sides, a difference in the share is the configurations' own (one may
+// cache more within a level): it is theirs to show, not a doubt.
+func pairCacheDoubts(a, b *Scenario, c measure.Level, keep func(round int) bool) []Doubt {
+	la, lb := a.Level(c), b.Level(c)
+	if la == nil || lb == nil {
+		return nil
+	}
+	sa, sb := cacheOf(a.Name, la, keep), cacheOf(b.Name, lb, keep)
+	switch {
+	case sa.warm != sb.warm:
+		w, cold := sa, sb
+		if sb.warm {
+			w, cold = sb, sa
+		}
+		return []Doubt{{Kind: DoubtCache, Scenario: w.name, Lasting: w.always,
+			Text: fmt.Sprintf("the prefix cache was cleared before the level for %s but not for %s, and the prompts repeat: %s", cold.name, w.name, w.why)}}
+	case sa.warm:
+		pa, okA := sa.share()
+		pb, okB := sb.share()
+		if okA && okB && math.Abs(pa-pb) > DefaultCacheShareGap {
+			return []Doubt{{Kind: DoubtCache, Scenario: a.Name,
+				Text: fmt.Sprintf("the prefix cache, cleared on neither side, served %.1f%% of %s's prompt tokens against %.1f%% of %s's", pa, a.Name, pb, b.Name)}}
+		}
+	}
+	return nil
+}
+
+// pairDoubtsUpTo are the doubts about comparing a and b at level c as a
+// look that saw the rounds keep admits had them: either side's own, and
+// the cache's about the pair.
 func pairDoubtsUpTo(a, b *Scenario, c measure.Level, keep func(round int) bool) []Doubt {
 	var out []Doubt
 	for _, s := range []*Scenario{a, b} {
@@ -188,10 +294,11 @@ func pairDoubtsUpTo(a, b *Scenario, c measure.Level, keep func(round int) bool) 
 			out = append(out, l.doubtsUpTo(s.Name, keep)...)
 		}
 	}
-	return out
+	return append(out, pairCacheDoubts(a, b, c, keep)...)
 }
 
-// pairDoubts are the doubts of either side of a comparison at level c.
+// pairDoubts are the doubts about comparing a and b at level c over every
+// launch.
 func pairDoubts(a, b *Scenario, c measure.Level) []Doubt {
 	var out []Doubt
 	for _, s := range []*Scenario{a, b} {
@@ -199,7 +306,18 @@ func pairDoubts(a, b *Scenario, c measure.Level) []Doubt {
 			out = append(out, l.Doubts...)
 		}
 	}
-	return out
+	return append(out, pairCacheDoubts(a, b, c, func(int) bool { return true })...)
+}
+
+// Lasting reports whether every doubt of ds is one no later round can
+// clear (Doubt.Lasting); false for none.
+func Lasting(ds []Doubt) bool {
+	for _, d := range ds {
+		if !d.Lasting {
+			return false
+		}
+	}
+	return len(ds) > 0
 }
 
 // doubted turns a comparison into a doubted one: its estimate stays, for

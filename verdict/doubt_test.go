@@ -1,10 +1,12 @@
 package verdict
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/bakeoff-dev/bakeoff/internal/golden"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict/records"
@@ -132,9 +134,11 @@ func TestDoubtKinds(t *testing.T) {
 			Server: &measure.ServerSummary{GenTokS: &measure.ServerFigure{Value: 103}}}, ""},
 		{"counts disagree", measure.LevelSummary{Level: c, Throughput: 100,
 			Server: &measure.ServerSummary{GenTokS: &measure.ServerFigure{Value: 112}}}, DoubtCounts},
-		{"cache not cleared, prompts repeat", measure.LevelSummary{Level: c, CacheResetNote: "status 400"}, DoubtCache},
-		{"cache not cleared, prompts unique", measure.LevelSummary{Level: c, CacheResetNote: "status 400", UniquePrompts: true}, ""},
-		{"cache cleared", measure.LevelSummary{Level: c, CacheReset: "POST /flush_cache"}, ""},
+		{"counts disagree, counter unchecked", measure.LevelSummary{Level: c, Throughput: 100,
+			Server: &measure.ServerSummary{GenTokS: &measure.ServerFigure{Value: 83, Unchecked: "counted when a request ends"}}}, ""},
+		// The cache is a doubt of a pair (TestPairCacheDoubts): one side's
+		// cache left warm doubts nothing by itself.
+		{"cache not cleared, prompts repeat", measure.LevelSummary{Level: c, CacheResetNote: "status 400"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ls := []records.Launch{{Round: 1, Result: &results.ScenarioResult{Levels: []measure.LevelSummary{tc.level}}}}
@@ -290,4 +294,158 @@ func TestDoubtedThroughoutAtTheMaximum(t *testing.T) {
 	if open := Open(v); len(open) != 0 {
 		t.Errorf("open at the maximum: %v", open)
 	}
+}
+
+// TestPairCacheDoubts: the prefix cache doubts a comparison only on
+// evidence that it treated the two sides differently: cleared on one side
+// and not on the other (lasting when the warm side's reset never worked),
+// or warm on both with shares of cached prompt tokens apart by more than
+// DefaultCacheShareGap. Warm on both alike, or cleared on both, it doubts
+// nothing.
+func TestPairCacheDoubts(t *testing.T) {
+	c := measure.ConcurrencyLevel(1)
+	warm := measure.LevelSummary{Level: c, CacheResetNote: "no prefix-cache reset: engine generic has no known reset"}
+	cleared := measure.LevelSummary{Level: c, CacheReset: "POST /flush_cache"}
+	none := measure.LevelSummary{Level: c, NoPrefixCache: true}
+	unique := measure.LevelSummary{Level: c, CacheResetNote: "status 400", UniquePrompts: true}
+	// side is a scenario of launches at level c, each with its summary and
+	// one request whose cached share of 100 prompt tokens is cached.
+	side := func(name string, cached int, sums ...measure.LevelSummary) *Scenario {
+		var ls []records.Launch
+		for i, sum := range sums {
+			rec := measure.Record{Level: c, PromptTokens: 100, CachedTokens: new(cached)}
+			ls = append(ls, records.Launch{Round: i + 1, Records: []measure.Record{rec},
+				Result: &results.ScenarioResult{Levels: []measure.LevelSummary{sum}}})
+		}
+		return &Scenario{Name: name, Levels: []Level{{Level: c, launchFacts: levelFacts(ls, c)}}}
+	}
+	for _, tc := range []struct {
+		name      string
+		a, b      *Scenario
+		doubted   string // the scenario the doubt names; "": none
+		lasting   bool
+		wantWords string
+	}{
+		{"warm on both alike", side("base", 40, warm, warm), side("spec", 40, warm, warm), "", false, ""},
+		{"warm on both, shares within the gap", side("base", 40, warm, warm), side("spec", 44, warm, warm), "", false, ""},
+		{"cleared on both, shares apart", side("base", 0, cleared, cleared), side("spec", 30, cleared, cleared), "", false, ""},
+		{"unique prompts on one side", side("base", 0, unique), side("spec", 0, cleared), "", false, ""},
+		{"cleared on one side only", side("base", 0, cleared, cleared), side("spec", 40, warm, warm), "spec", true,
+			"cleared before the level for base but not for spec, and the prompts repeat: no prefix-cache reset: engine generic has no known reset"},
+		{"none on one side, warm on the other", side("base", 40, warm), side("spec", 0, none), "base", true, "for spec but not for base"},
+		{"a reset that worked once", side("base", 0, cleared, cleared), side("spec", 40, cleared, warm), "spec", false, "not for spec"},
+		{"warm on both, shares apart", side("base", 10, warm, warm), side("spec", 40, warm, warm), "base", false,
+			"served 10.0% of base's prompt tokens against 40.0% of spec's"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := pairCacheDoubts(tc.a, tc.b, c, func(int) bool { return true })
+			if tc.doubted == "" {
+				if len(ds) > 0 {
+					t.Fatalf("doubts %+v, want none", ds)
+				}
+				return
+			}
+			if len(ds) != 1 || ds[0].Kind != DoubtCache || ds[0].Scenario != tc.doubted || ds[0].Lasting != tc.lasting ||
+				!strings.Contains(ds[0].Text, tc.wantWords) {
+				t.Fatalf("doubts %+v, want one cache doubt of %s (lasting %v) saying %q", ds, tc.doubted, tc.lasting, tc.wantWords)
+			}
+			if Lasting(ds) != tc.lasting {
+				t.Errorf("Lasting %v, want %v", Lasting(ds), tc.lasting)
+			}
+		})
+	}
+}
+
+// cacheCampaign is a sequential campaign of baseline and a variant 30%
+// faster, levels 1 and 16, whose prefix cache at C=1 is cleared on the
+// baseline's side in every launch and left warm on the variant's: in every
+// launch when lasting, else cleared in its first launch.
+func cacheCampaign(t *testing.T, rounds int, lasting bool, levels ...int) records.Input {
+	t.Helper()
+	s := verdicttest.DefaultSweep()
+	s.Concurrency = []int{1, 16}
+	fast := verdicttest.Baseline
+	fast.StepBase /= 1.3
+	fast.StepPerSeq /= 1.3
+	names := []string{"baseline", "fast"}
+	in := verdicttest.CampaignInput(names, s, rounds, verdicttest.Campaign([]verdicttest.Engine{verdicttest.Baseline, fast}, s, rounds, 3))
+	for name, ls := range in.Launches {
+		for i := range ls {
+			var sums []measure.LevelSummary
+			for _, c := range s.Concurrency {
+				sum := measure.LevelSummary{Level: measure.ConcurrencyLevel(c), CacheReset: "POST /flush_cache"}
+				if name == "fast" && slices.Contains(levels, c) && (lasting || ls[i].Round > 1) {
+					sum = measure.LevelSummary{Level: sum.Level, CacheResetNote: "no prefix-cache reset: POST /slots/0?action=erase: status 501"}
+				}
+				sums = append(sums, sum)
+			}
+			ls[i].Result = &results.ScenarioResult{Levels: sums}
+		}
+	}
+	return in
+}
+
+// TestLastingDoubtStopsAtTheFirstLook: a comparison doubted for a reason
+// no later round can clear (the variant's cache reset never worked while
+// the baseline's did) closes at its first look, and once its other
+// comparisons are decided its variant stops there instead of launching to
+// the maximum; the stop's reason says why and what would clear it. The
+// same doubt from a reset that worked once keeps the variant launching.
+func TestLastingDoubtStopsAtTheFirstLook(t *testing.T) {
+	plan := &SequentialPlan{MinRounds: 3, MaxRounds: 8}
+	c1 := measure.ConcurrencyLevel(1)
+	v, err := Judged(cacheCampaign(t, 3, true, 1), Options{Sequential: plan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := v.Cell(c1, "fast"); c.Outcome != OutcomeDoubted || c.Open || !Lasting(c.Doubts) {
+		t.Fatalf("fast at C=1 after round 3: %q, open %v, doubts %+v; want doubted, closed, lasting", c.Outcome, c.Open, c.Doubts)
+	}
+	if c := v.Cell(measure.ConcurrencyLevel(16), "fast"); c.Outcome != OutcomeFaster {
+		t.Fatalf("fast at C=16 after round 3: %q, want faster: the test shows nothing", c.Outcome)
+	}
+	vs := v.Sequential.Variants[0]
+	want := "stopped after 3 rounds: doubted at 1 of 2 comparisons for a reason no more rounds can clear: the prefix cache was cleared before the level for baseline but not for fast"
+	if !vs.Stopped || vs.StoppedAfter != 3 || !strings.HasPrefix(vs.Reason, want) || !strings.Contains(vs.Reason, "to clear it, clear both sides' prefix cache the same way") {
+		t.Errorf("fast: %+v\nwant stopped after 3: %q…", vs, want)
+	}
+	if open := Open(v); len(open) != 0 {
+		t.Errorf("open after round 3: %v, want none", open)
+	}
+	if cost := Cost(v, nil); cost.Doubted != 1 || cost.Open != 0 || !strings.Contains(cost.Sentence, "; 1 doubted") {
+		t.Errorf("cost %+v: want 1 doubted, none open", cost)
+	}
+
+	v, err = Judged(cacheCampaign(t, 3, false, 1), Options{Sequential: plan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := v.Cell(c1, "fast"); c.Outcome != OutcomeDoubted || !c.Open {
+		t.Errorf("a reset that worked once: fast at C=1 %q, open %v; want doubted and open", c.Outcome, c.Open)
+	}
+	if open := Open(v); !slices.Equal(open, []string{"fast"}) {
+		t.Errorf("a reset that worked once: open %v, want fast", open)
+	}
+}
+
+// TestDoubtedSentence: a variant doubted at every level says so, with the
+// reason and what would clear it, never "no difference could be detected";
+// one doubted at some levels names them among its stretches. Golden.
+func TestDoubtedSentence(t *testing.T) {
+	plan := &SequentialPlan{MinRounds: 3, MaxRounds: 8}
+	var out strings.Builder
+	for _, levels := range [][]int{{1, 16}, {1}} {
+		v, err := Judged(cacheCampaign(t, 3, true, levels...), Options{Sequential: plan})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range v.Crossovers {
+			out.WriteString(x.Sentence + "\n")
+			if strings.Contains(x.Sentence, "could be detected") || strings.Contains(x.Sentence, "inconclusive") {
+				t.Errorf("the sentence reads as inconclusive for a doubted stretch: %s", x.Sentence)
+			}
+		}
+		out.WriteString(Cost(v, nil).Sentence + "\n")
+	}
+	golden.Check(t, filepath.Join("testdata", "doubted-sentence.golden"), []byte(out.String()))
 }

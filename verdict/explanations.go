@@ -169,6 +169,9 @@ type Segment struct {
 	// MDEPct is, for an inconclusive segment, the largest of its levels'
 	// detectable differences.
 	MDEPct float64 `json:"mde_pct,omitempty"`
+	// Doubts are, for a doubted segment, why its levels were not decided:
+	// each distinct doubt of its cells once, in level order.
+	Doubts []Doubt `json:"doubts,omitempty"`
 }
 
 // Break-even kinds (BreakEven.Kind).

@@ -71,9 +71,11 @@ type hypothesis struct {
 	rejected, passed bool
 	alive            int
 	pAdj             float64
-	// closed: decided, or out of looks; decided: faster, slower or tie.
-	closed, decided bool
-	closedAt        int
+	// closed: decided, or out of looks; decided: faster, slower or tie;
+	// lasting: closed at a look that doubted it for a reason no later
+	// round can clear (Doubt.Lasting).
+	closed, decided, lasting bool
+	closedAt                 int
 }
 
 // t is the hypothesis's t statistic at its latest look.
@@ -147,6 +149,18 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 				h.base, h.variant = cvk.scenario(v.Baseline), cvk.scenario(cvk.Comparisons[h.capacity].Variant)
 			}
 			if c == nil {
+				continue
+			}
+			if c.Outcome == OutcomeDoubted {
+				// Doubted at this look. A doubt that no later round can
+				// clear (Lasting: the warm side's cache reset never
+				// worked) closes the comparison at its first look, so
+				// it does not keep its variant launching to the
+				// maximum for nothing.
+				if Lasting(c.Doubts) && c.Rounds >= plan.MinRounds {
+					h.at, h.atRound = *c, k
+					h.closed, h.closedAt, h.lasting = true, k, true
+				}
 				continue
 			}
 			c = sequentialView(c)

@@ -61,6 +61,7 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 		}
 		vs := VariantStop{Variant: s.Name}
 		open, last := 0, 0
+		var lasting *Doubt // why a comparison closed doubted at a look
 		for _, h := range hs {
 			if !h.against(v, base, i) {
 				continue
@@ -70,6 +71,9 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 			inDoubt = inDoubt && h.capacity < 0 && !h.decided
 			if inDoubt {
 				vs.Doubted++
+				if d := v.doubted[h.key]; h.lasting && lasting == nil && len(d.Doubts) > 0 {
+					lasting = &d.Doubts[0]
+				}
 			}
 			switch {
 			case !h.closed:
@@ -108,6 +112,9 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 			vs.Stopped, vs.StoppedAfter = true, last
 			vs.Rounds = v.launchesUpTo(s, last)
 			switch {
+			case vs.Inconclusive == 0 && vs.Doubted > 0 && lasting != nil && last < plan.MaxRounds:
+				vs.Reason = fmt.Sprintf("stopped after %s: doubted at %d of %d comparisons for a reason no more rounds can clear: %s; to clear it, %s",
+					Plural(last, "round", "rounds"), vs.Doubted, vs.Comparisons, lasting.Text, DoubtAdvice(lasting.Kind))
 			case vs.Inconclusive == 0 && vs.Doubted > 0:
 				vs.Reason = fmt.Sprintf("max rounds reached: doubted at %d of %d comparisons, never decided", vs.Doubted, vs.Comparisons)
 			case vs.Inconclusive == 0 && vs.Rounds == last:

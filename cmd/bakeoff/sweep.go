@@ -45,6 +45,11 @@ Flags:
                          level; one of {engines}
   --unique-prompts       start every request with a short prefix of its own, so
                          no request reuses another's cached prefix
+  --no-prefix-cache      the server keeps no prefix cache: nothing to clear
+  --cache-reset CALL     clear the prefix cache before each level with this HTTP
+                         call ("POST /path") instead of the engine's own
+  --cache-reset-command CMD
+                         clear it with this shell command instead
   --api-key-env VAR      read a bearer token from environment variable VAR
   --concurrency LIST     levels, comma-separated (default {levels})
   --rates LIST           open-loop arrival rates in requests per second,

@@ -4,7 +4,8 @@
 // (501 without --slot-save-path), /metrics with the llamacpp: prefix, and
 // streaming completions whose final chunk carries usage with
 // prompt_tokens_details.cached_tokens and timings with draft_n and
-// draft_n_accepted. The shapes follow tools/server/README.md and
+// draft_n_accepted. With a draft model it streams two tokens per step,
+// as accepted drafts let a real one, so it is the faster side. The shapes follow tools/server/README.md and
 // shared/facts/engines.md; the numbers are made up but consistent.
 //
 // It keeps a prefix cache the way the real server's slots do for what the
@@ -135,6 +136,10 @@ type Server struct {
 	mu     sync.Mutex
 	cached map[string]bool // prompts in some slot's cache
 	served int
+	// predicted is tokens_predicted_total: as llama-server does, a
+	// request's generated tokens are added when it ends, not as they are
+	// generated (tools/server/server-context.cpp).
+	predicted int
 }
 
 // New returns a server that starts loading now.
@@ -204,10 +209,11 @@ func (s *Server) props(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Server) metrics(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
-	n := s.served
+	n, predicted := s.served, s.predicted
 	s.mu.Unlock()
 	fmt.Fprintf(w, "# HELP llamacpp:requests_processing Number of requests processing.\n# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing 0\n")
 	fmt.Fprintf(w, "# HELP llamacpp:n_decode_total Total number of llama_decode() calls\n# TYPE llamacpp:n_decode_total counter\nllamacpp:n_decode_total %d\n", n)
+	fmt.Fprintf(w, "# HELP llamacpp:tokens_predicted_total Number of generation tokens processed.\n# TYPE llamacpp:tokens_predicted_total counter\nllamacpp:tokens_predicted_total %d\n", predicted)
 }
 
 // slotAction handles ?action=erase; save and restore are not simulated.
@@ -268,6 +274,11 @@ func (s *Server) completions(chat bool) http.HandlerFunc {
 		}
 		s.mu.Unlock()
 		n := max(1, req.MaxTokens)
+		defer func() {
+			s.mu.Lock()
+			s.predicted += n
+			s.mu.Unlock()
+		}()
 		usage := map[string]any{"completion_tokens": n, "prompt_tokens": promptTokens, "total_tokens": n + promptTokens,
 			"prompt_tokens_details": map[string]any{"cached_tokens": cached}}
 		timings := map[string]any{"cache_n": cached, "prompt_n": promptTokens - cached, "prompt_ms": 1.5,
@@ -306,7 +317,12 @@ func (s *Server) completions(chat bool) http.HandlerFunc {
 				"delta": map[string]any{"role": "assistant", "content": nil}}}, "object": object, "id": id, "model": s.name()})
 		}
 		for i := range n {
-			time.Sleep(s.cfg.TokenGap)
+			// A target step per token; with a draft, every other token is
+			// an accepted draft token that comes in the same step, so a
+			// speculative server streams twice as fast.
+			if !s.cfg.Speculative || i%2 == 0 {
+				time.Sleep(s.cfg.TokenGap)
+			}
 			if r.Context().Err() != nil {
 				return
 			}

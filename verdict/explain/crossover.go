@@ -3,6 +3,7 @@ package explain
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
@@ -79,6 +80,7 @@ func crossoverOf(name string, levels []measure.Level, cells []verdict.Cell) verd
 			if moreExtreme(sign, c.DeltaPct, seg.DeltaPct) {
 				seg.Extreme, seg.DeltaPct, seg.P = levels[i], c.DeltaPct, c.PAdjusted
 			}
+			seg.Doubts = addDoubts(seg.Doubts, c.Doubts)
 			if seg.Outcome == verdict.OutcomeInconclusive && (seg.MDEPct > 0 || len(seg.Levels) == 1) {
 				seg.MDEPct = math.Max(seg.MDEPct, c.MDEPct)
 				if c.MDEPct <= 0 {
@@ -92,6 +94,7 @@ func crossoverOf(name string, levels []measure.Level, cells []verdict.Cell) verd
 		if c.Outcome == verdict.OutcomeInconclusive {
 			seg.MDEPct = c.MDEPct
 		}
+		seg.Doubts = addDoubts(nil, c.Doubts)
 		x.Segments = append(x.Segments, seg)
 	}
 	for i := 1; i < len(x.Segments); i++ {
@@ -132,6 +135,8 @@ func crossoverSentence(x verdict.Crossover) string {
 			return fmt.Sprintf("loses at every level (%s), down to %s at %s (%s)", span, verdict.Pct(s.DeltaPct), measure.LevelName(s.Extreme), verdict.PClause(s.P))
 		case verdict.OutcomeTie:
 			return fmt.Sprintf("ties at every level (%s)", span)
+		case verdict.OutcomeDoubted:
+			return fmt.Sprintf("doubted at every level (%s), not decided: %s", span, doubtWords(s.Doubts))
 		}
 		return fmt.Sprintf("inconclusive at every level (%s): %s", span, verdict.MDEWords(s.MDEPct))
 	}
@@ -155,9 +160,50 @@ func crossoverSentence(x verdict.Crossover) string {
 			parts[i] = fmt.Sprintf("loses %s, down to %s at %s", span, verdict.Pct(s.DeltaPct), measure.LevelName(s.Extreme))
 		case s.Outcome == verdict.OutcomeTie:
 			parts[i] = "tie " + span
+		case s.Outcome == verdict.OutcomeDoubted:
+			parts[i] = fmt.Sprintf("doubted %s (%s)", span, kindWords(s.Doubts))
 		default:
 			parts[i] = "inconclusive " + span
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// addDoubts adds to ds each doubt of more whose text it lacks.
+func addDoubts(ds, more []verdict.Doubt) []verdict.Doubt {
+	for _, d := range more {
+		if !slices.ContainsFunc(ds, func(e verdict.Doubt) bool { return e.Text == d.Text }) {
+			ds = append(ds, d)
+		}
+	}
+	return ds
+}
+
+// doubtWords is what a sentence says of a doubted stretch: each doubt's
+// words, then what would clear the first one.
+func doubtWords(ds []verdict.Doubt) string {
+	if len(ds) == 0 {
+		return "its measurement is doubted"
+	}
+	var texts []string
+	for _, d := range ds {
+		texts = append(texts, d.Text)
+	}
+	out := strings.Join(texts, "; ")
+	if advice := verdict.DoubtAdvice(ds[0].Kind); advice != "" {
+		out += " (to clear it, " + advice + ")"
+	}
+	return out
+}
+
+// kindWords are a doubted stretch's kinds as a table cell names them.
+func kindWords(ds []verdict.Doubt) string {
+	var out []string
+	for _, k := range verdict.DoubtKinds(ds) {
+		out = append(out, verdict.DoubtWords(k))
+	}
+	if len(out) == 0 {
+		return "measurement doubted"
+	}
+	return strings.Join(out, ", ")
 }

@@ -38,7 +38,7 @@ func checkCache(v *verdict.Verdict, in records.Input) []verdict.Note {
 			}
 			levels = append(levels, sr.Levels...)
 		}
-		notes = append(notes, resetNotes(s.Name, levels)...)
+		notes = append(notes, resetNotes(s.Name, levels, cacheDoubted(v, s.Name))...)
 		r := hitRates(in.Records(s.Name))
 		if len(r) == 0 {
 			continue
@@ -86,14 +86,34 @@ func hitRates(recs iter.Seq2[int, *measure.Record]) map[measure.Level]float64 {
 	return out
 }
 
-// resetNotes reads the sweep's record of each level's cache reset.
-func resetNotes(name string, levels []measure.LevelSummary) []verdict.Note {
+// cacheDoubted reports whether some comparison of the run was doubted for
+// the named scenario's prefix cache (verdict.DoubtCache).
+func cacheDoubted(v *verdict.Verdict, name string) bool {
+	for _, row := range v.Rows {
+		for _, c := range row.Cells {
+			for _, d := range c.Doubts {
+				if d.Kind == verdict.DoubtCache && d.Scenario == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// resetNotes reads the sweep's record of each level's cache reset. A cache
+// left warm is a warning only where it made a comparison doubted (the
+// other side's was cleared, or served a different share): left warm on
+// every side alike it favours none, and the note says so.
+func resetNotes(name string, levels []measure.LevelSummary, doubted bool) []verdict.Note {
 	var calls []string
 	var missed []measure.Level
 	var why string
-	unique := true
+	unique, none := true, false
 	for _, l := range levels {
 		switch {
+		case l.NoPrefixCache:
+			none = true
 		case l.CacheReset != "":
 			if !slices.Contains(calls, l.CacheReset) {
 				calls = append(calls, l.CacheReset)
@@ -108,19 +128,24 @@ func resetNotes(name string, levels []measure.LevelSummary) []verdict.Note {
 	}
 	switch {
 	case len(missed) > 0:
-		sev := verdict.SeverityWarn
-		if unique {
-			sev = verdict.SeverityInfo
-		}
+		sev := verdict.SeverityInfo
 		var ls []string
 		for _, c := range missed {
 			ls = append(ls, measure.LevelName(c))
 		}
 		text := fmt.Sprintf("%s: the prefix cache was not cleared before %s: %s", name, strings.Join(ls, ", "), why)
-		if !unique {
-			text += "; not decided: " + verdict.DoubtAdvice(verdict.DoubtCache)
+		switch {
+		case unique:
+		case doubted:
+			sev = verdict.SeverityWarn
+			text += "; not decided where the other side's cache was treated otherwise: " + verdict.DoubtAdvice(verdict.DoubtCache)
+		default:
+			text += "; every side it is compared with ran the same prompts in the same order with its cache treated alike, so it favours none: a note, not a doubt"
 		}
 		return []verdict.Note{{Severity: sev, Check: verdict.CheckCache, Scenario: name, Text: text}}
+	case none:
+		return []verdict.Note{{Severity: verdict.SeverityInfo, Check: verdict.CheckCache, Scenario: name,
+			Text: name + ": no prefix cache to clear (prefix_cache: none)"}}
 	case len(calls) > 0:
 		return []verdict.Note{{Severity: verdict.SeverityInfo, Check: verdict.CheckCache, Scenario: name,
 			Text: fmt.Sprintf("%s: the prefix cache was cleared before every level (%s)", name, strings.Join(calls, "; "))}}
