@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -108,7 +109,11 @@ func TestAcceptRequestFields(t *testing.T) {
 				}
 				l := res.Levels[0]
 				if l.AcceptLength == nil || l.AcceptLengthSource != tt.source || *l.AcceptLength != 106.0/43 {
-					t.Errorf("accept length %v from %q, want 106/43 from %q", l.AcceptLength, l.AcceptLengthSource, tt.source)
+					got := "none"
+					if l.AcceptLength != nil {
+						got = fmt.Sprintf("%.6f", *l.AcceptLength)
+					}
+					t.Errorf("accept length %s from %q, want %.6f (106/43) from %q", got, l.AcceptLengthSource, 106.0/43, tt.source)
 				}
 			}
 			got := bodies()

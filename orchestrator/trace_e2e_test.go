@@ -197,7 +197,7 @@ func TestTraceCampaign(t *testing.T) {
 	if err != nil && !strings.Contains(string(diff), "REGRESSED") {
 		t.Fatalf("bakeoff diff: %v", err)
 	}
-	for _, want := range []string{"speed", "0.5×", "1×", "capacit"} {
+	for _, want := range []string{"speed", "0.5×", "1×", "Capacity under the SLO"} {
 		if !strings.Contains(string(diff), want) {
 			t.Errorf("bakeoff diff does not show %q", want)
 		}

@@ -193,8 +193,11 @@ func capacityDiffText(w io.Writer, d *rundiff.Result) error {
 		if r.PerGPU {
 			per = " per GPU"
 		}
-		t.Rows = append(t.Rows, []string{r.Scenario, old, new,
-			verdict.Pct(r.DeltaPct) + per + " (" + verdict.PClause(r.PAdjusted) + ")", outcome})
+		delta := verdict.Pct(r.DeltaPct) + per + " (" + verdict.PClause(r.PAdjusted) + ")"
+		if r.Unjudged {
+			delta, outcome = verdict.Pct(r.DeltaPct)+per, "not judged: run effect unknown"
+		}
+		t.Rows = append(t.Rows, []string{r.Scenario, old, new, delta, outcome})
 	}
 	return renderTable(w, t, nil)
 }

@@ -128,7 +128,12 @@ func TestCapacityPerGPUReport(t *testing.T) {
 func TestDiffPerGPUText(t *testing.T) {
 	old := gpuRun(t, []string{"x"}, []verdicttest.Engine{verdicttest.Baseline}, map[string]int{"x": 8}, 41)
 	smaller := gpuRun(t, []string{"x"}, []verdicttest.Engine{tp4Of(verdicttest.Baseline)}, map[string]int{"x": 4}, 42)
-	d, err := rundiff.Compare(old, smaller, rundiff.Options{})
+	// Three runs of history with no run effect: the rows are judged.
+	history := []*results.Run{old}
+	for seed := range uint64(2) {
+		history = append(history, gpuRun(t, []string{"x"}, []verdicttest.Engine{verdicttest.Baseline}, map[string]int{"x": 8}, 43+seed))
+	}
+	d, err := rundiff.Compare(old, smaller, rundiff.Options{History: history})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -141,7 +141,8 @@ func TestNoSLONoCapacity(t *testing.T) {
 func TestDiffCapacity(t *testing.T) {
 	old := sloRun(t, 3, 21, 1)
 	same := sloRun(t, 3, 22, 1)
-	d, err := rundiff.Compare(old, same, rundiff.Options{})
+	// Three runs of history with no run effect: the capacities are judged.
+	d, err := rundiff.Compare(old, same, rundiff.Options{History: []*results.Run{old, sloRun(t, 3, 23, 1), sloRun(t, 3, 24, 1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,8 @@ func TestDiffCapacityRegression(t *testing.T) {
 		}
 		return run
 	}
-	d, err := rundiff.Compare(mk(31, 1), mk(32, 1.25), rundiff.Options{})
+	old := mk(31, 1)
+	d, err := rundiff.Compare(old, mk(32, 1.25), rundiff.Options{History: []*results.Run{old, mk(33, 1), mk(34, 1), mk(35, 1)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
@@ -17,8 +18,8 @@ import (
 func DiffText(w io.Writer, d *rundiff.Result) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "old: %s (%s)\nnew: %s (%s)\n", d.OldRun, roundsWords(d.OldRounds), d.NewRun, roundsWords(d.NewRounds))
-	fmt.Fprintf(ew, "regression: significantly slower (p < %v after %s over %d comparisons) and by more than %.1f%%; tie: the %.0f%% interval within ±%.1f%%\n",
-		d.Alpha, correctionName(d.Correction), d.Comparisons(), 100*d.Threshold, 100*(1-2*d.Alpha), d.EquivalenceMarginPct)
+	fmt.Fprintf(ew, "regression: significantly slower (p < %v after %s over %s) and by more than %.1f%%; tie: the %.0f%% interval within ±%.1f%%\n",
+		d.Alpha, correctionName(d.Correction), plural(d.Comparisons(), "comparison", "comparisons"), 100*d.Threshold, 100*(1-2*d.Alpha), d.EquivalenceMarginPct)
 	if d.OldRounds <= 1 && d.NewRounds <= 1 {
 		fmt.Fprintf(ew, "! launch-to-launch variation not measured (one launch per scenario in each run): a difference under %.1f%% (min_effect) is never called a regression\n",
 			d.MinEffectPct)
@@ -35,6 +36,22 @@ func DiffText(w io.Writer, d *rundiff.Result) error {
 			fmt.Fprintf(ew, "   %s\n", e)
 		}
 	}
+	for _, side := range []struct {
+		name  string
+		notes []verdict.Note
+	}{{"OLD", d.OldNotes}, {"NEW", d.NewNotes}} {
+		for _, n := range side.notes {
+			mark := "!"
+			if n.Severity == verdict.SeverityRed {
+				mark = "!!"
+			}
+			fmt.Fprintf(ew, "%s %s: %s\n", mark, side.name, n.Text)
+		}
+	}
+	fmt.Fprintln(ew, runEffectLine(d))
+	for _, s := range d.HistorySkipped {
+		fmt.Fprintf(ew, "   not in the history: %s\n", s)
+	}
 	fmt.Fprintln(ew)
 	if line := d.PerGPULine(); line != "" {
 		fmt.Fprintln(ew, line)
@@ -50,6 +67,12 @@ func DiffText(w io.Writer, d *rundiff.Result) error {
 		}
 		outcome, decided := diffOutcome(r.Regression, r.Improvement, r.Outcome)
 		switch {
+		case r.Unjudged:
+			delta = verdict.Pct(r.DeltaPct)
+			if r.PerGPU {
+				delta += " per GPU"
+			}
+			outcome = "not judged: run effect unknown"
 		case decided:
 		case r.BelowMinEffect:
 			outcome = "inconclusive (under min_effect)"
@@ -66,6 +89,9 @@ func DiffText(w io.Writer, d *rundiff.Result) error {
 	for _, u := range d.Unmatched {
 		fmt.Fprintf(ew, "! %s\n", u)
 	}
+	if err := ratiosText(ew, d); err != nil {
+		return err
+	}
 	if err := capacityDiffText(ew, d); err != nil {
 		return err
 	}
@@ -75,12 +101,112 @@ func DiffText(w io.Writer, d *rundiff.Result) error {
 	if err := turnsDiffText(ew, d); err != nil {
 		return err
 	}
-	if d.Regressed() {
-		fmt.Fprintln(ew, "\nREGRESSED")
-	} else {
-		fmt.Fprintln(ew, "\nno significant regression")
-	}
+	fmt.Fprintln(ew)
+	fmt.Fprintln(ew, judgedLine(d))
 	return ew.err
+}
+
+// runEffectLine says what the diff knows of the run effect: its size and
+// the history it was learned from, or that absolute changes are not judged
+// for want of history.
+func runEffectLine(d *rundiff.Result) string {
+	e := d.RunEffect
+	if e.Enough() {
+		return fmt.Sprintf("run effect: ±%.1f%% (sd) from run to run, learned from %d runs of this campaign, sweep and host; absolute changes are judged with it",
+			e.SDPct, len(e.Runs))
+	}
+	have := 0
+	if e != nil {
+		have = len(e.Runs)
+	}
+	return fmt.Sprintf("run effect unknown: %s of this campaign, sweep and host (%d needed): a run's absolute figures cannot be told from its night's luck, so they are shown, not judged; each variant's ratio to its own run's baseline, which the run effect cancels, is",
+		plural(have, "run of history", "runs of history"), rundiff.MinHistory)
+}
+
+// ratiosText writes each variant's ratio to the baseline in both runs and
+// its change.
+func ratiosText(ew *errWriter, d *rundiff.Result) error {
+	if len(d.Ratios) == 0 {
+		return nil
+	}
+	fmt.Fprintln(ew, "\nagainst the baseline, run by run (the run effect cancels in each ratio):")
+	t := table{Header: []string{"variant", "C", "old vs baseline", "new vs baseline", "change", "outcome"}}
+	t.Header[1] = measure.LevelAxis(d.Ratios[0].Level)
+	for _, r := range d.Ratios {
+		outcome, decided := diffOutcome(r.Regression, r.Improvement, r.Outcome)
+		if !decided {
+			outcome = "no change seen (" + r.MDEClause() + ")"
+		}
+		t.Rows = append(t.Rows, []string{r.Variant + " vs " + r.Baseline, measure.LevelLabel(r.Level),
+			verdict.Pct(r.OldPct), verdict.Pct(r.NewPct), verdict.Pct(r.DeltaPct) + " (" + verdict.PClause(r.PAdjusted) + ")", outcome})
+	}
+	return renderTable(ew, t, nil)
+}
+
+// judgedLine is the diff's last line: what it judged and found.
+func judgedLine(d *rundiff.Result) string {
+	var regs []string
+	for _, r := range d.Rows {
+		if r.Regression {
+			regs = append(regs, fmt.Sprintf("%s %s %s", r.Scenario, measure.LevelName(r.Level), verdict.Pct(r.DeltaPct)))
+		}
+	}
+	for _, r := range d.Ratios {
+		if r.Regression {
+			regs = append(regs, fmt.Sprintf("%s vs %s %s %s", r.Variant, r.Baseline, measure.LevelName(r.Level), verdict.Pct(r.DeltaPct)))
+		}
+	}
+	if d.Capacity != nil {
+		for _, r := range d.Capacity.Rows {
+			if r.Regression {
+				regs = append(regs, fmt.Sprintf("%s capacity %s", r.Scenario, verdict.Pct(r.DeltaPct)))
+			}
+		}
+	}
+	if len(regs) > 0 {
+		return fmt.Sprintf("REGRESSED: %s beyond %.0f%%: %s", plural(len(regs), "regression", "regressions"), 100*d.Threshold, strings.Join(regs, "; "))
+	}
+	unjudged := 0
+	var worst *rundiff.Row
+	for i, r := range d.Rows {
+		if !r.Unjudged {
+			continue
+		}
+		unjudged++
+		if r.DeltaPct <= -100*d.Threshold && (worst == nil || r.DeltaPct < worst.DeltaPct) {
+			worst = &d.Rows[i]
+		}
+	}
+	line := fmt.Sprintf("no regression beyond %.0f%% in %s", 100*d.Threshold, plural(d.Comparisons(), "judged comparison", "judged comparisons"))
+	switch {
+	case worst != nil:
+		// Never a silent pass: a fall of a run's own figures beyond the
+		// threshold is named, with what it would take to judge it.
+		line += fmt.Sprintf("; but %s %s fell %s, which cannot be separated from the run effect without %d runs of history (have %d): rerun the campaign, or diff against a folder of its runs with --history",
+			worst.Scenario, measure.LevelName(worst.Level), verdict.Pct(worst.DeltaPct), rundiff.MinHistory, historyRuns(d))
+	case unjudged > 0:
+		line += fmt.Sprintf("; %s of absolute figures not judged: the run effect needs %d runs of history", plural(unjudged, "row", "rows"), rundiff.MinHistory)
+	}
+	return line
+}
+
+// historyRuns is how many runs of history the diff had.
+func historyRuns(d *rundiff.Result) int {
+	if d.RunEffect == nil {
+		return 0
+	}
+	return len(d.RunEffect.Runs)
+}
+
+// plural is "1 run" or "3 runs".
+func plural(n int, one, many string) string {
+	if n == 0 {
+		return "no " + many
+	}
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // diffPerGPU is " (127.1/GPU)" after a throughput of a diff's row compared

@@ -282,21 +282,39 @@ func TestWriteAll(t *testing.T) {
 	}
 }
 
+// writeHistory writes n more runs of the test campaign, with no run effect, as
+// a diff's history: with them a diff judges absolute figures.
+func writeHistory(t *testing.T, dir string, n int, rounds int) []*results.Run {
+	t.Helper()
+	var out []*results.Run
+	for i := range n {
+		out = append(out, writeRounds(t, filepath.Join(dir, fmt.Sprintf("history-%d", i)), uint64(900+i), 1, "sha256:aaaa", rounds))
+	}
+	return out
+}
+
 func TestDiff(t *testing.T) {
 	dir := t.TempDir()
 	old := writeCampaign(t, filepath.Join(dir, "old"), 1, 1, "sha256:aaaa")
 	same := writeCampaign(t, filepath.Join(dir, "same"), 7, 1, "sha256:aaaa")
 	slower := writeCampaign(t, filepath.Join(dir, "slower"), 7, 1.10, "sha256:aaaa")
+	history := append(writeHistory(t, dir, 2, fixtureRounds), old)
 	for _, tc := range []struct {
 		name      string
 		new       *results.Run
+		history   []*results.Run
 		regressed bool
+		says      string
 	}{
-		{"A/A", same, false},
-		{"10% slower baseline", slower, true},
+		{"A/A", same, history, false, "no regression beyond 3% in 20 judged comparisons"},
+		{"10% slower baseline", slower, history, true, "REGRESSED: "},
+		// Without history a run's own figures cannot be told from its
+		// night's luck: not judged, and never a silent pass.
+		{"10% slower baseline, no history", slower, nil, false,
+			"but baseline C=5 fell −10.7%, which cannot be separated from the run effect without 3 runs of history (have 0)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := rundiff.Compare(old, tc.new, rundiff.Options{})
+			d, err := rundiff.Compare(old, tc.new, rundiff.Options{History: tc.history})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -310,11 +328,14 @@ func TestDiff(t *testing.T) {
 			if tc.regressed && !strings.Contains(buf.String(), "REGRESSION") {
 				t.Errorf("no REGRESSION mark:\n%s", buf.String())
 			}
+			if !strings.Contains(buf.String(), tc.says) {
+				t.Errorf("the diff does not say %q:\n%s", tc.says, buf.String())
+			}
 			for _, r := range d.Rows {
 				if r.Method != verdict.MethodLaunches {
 					t.Errorf("%s %s: method %s, want launches (fixtureRounds each)", r.Scenario, r.Level, r.Method)
 				}
-				if r.Outcome == "" {
+				if r.Outcome == "" && !r.Unjudged {
 					t.Errorf("%s %s: no outcome", r.Scenario, r.Level)
 				}
 			}
@@ -338,7 +359,7 @@ func TestDiffOneRound(t *testing.T) {
 	}{{1.035, false}, {1.10, true}} {
 		t.Run(fmt.Sprint(tc.slowdown), func(t *testing.T) {
 			new := writeRounds(t, filepath.Join(dir, fmt.Sprint(tc.slowdown)), 1, tc.slowdown, "sha256:aaaa", 1)
-			d, err := rundiff.Compare(old, new, rundiff.Options{})
+			d, err := rundiff.Compare(old, new, rundiff.Options{History: append(writeHistory(t, dir, 9, 1), old)})
 			if err != nil {
 				t.Fatal(err)
 			}

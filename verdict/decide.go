@@ -245,3 +245,81 @@ func Decide(cs []*Comparison, alpha float64, correction string, minEffectPct, eq
 	decide(cs, fixedRule{Alpha: alpha, Correction: correction, MinEffectPct: minEffectPct,
 		EquivalenceMarginPct: equivalenceMarginPct})
 }
+
+// WithRunEffect widens c, one scenario compared across two runs
+// (CompareRuns), by a run effect: whatever is common to one run's launches
+// and varies from run to run (the host's load and clocks, its thermal
+// state, the page cache, a driver's mood), which within-run launches
+// cannot see. Each run carries its own draw, so the difference of two runs'
+// means carries twice its variance: SE² becomes SE² + 2·runVar, with the
+// Welch–Satterthwaite df of the two parts, runDF being the df of runVar's
+// estimate. c's interval and p are recomputed; its outcome is left for
+// Decide.
+func WithRunEffect(c *Comparison, runVar, runDF, conf float64) {
+	e := c.est
+	if !e.OK() || runVar < 0 || runDF <= 0 {
+		return
+	}
+	within, between := e.SE*e.SE, 2*runVar
+	e.SE = math.Sqrt(within + between)
+	e.DF = satterthwaite([]float64{within, between}, []float64{c.est.DF, runDF})
+	n := newComparison(e, c.Method, c.Rounds, math.NaN(), conf)
+	n.RoundSDPct, n.NoisyLevel, n.WithinShare = c.RoundSDPct, c.NoisyLevel, c.WithinShare
+	*c = n
+}
+
+// RatioChange is the change between two runs of one variant's paired ratio
+// to the baseline (each run's ComparePaired at one level): new's log ratio
+// less old's, with the two runs' standard errors combined and the
+// Welch–Satterthwaite df. What is common to one run's launches multiplies
+// the variant and the baseline alike and cancels in each run's ratio, so
+// this change carries no run effect. Undecided until Decide; nil when
+// either side has no error estimate.
+func RatioChange(old, new *Comparison, conf float64) *Comparison {
+	if !old.est.OK() || !new.est.OK() {
+		return nil
+	}
+	vo, vn := old.est.SE*old.est.SE, new.est.SE*new.est.SE
+	e := rule.Diff{D: new.est.D - old.est.D, SE: math.Sqrt(vo + vn),
+		DF: satterthwaite([]float64{vo, vn}, []float64{old.est.DF, new.est.DF})}
+	method := MethodLaunches
+	if old.Method == MethodWithinLaunch || new.Method == MethodWithinLaunch {
+		// One launch a side in either run: the ratio's error is the
+		// within-launch samples', and Decide then names no tie and
+		// nothing under the minimum effect.
+		method = MethodWithinLaunch
+	}
+	return plainComparison(e, method, min(old.Rounds, new.Rounds), conf)
+}
+
+// plainComparison is newComparison without a round spread.
+func plainComparison(e rule.Diff, method string, rounds int, conf float64) *Comparison {
+	c := newComparison(e, method, rounds, math.NaN(), conf)
+	return &c
+}
+
+// ComparePaired is every level's paired comparison of variant against base
+// over all the rounds both launched in, as the fixed design makes it (no
+// sequential look, no prior): what a run says of the variant's ratio to
+// the baseline, for RatioChange.
+func ComparePaired(base, variant *Scenario, conf float64) map[measure.Level]*Comparison {
+	cs, _ := compareLevels(base.Levels, variant.Levels, true, conf, nil)
+	return cs
+}
+
+// satterthwaite is the Welch–Satterthwaite df of a sum of variance parts,
+// each with its own df: (Σv)² / Σ(v²/df). A part with no df (or no
+// variance) adds nothing to the denominator.
+func satterthwaite(v, df []float64) float64 {
+	var sum, den float64
+	for i := range v {
+		sum += v[i]
+		if df[i] > 0 && v[i] > 0 {
+			den += v[i] * v[i] / df[i]
+		}
+	}
+	if den == 0 {
+		return math.Max(df[0], 0)
+	}
+	return sum * sum / den
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
@@ -15,7 +17,7 @@ import (
 )
 
 const diffUsage = `
-Usage: bakeoff diff OLD_DIR NEW_DIR [--threshold 3%] [--alpha 0.05] [--force]
+Usage: bakeoff diff OLD_DIR NEW_DIR [--threshold 3%] [--alpha 0.05] [--history DIR|none] [--force]
 
 Compares the same scenarios in two runs, level by level, from their raw
 records, with the verdict's statistics (one figure per launch, Holm's
@@ -28,9 +30,18 @@ A significant slowdown beyond the threshold is a regression. Runs of one
 launch per scenario cannot measure launch-to-launch variation: there a
 slowdown under the campaign's min_effect is never a regression.
 
+Two runs are two nights: what is common to one run's launches (the host's
+load, clocks, page cache) varies from run to run. Each variant's ratio to
+its own run's baseline cancels it and is always judged. A scenario's
+absolute figures are judged only against the run-to-run variance learned
+from the campaign's history: the other runs of the same campaign, sweep and
+host in NEW's folder (or --history DIR), at least 3 of them; with fewer they
+are shown, not judged.
+
   --threshold  the slowdown that counts as a regression, in percent: 3% or 3 (default 3%)
   --alpha      significance level (default 0.05)
-  --force      compare runs whose sweep fingerprints differ
+  --history    the folder whose runs are the history (default: NEW's parent), or none
+  --force      compare runs whose sweep fingerprints or campaigns differ
 
 Exit 0 when nothing regressed, 1 on a significant regression beyond the
 threshold, 2 on bad input or when the runs were measured under different
@@ -47,7 +58,10 @@ func init() {
 
 type diffFlags struct {
 	old, new string
-	opts     rundiff.Options
+	// history is the folder whose runs are the history; "" for NEW's
+	// parent, "none" for none.
+	history string
+	opts    rundiff.Options
 }
 
 func parseDiffFlags(e *env, args []string) (*diffFlags, error) {
@@ -59,6 +73,7 @@ func parseDiffFlags(e *env, args []string) (*diffFlags, error) {
 	fs.StringVar(&threshold, "threshold", "3%", "")
 	fs.Float64Var(&f.opts.Alpha, "alpha", verdict.DefaultAlpha, "")
 	fs.BoolVar(&f.opts.Force, "force", false, "")
+	fs.StringVar(&f.history, "history", "", "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return nil, err
@@ -107,6 +122,18 @@ func runDiff(_ context.Context, e *env, args []string) int {
 			return exitBadInput
 		}
 	}
+	if f.history != "none" {
+		dir := f.history
+		if dir == "" {
+			dir = filepath.Dir(filepath.Clean(f.new))
+		} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			fmt.Fprintf(e.Stderr, "bakeoff diff: --history %s: not a folder of runs\n", dir)
+			return exitBadInput
+		}
+		candidates, skipped := readRuns(dir)
+		f.opts.History, f.opts.HistorySkipped = rundiff.HistoryOf(runs[0], runs[1], candidates)
+		f.opts.HistorySkipped = append(skipped, f.opts.HistorySkipped...)
+	}
 	d, err := rundiff.Compare(runs[0], runs[1], f.opts)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "bakeoff diff: %v\n", err)
@@ -120,4 +147,30 @@ func runDiff(_ context.Context, e *env, args []string) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// readRuns reads every run in dir (each folder with a manifest), and says
+// which folders with a manifest could not be read, naming the file: a
+// broken run of the history is left out, not fatal to the diff.
+func readRuns(dir string) (runs []*results.Run, skipped []string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("%s: %v", dir, err)}
+	}
+	for _, ent := range entries {
+		if !ent.IsDir() {
+			continue
+		}
+		run := filepath.Join(dir, ent.Name())
+		if _, err := os.Stat(filepath.Join(run, results.ManifestFile)); err != nil {
+			continue
+		}
+		r, err := results.ReadRun(run)
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("%s: %v", run, err))
+			continue
+		}
+		runs = append(runs, r)
+	}
+	return runs, skipped
 }

@@ -53,7 +53,7 @@ func TestReportPreRoundsRun(t *testing.T) {
 	if code := run(context.Background(), e, []string{"diff", dir, dir}); code != exitOK {
 		t.Fatalf("diff: exit %d\n%s%s", code, out, errOut)
 	}
-	if s := out.String(); !strings.Contains(s, "no significant regression") || !strings.Contains(s, "eagle3") {
+	if s := out.String(); !strings.Contains(s, "no regression beyond 3%") || !strings.Contains(s, "eagle3") {
 		t.Errorf("diff of the run with itself:\n%s", out)
 	}
 }

@@ -158,14 +158,25 @@ func TestDiffCommand(t *testing.T) {
 	same := writeTestRun(t, filepath.Join(root, "same"), 9, 1, "sha256:aa", 200)
 	slower := writeTestRun(t, filepath.Join(root, "slower"), 9, 1.08, "sha256:aa", 200)
 	unlike := writeTestRun(t, filepath.Join(root, "unlike"), 9, 1, "sha256:bb", 256)
+	// Two more runs of the campaign: with old and same (or slower), NEW's
+	// folder holds the three runs of history a diff judges absolute
+	// figures with; unlike, of another sweep, is left out of it.
+	for i := range 2 {
+		writeTestRun(t, filepath.Join(root, fmt.Sprintf("night-%d", i)), uint64(20+i), 1, "sha256:aa", 200)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
 		code int
 		want string
 	}{
-		{"same", []string{old, same}, exitOK, "no significant regression"},
+		{"same", []string{old, same}, exitOK, "no regression beyond 3% in"},
 		{"slower", []string{old, slower}, exitFailed, "REGRESSION"},
+		{"history named", []string{old, slower, "--history", root}, exitFailed, "learned from 4 runs of this campaign"},
+		{"history skipped", []string{old, slower}, exitFailed, "not in the history: " + unlike + ": another sweep"},
+		// Without history the baseline's own 8% is not judged, and said.
+		{"slower, no history", []string{old, slower, "--history", "none"}, exitOK, "cannot be separated from the run effect without 3 runs of history (have 0)"},
+		{"history not a folder", []string{old, slower, "--history", filepath.Join(root, "nowhere")}, exitBadInput, "not a folder of runs"},
 		{"slower within a big threshold", []string{old, slower, "--threshold", "20%"}, exitOK, "within threshold"},
 		{"unlike refused", []string{old, unlike}, exitBadInput, "max_tokens: 200 → 256"},
 		{"unlike forced", []string{old, unlike, "--force"}, exitOK, "--force"},

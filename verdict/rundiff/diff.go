@@ -24,6 +24,18 @@ type Options struct {
 	Force bool
 	// Alpha is the significance level (DefaultAlpha when zero).
 	Alpha float64
+	// History are other runs of the campaign (HistoryOf picks them): the
+	// run effect is learned from them, and absolute changes are judged
+	// only with MinHistory of them or more.
+	History []*results.Run
+	// HistorySkipped says which candidate runs were left out of the
+	// history and why; the diff repeats it.
+	HistorySkipped []string
+
+	// withinRunOnly judges absolute changes with the launches' variance
+	// alone and no ratio rows, as the diff did before it knew the run
+	// effect: the honesty tests show what that rule did.
+	withinRunOnly bool
 }
 
 // FingerprintError refuses two runs measured under different sweeps.
@@ -62,6 +74,11 @@ type Row struct {
 	// threshold; Improvement a significant speed-up beyond it.
 	Regression  bool `json:"regression,omitempty"`
 	Improvement bool `json:"improvement,omitempty"`
+	// Unjudged is set when the history is too short to know the run
+	// effect (RunEffect.Enough): the row shows its change, but it is no
+	// member of the family and can be no regression, since a change of a
+	// run's absolute figures cannot be told from the run's own luck.
+	Unjudged bool `json:"unjudged,omitempty"`
 	// PerGPU is set when the scenario holds different numbers of GPUs in
 	// the two runs (Result.GPUChanges): the comparison, and so the
 	// regression, is of throughput per GPU, OldPerGPU against NewPerGPU;
@@ -100,6 +117,19 @@ type Result struct {
 	// (engines.go). Empty when they match or a run has no record of them.
 	Engines []string `json:"engines,omitempty"`
 	Rows    []Row
+	// RunEffect is the run-to-run variance learned from the history; its
+	// Runs are empty without any. HistorySkipped are the runs left out of
+	// it, and why.
+	RunEffect      *RunEffect `json:"run_effect"`
+	HistorySkipped []string   `json:"history_skipped,omitempty"`
+	// Ratios are each variant's ratio to the baseline in both runs and its
+	// change, free of the run effect: judged with or without history.
+	Ratios []RatioRow `json:"ratios,omitempty"`
+	// OldNotes and NewNotes are each run's own warnings and errors (the
+	// verdict's notes of those severities), which the diff repeats above
+	// its table: a run that warned of itself warns its diff too.
+	OldNotes []verdict.Note `json:"old_notes,omitempty"`
+	NewNotes []verdict.Note `json:"new_notes,omitempty"`
 	// GPUChanges are the scenarios whose GPUs differ between the runs, in
 	// the old run's order: their rows are compared per GPU, as the verdict
 	// compares scenarios of different sizes (pergpu.go).
@@ -145,6 +175,9 @@ type CapacityRow struct {
 	// Improvement a higher one beyond it.
 	Regression  bool `json:"regression,omitempty"`
 	Improvement bool `json:"improvement,omitempty"`
+	// Unjudged is set as for a Row: without enough history a capacity,
+	// a run's own figure, is shown and not judged.
+	Unjudged bool `json:"unjudged,omitempty"`
 	// PerGPU is set when the scenario's GPUs differ between the runs: the
 	// comparison is then of the capacity per GPU, the load each GPU
 	// carries, as the rows of throughput are, and OldPerGPU and NewPerGPU
@@ -157,9 +190,18 @@ type CapacityRow struct {
 // Comparisons is the size of the diff's corrected family: its throughput
 // rows and its capacity rows.
 func (d *Result) Comparisons() int {
-	n := len(d.Rows)
+	n := len(d.Ratios)
+	for _, r := range d.Rows {
+		if !r.Unjudged {
+			n++
+		}
+	}
 	if d.Capacity != nil {
-		n += len(d.Capacity.Rows)
+		for _, r := range d.Capacity.Rows {
+			if !r.Unjudged {
+				n++
+			}
+		}
 	}
 	return n
 }
@@ -168,6 +210,11 @@ func (d *Result) Comparisons() int {
 // threshold.
 func (d *Result) Regressed() bool {
 	for _, r := range d.Rows {
+		if r.Regression {
+			return true
+		}
+	}
+	for _, r := range d.Ratios {
 		if r.Regression {
 			return true
 		}
@@ -206,17 +253,36 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 		}
 		d.Forced, d.FingerprintFields = true, fields
 	}
+	if old.Manifest.Campaign != new.Manifest.Campaign && !o.Force {
+		return nil, fmt.Errorf("%s is a run of campaign %q and %s of %q: a diff compares runs of one campaign; use --force to compare anyway",
+			old.Dir, old.Manifest.Campaign, new.Dir, new.Manifest.Campaign)
+	}
 	vo, err := judge.Run(old, verdict.Options{Alpha: o.Alpha})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("judging %s: %w", old.Dir, err)
 	}
 	vn, err := judge.Run(new, verdict.Options{Alpha: o.Alpha})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("judging %s: %w", new.Dir, err)
 	}
+	d.OldNotes, d.NewNotes = loudNotes(vo), loudNotes(vn)
+	d.HistorySkipped = o.HistorySkipped
+	var hv []*verdict.Verdict
+	var dirs []string
+	for _, h := range o.History {
+		v := vo
+		if !SameDir(h.Dir, old.Dir) {
+			if v, err = judge.Run(h, verdict.Options{Alpha: o.Alpha}); err != nil {
+				d.HistorySkipped = append(d.HistorySkipped, fmt.Sprintf("%s: %v", h.Dir, err))
+				continue
+			}
+		}
+		hv, dirs = append(hv, v), append(dirs, h.Dir)
+	}
+	d.RunEffect = learnRunEffect(hv, dirs)
 	d.Correction, d.MinEffectPct, d.EquivalenceMarginPct = vn.Correction, vn.MinEffectPct, vn.EquivalenceMarginPct
 	d.OldRounds, d.NewRounds = vo.Rounds, vn.Rounds
-	var family []*verdict.Comparison
+	var family, judged []*verdict.Comparison
 	for _, so := range vo.Scenarios {
 		sn := vn.Scenario(so.Name)
 		oldNone := so.Failed() || len(so.Levels) == 0
@@ -259,8 +325,18 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 				po, pn := lo.Throughput.Over(float64(so.GPUs)), ln.Throughput.Over(float64(sn.GPUs))
 				row.PerGPU, row.OldPerGPU, row.NewPerGPU = true, &po, &pn
 			}
+			switch {
+			case o.withinRunOnly:
+				family = append(family, c)
+			case d.RunEffect.Enough():
+				verdict.WithRunEffect(c, d.RunEffect.Var, d.RunEffect.DF, vn.Confidence)
+				family = append(family, c)
+			default:
+				row.Unjudged = true
+				row.Comparison = *c
+			}
 			d.Rows = append(d.Rows, row)
-			family = append(family, c)
+			judged = append(judged, c)
 		}
 		for _, ln := range sn.Levels {
 			if so.Level(ln.Level) == nil {
@@ -275,15 +351,33 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 	}
 	diffWhy(d, vo, vn)
 	d.Turns = diffTurns(vo, vn)
+	var ratios []RatioRow
+	var rcs []*verdict.Comparison
+	if !o.withinRunOnly {
+		ratios, rcs = ratioRows(vo, vn)
+	}
+	d.Ratios = ratios
+	family = append(family, rcs...)
 	caps := diffCapacity(d, vo, vn)
+	capJudged := o.withinRunOnly || d.RunEffect.Enough()
 	for _, c := range caps {
+		// A capacity is a run's own absolute figure, as a throughput is:
+		// judged with the run effect, or not at all.
+		if !capJudged {
+			continue
+		}
+		if !o.withinRunOnly {
+			verdict.WithRunEffect(c.cmp, d.RunEffect.Var, d.RunEffect.DF, vn.Confidence)
+		}
 		family = append(family, c.cmp)
 	}
 	verdict.Decide(family, o.Alpha, d.Correction, d.MinEffectPct, d.EquivalenceMarginPct)
 	for _, c := range caps {
-		verdict.SettleCapacity(c.cmp, c.old, c.new)
+		if capJudged {
+			verdict.SettleCapacity(c.cmp, c.old, c.new)
+		}
 		r := CapacityRow{Scenario: c.old.Scenario, Old: c.old.Text, New: c.new.Text, Comparison: *c.cmp,
-			Censored: c.old.Bound != "" || c.new.Bound != ""}
+			Censored: c.old.Bound != "" || c.new.Bound != "", Unjudged: !capJudged}
 		if c.perGPU {
 			r.PerGPU, r.OldPerGPU, r.NewPerGPU = true, verdict.PerGPUAside(c.old), verdict.PerGPUAside(c.new)
 		}
@@ -293,11 +387,32 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 	}
 	for i := range d.Rows {
 		r := &d.Rows[i]
-		r.Comparison = *family[i]
+		if r.Unjudged {
+			continue
+		}
+		r.Comparison = *judged[i]
+		r.Regression = r.Outcome == verdict.OutcomeSlower && r.DeltaPct <= -100*o.Threshold
+		r.Improvement = r.Outcome == verdict.OutcomeFaster && r.DeltaPct >= 100*o.Threshold
+	}
+	for i := range d.Ratios {
+		r := &d.Ratios[i]
+		r.Comparison = *rcs[i]
 		r.Regression = r.Outcome == verdict.OutcomeSlower && r.DeltaPct <= -100*o.Threshold
 		r.Improvement = r.Outcome == verdict.OutcomeFaster && r.DeltaPct >= 100*o.Threshold
 	}
 	return d, nil
+}
+
+// loudNotes are a run's warnings and errors: what its own report shows
+// with ! and !!.
+func loudNotes(v *verdict.Verdict) []verdict.Note {
+	var out []verdict.Note
+	for _, n := range v.Notes {
+		if n.Severity == verdict.SeverityWarn || n.Severity == verdict.SeverityRed {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // PerGPULine is the line above the diff's table when some scenario holds

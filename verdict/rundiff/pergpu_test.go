@@ -39,7 +39,9 @@ func gpuRun(t *testing.T, e verdicttest.Engine, gpus int, seed uint64) *results.
 func TestDiffPerGPU(t *testing.T) {
 	old := gpuRun(t, tp8, 8, 81)
 	smaller := gpuRun(t, tp4, 4, 82)
-	d, err := Compare(old, smaller, Options{})
+	// Three runs of history with no run effect: absolute rows are judged.
+	history := []*results.Run{old, gpuRun(t, tp8, 8, 84), gpuRun(t, tp8, 8, 85)}
+	d, err := Compare(old, smaller, Options{History: history})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func TestDiffPerGPU(t *testing.T) {
 		}
 	}
 	same := gpuRun(t, tp8, 8, 83)
-	d, err = Compare(old, same, Options{})
+	d, err = Compare(old, same, Options{History: history})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,79 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/internal/golden"
+	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
+	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
+)
+
+// runEffectNight is the baseline and EAGLE-3 topk 4 under realistic noise,
+// the whole run slowed by factor (a run effect), its noise drawn from seed.
+func runEffectNight(t *testing.T, factor float64, seed uint64) *results.Run {
+	t.Helper()
+	s := smallSweep()
+	base, eagle := verdicttest.RealisticNoise(verdicttest.Baseline), verdicttest.RealisticNoise(verdicttest.Eagle3TopK4)
+	base.Slowdown, eagle.Slowdown = factor, factor
+	const rounds = fixtureRounds
+	per := [][][]measure.Record{make([][]measure.Record, rounds), make([][]measure.Record, rounds)}
+	for _, l := range verdicttest.Campaign([]verdicttest.Engine{base, eagle}, s, rounds, seed) {
+		per[l.Scenario][l.Round-1] = l.Records
+	}
+	m := verdicttest.Manifest("nightly", "20260101T000000Z", "sha256:aaaa", "baseline", s, "baseline", "eagle3-topk4")
+	m.Rounds = rounds
+	run, err := verdicttest.WriteRun(t.TempDir(), m, []verdicttest.Scenario{
+		{Name: "baseline", Rounds: per[0]}, {Name: "eagle3-topk4", Rounds: per[1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// TestDiffRunEffect: a run effect of ±8% imposed on the whole second run
+// changes no row of the ratios to the baseline (the same noise draws, each
+// run's ratio the same), and without history the absolute rows, which do
+// change by 8%, are shown, not judged: no REGRESSED, and the last line
+// says why. Golden: the +8% diff, whose OLD and NEW are renamed.
+func TestDiffRunEffect(t *testing.T) {
+	old := runEffectNight(t, 1, 61)
+	text := func(factor float64) (string, *rundiff.Result) {
+		d, err := rundiff.Compare(old, runEffectNight(t, factor, 62), rundiff.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.OldRun, d.NewRun = "results/nightly/old", "results/nightly/new"
+		var b bytes.Buffer
+		if err := DiffText(&b, d); err != nil {
+			t.Fatal(err)
+		}
+		return b.String(), d
+	}
+	outcomes := func(d *rundiff.Result) []string {
+		var out []string
+		for _, r := range d.Ratios {
+			out = append(out, fmt.Sprintf("%s %s %s regression %v improvement %v", r.Variant, measure.LevelName(r.Level), r.Outcome, r.Regression, r.Improvement))
+		}
+		return out
+	}
+	_, plain := text(1)
+	for _, f := range []float64{1.08, 1 / 1.08} {
+		got, d := text(f)
+		if o, p := outcomes(d), outcomes(plain); len(o) == 0 || !slices.Equal(o, p) {
+			t.Errorf("run effect ×%.2f: the ratio rows' outcomes changed:\n%s\nwithout it:\n%s", f, strings.Join(o, "\n"), strings.Join(p, "\n"))
+		}
+		if d.Regressed() || !strings.Contains(got, "not judged: run effect unknown") {
+			t.Errorf("run effect ×%.2f: regressed %v, or the absolute rows are judged:\n%s", f, d.Regressed(), got)
+		}
+		if f > 1 {
+			golden.Check(t, filepath.Join("testdata", "diff-run-effect.txt"), []byte(got))
+		}
+	}
+}
