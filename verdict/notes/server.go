@@ -17,6 +17,8 @@ import (
 func checkServer(v *verdict.Verdict, in records.Input) []verdict.Note {
 	var notes []verdict.Note
 	levels := 0
+	unchecked := map[string]bool{} // why, once each
+	var whys []string
 	for _, s := range v.Scenarios {
 		for _, l := range s.Levels {
 			var server, client float64
@@ -26,11 +28,23 @@ func checkServer(v *verdict.Verdict, in records.Input) []verdict.Note {
 					continue
 				}
 				for _, ls := range ln.Result.Levels {
-					if ls.Level == l.Level && ls.Server != nil && ls.Server.GenTokS != nil && ls.Throughput > 0 {
-						server += ls.Server.GenTokS.Value
-						client += ls.Throughput
-						n++
+					if ls.Level != l.Level || ls.Server == nil || ls.Server.GenTokS == nil || ls.Throughput <= 0 {
+						continue
 					}
+					if why := ls.Server.GenTokS.Unchecked; why != "" {
+						// A counter whose meaning the engine's profile
+						// does not know, or knows to lag: not set
+						// beside the client's tokens (the counts doubt
+						// skips it too).
+						if !unchecked[why] {
+							unchecked[why] = true
+							whys = append(whys, why)
+						}
+						continue
+					}
+					server += ls.Server.GenTokS.Value
+					client += ls.Throughput
+					n++
 				}
 			}
 			if n == 0 {
@@ -46,7 +60,11 @@ func checkServer(v *verdict.Verdict, in records.Input) []verdict.Note {
 					s.Name, measure.LevelName(l.Level), server/float64(n), client/float64(n), 100*gap, 100*verdict.DefaultServerThroughputTolerance, verdict.DoubtAdvice(verdict.DoubtCounts))})
 		}
 	}
-	if len(notes) == 0 && levels > 0 {
+	for _, why := range whys {
+		notes = append(notes, verdict.Note{Severity: verdict.SeverityInfo, Check: verdict.CheckServer,
+			Text: "the server's generation counter is not set beside the client's tokens: " + why})
+	}
+	if len(notes) == len(whys) && levels > 0 {
 		notes = append(notes, verdict.Note{Severity: verdict.SeverityInfo, Check: verdict.CheckServer,
 			Text: fmt.Sprintf("the servers' own generation throughput agrees with the client's within %.0f%% at all %d scenario-levels that report it",
 				100*verdict.DefaultServerThroughputTolerance, levels)})
