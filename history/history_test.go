@@ -53,6 +53,9 @@ func TestHistoryFindsTheStep(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		for _, ch := range s.Changes {
+			t.Logf("history %d: change at night %d, %+.1f%%, p=%.3f", k, ch.Index+1, ch.DeltaPct, ch.P)
+		}
 		if len(s.Changes) != 1 || s.Changes[0].Index < 6 || s.Changes[0].Index > 8 ||
 			s.Changes[0].DeltaPct > -4 || s.Changes[0].DeltaPct < -8 {
 			t.Errorf("history %d: changes %+v, want one at night 8 (index 7) of about −6%%", k, s.Changes)

@@ -66,6 +66,10 @@ rounds: {min: 3, max: 8}
 		if sr.Status != results.StatusOK {
 			t.Fatalf("%s round %d: %s %s\n%s", sr.Name, sr.RoundOf(), sr.Status, sr.Reason, combined)
 		}
+		// The host's load around the sweep, read from /proc/loadavg.
+		if h := sr.HostState; h == nil || h.Before == nil || h.After == nil {
+			t.Errorf("%s round %d: host state %+v, want a reading before and after the sweep", sr.Name, sr.RoundOf(), h)
+		}
 	}
 	v, err := judge.Run(run, verdict.Options{})
 	if err != nil {

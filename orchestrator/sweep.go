@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/hoststate"
 	"github.com/bakeoff-dev/bakeoff/internal/pause"
 	"github.com/bakeoff-dev/bakeoff/loadgen"
 	"github.com/bakeoff-dev/bakeoff/measure"
@@ -94,10 +95,17 @@ func sweep(ctx context.Context, s *scenarioRun) error {
 	}
 	var levels []measure.LevelSummary
 	var err error
+	hs := &hoststate.Launch{Before: s.hostState(ctx)}
 	if s.w.sweepOnHost {
 		levels, err = sweepOnHost(ctx, s)
 	} else {
 		levels, err = sweepTunnel(ctx, s)
+	}
+	if err == nil {
+		hs.After = s.hostState(ctx)
+	}
+	if hs.Before != nil || hs.After != nil {
+		s.result.HostState = hs
 	}
 	s.result.Levels = levels
 	if errors.Is(err, remote.ErrNotRun) {
@@ -395,4 +403,19 @@ func sweepTunnel(ctx context.Context, s *scenarioRun) ([]measure.LevelSummary, e
 // file's mode, which the host's umask 077 made user-only.
 func setResultMode(path string) {
 	_ = results.SetMode(path)
+}
+
+// hostState reads the host's load (hoststate.Command); nil when it cannot
+// be read. It never fails the launch: a host without /proc/loadavg is
+// measured all the same, only not compared on its load.
+func (s *scenarioRun) hostState(ctx context.Context) *hoststate.State {
+	out, _, err := s.w.h.Run(ctx, hoststate.Command)
+	if err != nil {
+		return nil
+	}
+	st, err := hoststate.Parse(string(out))
+	if err != nil {
+		return nil
+	}
+	return &st
 }

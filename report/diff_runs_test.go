@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bakeoff-dev/bakeoff/hoststate"
 	"github.com/bakeoff-dev/bakeoff/internal/golden"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
@@ -74,6 +75,39 @@ func TestDiffRunEffect(t *testing.T) {
 		}
 		if f > 1 {
 			golden.Check(t, filepath.Join("testdata", "diff-run-effect.txt"), []byte(got))
+		}
+	}
+}
+
+// TestDiffHostLoad: a new run whose host was busy around its sweeps (the
+// load average each launch recorded) is said to be, above the table; two
+// runs on a host as quiet are not.
+func TestDiffHostLoad(t *testing.T) {
+	old, new := runEffectNight(t, 1, 71), runEffectNight(t, 1, 72)
+	load := func(r *results.Run, v float64) {
+		for i := range r.Summary.Scenarios {
+			r.Summary.Scenarios[i].HostState = &hoststate.Launch{Before: &hoststate.State{Load1: v}, After: &hoststate.State{Load1: v + 0.2}}
+		}
+	}
+	for _, tc := range []struct {
+		oldLoad, newLoad float64
+		want             string
+	}{
+		{0.3, 9.0, "! the new run ran on a busier host: load 9.1 against 0.4"},
+		{0.3, 0.5, ""},
+	} {
+		load(old, tc.oldLoad)
+		load(new, tc.newLoad)
+		d, err := rundiff.Compare(old, new, rundiff.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := DiffText(&b, d); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), "busier host"); got != (tc.want != "") || !strings.Contains(b.String(), tc.want) {
+			t.Errorf("loads %.1f and %.1f: the diff says:\n%s", tc.oldLoad, tc.newLoad, b.String())
 		}
 	}
 }

@@ -48,6 +48,9 @@ func DiffText(w io.Writer, d *rundiff.Result) error {
 			fmt.Fprintf(ew, "%s %s: %s\n", mark, side.name, n.Text)
 		}
 	}
+	if d.HostLoad != "" {
+		fmt.Fprintf(ew, "! %s: a difference may be the host's\n", d.HostLoad)
+	}
 	fmt.Fprintln(ew, runEffectLine(d))
 	for _, s := range d.HistorySkipped {
 		fmt.Fprintf(ew, "   not in the history: %s\n", s)

@@ -18,6 +18,7 @@
 package results
 
 import (
+	"github.com/bakeoff-dev/bakeoff/hoststate"
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
@@ -219,6 +220,10 @@ type ScenarioResult struct {
 	Levels        []measure.LevelSummary `json:"levels,omitempty"`
 	// PhaseSeconds is where the time went, by phase name.
 	PhaseSeconds map[string]float64 `json:"phase_seconds,omitempty"`
+	// HostState is the host's load around the sweep (read just before it
+	// and just after it); nil where it could not be read, and in files
+	// written before it was recorded.
+	HostState *hoststate.Launch `json:"host_state,omitempty"`
 	// Dir is where this attempt's files are, relative to the run directory
 	// and with forward slashes: the launch's folder (SCENARIO/round-K) for
 	// its newest attempt, SCENARIO/round-K/history/N for an earlier one.

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/bakeoff-dev/bakeoff/hoststate"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
@@ -125,6 +126,12 @@ type Result struct {
 	// Ratios are each variant's ratio to the baseline in both runs and its
 	// change, free of the run effect: judged with or without history.
 	Ratios []RatioRow `json:"ratios,omitempty"`
+	// OldLoad and NewLoad are each run's host load over its launches'
+	// sweeps; HostLoad says, in words, when they differ enough to move the
+	// figures (hoststate.LoadDiffers), empty otherwise.
+	OldLoad  hoststate.Summary `json:"old_load"`
+	NewLoad  hoststate.Summary `json:"new_load"`
+	HostLoad string            `json:"host_load,omitempty"`
 	// OldNotes and NewNotes are each run's own warnings and errors (the
 	// verdict's notes of those severities), which the diff repeats above
 	// its table: a run that warned of itself warns its diff too.
@@ -266,6 +273,8 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 		return nil, fmt.Errorf("judging %s: %w", new.Dir, err)
 	}
 	d.OldNotes, d.NewNotes = loudNotes(vo), loudNotes(vn)
+	d.OldLoad, d.NewLoad = hostLoad(old), hostLoad(new)
+	d.HostLoad = hoststate.LoadDiffers(d.OldLoad, d.NewLoad)
 	d.HistorySkipped = o.HistorySkipped
 	var hv []*verdict.Verdict
 	var dirs []string
@@ -517,4 +526,13 @@ func objectiveOf(c *verdict.CapacityVerdict) string {
 		return "none"
 	}
 	return c.Objective
+}
+
+// hostLoad summarises the host load around every launch of a run.
+func hostLoad(r *results.Run) hoststate.Summary {
+	var ls []*hoststate.Launch
+	for _, sr := range r.Summary.Scenarios {
+		ls = append(ls, sr.HostState)
+	}
+	return hoststate.Summarize(ls)
 }
