@@ -89,6 +89,7 @@ func TestDiffHostLoad(t *testing.T) {
 			r.Summary.Scenarios[i].HostState = &hoststate.Launch{Before: &hoststate.State{Load1: v}, After: &hoststate.State{Load1: v + 0.2}}
 		}
 	}
+	old.Manifest.Host.Driver, new.Manifest.Host.Driver = "580.65", "590.12"
 	for _, tc := range []struct {
 		oldLoad, newLoad float64
 		want             string
@@ -105,6 +106,9 @@ func TestDiffHostLoad(t *testing.T) {
 		var b bytes.Buffer
 		if err := DiffText(&b, d); err != nil {
 			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "! the runs' hosts differ: GPU driver 580.65 → 590.12") {
+			t.Errorf("the diff does not say the drivers differ:\n%s", b.String())
 		}
 		if got := strings.Contains(b.String(), "busier host"); got != (tc.want != "") || !strings.Contains(b.String(), tc.want) {
 			t.Errorf("loads %.1f and %.1f: the diff says:\n%s", tc.oldLoad, tc.newLoad, b.String())

@@ -48,6 +48,9 @@ func DiffText(w io.Writer, d *rundiff.Result) error {
 			fmt.Fprintf(ew, "%s %s: %s\n", mark, side.name, n.Text)
 		}
 	}
+	if len(d.HostFacts) > 0 {
+		fmt.Fprintf(ew, "! the runs' hosts differ: %s: a difference may be the machine's\n", strings.Join(d.HostFacts, "; "))
+	}
 	if d.HostLoad != "" {
 		fmt.Fprintf(ew, "! %s: a difference may be the host's\n", d.HostLoad)
 	}

@@ -132,6 +132,10 @@ type Result struct {
 	OldLoad  hoststate.Summary `json:"old_load"`
 	NewLoad  hoststate.Summary `json:"new_load"`
 	HostLoad string            `json:"host_load,omitempty"`
+	// HostFacts are the host facts the two runs' manifests record
+	// differently ("driver 580.65 → 590.12"): a change of the machine
+	// under the engine.
+	HostFacts []string `json:"host_facts,omitempty"`
 	// OldNotes and NewNotes are each run's own warnings and errors (the
 	// verdict's notes of those severities), which the diff repeats above
 	// its table: a run that warned of itself warns its diff too.
@@ -275,6 +279,7 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 	d.OldNotes, d.NewNotes = loudNotes(vo), loudNotes(vn)
 	d.OldLoad, d.NewLoad = hostLoad(old), hostLoad(new)
 	d.HostLoad = hoststate.LoadDiffers(d.OldLoad, d.NewLoad)
+	d.HostFacts = hostFactsDiff(old.Manifest.Host, new.Manifest.Host)
 	d.HistorySkipped = o.HistorySkipped
 	var hv []*verdict.Verdict
 	var dirs []string
@@ -535,4 +540,21 @@ func hostLoad(r *results.Run) hoststate.Summary {
 		ls = append(ls, sr.HostState)
 	}
 	return hoststate.Summarize(ls)
+}
+
+// hostFactsDiff lists the host facts two runs recorded differently, each
+// known in both: its name, host, kernel, GPU driver and GPUs.
+func hostFactsDiff(old, new results.HostFacts) []string {
+	var out []string
+	for _, f := range []struct{ what, a, b string }{
+		{"host", old.Name, new.Name},
+		{"kernel", old.Kernel, new.Kernel},
+		{"GPU driver", old.Driver, new.Driver},
+		{"GPUs", strings.Join(old.GPUs, ", "), strings.Join(new.GPUs, ", ")},
+	} {
+		if f.a != "" && f.b != "" && f.a != f.b {
+			out = append(out, fmt.Sprintf("%s %s → %s", f.what, f.a, f.b))
+		}
+	}
+	return out
 }
