@@ -1,5 +1,7 @@
 package campaign
 
+import "slices"
+
 // LaunchOrder is the order in which the scenarios are launched in each of
 // rounds rounds: one list of names per round, every name once per round.
 //
@@ -30,6 +32,23 @@ func LaunchOrder(names []string, rounds int) [][]string {
 			round[i] = names[j]
 		}
 		out = append(out, round)
+	}
+	return out
+}
+
+// OrderStill is round's row (1-based) of LaunchOrder over all, with the
+// scenarios not in still left out, the others in the order the row gives
+// them. A sequential campaign stops variants as they are decided; the
+// launches left keep the one design the campaign started with, so that
+// the rounds run before and after a stop counterbalance together. A design
+// of the fewer scenarios, indexed by the same round, would be another
+// square whose rows the earlier rounds never belonged to.
+func OrderStill(all, still []string, round int) []string {
+	var out []string
+	for _, name := range LaunchOrder(all, round)[round-1] {
+		if slices.Contains(still, name) {
+			out = append(out, name)
+		}
 	}
 	return out
 }

@@ -230,3 +230,29 @@ func TestSequentialRounds(t *testing.T) {
 		})
 	}
 }
+
+// TestOrderStill: once a variant stops, the launches left keep the rows of
+// the design the campaign started with, in its order: the full row with
+// the stopped one left out, not a new design of the fewer scenarios (whose
+// row for the same round would put them in another order).
+func TestOrderStill(t *testing.T) {
+	all := []string{"base", "a", "b", "c"}
+	still := []string{"base", "a", "c"}
+	differs := false
+	for round := 1; round <= 8; round++ {
+		got := OrderStill(all, still, round)
+		var want []string
+		for _, n := range LaunchOrder(all, round)[round-1] {
+			if n != "b" {
+				want = append(want, n)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("round %d: %v, want %v", round, got, want)
+		}
+		differs = differs || !slices.Equal(got, LaunchOrder(still, round)[round-1])
+	}
+	if !differs {
+		t.Error("a design of the three left gives the same rows: the test shows nothing")
+	}
+}

@@ -74,10 +74,14 @@ func (o *orch) gate(ctx context.Context, j *roundJob) bool {
 	for _, pl := range j.launches {
 		byName[pl.key.Scenario] = pl
 	}
-	var names []string // the campaign's order, which LaunchOrder counterbalances
+	var all, names []string // the round's scenarios in campaign order, and those still launched
 	open := false
 	for _, sc := range o.c.Scenarios {
-		if _, ok := byName[sc.Name]; ok && slices.Contains(keep, sc.Name) {
+		if _, ok := byName[sc.Name]; !ok {
+			continue
+		}
+		all = append(all, sc.Name)
+		if slices.Contains(keep, sc.Name) {
 			names = append(names, sc.Name)
 			open = open || sc.Name != o.c.Baseline
 		}
@@ -89,7 +93,7 @@ func (o *orch) gate(ctx context.Context, j *roundJob) bool {
 		o.recordRow(j.round, []string{})
 		return false
 	}
-	row := campaign.LaunchOrder(names, j.replicate)[j.replicate-1]
+	row := campaign.OrderStill(all, names, j.replicate)
 	j.launches = j.launches[:0]
 	for _, name := range row {
 		j.launches = append(j.launches, byName[name])

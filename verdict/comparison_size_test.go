@@ -119,11 +119,14 @@ func comparisonRates(plan SequentialPlan, nz sizeNoise, n int, seed uint64, delt
 				if !*open {
 					return
 				}
+				// In the rule's order (compareSequential): a look that
+				// can call the comparison a tie does so before it tests
+				// for a difference.
 				switch {
-				case plan.Rejects(e, looks, alpha):
-					t.called++
 				case plan.Ties(e, looks, alpha, lo, hi):
 					t.ties++
+				case plan.Rejects(e, looks, alpha):
+					t.called++
 				default:
 					return
 				}

@@ -3,6 +3,7 @@ package verdict
 import (
 	"cmp"
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 	"maps"
 	"slices"
 
@@ -33,6 +34,12 @@ func DecideRun(in records.Input, o Options) (*Verdict, error) {
 		Temperature: in.Manifest.Sweep.Temperature,
 		Percentiles: measure.PercentilesOr(in.Manifest.Sweep.Percentiles),
 		Engines:     EngineLines(in.Manifest.Engines),
+	}
+	if o.Sequential != nil {
+		// The sequential looks correct by Holm's procedure made sequential
+		// (holmLook) whatever Options.Correction asks, which applies to the
+		// fixed design alone: the verdict says the correction it applied.
+		v.Correction = rule.CorrectionHolm
 	}
 	v.replicates, v.Parts = newReplicateOf(in.Manifest.Replicates), len(in.Manifest.Replicates)
 	v.Prior = o.Prior

@@ -283,3 +283,23 @@ func TestSequentialAdjustedP(t *testing.T) {
 		})
 	}
 }
+
+// TestSequentialSaysItsCorrection: a sequential plan corrects by Holm's
+// procedure made sequential whatever Options.Correction asks (that applies
+// to the fixed design alone), and the verdict says the correction it
+// applied, not the one asked for.
+func TestSequentialSaysItsCorrection(t *testing.T) {
+	in := doubtCampaign(t)
+	for _, c := range []string{rule.CorrectionBH, rule.CorrectionNone} {
+		v, err := DecideRun(in, Options{Correction: c, Sequential: &SequentialPlan{MinRounds: 2, MaxRounds: 4}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Correction != rule.CorrectionHolm {
+			t.Errorf("asked %s under a sequential plan: the verdict says %s, want %s", c, v.Correction, rule.CorrectionHolm)
+		}
+		if f, err := DecideRun(in, Options{Correction: c}); err != nil || f.Correction != c {
+			t.Errorf("asked %s under the fixed design: %v, %v", c, f.Correction, err)
+		}
+	}
+}
