@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/results"
@@ -184,5 +185,21 @@ func TestRunEffectLearned(t *testing.T) {
 		if !e.Enough() || e.DF != 6 || e.SDPct < tc.min || e.SDPct > tc.max {
 			t.Errorf("run sd %.0f%%: learned %+v, want %.1f%% to %.1f%% with 6 df", 100*tc.sigma, e, tc.min, tc.max)
 		}
+	}
+}
+
+// TestDiffOtherCampaign: runs of two campaigns are refused, naming both,
+// unless forced.
+func TestDiffOtherCampaign(t *testing.T) {
+	dir := t.TempDir()
+	old := writeNight(t, dir, "old", night{factor: 1}, 51)
+	new := writeNight(t, dir, "new", night{factor: 1}, 52)
+	new.Manifest.Campaign = "another"
+	_, err := Compare(old, new, Options{})
+	if err == nil || !strings.Contains(err.Error(), `is a run of campaign "baseline" and `) || !strings.Contains(err.Error(), `of "another"`) {
+		t.Fatalf("error %v, want both campaigns named", err)
+	}
+	if _, err := Compare(old, new, Options{Force: true}); err != nil {
+		t.Errorf("forced: %v", err)
 	}
 }
