@@ -124,10 +124,11 @@ func TestGateSplit(t *testing.T) {
 		t.Fatalf("replicate 3 has %d parts, want 2", len(third))
 	}
 	// Variants are dealt round-robin: s001 and s003 in the first part, s002
-	// and s004 in the second.
+	// and s004 in the second. The decided ones leave the part's own design,
+	// the others keep their places in it (campaign.OrderStill).
 	for i, want := range [][]string{
-		campaign.LaunchOrder([]string{"s000", "s001"}, 3)[2],
-		campaign.LaunchOrder([]string{"s000", "s002"}, 3)[2],
+		campaign.OrderStill([]string{"s000", "s001", "s003"}, []string{"s000", "s001"}, 3),
+		campaign.OrderStill([]string{"s000", "s002", "s004"}, []string{"s000", "s002"}, 3),
 	} {
 		j := third[i]
 		if !o.gate(context.Background(), j) {
