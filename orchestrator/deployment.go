@@ -213,8 +213,8 @@ func (s *scenarioRun) startWave(ctx context.Context, wave []*roleProc) error {
 // readyDeployment waits for each wave to be ready, starting the next wave
 // once it is: a router starts once its workers answer, since it may give up
 // on workers that take longer to load than its own startup timeout (SGLang's
-// router: --worker-startup-timeout-secs, 600 by default;
-// sgl-project/sglang sgl-router/py_src/sglang_router/router_args.py).
+// router: --worker-startup-timeout-secs, 1800 by default (600 before);
+// sgl-project/sglang sgl-model-gateway/bindings/python/src/sglang_router/router_args.py).
 // Meanwhile every started instance is watched: its new log lines (a fatal
 // one fails the launch), its process group (gone fails it). Each wave has
 // the health timeout.

@@ -5,8 +5,9 @@
 // streaming completions whose final chunk carries usage with
 // prompt_tokens_details.cached_tokens and timings with draft_n and
 // draft_n_accepted. With a draft model it streams two tokens per step,
-// as accepted drafts let a real one, so it is the faster side. The shapes follow tools/server/README.md and
-// shared/facts/engines.md; the numbers are made up but consistent.
+// as accepted drafts let a real one, so it is the faster side. The shapes
+// follow llama.cpp's tools/server/README.md and server-context.cpp
+// (docs/ENGINES.md cites each); the numbers are made up but consistent.
 //
 // It keeps a prefix cache the way the real server's slots do for what the
 // tests look at: a prompt seen before is served from the cache (cached_tokens

@@ -56,7 +56,7 @@ type Engine struct {
 	OutputSalt string
 }
 
-// Seed-calibrated engines (shared/seeds): 92.6 tok/s single-stream and about
+// Engines calibrated on the campaign bakeoff grew out of (README): 92.6 tok/s single-stream and about
 // 773 tok/s at C=70 for the baseline; EAGLE-3 topk=4 at 96.1 tok/s
 // single-stream, saturating near 350 tok/s.
 var (
