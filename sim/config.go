@@ -52,6 +52,11 @@ const (
 	SimGPUsEnv = "BAKEOFF_SIM_GPUS"
 	// SimStateEnv names the environment variable for --sim-state.
 	SimStateEnv = "BAKEOFF_SIM_STATE"
+	// SimRunFactorEnv names a factor every step time of every server
+	// started with it is multiplied by, over its --sim-slowdown: a run
+	// effect a test imposes on a whole campaign at once (engine.env), as a
+	// night's host state moves all of a run's launches alike.
+	SimRunFactorEnv = "BAKEOFF_SIM_RUN_FACTOR"
 	// LaunchEnv and RoundEnv name one launch of a campaign: the orchestrator
 	// starts every server with them (orchestrator.EnvLaunch, EnvRound).
 	LaunchEnv = "BAKEOFF_LAUNCH"

@@ -287,3 +287,26 @@ func TestRunningCap(t *testing.T) {
 		}
 	}
 }
+
+// TestRunFactor: BAKEOFF_SIM_RUN_FACTOR slows every server started with it
+// on top of its own --sim-slowdown (a run effect over a whole campaign),
+// and a factor that is not one is refused by name.
+func TestRunFactor(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == SimRunFactorEnv {
+				return v
+			}
+			return ""
+		}
+	}
+	c, err := ParseArgs([]string{"--model-path", "/m", "--sim-slowdown", "2"}, env("1.05"))
+	if err != nil || c.Sim.Slowdown != 2*1.05 {
+		t.Fatalf("slowdown %v, %v; want 2.1", c.Sim.Slowdown, err)
+	}
+	for _, bad := range []string{"0", "-1", "fast"} {
+		if _, err := ParseArgs([]string{"--model-path", "/m"}, env(bad)); err == nil || !strings.Contains(err.Error(), SimRunFactorEnv) {
+			t.Errorf("%s=%s: %v", SimRunFactorEnv, bad, err)
+		}
+	}
+}

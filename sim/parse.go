@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -141,6 +142,13 @@ func ParseArgs(args []string, getenv func(string) string) (*Config, error) {
 	}
 	if c.Sim.SeedSet {
 		c.Sim.Seed, c.Sim.SeedMix = mixLaunch(c.Sim.Seed, getenv)
+	}
+	if v := getenv(SimRunFactorEnv); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0) {
+			return nil, fmt.Errorf("%s=%q: want a factor above 0 (1.03 is every step 3%% slower)", SimRunFactorEnv, v)
+		}
+		c.Sim.Slowdown *= f
 	}
 	if c.Sim.StateDir == "" {
 		c.Sim.StateDir = DefaultStateDir(getenv)
