@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build deps test demo demo-disagg vet fmt bench bench-cpu fuzz faults soak scale slurm sequential contention clean
+.PHONY: all build deps test demo demo-disagg vet fmt bench bench-cpu fuzz faults soak scale slurm sequential contention diff-aa clean
 
 all: build
 
@@ -140,6 +140,20 @@ contention:
 	rm -rf $(CONTENTION_OUT) && mkdir -p $(CONTENTION_OUT)
 	BAKEOFF_CONTENTION=1 BAKEOFF_CONTENTION_CAMPAIGNS=$(CONTENTION_CAMPAIGNS) BAKEOFF_CONTENTION_OUT=$(CONTENTION_OUT) \
 	  $(GO) test -count=1 -v -timeout 24h -run '^TestContentionAA$$' ./internal/contention
+
+# bakeoff diff on pairs of identical campaigns under each kind of
+# contention, each campaign slowed as a whole by a run effect of its own
+# (sd DIFF_RUN_SIGMA): how often identical code reads as REGRESSED, and
+# how often the rule before the run was a unit did (docs/METHOD.md, "Two
+# runs"). DIFF_PAIRS pairs of each kind.
+DIFF_PAIRS ?= 40
+DIFF_RUN_SIGMA ?= 0.03
+DIFF_KINDS ?= none,busy,compile,pulse
+diff-aa:
+	rm -rf $(CONTENTION_OUT)/diff && mkdir -p $(CONTENTION_OUT)
+	BAKEOFF_CONTENTION_DIFF=1 BAKEOFF_CONTENTION_CAMPAIGNS=$(DIFF_PAIRS) BAKEOFF_CONTENTION_RUN_SIGMA=$(DIFF_RUN_SIGMA) \
+	  BAKEOFF_CONTENTION_KINDS=$(DIFF_KINDS) BAKEOFF_CONTENTION_OUT=$(CONTENTION_OUT) \
+	  $(GO) test -count=1 -v -timeout 24h -run '^TestContentionDiff$$' ./internal/contention
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./loadgen/...

@@ -309,10 +309,19 @@ func readCampaign(dir string, o verdict.Options) (campaign, error) {
 // in its own directory under dir, while contention of kind k runs, started
 // before the first and stopped after the last.
 func underLoad(t *testing.T, dir string, s shape, k Kind, seeds []int) []campaign {
+	return underLoadWith(t, dir, s, k, seeds, nil)
+}
+
+// underLoadWith is underLoad with setup, when not nil, called on each
+// campaign's world before any runs (a study's change to its campaign).
+func underLoadWith(t *testing.T, dir string, s shape, k Kind, seeds []int, setup func(w *world, seed int)) []campaign {
 	t.Helper()
 	worlds := make([]*world, len(seeds))
 	for i, seed := range seeds {
 		worlds[i] = newWorld(t, campaignDir(dir, k, seed), s, testbin.FreePort(t))
+		if setup != nil {
+			setup(worlds[i], seed)
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {

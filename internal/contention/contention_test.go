@@ -62,16 +62,9 @@ func TestContentionAA(t *testing.T) {
 			t.Fatalf("%s=%q: want a positive number", campaignsEnv, s)
 		}
 	}
-	kinds := Kinds
-	if s := os.Getenv(kindsEnv); s != "" {
-		kinds = nil
-		for _, name := range strings.Split(s, ",") {
-			k, err := ParseKind(strings.TrimSpace(name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			kinds = append(kinds, k)
-		}
+	kinds, err := kindsOf(os.Getenv(kindsEnv))
+	if err != nil {
+		t.Fatal(err)
 	}
 	out := os.Getenv(outEnv)
 	if out == "" {
@@ -238,4 +231,20 @@ func byOrder(cs []campaign, name string) (after, before []float64) {
 		}
 	}
 	return after, before
+}
+
+// kindsOf reads a comma-separated list of kinds; empty: every kind.
+func kindsOf(list string) ([]Kind, error) {
+	if list == "" {
+		return Kinds, nil
+	}
+	var kinds []Kind
+	for _, name := range strings.Split(list, ",") {
+		k, err := ParseKind(strings.TrimSpace(name))
+		if err != nil {
+			return nil, err
+		}
+		kinds = append(kinds, k)
+	}
+	return kinds, nil
 }

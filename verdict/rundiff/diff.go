@@ -33,10 +33,11 @@ type Options struct {
 	// history and why; the diff repeats it.
 	HistorySkipped []string
 
-	// withinRunOnly judges absolute changes with the launches' variance
+	// WithinRunOnly judges absolute changes with the launches' variance
 	// alone and no ratio rows, as the diff did before it knew the run
-	// effect: the honesty tests show what that rule did.
-	withinRunOnly bool
+	// effect. It is for studies of that rule's errors (the honesty tests,
+	// internal/contention), not for gating.
+	WithinRunOnly bool
 }
 
 // FingerprintError refuses two runs measured under different sweeps.
@@ -340,7 +341,7 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 				row.PerGPU, row.OldPerGPU, row.NewPerGPU = true, &po, &pn
 			}
 			switch {
-			case o.withinRunOnly:
+			case o.WithinRunOnly:
 				family = append(family, c)
 			case d.RunEffect.Enough():
 				verdict.WithRunEffect(c, d.RunEffect.Var, d.RunEffect.DF, vn.Confidence)
@@ -367,20 +368,20 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 	d.Turns = diffTurns(vo, vn)
 	var ratios []RatioRow
 	var rcs []*verdict.Comparison
-	if !o.withinRunOnly {
+	if !o.WithinRunOnly {
 		ratios, rcs = ratioRows(vo, vn)
 	}
 	d.Ratios = ratios
 	family = append(family, rcs...)
 	caps := diffCapacity(d, vo, vn)
-	capJudged := o.withinRunOnly || d.RunEffect.Enough()
+	capJudged := o.WithinRunOnly || d.RunEffect.Enough()
 	for _, c := range caps {
 		// A capacity is a run's own absolute figure, as a throughput is:
 		// judged with the run effect, or not at all.
 		if !capJudged {
 			continue
 		}
-		if !o.withinRunOnly {
+		if !o.WithinRunOnly {
 			verdict.WithRunEffect(c.cmp, d.RunEffect.Var, d.RunEffect.DF, vn.Confidence)
 		}
 		family = append(family, c.cmp)

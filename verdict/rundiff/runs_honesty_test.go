@@ -76,7 +76,7 @@ func honestyPairs(t *testing.T, pairs, history int, seed uint64, newNight func(r
 		if d.Regressed() {
 			regressed++
 		}
-		l, err := Compare(old, new, Options{withinRunOnly: true})
+		l, err := Compare(old, new, Options{WithinRunOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
