@@ -160,10 +160,10 @@ func (w *worker) preflight(ctx context.Context) ([]results.EngineBuild, []string
 		for _, sc := range g.scenarios {
 			b.Scenarios = append(b.Scenarios, sc.Name)
 		}
-		pctx, cancel := context.WithTimeout(ctx, preflight.DefaultTimeout)
-		help, err := preflight.Probe(pctx, w.h, preflight.Call{Command: g.call.Command, Dir: w.paths.workdir,
+		// Probe bounds each command (preflight.HelpTimeout): one that hangs
+		// is killed, with what it started, and is a *CommandError naming it.
+		help, err := preflight.Probe(ctx, w.h, preflight.Call{Command: g.call.Command, Dir: w.paths.workdir,
 			Format: g.call.Format, Underscores: g.call.Underscores, VersionCommand: g.call.VersionCommand})
-		cancel()
 		var unreadable *preflight.UnreadableError
 		switch {
 		case dry:

@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -40,7 +41,7 @@ func argparseEntry(inv string) *Option {
 			metavar = mv
 		}
 	}
-	o.Arity, o.Choices = argparseMetavar(metavar)
+	o.Arity, o.Choices, o.OpenChoices = argparseMetavar(metavar)
 	return o
 }
 
@@ -60,12 +61,17 @@ func splitSpellings(inv string) []string {
 
 // argparseMetavar reads argparse's rendering of nargs and choices:
 // "X" one value, "[X]" an optional one, "X [X ...]" and "[X ...]" many,
-// "{a,b}" a choice.
-func argparseMetavar(mv string) (Arity, []string) {
+// "{a,b}" a choice, "['a', 'b']" values listed in a metavar. open says why
+// the listed values are not all the option takes; empty when they are a
+// closed set (see openChoices).
+func argparseMetavar(mv string) (arity Arity, choices []string, open string) {
 	if mv == "" {
-		return NoValue, nil
+		return NoValue, nil, ""
 	}
-	arity := OneValue
+	if m := pyListRe.FindStringSubmatch(mv); m != nil {
+		return OneValue, strings.Split(m[1], "', '"), "its help lists them as a metavar (a Python list), which argparse does not check"
+	}
+	arity = OneValue
 	switch {
 	case strings.HasSuffix(mv, "...]"):
 		arity = ManyValues
@@ -74,10 +80,50 @@ func argparseMetavar(mv string) (Arity, []string) {
 		mv = mv[1 : len(mv)-1]
 	}
 	mv = strings.TrimPrefix(mv, "[")
-	if strings.HasPrefix(mv, "{") {
-		if end := strings.IndexByte(mv, '}'); end > 0 {
-			return arity, strings.Split(mv[1:end], ",")
-		}
+	if !strings.HasPrefix(mv, "{") {
+		return arity, nil, ""
 	}
-	return arity, nil
+	end := strings.IndexByte(mv, '}')
+	if end < 0 {
+		return arity, nil, ""
+	}
+	if more := openChoices(mv[:end+1], mv[end+1:]); more != "" {
+		open = fmt.Sprintf("its help adds %q", more)
+	}
+	return arity, strings.Split(mv[1:end], ","), open
+}
+
+// pyListRe is a metavar given as a Python list of strings, which argparse
+// prints as Python writes the list: "['auto', 'hf', 'mistral']".
+var pyListRe = regexp.MustCompile(`^\['([^']*(?:', '[^']*)*)'\]$`)
+
+// openChoices returns the words of a metavar beginning with braces that
+// make its set open: "" when the braces are argparse's rendering of a closed
+// choices=.
+//
+// argparse writes "{a,b}" for an option declared with choices= and no
+// metavar, repeated or bracketed for nargs ("{a,b} [{a,b} ...]", "[{a,b}]"),
+// and refuses any other value (_check_value). A program that gives a
+// metavar of its own shows what it likes, and argparse checks nothing:
+//
+//   - vLLM declares --tool-call-parser with no choices= and the metavar
+//     "{<built-in parsers>} or name registered in --tool-parser-plugin"
+//     (vllm-project/vllm, vllm/entrypoints/openai/cli_args.py,
+//     BaseFrontendArgs._customize_cli_kwargs, at commit
+//     005223338608bc94fd165a4f976c102a57bd1fc4): a parser a plugin
+//     registers is valid though the help does not list it;
+//   - for a config field typed Literal[…] | str, vLLM passes the sorted
+//     values as metavar= instead of choices= (vllm/engine/arg_utils.py,
+//     literal_to_kwargs, at commit 99d7eb5d6a512cfcc5a2b104f24ebf2d6cda772b),
+//     which argparse prints as a Python list (--load-format,
+//     --tokenizer-mode): any string is taken (pyListRe).
+//
+// So braces make a closed set only when they, and argparse's nargs
+// decoration, are the whole metavar.
+func openChoices(braces, rest string) string {
+	left := strings.ReplaceAll(rest, braces, "")
+	if strings.Trim(left, " [].") == "" {
+		return ""
+	}
+	return strings.TrimSpace(rest)
 }

@@ -182,26 +182,41 @@ func (t *Table) checkValues(i int, name string, o *Option, values []string, inli
 		return []Finding{{Severity: Error, Kind: NeedsValue, Word: i, Flag: name,
 			Text: name + " expects a value"}}
 	}
-	var out []Finding
 	if o.Choices == nil {
 		return nil
 	}
-	sev, note := Error, ""
-	if !t.StrictChoices {
-		sev, note = Warning, "; its help may not list every value it takes"
-	}
+	var out []Finding
 	for _, v := range values {
 		if !slices.Contains(o.Choices, v) {
-			f := Finding{Severity: sev, Kind: BadChoice, Word: i, Flag: name, Suggest: closest(v, o.Choices)}
-			f.Text = fmt.Sprintf("invalid choice for %s: %q", name, v)
-			if f.Suggest != "" {
-				f.Text += "; the closest it accepts is " + f.Suggest
-			}
-			f.Text += " (" + choiceList(o.Choices) + ")" + note
-			out = append(out, f)
+			out = append(out, t.badChoice(i, name, o, v))
 		}
 	}
 	return out
+}
+
+// badChoice is a value outside an option's listed choices: an error where
+// the engine's parser refuses it, a warning where the parser takes values
+// its help does not list (click's Choice subclasses; a metavar that says
+// so, as vLLM's --tool-call-parser's, see openChoices). A valid flag
+// refused would stop the campaign for nothing; the warning still names the
+// closest listed value, since a typo there fails only once the engine runs.
+func (t *Table) badChoice(i int, name string, o *Option, v string) Finding {
+	f := Finding{Severity: Error, Kind: BadChoice, Word: i, Flag: name, Suggest: closest(v, o.Choices)}
+	lead, closestIs, note := fmt.Sprintf("invalid choice for %s: %q", name, v), "the closest it accepts is ", ""
+	switch {
+	case o.OpenChoices != "":
+		f.Severity = Warning
+		lead, closestIs = fmt.Sprintf("%q is not among the values the help lists for %s", v, name), "the closest listed is "
+		note = "; it may take others: " + o.OpenChoices
+	case !t.StrictChoices:
+		f.Severity, note = Warning, "; its help may not list every value it takes"
+	}
+	f.Text = lead
+	if f.Suggest != "" {
+		f.Text += "; " + closestIs + f.Suggest
+	}
+	f.Text += " (" + choiceList(o.Choices) + ")" + note
+	return f
 }
 
 // maxChoicesShown is how many of an option's choices a finding lists; a

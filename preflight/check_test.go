@@ -48,6 +48,24 @@ func TestCheck(t *testing.T) {
 		{"vllm deprecated, bad choice", "vllm-help.txt", engine.HelpArgparse, true,
 			"--num-redundant-experts 2 --per-request-spec-decode-metrics all",
 			[]string{"warning deprecated 0 --num-redundant-experts ", "error bad-choice 2 --per-request-spec-decode-metrics "}},
+		// vLLM's --tool-call-parser lists its built-in parsers in a metavar
+		// of its own, not choices=: a plugin's parser is valid, argparse
+		// checks nothing. --load-format's Python list is a metavar too.
+		// --dtype's and --uvicorn-log-level's braces are argparse's own:
+		// closed.
+		{"vllm open choices: a plugin's tool parser", "vllm-choices-help.txt", engine.HelpArgparse, true,
+			"--enable-auto-tool-choice --tool-call-parser my_plugin_parser --tool-parser-plugin /opt/parsers/mine.py",
+			[]string{"warning bad-choice 1 --tool-call-parser "}},
+		{"vllm open choices: listed ones", "vllm-choices-help.txt", engine.HelpArgparse, true,
+			"--tool_call_parser=hermes --tokenizer-mode mistral --load-format safetensors", nil},
+		{"vllm open choices: a typo is said, not refused", "vllm-choices-help.txt", engine.HelpArgparse, true,
+			"--tool-call-parser hermess --load-format my_loader",
+			[]string{"warning bad-choice 0 --tool-call-parser hermes", "warning bad-choice 2 --load-format "}},
+		{"vllm closed choices: a typo is refused", "vllm-choices-help.txt", engine.HelpArgparse, true,
+			"--tool-call-parser my_plugin_parser --dtype bfloat61 --uvicorn-log-level verbose",
+			[]string{"warning bad-choice 0 --tool-call-parser ", "error bad-choice 2 --dtype bfloat16", "error bad-choice 4 --uvicorn-log-level "}},
+		{"vllm open choices still take one value", "vllm-choices-help.txt", engine.HelpArgparse, true,
+			"--tokenizer-mode", []string{"error needs-value 0 --tokenizer-mode "}},
 		{"llama.cpp removed draft flag", "llama-server-help.txt", engine.HelpLlamaCpp, false,
 			"--draft-max 8 --n-gpu-layers 99 --spec-type draft-simple",
 			[]string{"error removed 0 --draft-max --spec-draft-n-max"}},
@@ -88,10 +106,11 @@ func TestCheck(t *testing.T) {
 }
 
 // TestCheckText: the sentences a user reads, for the three that stop a
-// campaign.
+// campaign, and the warnings beside them.
 func TestCheckText(t *testing.T) {
 	sg := loadFixture(t, "sglang-help.txt", engine.HelpArgparse)
 	ll := loadFixture(t, "llama-server-help.txt", engine.HelpLlamaCpp)
+	vl := loadFixture(t, "vllm-choices-help.txt", engine.HelpArgparse)
 	tests := []struct {
 		tab   *Table
 		words string
@@ -103,6 +122,9 @@ func TestCheckText(t *testing.T) {
 		{ll, "--flash-attn maybe", `invalid choice for --flash-attn: "maybe" (choose from on, off, auto)`},
 		{ll, "--draft-max 8", "--draft-max has been removed; use --spec-draft-n-max or --spec-ngram-mod-n-max"},
 		{sg, "--enable-flashinfer-allreduce-fusion", "--enable-flashinfer-allreduce-fusion is deprecated; use --flashinfer-allreduce-fusion-backend=auto"},
+		{vl, "--tool-call-parser my_plugin_parser", `"my_plugin_parser" is not among the values the help lists for --tool-call-parser (choose from deepseek_v3, hermes, llama3_json, mistral, pythonic, qwen3_coder); it may take others: its help adds "or name registered in --tool-parser-plugin"`},
+		{vl, "--tokenizer-mode mistrall", `"mistrall" is not among the values the help lists for --tokenizer-mode; the closest listed is mistral (choose from auto, deepseek_v32, hf, mistral, slow); it may take others: its help lists them as a metavar (a Python list), which argparse does not check`},
+		{vl, "--dtype bfloat61", `invalid choice for --dtype: "bfloat61"; the closest it accepts is bfloat16 (choose from auto, bfloat16, float, float16, float32, half)`},
 	}
 	for _, tt := range tests {
 		fs := tt.tab.Check(strings.Fields(tt.words))

@@ -20,6 +20,7 @@ var fixtures = []struct {
 }{
 	{"sglang-help.txt", engine.HelpArgparse},
 	{"vllm-help.txt", engine.HelpArgparse},
+	{"vllm-choices-help.txt", engine.HelpArgparse},
 	{"llama-server-help.txt", engine.HelpLlamaCpp},
 	{"trtllm-serve-help.txt", engine.HelpClick},
 }
@@ -46,6 +47,9 @@ func dump(t *Table) []byte {
 		fmt.Fprintf(&b, "%s: %s", strings.Join(o.Names, " "), arity[o.Arity])
 		if o.Choices != nil {
 			fmt.Fprintf(&b, " {%s}", strings.Join(o.Choices, ","))
+		}
+		if o.OpenChoices != "" {
+			b.WriteString(" open: " + o.OpenChoices)
 		}
 		if o.Removed {
 			fmt.Fprintf(&b, "; removed, use %q", o.Replacement)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,12 +13,18 @@ import (
 	"github.com/bakeoff-dev/bakeoff/campaign"
 )
 
-// DefaultTimeout bounds one help command: a Python engine imports its
-// whole package (torch, CUDA libraries) before argparse prints anything,
-// tens of seconds on a cold filesystem.
-const DefaultTimeout = 3 * time.Minute
+// HelpTimeout bounds one help command, and the version command after it: a
+// command that never returns (an import waiting on a lock, a wrapper
+// waiting for input) would otherwise hold the preflight, and with it the
+// campaign, for as long as it hangs, and leave a process behind. A Python
+// engine imports its package (torch, CUDA libraries) before argparse
+// prints anything, which takes seconds, more on a cold filesystem.
+const HelpTimeout = 30 * time.Second
 
-// Runner runs a shell command on a host; remote.Host is one.
+// Runner runs a shell command on a host; remote.Host is one. Cancelling
+// ctx must end the command and what it started: remote.Local kills the
+// process group it started the command in, remote.SSH's wrapper the
+// session (setsid) it started it in on the host.
 type Runner interface {
 	Name() string
 	Run(ctx context.Context, cmd string) (stdout, stderr []byte, err error)
@@ -36,6 +43,16 @@ type Call struct {
 	// VersionCommand, when set, prints the engine's version; it is run
 	// once the help was read, from Dir too.
 	VersionCommand string
+	// Timeout bounds each command; zero is HelpTimeout.
+	Timeout time.Duration
+}
+
+// timeout is the bound of each of c's commands.
+func (c Call) timeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return HelpTimeout
 }
 
 // Help is what an engine build said of itself on a host.
@@ -63,6 +80,11 @@ type CommandError struct {
 
 func (e *CommandError) Error() string {
 	msg := fmt.Sprintf("asking the engine for its flags on %s failed: %s: %v", e.Host, e.Command, e.Err)
+	var hung *HungError
+	if errors.As(e.Err, &hung) {
+		// It names the command and the host itself.
+		msg = "asking the engine for its flags: " + hung.Error()
+	}
 	if e.Output != "" {
 		msg += "\n" + e.Output
 	}
@@ -70,6 +92,17 @@ func (e *CommandError) Error() string {
 }
 
 func (e *CommandError) Unwrap() error { return e.Err }
+
+// HungError is a command still running at its bound: the runner killed it,
+// with what it started, when the bound cancelled it.
+type HungError struct {
+	Host, Command string
+	After         time.Duration
+}
+
+func (e *HungError) Error() string {
+	return fmt.Sprintf("`%s` on %s did not return within %s; killed", e.Command, e.Host, e.After)
+}
 
 // UnreadableError is a help command that ran but printed nothing its
 // format's parser reads (a wrapper's own usage, an old `bakeoff sim`): the
@@ -89,16 +122,19 @@ func (e *UnreadableError) Unwrap() error { return e.Err }
 const outputTail = 600
 
 // Probe runs c on r and reads the help it prints. A command that fails and
-// prints no help is a *CommandError; one that prints something else is an
-// *UnreadableError.
+// prints no help, or that is still running at c's bound (killed then, its
+// error a *HungError inside), is a *CommandError; one that prints
+// something else is an *UnreadableError.
 func Probe(ctx context.Context, r Runner, c Call) (*Help, error) {
-	line := c.Command
-	if c.Dir != "" {
-		line = "cd " + campaign.ShellQuote(c.Dir) + " && " + line
-	}
 	start := time.Now()
-	stdout, stderr, err := r.Run(ctx, line)
+	stdout, stderr, err := run(ctx, r, c, c.Command)
 	took := time.Since(start)
+	var hung *HungError
+	if errors.As(err, &hung) {
+		// What it printed before it was killed may be a help cut short,
+		// which would read as one without the options it did not reach.
+		return nil, &CommandError{Host: r.Name(), Command: c.Command, Err: err, Output: tail(string(stderr)+string(stdout), outputTail)}
+	}
 	// argparse and click print the help on stdout; a wrapper's usage
 	// (Go's flag package) goes to stderr.
 	text := stdout
@@ -130,20 +166,35 @@ func Probe(ctx context.Context, r Runner, c Call) (*Help, error) {
 	return h, nil
 }
 
+// run runs command on r, from c.Dir when set, bounded by c's timeout. A
+// command the bound stops is a *HungError; one the caller's ctx stops
+// (Ctrl-C) is the runner's error, as before.
+func run(ctx context.Context, r Runner, c Call, command string) (stdout, stderr []byte, err error) {
+	line := command
+	if c.Dir != "" {
+		line = "cd " + campaign.ShellQuote(c.Dir) + " && " + line
+	}
+	bound := c.timeout()
+	bctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	stdout, stderr, err = r.Run(bctx, line)
+	if err != nil && errors.Is(bctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		err = &HungError{Host: r.Name(), Command: command, After: bound}
+	}
+	return stdout, stderr, err
+}
+
 // llamaVersionRe is llama.cpp's --version (common/arg.cpp prints
 // "version: BUILD (COMMIT)" on stderr, then what it was built with).
 var llamaVersionRe = regexp.MustCompile(`(?m)^version: (\d+) \(([0-9a-z]+)\)`)
 
 // version runs c's version command and returns what it says: llama.cpp's
 // as its /props build_info writes it (b<build>-<commit>), so that the two
-// compare; another's first line. A version command that fails says
-// nothing: the help's hash still tells builds apart.
+// compare; another's first line. A version command that fails, or hangs
+// and is killed at the bound, says nothing: the help's hash still tells
+// builds apart.
 func version(ctx context.Context, r Runner, c Call) string {
-	line := c.VersionCommand
-	if c.Dir != "" {
-		line = "cd " + campaign.ShellQuote(c.Dir) + " && " + line
-	}
-	stdout, stderr, err := r.Run(ctx, line)
+	stdout, stderr, err := run(ctx, r, c, c.VersionCommand)
 	if err != nil {
 		return ""
 	}

@@ -31,6 +31,11 @@ type Option struct {
 	// Choices are the values the help lists ({a,b}, [a|b], <0|1>,
 	// "allowed values: …"); nil: any value.
 	Choices []string
+	// OpenChoices says, in words for a finding, why Choices are not all
+	// the option takes (`its help adds "or name registered in
+	// --tool-parser-plugin"`): a value outside them is then a warning, not
+	// an error. Empty when Choices are a closed set.
+	OpenChoices string
 	// Deprecated is set when the help marks the option deprecated;
 	// Replacement then names what to use instead, when the help says.
 	Deprecated bool

@@ -21,6 +21,10 @@ VLLM_HEADER = """\
 # A subset of the groups; --per-request-spec-decode-metrics is vllm PR #48915's. Help texts of the config fields are shortened.
 """
 
+VLLM_CHOICES_HEADER = """\
+# vllm serve --help=all of vllm-project/vllm: the options whose help lists values, closed and open, rendered by Python 3.11's argparse with vLLM's SortedHelpFormatter. A Literal field is choices= ({a,b}: argparse refuses any other value); a Literal | str field is a metavar of the sorted values, printed as a Python list, and any string is taken (vllm/engine/arg_utils.py literal_to_kwargs at commit 99d7eb5d: --load-format, and --tokenizer-mode at 00522333); --tool-call-parser has no choices= but the metavar "{<built-in parsers>} or name registered in --tool-parser-plugin" (vllm/entrypoints/openai/cli_args.py BaseFrontendArgs._customize_cli_kwargs at commit 00522333). A subset of each list; help texts shortened.
+"""
+
 TRTLLM_HEADER = """\
 # trtllm-serve serve --help of NVIDIA/TensorRT-LLM, rendered by click 8.4 from the options of tensorrt_llm/commands/serve.py at commit 00209af1 (the serve command; --reasoning_parser and --tool_parser, whose choices are registries filled at import, are left out, and help_info_with_stability_tag's tags are not shown).
 """
@@ -159,6 +163,31 @@ def vllm():
     return VLLM_HEADER + p.format_help()
 
 
+def vllm_choices():
+    p = argparse.ArgumentParser(prog="vllm serve", formatter_class=SortedHelpFormatter,
+                                usage="vllm serve [model_tag] [options]")
+    p.add_argument("model_tag", nargs="?", help="The model tag to serve (optional if specified in config)")
+    fe = p.add_argument_group("Frontend", "Arguments for the OpenAI-compatible frontend server.")
+    fe.add_argument("--enable-auto-tool-choice", action=argparse.BooleanOptionalAction, default=False,
+                    help="Enable auto tool choice for supported models. Use `--tool-call-parser` to specify which parser to use.")
+    fe.add_argument("--tool-call-parser", type=str, default=None,
+                    metavar="{deepseek_v3,hermes,llama3_json,mistral,pythonic,qwen3_coder} or name registered in --tool-parser-plugin",
+                    help="Select the tool call parser depending on the model that you're using. This is used to parse the model-generated tool call into OpenAI API format. Required for `--enable-auto-tool-choice`. You can choose any option from the built-in parsers or register a plugin via `--tool-parser-plugin`.")
+    fe.add_argument("--tool-parser-plugin", type=str, default="",
+                    help="Special the tool parser plugin write to parse the model-generated tool into OpenAI API format, the name register in this plugin can be used in `--tool-call-parser`.")
+    fe.add_argument("--uvicorn-log-level", type=str, choices=sorted(["critical", "error", "warning", "info", "debug", "trace"]),
+                    default="info", help="Log level for uvicorn.")
+    m = p.add_argument_group("ModelConfig", "Configuration for the model.")
+    m.add_argument("--dtype", choices=["auto", "bfloat16", "float", "float16", "float32", "half"], default="auto",
+                   help="Data type for model weights and activations.")
+    m.add_argument("--tokenizer-mode", type=str, metavar=sorted(["auto", "hf", "slow", "mistral", "deepseek_v32"]), default="auto",
+                   help="Tokenizer mode.")
+    load = p.add_argument_group("LoadConfig", "Configuration for loading the model weights.")
+    load.add_argument("--load-format", type=str, metavar=sorted(["auto", "pt", "safetensors", "npcache", "dummy", "gguf", "bitsandbytes"]),
+                      default="auto", help="The format of the model weights to load.")
+    return VLLM_CHOICES_HEADER + p.format_help()
+
+
 severity = ["internal_error", "error", "warning", "info", "verbose", "debug", "trace"]
 
 
@@ -208,6 +237,6 @@ def trtllm():
     return TRTLLM_HEADER + trtllm_serve.get_help(ctx) + "\n"
 
 
-for name, fn in [("sglang", sglang), ("vllm", vllm), ("trtllm-serve", trtllm)]:
+for name, fn in [("sglang", sglang), ("vllm", vllm), ("vllm-choices", vllm_choices), ("trtllm-serve", trtllm)]:
     with open(f"{name}-help.txt", "w") as f:
         f.write(fn())
