@@ -489,6 +489,19 @@ func (d *doc) engine(v *yaml.Node, e *EngineOpts, envAt map[string]position) {
 			}
 		},
 		"prefix_cache": func(_, v *yaml.Node) { e.PrefixCache = d.prefixCache(v, "engine.prefix_cache") },
+		"acknowledge": func(_, v *yaml.Node) {
+			ws, ok := d.words(v, "engine.acknowledge")
+			if !ok {
+				return
+			}
+			for i, w := range ws {
+				if !slices.Contains(Acknowledgeable, w) {
+					d.errorf(v.Content[i], "engine.acknowledge: %q is nothing to acknowledge (%s)", w, strings.Join(Acknowledgeable, ", "))
+					return
+				}
+			}
+			e.Acknowledge = ws
+		},
 		"env": func(_, v *yaml.Node) {
 			d.env(v, "engine.env", func(name, value string, remove bool, at position) {
 				if remove {

@@ -116,6 +116,10 @@ type EngineOpts struct {
 	Help       []string
 	HelpFormat string
 	HelpOff    bool
+	// Acknowledge lists preflight findings the campaign runs despite
+	// (engine.acknowledge): preflight.AckFusion turns the refusal of
+	// FlashInfer allreduce fusion on unsupported GPUs into a warning.
+	Acknowledge []string
 	// PrefixCache, when set (engine.prefix_cache), says what every
 	// scenario's server does about its prefix cache in place of what its
 	// engine's profile knows: the way to tell bakeoff about a generic
@@ -414,3 +418,12 @@ func (c *Campaign) Sequential() bool { return c.MinRounds > 0 && c.MinRounds < c
 func (c *Campaign) SameSweep(recorded string) bool {
 	return recorded == c.Fingerprint() || recorded == LegacyFingerprint(c.Sweep, c.PromptHash)
 }
+
+// AckFusionOnGPU is what engine.acknowledge writes to run SGLang's
+// FlashInfer allreduce fusion on GPUs current SGLang refuses it on (a build
+// patched to allow it): the preflight's error is then a warning
+// (preflight.FusionOnGPUs).
+const AckFusionOnGPU = "fusion-on-gpu"
+
+// Acknowledgeable are the words engine.acknowledge takes.
+var Acknowledgeable = []string{AckFusionOnGPU}

@@ -37,3 +37,17 @@ func TestPrefixCache(t *testing.T) {
 		})
 	}
 }
+
+// TestAcknowledge: engine.acknowledge takes the findings the preflight can
+// be told to let pass, and names them when given another.
+func TestAcknowledge(t *testing.T) {
+	c, errs := loadMem(t, goodFiles.with(memFiles{cfgPath: goodFiles[cfgPath] + "engine:\n  acknowledge: [fusion-on-gpu]\n"}))
+	if errs != nil || len(c.Engine.Acknowledge) != 1 || c.Engine.Acknowledge[0] != AckFusionOnGPU {
+		t.Fatalf("%v %+v", errs, c)
+	}
+	_, errs = loadMem(t, goodFiles.with(memFiles{cfgPath: goodFiles[cfgPath] + "engine:\n  acknowledge: [fusion]\n"}))
+	want := `c/configs/camp.yaml:10:17: engine.acknowledge: "fusion" is nothing to acknowledge (fusion-on-gpu)`
+	if len(errs) != 1 || errs[0] != want {
+		t.Errorf("errors %q, want %q", errs, want)
+	}
+}

@@ -201,7 +201,7 @@ func (w *worker) checkScenario(sc *campaign.Scenario, on campaign.On, help *pref
 	words := l.Argv[l.FlagsAt:]
 	findings := help.Table.Check(words)
 	if engineName(sc) == engine.SGLang {
-		findings = append(findings, preflight.FusionOnGPUs(words, caps)...)
+		findings = append(findings, preflight.FusionOnGPUs(words, caps, slices.Contains(w.o.c.Engine.Acknowledge, preflight.AckFusion))...)
 	}
 	// In the order of the files' lines, as a reader goes through them,
 	// rather than the flags' rendered (alphabetical) order.

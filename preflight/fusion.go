@@ -2,6 +2,8 @@ package preflight
 
 import (
 	"fmt"
+
+	"github.com/bakeoff-dev/bakeoff/campaign"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,11 +23,18 @@ const (
 	fusionOff     = "--enforce-disable-flashinfer-allreduce-fusion"
 )
 
-// FusionOnGPUs returns a warning when words (an SGLang scenario's rendered
+// AckFusion is the word a campaign's engine.acknowledge lists to run
+// FlashInfer allreduce fusion on GPUs SGLang refuses it on (a build patched
+// to allow it): the finding is then a warning.
+const AckFusion = campaign.AckFusionOnGPU
+
+// FusionOnGPUs returns an error when words (an SGLang scenario's rendered
 // flags) turn FlashInfer allreduce fusion on and a GPU of caps (nvidia-smi's
 // compute_cap, "12.0") is neither SM90 nor SM10x: current SGLang then
-// refuses to start. No GPUs, no warning.
-func FusionOnGPUs(words []string, caps []string) []Finding {
+// refuses to start, after the model has loaded, and a night would learn it
+// ten minutes into every launch. Acknowledged (AckFusion), it is a
+// warning. No GPUs, no finding.
+func FusionOnGPUs(words []string, caps []string, acknowledged bool) []Finding {
 	at, flag := -1, ""
 	for i, w := range words {
 		name, inline, hasInline := strings.Cut(w, "=")
@@ -57,9 +66,15 @@ func FusionOnGPUs(words []string, caps []string) []Finding {
 		return nil
 	}
 	bad = slices.Compact(bad)
-	return []Finding{{Severity: Warning, Kind: GPU, Word: at, Flag: flag, Suggest: fusionOff,
-		Text: fmt.Sprintf("%s turns FlashInfer allreduce fusion on, and this host's GPUs are compute capability %s: current SGLang refuses to start (\"FlashInfer allreduce fusion requires SM90 or SM10X NVIDIA GPUs.\"); leave it out, or write %s",
-			flag, strings.Join(bad, ", "), fusionOff)}}
+	f := Finding{Severity: Error, Kind: GPU, Word: at, Flag: flag, Suggest: fusionOff,
+		Text: fmt.Sprintf("%s turns FlashInfer allreduce fusion on, and this host's GPUs are compute capability %s: current SGLang refuses to start (\"FlashInfer allreduce fusion requires SM90 or SM10X NVIDIA GPUs.\"); leave it out, write %s, or, for a build that runs it there, acknowledge it with engine.acknowledge: [%s]",
+			flag, strings.Join(bad, ", "), fusionOff, AckFusion)}
+	if acknowledged {
+		f.Severity = Warning
+		f.Text = fmt.Sprintf("%s turns FlashInfer allreduce fusion on, and this host's GPUs are compute capability %s, where current SGLang refuses to start; run anyway, as engine.acknowledge: [%s] asks",
+			flag, strings.Join(bad, ", "), AckFusion)
+	}
+	return []Finding{f}
 }
 
 // fusionSupported is SGLang's is_sm90_supported or is_sm100_supported: 9.0,

@@ -106,12 +106,20 @@ func TestFusionOnGPUs(t *testing.T) {
 		{"--tp 8", []string{"12.0"}, false},
 	}
 	for _, tt := range tests {
-		fs := FusionOnGPUs(strings.Fields(tt.words), tt.caps)
+		fs := FusionOnGPUs(strings.Fields(tt.words), tt.caps, false)
 		if (len(fs) > 0) != tt.want {
 			t.Errorf("%s on %v: %+v", tt.words, tt.caps, fs)
 		}
-		if len(fs) > 0 && (fs[0].Severity != Warning || !strings.Contains(fs[0].Text, "requires SM90 or SM10X")) {
+		// SGLang refuses to start after loading the model: an error,
+		// before the first launch, saying how to turn fusion off.
+		if len(fs) > 0 && (fs[0].Severity != Error || !strings.Contains(fs[0].Text, "requires SM90 or SM10X") ||
+			!strings.Contains(fs[0].Text, "--enforce-disable-flashinfer-allreduce-fusion")) {
 			t.Errorf("%+v", fs[0])
+		}
+		// Acknowledged, the same finding only warns.
+		ack := FusionOnGPUs(strings.Fields(tt.words), tt.caps, true)
+		if (len(ack) > 0) != tt.want || len(ack) > 0 && ack[0].Severity != Warning {
+			t.Errorf("%s on %v acknowledged: %+v", tt.words, tt.caps, ack)
 		}
 	}
 }
