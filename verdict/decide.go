@@ -276,6 +276,11 @@ func WithRunEffect(c *Comparison, runVar, runDF, conf float64) {
 // this change carries no run effect. Undecided until Decide; nil when
 // either side has no error estimate.
 func RatioChange(old, new *Comparison, conf float64) *Comparison {
+	// Each run's ratio with its rounds' serial correlation taken in, as
+	// the sequential rule takes it (sequentialView): under a wandering
+	// load consecutive rounds of one run lean alike, and the plain paired
+	// error would be too small by that much in both runs at once.
+	old, new = sequentialView(old), sequentialView(new)
 	if !old.est.OK() || !new.est.OK() {
 		return nil
 	}
