@@ -39,8 +39,9 @@ const (
 // reports per kind how many pairs each called REGRESSED, and fails when
 // the diff did in more than 5% of them.
 func TestContentionDiff(t *testing.T) {
+	kept := os.Getenv(reportEnv)
 	if os.Getenv(diffEnv) == "" {
-		t.Skipf("%s=1 runs pairs of identical campaigns under contention and diffs them (make diff-aa)", diffEnv)
+		t.Skipf("%s=1 runs pairs of identical campaigns under contention and diffs them (make diff-aa); with %s=DIR it diffs those kept in DIR/diff", diffEnv, reportEnv)
 	}
 	n := longCampaigns
 	if s := os.Getenv(campaignsEnv); s != "" {
@@ -68,7 +69,17 @@ func TestContentionDiff(t *testing.T) {
 	out = filepath.Join(out, "diff")
 	for _, k := range kinds {
 		var runs []*results.Run
-		for i := 0; i < 2*n; i += longAtOnce {
+		if kept != "" {
+			// The pairs an earlier study kept, in seed order, diffed again.
+			for seed := 0; ; seed++ {
+				run, err := results.ReadRun(filepath.Join(campaignDir(filepath.Join(kept, "diff"), k, seed), runDir))
+				if err != nil {
+					break
+				}
+				runs = append(runs, run)
+			}
+		}
+		for i := 0; kept == "" && i < 2*n; i += longAtOnce {
 			var seeds []int
 			for seed := i; seed < min(i+longAtOnce, 2*n); seed++ {
 				seeds = append(seeds, seed)
@@ -84,6 +95,10 @@ func TestContentionDiff(t *testing.T) {
 				}
 				runs = append(runs, run)
 			}
+		}
+		if len(runs) < 2 {
+			t.Logf("%s: no pair of campaigns", k)
+			continue
 		}
 		regressed, legacy := 0, 0
 		for p := 0; p+1 < len(runs); p += 2 {
