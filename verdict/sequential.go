@@ -262,16 +262,27 @@ func holmLook(plan SequentialPlan, alpha float64, now []*hypothesis, alive int, 
 			level := alpha / float64(alive)
 			h.alive = alive
 			h.passed = plan.Rejects(h.at.est, h.looks, level)
-			h.pAdj = math.Min(1, float64(alive)*plan.RepeatedP(h.at.est, h.looks, level))
 			if h.passed && h.callable(h.direction()) {
+				// A rejection's adjusted p is needed now, in order: it
+				// raises the floor of every later one. An unrejected
+				// hypothesis's is only shown, and finishHypothesis
+				// computes it once from its last test (h.alive), rather
+				// than at every pass of every look.
+				h.pAdj = math.Max(adjustedP(plan, h, alpha), *adjusted)
 				h.rejected, changed = true, true
-				h.pAdj = math.Max(h.pAdj, *adjusted)
 				*adjusted = h.pAdj
 				alive--
 			}
 		}
 	}
 	return alive
+}
+
+// adjustedP is h's Holm-adjusted repeated p at its latest test: the number
+// unrejected then (h.alive) times its repeated p at that test's level.
+func adjustedP(plan SequentialPlan, h *hypothesis, alpha float64) float64 {
+	alive := max(h.alive, 1)
+	return math.Min(1, float64(alive)*plan.RepeatedP(h.at.est, h.looks, alpha/float64(alive)))
 }
 
 // settleOpen closes, undecided, after the look at round k, the comparisons
@@ -347,6 +358,9 @@ func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Com
 	}
 	c.P = plan.RepeatedP(c.est, looks, 0)
 	c.PAdjusted = h.pAdj
+	if !h.rejected && len(h.looks) > 0 {
+		c.PAdjusted = adjustedP(plan, h, v.Alpha)
+	}
 	if len(h.looks) == 0 {
 		c.PAdjusted = math.Min(1, c.P*float64(max(h.alive, 1)))
 	}

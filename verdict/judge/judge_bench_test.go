@@ -39,3 +39,16 @@ func BenchmarkDecideRun(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecideRunSequential is the rule's part under a sequential plan
+// (3 to 8 rounds): every look replayed, as the report and each live look
+// do.
+func BenchmarkDecideRunSequential(b *testing.B) {
+	in := benchInput(b)
+	o := verdict.Options{Sequential: &verdict.SequentialPlan{MinRounds: 3, MaxRounds: 8}}
+	for b.Loop() {
+		if _, err := verdict.DecideRun(in, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
