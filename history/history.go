@@ -18,7 +18,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
-	"github.com/bakeoff-dev/bakeoff/verdict/judge"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 )
 
 // MinRuns is the fewest runs a history is drawn from.
@@ -122,7 +122,7 @@ func Of(runs []*results.Run, o Options) (*Series, error) {
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s: another sweep (fingerprint %s)", r.Dir, short(r.Manifest.Fingerprint)))
 			continue
 		}
-		v, err := judge.Run(r, verdict.Options{})
+		v, err := decide(r)
 		if err != nil {
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s: %v", r.Dir, err))
 			continue
@@ -250,4 +250,15 @@ func HostWords(h string) string {
 		return "a host the runs do not name"
 	}
 	return h
+}
+
+// decide is the rule's verdict of a run, its figures and decisions without
+// the explanations and notes a history does not show: a history reads
+// every run of a campaign.
+func decide(r *results.Run) (*verdict.Verdict, error) {
+	in, err := records.Read(r)
+	if err != nil {
+		return nil, err
+	}
+	return verdict.DecideRun(in, verdict.Options{})
 }

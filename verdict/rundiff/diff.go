@@ -10,6 +10,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/judge"
+	"github.com/bakeoff-dev/bakeoff/verdict/records"
 )
 
 // DefaultThreshold is the slowdown, as a fraction, beyond which a
@@ -287,7 +288,12 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 	for _, h := range o.History {
 		v := vo
 		if !SameDir(h.Dir, old.Dir) {
-			if v, err = judge.Run(h, verdict.Options{Alpha: o.Alpha}); err != nil {
+			// The run effect needs each run's figures, not its notes.
+			in, err := records.Read(h)
+			if err == nil {
+				v, err = verdict.DecideRun(in, verdict.Options{Alpha: o.Alpha})
+			}
+			if err != nil {
 				d.HistorySkipped = append(d.HistorySkipped, fmt.Sprintf("%s: %v", h.Dir, err))
 				continue
 			}
