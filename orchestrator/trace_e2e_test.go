@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -202,7 +203,9 @@ func TestTraceCampaign(t *testing.T) {
 			t.Errorf("bakeoff diff does not show %q", want)
 		}
 	}
-	if !strings.Contains(string(diff), "narrow speed 8×: saturated in both runs (not compared)") {
+	// Saturated in the first run; the second, on a loaded machine, may
+	// just keep up: either way the diff says so and compares nothing there.
+	if !regexp.MustCompile(`narrow speed 8×: saturated in (both runs|OLD|NEW) \(not compared\)`).Match(diff) {
 		t.Errorf("bakeoff diff does not say narrow's fastest speed was saturated and not compared")
 	}
 	d, err := rundiff.Compare(run, readSummary(t, second), rundiff.Options{})
