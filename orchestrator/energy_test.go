@@ -16,7 +16,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/orchestrator"
 	"github.com/bakeoff-dev/bakeoff/results"
-	"github.com/bakeoff-dev/bakeoff/sim"
+	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 )
 
 // TestEnergyThroughThePath runs a campaign against the sim, whose fake
@@ -103,7 +103,7 @@ rounds: 1
 		// model's power is the full draw of both GPUs while any is, idle
 		// between (a closed loop's turnaround, longer on a busy machine).
 		busy := busyShare(rs, win)
-		want := 2 * sim.ModelPowerW(busy) * win.Seconds() / measure.TokensIn(rs, win) * 1000
+		want := 2 * gpu.ModelPowerW(busy) * win.Seconds() / measure.TokensIn(rs, win) * 1000
 		t.Logf("%s: window %.2f s, busy %.3f, %.0f W, %.2f J per 1000 tokens (model %.2f)", l.Level, win.Seconds(), busy, l.PowerW, l.JoulesPerKTok, want)
 		// The fake nvidia-smi is read every 100 ms by a sampler that a
 		// loaded machine wakes late, so the window's mean power is of

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 )
 
 const (
@@ -25,7 +27,7 @@ func RunChild(ctx context.Context, cfg *Config, pid int, now func() time.Time) e
 		now = time.Now
 	}
 	rank := cfg.Sim.ChildRank
-	h := Holder{PID: pid, GPU: cfg.DeviceOf(rank), Name: fmt.Sprintf("sglang::scheduler_TP%d", rank),
+	h := gpu.Holder{PID: pid, GPU: cfg.DeviceOf(rank), Name: fmt.Sprintf("sglang::scheduler_TP%d", rank),
 		HoldFor: cfg.Sim.Faults.HoldMemory}
 	orphan := cfg.Sim.Faults.OrphanChildren
 	start := now()
@@ -34,7 +36,7 @@ func RunChild(ctx context.Context, cfg *Config, pid int, now func() time.Time) e
 	}
 	maxFrac := 1.0
 	if cfg.Sim.Faults.HangDuringLoad {
-		maxFrac = fracGraphBegin
+		maxFrac = gpu.FracGraphBegin
 	}
 	update := func() error {
 		if !cfg.HasDevice(rank) {
@@ -46,14 +48,14 @@ func RunChild(ctx context.Context, cfg *Config, pid int, now func() time.Time) e
 			return nil
 		}
 		h.MiB = mib
-		return WriteHolder(cfg.Sim.StateDir, h)
+		return gpu.WriteHolder(cfg.Sim.StateDir, h)
 	}
 	exit := func() error {
 		if h.HoldFor > 0 {
 			h.HeldUntil = now().Add(h.HoldFor).UnixNano()
-			return WriteHolder(cfg.Sim.StateDir, h)
+			return gpu.WriteHolder(cfg.Sim.StateDir, h)
 		}
-		return RemoveHolder(cfg.Sim.StateDir, h.PID)
+		return gpu.RemoveHolder(cfg.Sim.StateDir, h.PID)
 	}
 	if err := update(); err != nil {
 		return err

@@ -47,11 +47,6 @@ const (
 	DefaultLoadTime = 20 * time.Second
 	DefaultNoise    = 0.02
 	DefaultSlowdown = 1.0
-	// DefaultSimGPUsEnv names the environment variable that sets how many
-	// GPUs the fake host (and nvidia-smi) has.
-	SimGPUsEnv = "BAKEOFF_SIM_GPUS"
-	// SimStateEnv names the environment variable for --sim-state.
-	SimStateEnv = "BAKEOFF_SIM_STATE"
 	// SimRunFactorEnv names a factor every step time of every server
 	// started with it is multiplied by, over its --sim-slowdown: a run
 	// effect a test imposes on a whole campaign at once (engine.env), as a
@@ -191,7 +186,7 @@ type SimOptions struct {
 	// StateDir is where memory holders register for the fake nvidia-smi.
 	StateDir string
 	// ComputeCap is the simulated GPUs' compute capability ("12.0"), from
-	// BAKEOFF_SIM_COMPUTE_CAP (gpucap.go).
+	// BAKEOFF_SIM_COMPUTE_CAP (package gpu).
 	ComputeCap string
 	Faults     Faults
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 )
 
 func noEnv(string) string { return "" }
@@ -32,12 +34,12 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("given under their dests: %v", c.Given)
 			}
 		}},
-		{"fusion on by itself at tp 8 on SM100", baselineArgs, map[string]string{SimComputeCapEnv: "10.0"}, func(t *testing.T, c *Config) {
+		{"fusion on by itself at tp 8 on SM100", baselineArgs, map[string]string{gpu.SimComputeCapEnv: "10.0"}, func(t *testing.T, c *Config) {
 			if !c.AllreduceFusion() || c.EffectiveFusionBackend() != "auto" || c.FusionRefused() {
 				t.Errorf("fusion %v, backend %v, refused %v", c.AllreduceFusion(), c.EffectiveFusionBackend(), c.FusionRefused())
 			}
 		}},
-		{"enforce-disable keeps fusion off", baselineArgs + " --enforce-disable-flashinfer-allreduce-fusion --flashinfer-allreduce-fusion-backend trtllm", map[string]string{SimComputeCapEnv: "9.0"}, func(t *testing.T, c *Config) {
+		{"enforce-disable keeps fusion off", baselineArgs + " --enforce-disable-flashinfer-allreduce-fusion --flashinfer-allreduce-fusion-backend trtllm", map[string]string{gpu.SimComputeCapEnv: "9.0"}, func(t *testing.T, c *Config) {
 			if c.AllreduceFusion() || c.FusionRefused() {
 				t.Errorf("fusion %v, refused %v", c.AllreduceFusion(), c.FusionRefused())
 			}
@@ -47,7 +49,7 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("fusion %v, refused %v", c.AllreduceFusion(), c.FusionRefused())
 			}
 		}},
-		{"deprecated fusion flag is backend auto", baselineArgs + " --enable-flashinfer-allreduce-fusion", map[string]string{SimComputeCapEnv: "9.0"}, func(t *testing.T, c *Config) {
+		{"deprecated fusion flag is backend auto", baselineArgs + " --enable-flashinfer-allreduce-fusion", map[string]string{gpu.SimComputeCapEnv: "9.0"}, func(t *testing.T, c *Config) {
 			want := []string{"--enable-flashinfer-allreduce-fusion is deprecated. Please use --flashinfer-allreduce-fusion-backend=auto instead."}
 			if c.FusionBackend != "auto" || !c.AllreduceFusion() || !slices.Equal(c.Notices, want) {
 				t.Errorf("backend %q, notices %q", c.FusionBackend, c.Notices)
@@ -148,7 +150,7 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("seed %d, mix %q", c.Sim.Seed, c.Sim.SeedMix)
 			}
 		}},
-		{"state dir from env", "", map[string]string{SimStateEnv: "/tmp/state-x"}, func(t *testing.T, c *Config) {
+		{"state dir from env", "", map[string]string{gpu.SimStateEnv: "/tmp/state-x"}, func(t *testing.T, c *Config) {
 			if c.Sim.StateDir != "/tmp/state-x" {
 				t.Errorf("state dir %q", c.Sim.StateDir)
 			}

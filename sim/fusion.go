@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/bakeoff-dev/bakeoff/sim/gpu"
+
 // FlashInfer allreduce fusion as SGLang decides it at startup, and what it
 // costs the performance model (model.go: noFusionAllreduce).
 //
@@ -23,7 +25,7 @@ const FusionError = "FlashInfer allreduce fusion requires SM90 or SM10X NVIDIA G
 // fusionGPU reports whether SGLang's FlashInfer allreduce fusion runs on a
 // GPU of compute capability cc: SM90 or SM10x.
 func fusionGPU(cc string) bool {
-	major, err := capMajor(cc)
+	major, err := gpu.CapMajor(cc)
 	return err == nil && (major == 9 || major == 10)
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/internal/pause"
+	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 )
 
 // Load-phase constants.
@@ -50,7 +51,7 @@ func gb(mib int) float64 { return float64(mib) / 1024 }
 // server may turn healthy. hang-during-load blocks until ctx ends.
 func (l *loader) run(ctx context.Context) error {
 	c := l.cfg
-	free := func(frac float64) float64 { return gb(GPUTotalMiB - rankMemoryMiB(c, frac)) }
+	free := func(frac float64) float64 { return gb(gpu.GPUTotalMiB - rankMemoryMiB(c, frac)) }
 	ranks := c.NodeRanks()
 	for _, r := range ranks {
 		l.log.Rankf(r, "Init torch distributed begin.")
@@ -65,9 +66,9 @@ func (l *loader) run(ctx context.Context) error {
 		return errLoadFailed
 	}
 	for _, r := range ranks {
-		l.log.Rankf(r, "Init torch distributed ends. mem usage=%.2f GB", gb(cudaContextMiB))
+		l.log.Rankf(r, "Init torch distributed ends. mem usage=%.2f GB", gb(gpu.CUDAContextMiB))
 	}
-	if err := l.sleepTo(ctx, fracWeightsBegin); err != nil {
+	if err := l.sleepTo(ctx, gpu.FracWeightsBegin); err != nil {
 		return err
 	}
 	for _, r := range ranks {
@@ -78,7 +79,7 @@ func (l *loader) run(ctx context.Context) error {
 		return errLoadFailed
 	}
 	for i := 1; i <= loadProgressLines; i++ {
-		frac := fracWeightsBegin + (fracWeightsEnd-fracWeightsBegin)*float64(i)/loadProgressLines
+		frac := gpu.FracWeightsBegin + (gpu.FracWeightsEnd-gpu.FracWeightsBegin)*float64(i)/loadProgressLines
 		if c.Sim.Faults.DieDuringLoad && frac > dieAtFrac {
 			if err := l.sleepTo(ctx, dieAtFrac); err != nil {
 				return err
@@ -90,39 +91,39 @@ func (l *loader) run(ctx context.Context) error {
 			return err
 		}
 		shards := checkpointShards * i / loadProgressLines
-		elapsed := time.Duration(float64(c.Sim.LoadTime) * (frac - fracWeightsBegin))
+		elapsed := time.Duration(float64(c.Sim.LoadTime) * (frac - gpu.FracWeightsBegin))
 		l.log.Raw(fmt.Sprintf("Loading safetensors checkpoint shards: %3d%% Completed | %d/%d [%s<?, ?it/s]",
 			100*shards/checkpointShards, shards, checkpointShards, clock(elapsed)))
 	}
 	for _, r := range ranks {
 		l.log.Rankf(r, "Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=%.2f GB, mem usage=%.2f GB.",
-			free(fracWeightsEnd), gb(rankWeightsMiB(c)))
+			free(gpu.FracWeightsEnd), gb(rankWeightsMiB(c)))
 	}
-	if err := l.sleepTo(ctx, fracKVAlloc); err != nil {
+	if err := l.sleepTo(ctx, gpu.FracKVAlloc); err != nil {
 		return err
 	}
 	for _, r := range ranks {
 		l.log.Rankf(r, "KV Cache is allocated. #tokens: %d, KV size: %.2f GB", c.TotalTokens(), gb(kvCacheMiB(c)))
 	}
-	if err := l.sleepTo(ctx, fracGraphBegin); err != nil {
+	if err := l.sleepTo(ctx, gpu.FracGraphBegin); err != nil {
 		return err
 	}
 	for _, r := range ranks {
-		l.log.Rankf(r, "Capture cuda graph begin. This can take up to several minutes. avail mem=%.2f GB", free(fracGraphBegin))
+		l.log.Rankf(r, "Capture cuda graph begin. This can take up to several minutes. avail mem=%.2f GB", free(gpu.FracGraphBegin))
 	}
 	if c.Sim.Faults.HangDuringLoad {
 		// An NCCL hang: no error, no progress, health stays 503.
 		<-ctx.Done()
 		return ctx.Err()
 	}
-	if err := l.sleepTo(ctx, fracGraphEnd); err != nil {
+	if err := l.sleepTo(ctx, gpu.FracGraphEnd); err != nil {
 		return err
 	}
-	elapsed := time.Duration(float64(c.Sim.LoadTime) * (fracGraphEnd - fracGraphBegin))
+	elapsed := time.Duration(float64(c.Sim.LoadTime) * (gpu.FracGraphEnd - gpu.FracGraphBegin))
 	maxRun, _ := c.RunningCap()
 	for _, r := range ranks {
 		l.log.Rankf(r, "Capture cuda graph end. Time elapsed: %.2f s. mem usage=%.2f GB. avail mem=%.2f GB.",
-			elapsed.Seconds(), gb(cudaGraphMiB), free(1))
+			elapsed.Seconds(), gb(gpu.CUDAGraphMiB), free(1))
 	}
 	l.log.Rankf(ranks[0], "max_total_num_tokens=%d, chunked_prefill_size=%d, max_prefill_tokens=16384, max_running_requests=%d, context_len=%d, available_gpu_mem=%.2f GB",
 		c.TotalTokens(), c.ChunkedPrefillSize, maxRun, c.ContextLength, free(1))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/internal/testbin"
+	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 )
 
 var sigterm = syscall.SIGTERM
@@ -63,7 +64,7 @@ func startSim(t *testing.T, env map[string]string, args ...string) *simProc {
 		args = append(args, "--sim-load-time", testLoad)
 	}
 	p.cmd = exec.Command(simBinary, append([]string{"sim"}, args...)...)
-	p.cmd.Env = append(os.Environ(), SimStateEnv+"="+p.state)
+	p.cmd.Env = append(os.Environ(), gpu.SimStateEnv+"="+p.state)
 	for k, v := range env {
 		p.cmd.Env = append(p.cmd.Env, k+"="+v)
 	}
@@ -137,12 +138,12 @@ func (p *simProc) wait(d time.Duration) int {
 }
 
 // holders reads every registered holder file, dead or alive.
-func (p *simProc) holders() []Holder {
-	var out []Holder
-	files, _ := filepath.Glob(filepath.Join(p.state, holderPrefix+"*.json"))
+func (p *simProc) holders() []gpu.Holder {
+	var out []gpu.Holder
+	files, _ := filepath.Glob(filepath.Join(p.state, gpu.HolderPrefix+"*.json"))
 	for _, f := range files {
-		pid, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), holderPrefix), ".json"))
-		out = append(out, Holder{PID: pid})
+		pid, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), gpu.HolderPrefix), ".json"))
+		out = append(out, gpu.Holder{PID: pid})
 	}
 	return out
 }
@@ -158,7 +159,7 @@ func (p *simProc) children() []int {
 			continue
 		}
 		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
-		if pid != p.cmd.Process.Pid && pidAlive(pid) {
+		if pid != p.cmd.Process.Pid && gpu.PIDAlive(pid) {
 			out = append(out, pid)
 		}
 	}
@@ -169,7 +170,7 @@ func (p *simProc) children() []int {
 func (p *simProc) liveChildren() []int {
 	var out []int
 	for _, h := range p.holders() {
-		if pidAlive(h.PID) {
+		if gpu.PIDAlive(h.PID) {
 			out = append(out, h.PID)
 		}
 	}
@@ -209,7 +210,7 @@ func (p *simProc) waitHealthy() {
 func (p *simProc) smi(args ...string) string {
 	p.t.Helper()
 	cmd := exec.Command(simBinary, append([]string{"sim", "nvidia-smi"}, args...)...)
-	cmd.Env = append(os.Environ(), SimStateEnv+"="+p.state, SimGPUsEnv+"=8")
+	cmd.Env = append(os.Environ(), gpu.SimStateEnv+"="+p.state, gpu.SimGPUsEnv+"=8")
 	out, err := cmd.Output()
 	if err != nil {
 		p.t.Fatalf("nvidia-smi %v: %v", args, err)

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 )
 
 // ArgError is a command-line error worded as SGLang's argparse words it, so
@@ -135,7 +135,7 @@ func ParseArgs(args []string, getenv func(string) string) (*Config, error) {
 	if c.Sim.GPUs == 0 {
 		c.Sim.GPUs = c.NodeTP()
 	}
-	if v, ok := visibleDevices(getenv(CUDAVisibleDevicesEnv), hostGPUs(getenv)); ok {
+	if v, ok := gpu.VisibleDevices(getenv(gpu.CUDAVisibleDevicesEnv), gpu.HostGPUs(getenv)); ok {
 		// The process sees only these: more ranks than they are fail to
 		// set their device (load.go), as under SGLang.
 		c.Sim.Visible, c.Sim.GPUs = v, min(c.Sim.GPUs, len(v))
@@ -151,9 +151,9 @@ func ParseArgs(args []string, getenv func(string) string) (*Config, error) {
 		c.Sim.Slowdown *= f
 	}
 	if c.Sim.StateDir == "" {
-		c.Sim.StateDir = DefaultStateDir(getenv)
+		c.Sim.StateDir = gpu.DefaultStateDir(getenv)
 	}
-	cc, err := ComputeCap(getenv)
+	cc, err := gpu.ComputeCap(getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -282,16 +282,4 @@ func mixLaunch(seed int64, getenv func(string) string) (int64, string) {
 		fmt.Fprintf(h, "\x00%s", m)
 	}
 	return int64(h.Sum64() &^ (1 << 63)), strings.Join(mix, " ")
-}
-
-// DefaultStateDir is $BAKEOFF_SIM_STATE, else $TMPDIR/bakeoff-sim-state-<uid>.
-func DefaultStateDir(getenv func(string) string) string {
-	if d := getenv(SimStateEnv); d != "" {
-		return d
-	}
-	tmp := getenv("TMPDIR")
-	if tmp == "" {
-		tmp = os.TempDir()
-	}
-	return filepath.Join(tmp, fmt.Sprintf("bakeoff-sim-state-%d", os.Getuid()))
 }

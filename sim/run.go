@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/internal/keepalive"
+	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 )
 
 const (
@@ -140,7 +141,7 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	engineCtx, stopEngine := context.WithCancel(context.Background())
 	defer stopEngine()
 	go engine.Run(engineCtx)
-	go RecordActivity(engineCtx, cfg.Sim.StateDir, opt.PID, serverGPUs(cfg), cfg.Sim.Speed, engine.Busy, now)
+	go gpu.RecordActivity(engineCtx, cfg.Sim.StateDir, opt.PID, serverGPUs(cfg), cfg.Sim.Speed, engine.Busy, now)
 
 	l := &loader{cfg: cfg, log: log, speed: cfg.Sim.Speed, now: now}
 	loadCtx := ctx

@@ -1,6 +1,10 @@
 package sim
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/sim/gpu"
+)
 
 // The three scenarios of the seeds' campaign in SGLang's spellings as the
 // sim follows it (docs/SIM.md): the seeds' deprecated fusion flag is left
@@ -20,7 +24,7 @@ var (
 // allreduce on their SM120 GPUs; SGLang as followed fuses only on SM90 and
 // SM10x, where it turns fusion on by itself at tp 8 (fusion.go), so the
 // scenarios that reproduce the seeds' figures simulate an SM100 GPU.
-var seedsGPU = map[string]string{SimComputeCapEnv: "10.0"}
+var seedsGPU = map[string]string{gpu.SimComputeCapEnv: "10.0"}
 
 type scenario struct {
 	name string

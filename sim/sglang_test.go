@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 )
 
 // TestStartupAsSGLang: what SGLang, as the sim follows it, does at startup
@@ -38,11 +40,11 @@ func TestStartupAsSGLang(t *testing.T) {
 		{"fusion backend on SM120", nil, "--tp 2 --flashinfer-allreduce-fusion-backend trtllm", 1, []string{
 			"\nValueError: FlashInfer allreduce fusion requires SM90 or SM10X NVIDIA GPUs.\n",
 		}, nil},
-		{"fusion flag on SM90", map[string]string{SimComputeCapEnv: "9.0"}, "--tp 2 --enable-flashinfer-allreduce-fusion", 0, []string{
+		{"fusion flag on SM90", map[string]string{gpu.SimComputeCapEnv: "9.0"}, "--tp 2 --enable-flashinfer-allreduce-fusion", 0, []string{
 			"] --enable-flashinfer-allreduce-fusion is deprecated. Please use --flashinfer-allreduce-fusion-backend=auto instead.\n",
 		}, "auto"},
-		{"fusion by itself on SM100", map[string]string{SimComputeCapEnv: "10.0"}, "--tp 2", 0, nil, "auto"},
-		{"fusion enforced off on SM100", map[string]string{SimComputeCapEnv: "10.0"}, "--tp 2 --enforce-disable-flashinfer-allreduce-fusion", 0, nil, nil},
+		{"fusion by itself on SM100", map[string]string{gpu.SimComputeCapEnv: "10.0"}, "--tp 2", 0, nil, "auto"},
+		{"fusion enforced off on SM100", map[string]string{gpu.SimComputeCapEnv: "10.0"}, "--tp 2 --enforce-disable-flashinfer-allreduce-fusion", 0, nil, nil},
 		{"spec v2 env, topk 4", map[string]string{SpecV2Env: "1"}, "--tp 2 --speculative-algorithm EAGLE3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8", 0, []string{
 			"] SGLANG_ENABLE_SPEC_V2 has been removed: speculative decoding always runs the V2 worker. Use --disable-overlap-schedule to select the non-overlap (synchronous) path.\n",
 		}, nil},

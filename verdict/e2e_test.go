@@ -21,7 +21,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/loadgen"
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/prompts"
-	"github.com/bakeoff-dev/bakeoff/sim"
+	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
@@ -96,7 +96,7 @@ func startSim(t *testing.T, extra ...string) *simServer {
 	args := append([]string{"sim", "--port", strconv.Itoa(port), "--sim-speed", strconv.Itoa(e2eSpeed),
 		"--sim-load-time", "200ms"}, strings.Fields(e2eBaselineArgs)...)
 	cmd := exec.Command(bakeoffBinary(t), append(args, extra...)...)
-	cmd.Env = append(os.Environ(), sim.SimStateEnv+"="+state)
+	cmd.Env = append(os.Environ(), gpu.SimStateEnv+"="+state)
 	var log strings.Builder
 	var logMu sync.Mutex
 	cmd.Stdout = writerFunc(func(p []byte) (int, error) { logMu.Lock(); defer logMu.Unlock(); return log.Write(p) })
@@ -111,7 +111,7 @@ func startSim(t *testing.T, extra ...string) *simServer {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 		for range 100 {
-			hs, _ := sim.LiveHolders(state, time.Now())
+			hs, _ := gpu.LiveHolders(state, time.Now())
 			alive := 0
 			for _, h := range hs {
 				if syscall.Kill(h.PID, 0) == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/sim"
+	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 )
 
 const simUsage = `
@@ -63,7 +64,7 @@ func init() {
 
 func runSim(ctx context.Context, e *env, args []string) int {
 	if len(args) > 0 && args[0] == "nvidia-smi" {
-		return sim.NvidiaSMI(ctx, args[1:], sim.SMIEnv{Stdout: e.Stdout, Stderr: e.Stderr, Getenv: e.Getenv, Now: e.Now})
+		return gpu.NvidiaSMI(ctx, args[1:], gpu.SMIEnv{Stdout: e.Stdout, Stderr: e.Stderr, Getenv: e.Getenv, Now: e.Now})
 	}
 	if len(args) > 0 && args[0] == "router" {
 		return sim.RunRouter(ctx, args[1:], sim.RouterEnv{Stdout: e.Stdout, Stderr: e.Stderr, Now: e.Now})
@@ -80,7 +81,7 @@ func runSim(ctx context.Context, e *env, args []string) int {
 		return exitBadInput
 	}
 	if e.LookupEnv != nil {
-		if v, set := e.LookupEnv(sim.CUDAVisibleDevicesEnv); set && strings.TrimSpace(v) == "" {
+		if v, set := e.LookupEnv(gpu.CUDAVisibleDevicesEnv); set && strings.TrimSpace(v) == "" {
 			cfg.SeeNoDevice() // set empty (a role of gpus: 0) is no GPU to CUDA, unset every GPU
 		}
 	}

@@ -1,4 +1,4 @@
-package sim
+package gpu
 
 import (
 	"context"
@@ -62,19 +62,6 @@ func activityPath(dir string, pid int) string {
 	return filepath.Join(dir, fmt.Sprintf("%s%d.json", activityPrefix, pid))
 }
 
-// serverGPUs are the GPUs a server's ranks run on, as RunChild places them.
-func serverGPUs(c *Config) []int {
-	seen := map[int]bool{}
-	var out []int
-	for r := range max(1, c.TP) {
-		if g := c.DeviceOf(r); !seen[g] {
-			seen[g] = true
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
 // RecordActivity writes the activity file of the server with process id
 // pid every tick until ctx ends, then removes it. busy returns the engine's
 // busy wall time so far; speed is the server's --sim-speed.
@@ -92,7 +79,7 @@ func RecordActivity(ctx context.Context, dir string, pid int, gpus []int, speed 
 			a.Marks = a.Marks[1:]
 		}
 		if b, err := json.Marshal(a); err == nil {
-			_ = writeAtomic(dir, path, b) // a missed mark only coarsens the next reading
+			_ = WriteAtomic(dir, path, b) // a missed mark only coarsens the next reading
 		}
 		select {
 		case <-ctx.Done():
@@ -139,12 +126,12 @@ func (a Activity) Utilization(now time.Time) float64 {
 // files of the live servers in dir; files of dead servers are removed.
 func LiveActivity(dir string, now time.Time) (map[int]float64, error) {
 	util := map[int]float64{}
-	err := eachStateFile(dir, activityPrefix, func(path string, b []byte) {
+	err := EachStateFile(dir, activityPrefix, func(path string, b []byte) {
 		var a Activity
 		if json.Unmarshal(b, &a) != nil {
 			return
 		}
-		if !pidAlive(a.PID) {
+		if !PIDAlive(a.PID) {
 			os.Remove(path)
 			return
 		}
@@ -159,9 +146,9 @@ func LiveActivity(dir string, now time.Time) (map[int]float64, error) {
 	return util, nil
 }
 
-// writeAtomic writes b to path through a temporary file in dir and a rename,
+// WriteAtomic writes b to path through a temporary file in dir and a rename,
 // so that a reader never sees half a file.
-func writeAtomic(dir, path string, b []byte) error {
+func WriteAtomic(dir, path string, b []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -6,33 +6,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 )
 
-// TestVisibleDevices: CUDA_VISIBLE_DEVICES read as CUDA reads it, on a host
-// of eight GPUs: indices or UUIDs in the order written, up to the first
-// entry that names no GPU of the host or repeats one.
-func TestVisibleDevices(t *testing.T) {
-	for _, tt := range []struct {
-		v    string
-		want []int
-		set  bool
-	}{
-		{"", nil, false},
-		{"2,3", []int{2, 3}, true},
-		{"3,2", []int{3, 2}, true},
-		{" 4, 5 ", []int{4, 5}, true},
-		{"0,9,1", []int{0}, true},
-		{"1,1,2", []int{1}, true},
-		{"-1", []int{}, true},
-		{"NoDevFiles", []int{}, true},
-		{gpuUUID(5) + ",0", []int{5, 0}, true},
-	} {
-		got, set := visibleDevices(tt.v, 8)
-		if set != tt.set || !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%q: %v (set %v), want %v (set %v)", tt.v, got, set, tt.want, tt.set)
-		}
-	}
-	c, err := ParseArgs([]string{"--tp", "2"}, func(k string) string { return map[string]string{CUDAVisibleDevicesEnv: "6,7"}[k] })
+// TestServerOnVisibleDevices: a tp 2 server under CUDA_VISIBLE_DEVICES=6,7
+// runs its ranks, and its activity, on the host's GPUs 6 and 7.
+func TestServerOnVisibleDevices(t *testing.T) {
+	c, err := ParseArgs([]string{"--tp", "2"}, func(k string) string { return map[string]string{gpu.CUDAVisibleDevicesEnv: "6,7"}[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +28,7 @@ func TestVisibleDevices(t *testing.T) {
 // fails its load with torch's error for the first rank without a device,
 // as SGLang does, and exits 1.
 func TestCUDAVisibleDevicesServer(t *testing.T) {
-	p := startSim(t, map[string]string{CUDAVisibleDevicesEnv: "2,3"}, "--tp", "2")
+	p := startSim(t, map[string]string{gpu.CUDAVisibleDevicesEnv: "2,3"}, "--tp", "2")
 	p.waitHealthy()
 	waitFor(t, 5*time.Second, func() bool { return len(p.liveChildren()) == 2 })
 	used := map[int]int{}
@@ -60,18 +41,18 @@ func TestCUDAVisibleDevicesServer(t *testing.T) {
 		t.Fatalf("nvidia-smi lists %d GPUs, want the host's 8", len(used))
 	}
 	for g, m := range used {
-		if busy := g == 2 || g == 3; busy != (m > idleGPUMiB) {
+		if busy := g == 2 || g == 3; busy != (m > gpu.IdleGPUMiB) {
 			t.Errorf("GPU %d: %d MiB used; want the ranks' memory on GPUs 2 and 3 only (%v)", g, m, used)
 		}
 	}
 	apps := p.smi("--query-compute-apps=process_name,gpu_uuid", "--format=csv,noheader")
-	for _, want := range []string{"sglang::scheduler_TP0, " + gpuUUID(2), "sglang::scheduler_TP1, " + gpuUUID(3)} {
+	for _, want := range []string{"sglang::scheduler_TP0, " + gpu.GPUUUID(2), "sglang::scheduler_TP1, " + gpu.GPUUUID(3)} {
 		if !strings.Contains(apps, want) {
 			t.Errorf("compute apps lack %q:\n%s", want, apps)
 		}
 	}
 
-	q := startSim(t, map[string]string{CUDAVisibleDevicesEnv: "2,3"}, "--tp", "4")
+	q := startSim(t, map[string]string{gpu.CUDAVisibleDevicesEnv: "2,3"}, "--tp", "4")
 	if code := q.wait(20 * time.Second); code != 1 {
 		t.Errorf("tp 4 on two GPUs: exit %d, want 1", code)
 	}
@@ -90,7 +71,7 @@ func TestCUDAVisibleDevicesServer(t *testing.T) {
 // would see every one): its load fails with torch's error for a process
 // that sees none, and it exits 1.
 func TestNoVisibleDevice(t *testing.T) {
-	p := startSim(t, map[string]string{CUDAVisibleDevicesEnv: ""}, "--tp", "1")
+	p := startSim(t, map[string]string{gpu.CUDAVisibleDevicesEnv: ""}, "--tp", "1")
 	if code := p.wait(20 * time.Second); code != 1 {
 		t.Errorf("CUDA_VISIBLE_DEVICES empty: exit %d, want 1", code)
 	}

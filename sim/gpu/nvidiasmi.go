@@ -1,4 +1,4 @@
-package sim
+package gpu
 
 import (
 	"context"
@@ -41,8 +41,8 @@ var gpuFields = map[string]gpuField{
 	"name":               {"name", "", func(gpuView) string { return GPUName }},
 	"compute_cap":        {"compute_cap", "", func(g gpuView) string { return g.computeCap }},
 	"gpu_name":           {"name", "", func(gpuView) string { return GPUName }},
-	"uuid":               {"uuid", "", func(g gpuView) string { return gpuUUID(g.index) }},
-	"gpu_uuid":           {"uuid", "", func(g gpuView) string { return gpuUUID(g.index) }},
+	"uuid":               {"uuid", "", func(g gpuView) string { return GPUUUID(g.index) }},
+	"gpu_uuid":           {"uuid", "", func(g gpuView) string { return GPUUUID(g.index) }},
 	"driver_version":     {"driver_version", "", func(gpuView) string { return DriverVersion }},
 	"pci.bus_id":         {"pci.bus_id", "", func(g gpuView) string { return fmt.Sprintf("00000000:%02X:00.0", 0x18+g.index*0x10) }},
 	"memory.used":        {"memory.used [MiB]", "MiB", func(g gpuView) string { return strconv.Itoa(g.used) }},
@@ -79,10 +79,10 @@ var appFields = map[string]appField{
 	"name":            {"process_name", "", func(h Holder) string { return h.Name }},
 	"used_memory":     {"used_gpu_memory [MiB]", "MiB", func(h Holder) string { return strconv.Itoa(h.MiB) }},
 	"used_gpu_memory": {"used_gpu_memory [MiB]", "MiB", func(h Holder) string { return strconv.Itoa(h.MiB) }},
-	"gpu_uuid":        {"gpu_uuid", "", func(h Holder) string { return gpuUUID(h.GPU) }},
+	"gpu_uuid":        {"gpu_uuid", "", func(h Holder) string { return GPUUUID(h.GPU) }},
 }
 
-func gpuUUID(i int) string { return fmt.Sprintf("GPU-5a1b0000-0000-4000-8000-%012x", i) }
+func GPUUUID(i int) string { return fmt.Sprintf("GPU-5a1b0000-0000-4000-8000-%012x", i) }
 
 // NvidiaSMI answers an nvidia-smi command line from the memory the live sim
 // processes hold and their engines' activity (the state directory of
@@ -190,7 +190,7 @@ func smiOnce(args []string, env SMIEnv, gpus int, cc, gpuQ, appQ, format string,
 	switch {
 	case list && gpuQ == "" && appQ == "":
 		for i := range gpus {
-			fmt.Fprintf(env.Stdout, "GPU %d: %s (UUID: %s)\n", i, GPUName, gpuUUID(i))
+			fmt.Fprintf(env.Stdout, "GPU %d: %s (UUID: %s)\n", i, GPUName, GPUUUID(i))
 		}
 		return 0
 	case len(args) == 0:
@@ -221,7 +221,7 @@ func smiOnce(args []string, env SMIEnv, gpus int, cc, gpuQ, appQ, format string,
 			heads = append(heads, f.header)
 		}
 		for i := range gpus {
-			g := gpuView{index: i, count: gpus, computeCap: cc, used: idleGPUMiB + used[i], util: util[i], now: now.In(smiZone(env))}
+			g := gpuView{index: i, count: gpus, computeCap: cc, used: IdleGPUMiB + used[i], util: util[i], now: now.In(smiZone(env))}
 			row := make([]string, len(fields))
 			for j, f := range fields {
 				row[j] = withUnit(f.value(g), f.unit, units)
@@ -316,7 +316,7 @@ func summary(w io.Writer, gpus int, holders []Holder) int {
 	}
 	fmt.Fprintf(w, "| NVIDIA-SMI %s (bakeoff sim)   Driver Version: %s   CUDA Version: 13.1 |\n", DriverVersion, DriverVersion)
 	for i := range gpus {
-		fmt.Fprintf(w, "|   %d  %s | %6dMiB / %6dMiB |\n", i, GPUName, idleGPUMiB+used[i], GPUTotalMiB)
+		fmt.Fprintf(w, "|   %d  %s | %6dMiB / %6dMiB |\n", i, GPUName, IdleGPUMiB+used[i], GPUTotalMiB)
 	}
 	fmt.Fprintln(w, "| Processes:")
 	if len(holders) == 0 {

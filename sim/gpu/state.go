@@ -1,4 +1,4 @@
-package sim
+package gpu
 
 import (
 	"encoding/json"
@@ -27,10 +27,10 @@ type Holder struct {
 	HeldUntil int64         `json:"held_until,omitempty"`
 }
 
-const holderPrefix = "holder-"
+const HolderPrefix = "holder-"
 
 func holderPath(dir string, pid int) string {
-	return filepath.Join(dir, fmt.Sprintf("%s%d.json", holderPrefix, pid))
+	return filepath.Join(dir, fmt.Sprintf("%s%d.json", HolderPrefix, pid))
 }
 
 // WriteHolder registers or updates h, atomically (write then rename).
@@ -75,12 +75,12 @@ func RemoveHolder(dir string, pid int) error {
 // removed; a dead holder with a hold time but no end yet gets one from now.
 func LiveHolders(dir string, now time.Time) ([]Holder, error) {
 	var out []Holder
-	err := eachStateFile(dir, holderPrefix, func(path string, b []byte) {
+	err := EachStateFile(dir, HolderPrefix, func(path string, b []byte) {
 		var h Holder
 		if json.Unmarshal(b, &h) != nil {
 			return
 		}
-		if !pidAlive(h.PID) {
+		if !PIDAlive(h.PID) {
 			if h.HoldFor <= 0 {
 				os.Remove(path)
 				return
@@ -108,10 +108,10 @@ func LiveHolders(dir string, now time.Time) ([]Holder, error) {
 	return out, nil
 }
 
-// eachStateFile calls fn with the path and content of every PREFIX*.json file
+// EachStateFile calls fn with the path and content of every PREFIX*.json file
 // in the sim state dir. A missing dir has no files; a file removed between
 // listing and reading (its server ended) is skipped.
-func eachStateFile(dir, prefix string, fn func(path string, b []byte)) error {
+func EachStateFile(dir, prefix string, fn func(path string, b []byte)) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -131,4 +131,23 @@ func eachStateFile(dir, prefix string, fn func(path string, b []byte)) error {
 		fn(path, b)
 	}
 	return nil
+}
+
+// SimGPUsEnv names the environment variable that sets how many GPUs the
+// fake host (and nvidia-smi) has; SimStateEnv the one for --sim-state.
+const (
+	SimGPUsEnv  = "BAKEOFF_SIM_GPUS"
+	SimStateEnv = "BAKEOFF_SIM_STATE"
+)
+
+// DefaultStateDir is $BAKEOFF_SIM_STATE, else $TMPDIR/bakeoff-sim-state-<uid>.
+func DefaultStateDir(getenv func(string) string) string {
+	if d := getenv(SimStateEnv); d != "" {
+		return d
+	}
+	tmp := getenv("TMPDIR")
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	return filepath.Join(tmp, fmt.Sprintf("bakeoff-sim-state-%d", os.Getuid()))
 }

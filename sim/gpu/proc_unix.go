@@ -1,6 +1,6 @@
 //go:build unix
 
-package sim
+package gpu
 
 import (
 	"errors"
@@ -11,8 +11,8 @@ import (
 	"syscall"
 )
 
-// pidAlive reports whether pid is a running process (a zombie counts as dead).
-func pidAlive(pid int) bool {
+// PIDAlive reports whether pid is a running process (a zombie counts as dead).
+func PIDAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

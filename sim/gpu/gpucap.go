@@ -1,4 +1,4 @@
-package sim
+package gpu
 
 import (
 	"fmt"
@@ -24,14 +24,14 @@ func ComputeCap(getenv func(string) string) (string, error) {
 	if v == "" {
 		return GPUComputeCap, nil
 	}
-	if _, err := capMajor(v); err != nil {
+	if _, err := CapMajor(v); err != nil {
 		return "", fmt.Errorf("bad %s=%q: want MAJOR.MINOR, as nvidia-smi's compute_cap (12.0)", SimComputeCapEnv, v)
 	}
 	return v, nil
 }
 
-// capMajor is the major version of a "MAJOR.MINOR" capability.
-func capMajor(cc string) (int, error) {
+// CapMajor is the major version of a "MAJOR.MINOR" capability.
+func CapMajor(cc string) (int, error) {
 	major, minor, ok := strings.Cut(cc, ".")
 	if !ok {
 		return 0, fmt.Errorf("no minor version in %q", cc)
