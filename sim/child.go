@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 )
 
@@ -22,7 +23,7 @@ const (
 // rank's GPU memory, grows it as the load proceeds, and exits when its
 // parent is gone. While the parent lives it ignores SIGTERM (ctx), as the
 // parent decides when the server stops; an orphan exits on SIGTERM.
-func RunChild(ctx context.Context, cfg *Config, pid int, now func() time.Time) error {
+func RunChild(ctx context.Context, cfg *cmdline.Config, pid int, now func() time.Time) error {
 	if now == nil {
 		now = time.Now
 	}

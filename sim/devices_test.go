@@ -7,18 +7,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/gpu"
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
 // TestServerOnVisibleDevices: a tp 2 server under CUDA_VISIBLE_DEVICES=6,7
 // runs its ranks, and its activity, on the host's GPUs 6 and 7.
 func TestServerOnVisibleDevices(t *testing.T) {
-	c, err := ParseArgs([]string{"--tp", "2"}, func(k string) string { return map[string]string{gpu.CUDAVisibleDevicesEnv: "6,7"}[k] })
+	c, err := cmdline.ParseArgs([]string{"--tp", "2"}, func(k string) string { return map[string]string{gpu.CUDAVisibleDevicesEnv: "6,7"}[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Sim.GPUs != 2 || c.DeviceOf(0) != 6 || c.DeviceOf(1) != 7 || !reflect.DeepEqual(serverGPUs(c), []int{6, 7}) {
-		t.Errorf("tp 2 on 6,7: --sim-gpus %d, ranks on %d and %d, activity on %v", c.Sim.GPUs, c.DeviceOf(0), c.DeviceOf(1), serverGPUs(c))
+	if c.Sim.GPUs != 2 || c.DeviceOf(0) != 6 || c.DeviceOf(1) != 7 || !reflect.DeepEqual(cmdline.ServerGPUs(c), []int{6, 7}) {
+		t.Errorf("tp 2 on 6,7: --sim-gpus %d, ranks on %d and %d, activity on %v", c.Sim.GPUs, c.DeviceOf(0), c.DeviceOf(1), cmdline.ServerGPUs(c))
 	}
 }
 
@@ -61,7 +63,7 @@ func TestCUDAVisibleDevicesServer(t *testing.T) {
 		"    torch.get_device_module(self.device).set_device(self.gpu_id)\ntorch.AcceleratorError: CUDA error: invalid device ordinal\nGPU device may be out of range, do you have enough GPUs?\n",
 		"Received sigquit from a child process. It usually means the child failed."} {
 		if !strings.Contains(log, want) {
-			t.Errorf("tp 4 on two GPUs: the log lacks %q:\n%s", want, tail(log, 30))
+			t.Errorf("tp 4 on two GPUs: the log lacks %q:\n%s", want, simtest.Tail(log, 30))
 		}
 	}
 }
@@ -79,7 +81,7 @@ func TestNoVisibleDevice(t *testing.T) {
 	for _, want := range []string{" TP0] Scheduler hit an exception: Traceback (most recent call last):",
 		"    torch.get_device_module(self.device).set_device(self.gpu_id)\nRuntimeError: No CUDA GPUs are available\n"} {
 		if !strings.Contains(log, want) {
-			t.Errorf("the log lacks %q:\n%s", want, tail(log, 30))
+			t.Errorf("the log lacks %q:\n%s", want, simtest.Tail(log, 30))
 		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/internal/pause"
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/sglog"
 )
 
 // Prefill-decode disaggregation, as SGLang runs it (docs/advanced_features/
@@ -92,7 +94,7 @@ type kvBootstrap struct {
 
 // listenBootstrap starts a prefill worker's bootstrap server on --host and
 // --disaggregation-bootstrap-port.
-func listenBootstrap(cfg *Config, log *Logger) (*kvBootstrap, error) {
+func listenBootstrap(cfg *cmdline.Config, log *sglog.Logger) (*kvBootstrap, error) {
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Deploy.BootstrapPort))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

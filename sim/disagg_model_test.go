@@ -6,15 +6,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
 // disaggSetups are the configurations docs/SIM.md compares: one aggregated
 // tp-8 server against a prefill and a decode worker of tp 4 each, on the
 // same eight GPUs.
-func disaggSetups(t *testing.T) (agg, prefill, decode *Config) {
+func disaggSetups(t *testing.T) (agg, prefill, decode *cmdline.Config) {
 	t.Helper()
-	parse := func(args string) *Config {
-		c, err := ParseArgs(strings.Fields(args), noEnv)
+	parse := func(args string) *cmdline.Config {
+		c, err := cmdline.ParseArgs(strings.Fields(args), simtest.NoEnv)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/bakeoff-dev/bakeoff/internal/testbin"
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
 // routerProc is a running `bakeoff sim router`.
@@ -46,7 +47,7 @@ func startRouter(t *testing.T, args ...string) *routerProc {
 		p.cmd.Process.Kill()
 		<-p.done
 		if t.Failed() {
-			t.Logf("router log:\n%s", tail(p.log.String(), 30))
+			t.Logf("router log:\n%s", simtest.Tail(p.log.String(), 30))
 		}
 	})
 	return p
@@ -96,10 +97,10 @@ func TestPDServesThroughRouter(t *testing.T) {
 		t.Errorf("disaggregated text %q differs from the aggregated server's %q", text, aggText)
 	}
 	if log := pd.prefill.log.String(); !strings.Contains(log, "Prefill batch, #new-seq: 1") || strings.Contains(log, "Decode batch") {
-		t.Errorf("the prefill worker should prefill and never decode:\n%s", tail(log, 20))
+		t.Errorf("the prefill worker should prefill and never decode:\n%s", simtest.Tail(log, 20))
 	}
 	if log := pd.decode.log.String(); strings.Contains(log, "Prefill batch") || !strings.Contains(log, "Decode batch, #running-req: 1") {
-		t.Errorf("the decode worker should decode and never prefill:\n%s", tail(log, 20))
+		t.Errorf("the decode worker should decode and never prefill:\n%s", simtest.Tail(log, 20))
 	}
 	resp, err := http.Get(pd.router.url("/metrics"))
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 )
 
 // The latency side of the model in simulated time, for an aggregated server
@@ -58,14 +60,14 @@ func Quantile(ds []time.Duration, q float64) time.Duration {
 }
 
 // RunVirtualLatency runs the closed loop against one aggregated server.
-func RunVirtualLatency(cfg *Config, load LatencyLoad) LatencyResult {
+func RunVirtualLatency(cfg *cmdline.Config, load LatencyLoad) LatencyResult {
 	return runVirtualNodes(newVNode(cfg, load.Seed), nil, load)
 }
 
 // RunVirtualDisagg runs the closed loop against a prefill worker and a
 // decode worker: each request is prefilled on the first, its KV cache moves
 // (kvTransferTime), and the second decodes it and answers the client.
-func RunVirtualDisagg(prefill, decode *Config, load LatencyLoad) LatencyResult {
+func RunVirtualDisagg(prefill, decode *cmdline.Config, load LatencyLoad) LatencyResult {
 	return runVirtualNodes(newVNode(prefill, load.Seed), newVNode(decode, load.Seed^0xdec0de), load)
 }
 
@@ -83,7 +85,7 @@ type vNode struct {
 	inbox []vArrival // in time order
 }
 
-func newVNode(cfg *Config, seed uint64) *vNode {
+func newVNode(cfg *cmdline.Config, seed uint64) *vNode {
 	maxRun, _ := cfg.RunningCap()
 	return &vNode{s: NewScheduler(NewPerf(cfg), maxRun, cfg.ChunkedPrefillSize, rand.New(rand.NewPCG(seed, seed^0x1a7e)))}
 }

@@ -8,6 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/sglog"
 )
 
 const (
@@ -48,7 +51,7 @@ type Engine struct {
 	speed  float64
 	launch *Launch    // nil without launch noise
 	host   *HostDrift // nil unless the drift is the host's
-	log    *Logger
+	log    *sglog.Logger
 	stats  *Stats
 	now    func() time.Time
 
@@ -73,7 +76,7 @@ func (e *Engine) Busy() time.Duration { return time.Duration(e.busy.Load()) }
 // NewEngine builds the engine for cfg; launch (nil for none) scales every
 // step by the launch's factor and drift at the simulated time since Run began,
 // host (nil for none) by the host's drift at the wall clock times the speed.
-func NewEngine(cfg *Config, log *Logger, stats *Stats, seed uint64, launch *Launch, host *HostDrift, now func() time.Time) *Engine {
+func NewEngine(cfg *cmdline.Config, log *sglog.Logger, stats *Stats, seed uint64, launch *Launch, host *HostDrift, now func() time.Time) *Engine {
 	perf := NewPerf(cfg)
 	maxRun, _ := cfg.RunningCap()
 	e := &Engine{
@@ -208,7 +211,7 @@ func (e *Engine) Run(ctx context.Context) {
 				args = append(args, w.acceptLen, w.acceptRate(e.perf.steps))
 			}
 			line += "cuda graph: %s, gen throughput (token/s): %.2f, #queue-req: %d"
-			args = append(args, pyBool(r.Graph), w.throughput, waiting)
+			args = append(args, cmdline.PyBool(r.Graph), w.throughput, waiting)
 			e.log.Rankf(0, line, args...)
 		}
 	}
@@ -222,13 +225,6 @@ func countDone(r StepResult) int {
 		}
 	}
 	return n
-}
-
-func pyBool(b bool) string {
-	if b {
-		return "True"
-	}
-	return "False"
 }
 
 func (e *Engine) deliver(r StepResult, at time.Time) {

@@ -7,6 +7,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
+	"github.com/bakeoff-dev/bakeoff/sim/sglog"
 )
 
 func TestFaultDieDuringLoad(t *testing.T) {
@@ -43,7 +47,7 @@ func TestFaultHangDuringLoad(t *testing.T) {
 	}
 	log := p.log.String()
 	if !strings.Contains(log, "Capture cuda graph begin") || strings.Contains(log, "Capture cuda graph end") {
-		t.Errorf("hang should stop after the cuda graph capture begins:\n%s", tail(log, 5))
+		t.Errorf("hang should stop after the cuda graph capture begins:\n%s", simtest.Tail(log, 5))
 	}
 	// It still holds its memory, as a hung NCCL init does.
 	if out := p.smi("--query-compute-apps=pid,process_name,used_memory", "--format=csv,noheader,nounits"); strings.Count(out, "sglang::scheduler_TP") != 2 {
@@ -52,7 +56,7 @@ func TestFaultHangDuringLoad(t *testing.T) {
 }
 
 func TestFaultCrashOnFirstRequest(t *testing.T) {
-	p := startSim(t, nil, append(strings.Fields(topk1Args), "--sim-fault", "crash-on-first-request")...)
+	p := startSim(t, nil, append(strings.Fields(simtest.Topk1), "--sim-fault", "crash-on-first-request")...)
 	p.waitHealthy()
 	if got := status(p.url("/health_generate")); got != 200 {
 		t.Errorf("health before the first request: %d", got)
@@ -64,8 +68,8 @@ func TestFaultCrashOnFirstRequest(t *testing.T) {
 		t.Errorf("exit %d, want 1", code)
 	}
 	log := strings.TrimRight(p.log.String(), "\n")
-	if !strings.Contains(log, "Traceback (most recent call last)") || !strings.HasSuffix(log, FirstRequestError) {
-		t.Errorf("log should end with the EAGLE worker traceback:\n%s", tail(log, 12))
+	if !strings.Contains(log, "Traceback (most recent call last)") || !strings.HasSuffix(log, sglog.FirstRequestError) {
+		t.Errorf("log should end with the EAGLE worker traceback:\n%s", simtest.Tail(log, 12))
 	}
 }
 
@@ -106,11 +110,11 @@ func TestFaultIgnoreSigterm(t *testing.T) {
 // after SIGTERM until SIGKILL, so a test of the orchestrator's escalation
 // does not race the fault's own timer.
 func TestFaultIgnoreSigtermUntilKilled(t *testing.T) {
-	var f Faults
-	if err := f.Add("ignore-sigterm"); err != nil || f.IgnoreSigterm != IgnoreForever {
+	var f cmdline.Faults
+	if err := f.Add("ignore-sigterm"); err != nil || f.IgnoreSigterm != cmdline.IgnoreForever {
 		t.Fatalf("Add(ignore-sigterm) = %v, IgnoreSigterm %v; want until killed", err, f.IgnoreSigterm)
 	}
-	if err := (&Faults{}).Add("ignore-sigterm="); err == nil {
+	if err := (&cmdline.Faults{}).Add("ignore-sigterm="); err == nil {
 		t.Error("ignore-sigterm= with an empty value was accepted")
 	}
 	p := startSim(t, nil, "--tp", "1", "--sim-fault", "ignore-sigterm")

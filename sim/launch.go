@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 )
 
 // DefaultDriftTau is the correlation time of the slow drift when
@@ -41,10 +43,9 @@ type LaunchNoise struct {
 	Tau time.Duration
 }
 
-// LaunchNoise returns the launch noise the sim options ask for; with the
-// drift's scope the host, the drift is the host's (HostDrift), not the
-// launch's.
-func (o SimOptions) LaunchNoise() LaunchNoise {
+// NoiseOf is the launch noise the sim options ask for; with the drift's
+// scope the host, the drift is the host's (HostDrift), not the launch's.
+func NoiseOf(o cmdline.SimOptions) LaunchNoise {
 	n := LaunchNoise{Sigma: o.LaunchSigma, Drift: o.Drift, Tau: o.DriftTau}
 	if o.HostDrift {
 		n.Drift = 0

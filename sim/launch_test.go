@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
 // TestLaunchNoiseDistribution: the launch factor's log has σ Sigma and
@@ -77,7 +80,7 @@ func TestLaunchNoiseVirtual(t *testing.T) {
 		plain := RunVirtual(scenarioConfig(t, "baseline", "--sim-noise", noise), load, 5).Throughput
 		cfg := scenarioConfig(t, "baseline", "--sim-noise", noise, "--sim-launch-sigma", "0.05")
 		got := RunVirtual(cfg, load, 5).Throughput
-		f := cfg.Sim.LaunchNoise().Draw(5).Factor()
+		f := NoiseOf(cfg.Sim).Draw(5).Factor()
 		if f == 1 || math.Abs(got*f/plain-1) > 1e-6 {
 			t.Errorf("noise %s: factor %.4f, throughput %.2f → %.2f (×%.5f)", noise, f, plain, got, got/plain)
 		}
@@ -132,7 +135,7 @@ func TestHostDriftDistribution(t *testing.T) {
 func TestHostDriftVirtual(t *testing.T) {
 	load := ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}
 	cfg := scenarioConfig(t, "baseline", "--sim-noise", "0", "--sim-drift", "0.05", "--sim-drift-scope", "host", "--sim-state", "/tmp/a-host")
-	if n := cfg.Sim.LaunchNoise(); !n.Zero() {
+	if n := NoiseOf(cfg.Sim); !n.Zero() {
 		t.Errorf("a host drift must not also be drawn per launch: %+v", n)
 	}
 	early := RunVirtual(cfg, load, 5).Throughput
@@ -154,15 +157,15 @@ func TestLaunchNoiseServer(t *testing.T) {
 	factor := func(seed, launch string) string {
 		env := map[string]string{}
 		if launch != "" {
-			env[LaunchEnv] = launch
+			env[cmdline.LaunchEnv] = launch
 		}
 		p := startSim(t, env, "--sim-seed", seed, "--sim-launch-sigma", "0.03", "--sim-drift", "0.01", "--sim-drift-tau", "2m")
 		if !waitFor(t, 30*time.Second, func() bool { return launchLine.MatchString(p.log.String()) }) {
-			t.Fatalf("no launch line in the log:\n%s", tail(p.log.String(), 20))
+			t.Fatalf("no launch line in the log:\n%s", simtest.Tail(p.log.String(), 20))
 		}
 		p.stop()
 		if launch != "" && !strings.Contains(p.log.String(), "(--sim-seed mixed with BAKEOFF_LAUNCH="+launch+")") {
-			t.Errorf("the log does not say the seed was mixed with the launch:\n%s", tail(p.log.String(), 20))
+			t.Errorf("the log does not say the seed was mixed with the launch:\n%s", simtest.Tail(p.log.String(), 20))
 		}
 		return launchLine.FindStringSubmatch(p.log.String())[1]
 	}
@@ -175,7 +178,7 @@ func TestLaunchNoiseServer(t *testing.T) {
 	if !waitFor(t, 30*time.Second, func() bool {
 		return strings.Contains(p.log.String(), "host drift sigma 0.01, tau 1m0s (simulated), shared by every server on "+p.state)
 	}) {
-		t.Errorf("no host drift line in the log:\n%s", tail(p.log.String(), 20))
+		t.Errorf("no host drift line in the log:\n%s", simtest.Tail(p.log.String(), 20))
 	}
 	p.stop()
 	// One --sim-seed in a campaign: every launch still draws its own.

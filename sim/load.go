@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/internal/pause"
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/gpu"
+	"github.com/bakeoff-dev/bakeoff/sim/sglog"
 )
 
 // Load-phase constants.
@@ -24,8 +26,8 @@ var errLoadFailed = fmt.Errorf("server failed to start")
 
 // loader plays SGLang's startup in simulated time.
 type loader struct {
-	cfg   *Config
-	log   *Logger
+	cfg   *cmdline.Config
+	log   *sglog.Logger
 	speed float64
 	now   func() time.Time
 	done  float64 // fraction of the load time already played
@@ -62,7 +64,7 @@ func (l *loader) run(ctx context.Context) error {
 		}
 	}
 	if c.NodeTP() > c.Sim.GPUs {
-		l.log.Raw(deviceTraceback(l.now, ranks[0]+c.Sim.GPUs, c.Sim.GPUs == 0))
+		l.log.Raw(sglog.DeviceTraceback(l.now, ranks[0]+c.Sim.GPUs, c.Sim.GPUs == 0))
 		return errLoadFailed
 	}
 	for _, r := range ranks {
@@ -75,7 +77,7 @@ func (l *loader) run(ctx context.Context) error {
 		l.log.Rankf(r, "Load weight begin. avail mem=%.2f GB", free(0))
 	}
 	if kvCacheMiB(c) <= 0 {
-		l.log.Raw(oomTraceback(l.now, rankWeightsMiB(c), staticMiB(c)))
+		l.log.Raw(sglog.OOMTraceback(l.now, rankWeightsMiB(c), staticMiB(c)))
 		return errLoadFailed
 	}
 	for i := 1; i <= loadProgressLines; i++ {
@@ -84,7 +86,7 @@ func (l *loader) run(ctx context.Context) error {
 			if err := l.sleepTo(ctx, dieAtFrac); err != nil {
 				return err
 			}
-			l.log.Raw(dieDuringLoadTraceback(l.now))
+			l.log.Raw(sglog.DieDuringLoadTraceback(l.now))
 			return errLoadFailed
 		}
 		if err := l.sleepTo(ctx, frac); err != nil {

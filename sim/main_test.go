@@ -16,6 +16,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 	"github.com/bakeoff-dev/bakeoff/sim/gpu"
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
 var sigterm = syscall.SIGTERM
@@ -104,16 +105,8 @@ func (p *simProc) stop() {
 	}
 	waitFor(p.t, 5*time.Second, func() bool { return len(p.liveChildren()) == 0 && len(p.children()) == 0 })
 	if p.t.Failed() {
-		p.t.Logf("sim log:\n%s", tail(p.log.String(), 60))
+		p.t.Logf("sim log:\n%s", simtest.Tail(p.log.String(), 60))
 	}
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 func (p *simProc) exited() bool {

@@ -1,12 +1,15 @@
 package sim
 
-import "github.com/bakeoff-dev/bakeoff/sim/gpu"
+import (
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/gpu"
+)
 
 // What one tensor-parallel rank holds on its GPU while it loads and serves,
 // from the sizes and milestones of package gpu.
 
 // rankWeightsMiB is the weights one rank loads (draft model included).
-func rankWeightsMiB(c *Config) int {
+func rankWeightsMiB(c *cmdline.Config) int {
 	w := min(gpu.ModelWeightsMiB/c.TP, gpu.MaxWeightMiB)
 	if c.Speculative() {
 		w += gpu.DraftWeightsMiB
@@ -15,14 +18,14 @@ func rankWeightsMiB(c *Config) int {
 }
 
 // staticMiB is the memory pool SGLang reserves: mem-fraction-static of the GPU.
-func staticMiB(c *Config) int { return int(c.MemFractionStatic * gpu.GPUTotalMiB) }
+func staticMiB(c *cmdline.Config) int { return int(c.MemFractionStatic * gpu.GPUTotalMiB) }
 
 // kvCacheMiB is what is left of the static pool for the KV cache; negative
 // when the weights do not fit (the server then fails to load).
-func kvCacheMiB(c *Config) int { return staticMiB(c) - rankWeightsMiB(c) }
+func kvCacheMiB(c *cmdline.Config) int { return staticMiB(c) - rankWeightsMiB(c) }
 
 // rankMemoryMiB is a rank's GPU memory at load fraction frac (≥1: serving).
-func rankMemoryMiB(c *Config, frac float64) int {
+func rankMemoryMiB(c *cmdline.Config, frac float64) int {
 	m := gpu.CUDAContextMiB
 	switch {
 	case frac < gpu.FracWeightsBegin:

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 )
 
 // Hardware constants of the performance model, in simulated time, for an
@@ -95,7 +97,7 @@ type Perf struct {
 }
 
 // NewPerf builds the model for a configuration.
-func NewPerf(c *Config) Perf {
+func NewPerf(c *cmdline.Config) Perf {
 	p := Perf{
 		tp:          c.TP,
 		spec:        c.Speculative(),

@@ -5,17 +5,20 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
 // calibrationPromptTokens is the prompt length of the calibration runs
 // (the built-in prompts are 20–40 tokens with the chat template).
 const calibrationPromptTokens = 32
 
-func scenarioConfig(t *testing.T, name string, extra ...string) *Config {
+func scenarioConfig(t *testing.T, name string, extra ...string) *cmdline.Config {
 	t.Helper()
 	for _, sc := range seedScenarios {
 		if sc.name == name {
-			c, err := ParseArgs(sc.fields(extra...), sc.getenv)
+			c, err := cmdline.ParseArgs(sc.fields(extra...), sc.getenv)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -26,7 +29,7 @@ func scenarioConfig(t *testing.T, name string, extra ...string) *Config {
 	return nil
 }
 
-func virtual(cfg *Config, c int) VirtualResult {
+func virtual(cfg *cmdline.Config, c int) VirtualResult {
 	return RunVirtual(cfg, ClosedLoop{Concurrency: c, Requests: max(30, 4*c), MaxTokens: 200, PromptTokens: calibrationPromptTokens}, 1)
 }
 
@@ -53,7 +56,7 @@ func TestModelShape(t *testing.T) {
 	}
 	// The overlap worker, SGLang's default, pays the seeds' spec-v2 sync
 	// every step; the synchronous path (the seeds' classic worker) does not.
-	overlapCfg, err := ParseArgs(strings.Fields(strings.ReplaceAll(topk4Args, " --disable-overlap-schedule", "")), seedScenarios[1].getenv)
+	overlapCfg, err := cmdline.ParseArgs(strings.Fields(strings.ReplaceAll(simtest.Topk4, " --disable-overlap-schedule", "")), seedScenarios[1].getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +111,7 @@ func TestSpecCap48(t *testing.T) {
 		{"--max-running-requests 64", 64},
 	} {
 		args := "--tp 8 --speculative-algorithm EAGLE3 --speculative-num-steps 3 --speculative-eagle-topk 1 " + tt.extra
-		cfg, err := ParseArgs(strings.Fields(args), noEnv)
+		cfg, err := cmdline.ParseArgs(strings.Fields(args), simtest.NoEnv)
 		if err != nil {
 			t.Fatal(err)
 		}

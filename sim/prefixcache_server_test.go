@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
 // ttftPost sends a streaming completion of prompt and returns its time to
@@ -84,7 +86,7 @@ func TestPrefixCacheServer(t *testing.T) {
 	// miss by half the miss's prefill, not by a ratio of the two measured:
 	// on a busy machine a hit's few milliseconds grew to 24 against a
 	// miss's 72, and the ratio says more of the scheduler than of the cache.
-	args := append(strings.Fields(baselineArgs), "--sim-speed", "2", "--sim-noise", "0", "--enable-metrics")
+	args := append(strings.Fields(simtest.Baseline), "--sim-speed", "2", "--sim-noise", "0", "--enable-metrics")
 	plain := startSim(t, nil, append(args, "--enable-cache-report")...)
 	args = append(args, "--sim-prefix-cache")
 	on := startSim(t, nil, append(args, "--enable-cache-report")...)
@@ -148,15 +150,15 @@ func TestPrefixCacheServer(t *testing.T) {
 		t.Errorf("sglang:cache_hit_rate %v, want %v", got, float64(hit)/4000)
 	}
 	if !strings.Contains(unreported.log.String(), "#new-token: 16, #cached-token: 3984,") {
-		t.Errorf("no prefill line with the cached tokens:\n%s", tail(unreported.log.String(), 10))
+		t.Errorf("no prefill line with the cached tokens:\n%s", simtest.Tail(unreported.log.String(), 10))
 	}
 }
 
 // TestFlushRefusedWhileBusy: as SGLang, /flush_cache answers 400 while a
 // request runs, and 200 once none does; without a cache, always 200.
 func TestFlushRefusedWhileBusy(t *testing.T) {
-	p := startSim(t, nil, append(strings.Fields(baselineArgs), "--sim-prefix-cache")...)
-	plain := startSim(t, nil, strings.Fields(baselineArgs)...)
+	p := startSim(t, nil, append(strings.Fields(simtest.Baseline), "--sim-prefix-cache")...)
+	plain := startSim(t, nil, strings.Fields(simtest.Baseline)...)
 	p.waitHealthy()
 	plain.waitHealthy()
 	ctx, cancel := context.WithCancel(context.Background())

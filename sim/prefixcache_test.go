@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 )
 
 // seq returns n token ids starting at from: from, from+1, …
@@ -168,7 +170,7 @@ func TestSchedulerPrefixCache(t *testing.T) {
 	}
 	full, fixed := perf.PrefillStep(len(prompt)), perf.PrefillStep(1)
 	cached := NewScheduler(perf, 8, 8192, rand.New(rand.NewPCG(1, 1)))
-	cached.UseCache(NewPrefixCache(kvCacheTokens, 1))
+	cached.UseCache(NewPrefixCache(cmdline.KVCacheTokens, 1))
 	off := NewScheduler(perf, 8, 8192, rand.New(rand.NewPCG(1, 1)))
 	steps := []struct {
 		name   string
@@ -205,7 +207,7 @@ func TestSchedulerPrefixCache(t *testing.T) {
 func TestSchedulerCacheSameBatch(t *testing.T) {
 	cfg := scenarioConfig(t, "baseline", "--sim-noise", "0")
 	s := NewScheduler(NewPerf(cfg), 8, 8192, rand.New(rand.NewPCG(1, 1)))
-	s.UseCache(NewPrefixCache(kvCacheTokens, 1))
+	s.UseCache(NewPrefixCache(cmdline.KVCacheTokens, 1))
 	p := seq(1, 100)
 	a, b := &Job{PromptTokens: 100, Target: 5, Prompt: p}, &Job{PromptTokens: 100, Target: 5, Prompt: p}
 	s.Add(a)

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/internal/pause"
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/sglog"
 )
 
 // Multi-node tensor parallelism, as SGLang runs it (python/sglang/srt/
@@ -68,8 +70,8 @@ type joinReply struct {
 
 // peerGroup is this node's links to the rest of its group.
 type peerGroup struct {
-	cfg *Config
-	log *Logger
+	cfg *cmdline.Config
+	log *sglog.Logger
 	now func() time.Time
 	pid int
 
@@ -80,7 +82,7 @@ type peerGroup struct {
 	closing atomic.Bool   // this node is leaving: closed links are not deaths
 }
 
-func newPeerGroup(cfg *Config, log *Logger, now func() time.Time, pid int) *peerGroup {
+func newPeerGroup(cfg *cmdline.Config, log *sglog.Logger, now func() time.Time, pid int) *peerGroup {
 	return &peerGroup{cfg: cfg, log: log, now: now, pid: pid, lost: make(chan peer, 1), crashed: make(chan struct{})}
 }
 
@@ -345,9 +347,9 @@ func (g *peerGroup) failOnLoss(ctx context.Context, stall func()) {
 		if pause.For(ctx, g.sim(d.WatchdogTimeout)) != nil {
 			return
 		}
-		g.log.Rankf(rank, "Scheduler watchdog timeout (self.watchdog_timeout=%s, self.soft=False)", d.watchdogRepr())
+		g.log.Rankf(rank, "Scheduler watchdog timeout (self.watchdog_timeout=%s, self.soft=False)", d.WatchdogRepr())
 		g.log.Raw(rankTraceback(g.now, rank, collectiveFrames, "RuntimeError: "+errPeerLost.Error()) + "\n" +
-			fmt.Sprintf("[%s] Received sigquit from a child process. It usually means the child failed.", g.now().Format(logTimeFormat)))
+			fmt.Sprintf("[%s] Received sigquit from a child process. It usually means the child failed.", g.now().Format(sglog.TimeFormat)))
 		close(g.crashed)
 	}()
 }
@@ -375,13 +377,13 @@ const (
 
 // rankTraceback is a scheduler's exception as SGLang logs it.
 func rankTraceback(now func() time.Time, rank int, frames, last string) string {
-	return stamp(now, rank) + " Scheduler hit an exception: Traceback (most recent call last):\n" + frames + last + "\n"
+	return sglog.Stamp(now, rank) + " Scheduler hit an exception: Traceback (most recent call last):\n" + frames + last + "\n"
 }
 
 // runFollower is a node of rank ≥ 1: join node 0's group, start this node's
 // schedulers and load with the group, then serve SGLang's dummy health check
 // until stopped or a peer's death ends it.
-func runFollower(ctx context.Context, cfg *Config, opt RunOptions, log *Logger, now func() time.Time) error {
+func runFollower(ctx context.Context, cfg *cmdline.Config, opt RunOptions, log *sglog.Logger, now func() time.Time) error {
 	peers := newPeerGroup(cfg, log, now, opt.PID)
 	defer peers.Close()
 	loadCtx, cancelLoad := context.WithCancel(ctx)
@@ -415,7 +417,7 @@ func runFollower(ctx context.Context, cfg *Config, opt RunOptions, log *Logger, 
 	}
 	ln, err := listen(cfg)
 	if err != nil {
-		log.Raw(addrInUseTraceback(cfg))
+		log.Raw(sglog.AddrInUseTraceback(cfg))
 		return &ExitError{Code: 1, Err: fmt.Errorf("binding %s: %w", cfg.Addr(), err)}
 	}
 	hs := &http.Server{Handler: dummyHealth(cfg), ReadHeaderTimeout: 10 * time.Second}
@@ -433,7 +435,7 @@ func runFollower(ctx context.Context, cfg *Config, opt RunOptions, log *Logger, 
 // dummyHealth is SGLang's health check of a node of rank ≥ 1: 200 on its
 // three paths, /metrics (empty: the API's metrics are node 0's) with
 // --enable-metrics, nothing else.
-func dummyHealth(cfg *Config) http.Handler {
+func dummyHealth(cfg *cmdline.Config) http.Handler {
 	mux := http.NewServeMux()
 	ok := func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }
 	mux.HandleFunc("GET /health", ok)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
 // rankArgs is a node of a two-node tp-4 group rendezvousing at addr.
@@ -28,7 +30,7 @@ func TestRanksRendezvous(t *testing.T) {
 	addr := distAddr(t)
 	r0 := startSim(t, nil, rankArgs(0, addr, "--enable-metrics")...)
 	if !waitFor(t, 20*time.Second, func() bool { return status(r0.url("/health")) == 503 }) {
-		t.Fatalf("node 0 never answered health:\n%s", tail(r0.log.String(), 20))
+		t.Fatalf("node 0 never answered health:\n%s", simtest.Tail(r0.log.String(), 20))
 	}
 	// Many load times (50 ms each) pass: node 0 is still forming its group.
 	time.Sleep(500 * time.Millisecond)
@@ -36,7 +38,7 @@ func TestRanksRendezvous(t *testing.T) {
 		t.Fatalf("node 0 answers health %d before node 1 joined, want 503", got)
 	}
 	if log := r0.log.String(); !strings.Contains(log, "TP0] Init torch distributed begin.") || strings.Contains(log, "Init torch distributed ends") {
-		t.Fatalf("node 0 should be waiting in init_torch_distributed:\n%s", tail(log, 20))
+		t.Fatalf("node 0 should be waiting in init_torch_distributed:\n%s", simtest.Tail(log, 20))
 	}
 	if apps := r0.computeApps(); apps != "" {
 		t.Fatalf("node 0 holds memory before its group formed:\n%s", apps)
@@ -45,7 +47,7 @@ func TestRanksRendezvous(t *testing.T) {
 	r1 := startSim(t, nil, rankArgs(1, addr, "--enable-metrics")...)
 	r0.waitHealthy()
 	if !waitFor(t, 20*time.Second, func() bool { return status(r1.url("/health")) == 200 }) {
-		t.Fatalf("node 1's dummy health check never answered 200:\n%s", tail(r1.log.String(), 20))
+		t.Fatalf("node 1's dummy health check never answered 200:\n%s", simtest.Tail(r1.log.String(), 20))
 	}
 	for path, want := range map[string]int{"/health_generate": 200, "/ping": 200, "/metrics": 200, "/v1/models": 404, "/server_info": 404} {
 		if got := status(r1.url(path)); got != want {
@@ -57,10 +59,10 @@ func TestRanksRendezvous(t *testing.T) {
 		t.Fatalf("node 0 completion: %d %s", code, evs[0].raw)
 	}
 	if log := r0.log.String(); !strings.Contains(log, "bakeoff sim: node rank 1 joined from") {
-		t.Errorf("node 0 never logged node 1 joining:\n%s", tail(log, 30))
+		t.Errorf("node 0 never logged node 1 joining:\n%s", simtest.Tail(log, 30))
 	}
 	if log := r1.log.String(); !strings.Contains(log, "Starting dummy health check server at") || strings.Contains(log, "fired up") {
-		t.Errorf("node 1 should start the dummy health check and never serve:\n%s", tail(log, 30))
+		t.Errorf("node 1 should start the dummy health check and never serve:\n%s", simtest.Tail(log, 30))
 	}
 	for _, tc := range []struct {
 		p    *simProc
@@ -108,11 +110,11 @@ func TestRankDeath(t *testing.T) {
 				"Received sigquit from a child process. It usually means the child failed.",
 			} {
 				if !strings.Contains(log, want) {
-					t.Errorf("survivor's log lacks %q:\n%s", want, tail(log, 30))
+					t.Errorf("survivor's log lacks %q:\n%s", want, simtest.Tail(log, 30))
 				}
 			}
 			if victim == 0 && !strings.Contains(r1.log.String(), "[c10d] The client socket has failed to connect to [127.0.0.1]") {
-				t.Errorf("node 1 started first but never retried node 0:\n%s", tail(r1.log.String(), 30))
+				t.Errorf("node 1 started first but never retried node 0:\n%s", simtest.Tail(r1.log.String(), 30))
 			}
 		})
 	}
@@ -134,7 +136,7 @@ func TestRankDistTimeout(t *testing.T) {
 				t.Errorf("exit %d, want 1", code)
 			}
 			if log := p.log.String(); !strings.Contains(log, tc.want) {
-				t.Errorf("log lacks %q:\n%s", tc.want, tail(log, 20))
+				t.Errorf("log lacks %q:\n%s", tc.want, simtest.Tail(log, 20))
 			}
 		})
 	}

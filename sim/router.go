@@ -24,6 +24,8 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/bakeoff-dev/bakeoff/internal/pause"
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/sglog"
 )
 
 // The router of a disaggregated (or data-parallel) deployment, as SGLang's
@@ -174,7 +176,7 @@ func ParseRouterArgs(args []string) (*RouterConfig, error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "-h" || a == "--help" {
-			return nil, ErrHelp
+			return nil, cmdline.ErrHelp
 		}
 		name, val, hasVal := strings.Cut(a, "=")
 		opt, ok := routerOptions[name]
@@ -264,10 +266,10 @@ func (w *routerWorker) host() string {
 func (c *RouterConfig) allWorkers() []*routerWorker {
 	var out []*routerWorker
 	for _, p := range c.Prefill {
-		out = append(out, &routerWorker{url: strings.TrimSuffix(p.URL, "/"), role: DisaggPrefill, bootstrapPort: p.BootstrapPort})
+		out = append(out, &routerWorker{url: strings.TrimSuffix(p.URL, "/"), role: cmdline.DisaggPrefill, bootstrapPort: p.BootstrapPort})
 	}
 	for _, d := range c.Decode {
-		out = append(out, &routerWorker{url: strings.TrimSuffix(d, "/"), role: DisaggDecode})
+		out = append(out, &routerWorker{url: strings.TrimSuffix(d, "/"), role: cmdline.DisaggDecode})
 	}
 	for _, w := range c.Workers {
 		out = append(out, &routerWorker{url: strings.TrimSuffix(w, "/")})
@@ -297,7 +299,7 @@ func NewRouter(cfg *RouterConfig, log func(format string, a ...any)) *Router {
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1024, DisableCompression: true}},
 		rng:    rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
 	for _, w := range rt.workers {
-		if w.role == DisaggPrefill {
+		if w.role == cmdline.DisaggPrefill {
 			rt.prefill = append(rt.prefill, w)
 		} else {
 			rt.decode = append(rt.decode, w)
@@ -313,7 +315,7 @@ func RunRouter(ctx context.Context, args []string, env RouterEnv) int {
 		env.Now = time.Now
 	}
 	cfg, err := ParseRouterArgs(args)
-	if errors.Is(err, ErrHelp) {
+	if errors.Is(err, cmdline.ErrHelp) {
 		fmt.Fprint(env.Stdout, routerUsage+"\nThe simulated SGLang router (bakeoff sim router); docs/SIM.md, Disaggregation.\n")
 		return 0
 	}
@@ -325,13 +327,13 @@ func RunRouter(ctx context.Context, args []string, env RouterEnv) int {
 	logf := func(format string, a ...any) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(env.Stderr, "%s  INFO smg::server: %s\n", env.Now().Format(logTimeFormat), fmt.Sprintf(format, a...))
+		fmt.Fprintf(env.Stderr, "%s  INFO smg::server: %s\n", env.Now().Format(sglog.TimeFormat), fmt.Sprintf(format, a...))
 	}
 	rt := NewRouter(cfg, logf)
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "%s ERROR smg::server: Failed to bind %s: %v\n", env.Now().Format(logTimeFormat), addr, err)
+		fmt.Fprintf(env.Stderr, "%s ERROR smg::server: Failed to bind %s: %v\n", env.Now().Format(sglog.TimeFormat), addr, err)
 		return 1
 	}
 	logf("Starting router on %s | mode: %s | policy: %s", addr, rt.mode(), cfg.Policy)
@@ -341,7 +343,7 @@ func RunRouter(ctx context.Context, args []string, env RouterEnv) int {
 	go func() { serveErr <- hs.Serve(ln) }()
 	select {
 	case err := <-serveErr:
-		fmt.Fprintf(env.Stderr, "%s ERROR smg::server: serving %s: %v\n", env.Now().Format(logTimeFormat), addr, err)
+		fmt.Fprintf(env.Stderr, "%s ERROR smg::server: serving %s: %v\n", env.Now().Format(sglog.TimeFormat), addr, err)
 		return 1
 	case <-ctx.Done():
 	}
@@ -556,9 +558,9 @@ func (rt *Router) pick(ws []*routerWorker, policy string) *routerWorker {
 
 func (rt *Router) policy(role string) string {
 	switch {
-	case role == DisaggPrefill && rt.cfg.PrefillPolicy != "":
+	case role == cmdline.DisaggPrefill && rt.cfg.PrefillPolicy != "":
 		return rt.cfg.PrefillPolicy
-	case role == DisaggDecode && rt.cfg.DecodePolicy != "":
+	case role == cmdline.DisaggDecode && rt.cfg.DecodePolicy != "":
 		return rt.cfg.DecodePolicy
 	}
 	return rt.cfg.Policy
@@ -574,7 +576,7 @@ func (rt *Router) route(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := r.URL.RequestURI()
-	dec := rt.pick(rt.decode, rt.policy(DisaggDecode))
+	dec := rt.pick(rt.decode, rt.policy(cmdline.DisaggDecode))
 	if !rt.cfg.PD {
 		rt.relayCall(w, r.Context(), dec, path, body)
 		return
@@ -586,7 +588,7 @@ func (rt *Router) route(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid JSON: "+err.Error())
 		return
 	}
-	pre := rt.pick(rt.prefill, rt.policy(DisaggPrefill))
+	pre := rt.pick(rt.prefill, rt.policy(cmdline.DisaggPrefill))
 	rt.rngMu.Lock()
 	room := rt.rng.Uint64() &^ (1 << 63)
 	rt.rngMu.Unlock()

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/internal/keepalive"
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/gpu"
+	"github.com/bakeoff-dev/bakeoff/sim/sglog"
 )
 
 const (
@@ -50,12 +52,12 @@ type RunOptions struct {
 // Run is the `bakeoff sim` server process: bind the port, start one
 // scheduler child per rank, load, serve until ctx ends (SIGTERM), drain.
 // Failures return *ExitError after writing their log.
-func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
+func Run(ctx context.Context, cfg *cmdline.Config, opt RunOptions) error {
 	now := opt.Now
 	if now == nil {
 		now = time.Now
 	}
-	log := NewLogger(opt.Log, now)
+	log := sglog.NewLogger(opt.Log, now)
 	seed := uint64(cfg.Sim.Seed)
 	if !cfg.Sim.SeedSet {
 		seed = uint64(now().UnixNano()) ^ uint64(opt.PID)<<32
@@ -66,7 +68,7 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	for _, n := range cfg.Notices {
 		log.Printf("%s", n)
 	}
-	log.Printf("%s", serverArgsLine(cfg))
+	log.Printf("%s", cmdline.ServerArgsLine(cfg))
 	seedNote := ""
 	if cfg.Sim.SeedMix != "" {
 		seedNote = " (--sim-seed mixed with " + cfg.Sim.SeedMix + ")"
@@ -77,7 +79,7 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 		log.Printf("bakeoff sim: speed %gx, seed %d%s", cfg.Sim.Speed, seed, seedNote)
 	}
 	var launch *Launch
-	if n := cfg.Sim.LaunchNoise(); !n.Zero() {
+	if n := NoiseOf(cfg.Sim); !n.Zero() {
 		launch = n.Draw(seed)
 		log.Printf("bakeoff sim: launch step-time factor %.4f (sigma %g), drift sigma %g, tau %v (simulated)",
 			launch.Factor(), n.Sigma, n.Drift, n.TauOrDefault())
@@ -89,14 +91,14 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 			cfg.Sim.Drift, LaunchNoise{Tau: cfg.Sim.DriftTau}.TauOrDefault(), cfg.Sim.StateDir)
 	}
 	if msg := checkConfig(cfg, log); msg != "" {
-		log.Raw(configErrorTraceback(msg))
+		log.Raw(sglog.ConfigErrorTraceback(msg))
 		return &ExitError{Code: 1, Err: errors.New(msg)}
 	}
 	if cfg.FusionRefused() {
 		// A scheduler's exception, which ends the server before it serves.
-		log.Raw(fusionTraceback(stamp(now, 0)))
+		log.Raw(sglog.FusionTraceback(sglog.Stamp(now, 0)))
 		log.Printf("Rank 0 scheduler is dead. Please check if there are relevant logs.")
-		return &ExitError{Code: 1, Err: errors.New(FusionError)}
+		return &ExitError{Code: 1, Err: errors.New(cmdline.FusionError)}
 	}
 	if !cfg.Deploy.Leader() {
 		// A node of rank ≥ 1 of a multi-node group serves no API.
@@ -104,7 +106,7 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	}
 	ln, err := listen(cfg)
 	if err != nil {
-		log.Raw(addrInUseTraceback(cfg))
+		log.Raw(sglog.AddrInUseTraceback(cfg))
 		return &ExitError{Code: 1, Err: fmt.Errorf("binding %s: %w", cfg.Addr(), err)}
 	}
 	defer ln.Close()
@@ -131,7 +133,7 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	served := ln
-	if p := cfg.Sim.Faults.keepAlive(); p != (keepalive.Policy{}) {
+	if p := cfg.Sim.Faults.KeepAlive(); p != (keepalive.Policy{}) {
 		served = keepalive.New(p).Install(hs, ln)
 	}
 	go func() { serveErr <- hs.Serve(served) }()
@@ -141,7 +143,7 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 	engineCtx, stopEngine := context.WithCancel(context.Background())
 	defer stopEngine()
 	go engine.Run(engineCtx)
-	go gpu.RecordActivity(engineCtx, cfg.Sim.StateDir, opt.PID, serverGPUs(cfg), cfg.Sim.Speed, engine.Busy, now)
+	go gpu.RecordActivity(engineCtx, cfg.Sim.StateDir, opt.PID, cmdline.ServerGPUs(cfg), cfg.Sim.Speed, engine.Busy, now)
 
 	l := &loader{cfg: cfg, log: log, speed: cfg.Sim.Speed, now: now}
 	loadCtx := ctx
@@ -228,12 +230,12 @@ func Run(ctx context.Context, cfg *Config, opt RunOptions) error {
 // configuration SGLang refuses while it builds its server args, or "".
 // Speculative decoding runs the overlap worker with any topk (SGLang
 // dropped the spec-v1 worker and SGLANG_ENABLE_SPEC_V2's topk-1 limit).
-func checkConfig(cfg *Config, log *Logger) string {
-	if msg := cfg.unknownSpecAlgorithm(); msg != "" {
+func checkConfig(cfg *cmdline.Config, log *sglog.Logger) string {
+	if msg := cfg.UnknownSpecAlgorithm(); msg != "" {
 		return msg
 	}
 	if _, reset := cfg.RunningCap(); reset {
-		log.Printf("Max running requests is reset to %d for speculative decoding. You can override this by explicitly setting --max-running-requests.", SpecMaxRunningRequests)
+		log.Printf("Max running requests is reset to %d for speculative decoding. You can override this by explicitly setting --max-running-requests.", cmdline.SpecMaxRunningRequests)
 	}
 	if cfg.Speculative() && cfg.SpecTopK == 1 && cfg.SpecDraftTokens != 0 && cfg.SpecDraftTokens != cfg.SpecSteps+1 {
 		log.Printf("speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1")
@@ -244,7 +246,7 @@ func checkConfig(cfg *Config, log *Logger) string {
 // startChildren starts one scheduler child per rank of this node, each a re-exec of this
 // binary named sglang::scheduler_TP<rank> that holds the rank's memory. The
 // children exit on their own once this process is gone.
-func startChildren(cfg *Config, opt RunOptions, start time.Time) error {
+func startChildren(cfg *cmdline.Config, opt RunOptions, start time.Time) error {
 	for _, r := range cfg.NodeRanks() {
 		args := append([]string{"sglang::scheduler_TP" + strconv.Itoa(r), "sim"}, opt.Args...)
 		args = append(args, "--sim-child-rank", strconv.Itoa(r), "--sim-parent-pid", strconv.Itoa(opt.PID),

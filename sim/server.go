@@ -9,6 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/sglog"
 )
 
 // Server phases, as health reports them.
@@ -27,8 +30,8 @@ const Version = "0.5.20+bakeoff.sim"
 
 // Server is the HTTP face of the simulated engine.
 type Server struct {
-	cfg    *Config
-	log    *Logger
+	cfg    *cmdline.Config
+	log    *sglog.Logger
 	stats  *Stats
 	engine *Engine
 	now    func() time.Time
@@ -51,7 +54,7 @@ type Server struct {
 }
 
 // NewServer builds the server around an engine.
-func NewServer(cfg *Config, log *Logger, stats *Stats, engine *Engine, seed uint64, now func() time.Time) *Server {
+func NewServer(cfg *cmdline.Config, log *sglog.Logger, stats *Stats, engine *Engine, seed uint64, now func() time.Time) *Server {
 	s := &Server{
 		cfg: cfg, log: log, stats: stats, engine: engine, now: now,
 		created: now().Unix(),
@@ -177,7 +180,7 @@ func (s *Server) deprecatedServerInfo(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) serverInfo(w http.ResponseWriter, _ *http.Request) {
 	info := map[string]any{}
-	for k, v := range serverArgs(s.cfg) {
+	for k, v := range cmdline.ServerArgs(s.cfg) {
 		info[k] = v
 	}
 	state := map[string]any{"last_gen_throughput": s.stats.GenThroughput(), "memory_usage": map[string]any{}}
@@ -206,7 +209,7 @@ func (s *Server) admit(w http.ResponseWriter) bool {
 		return false
 	}
 	if s.cfg.Sim.Faults.CrashOnFirstRequest && s.crashed.CompareAndSwap(false, true) {
-		s.die(firstRequestTraceback(s.now))
+		s.die(sglog.FirstRequestTraceback(s.now))
 		s.hangUp()
 	}
 	return true
@@ -217,7 +220,7 @@ func (s *Server) admit(w http.ResponseWriter) bool {
 func (s *Server) answeredOne() {
 	n := s.answered.Add(1)
 	if k := s.cfg.Sim.Faults.CrashAfter; k > 0 && n >= int64(k) {
-		s.die(crashAfterTraceback(s.now))
+		s.die(sglog.CrashAfterTraceback(s.now))
 	}
 }
 
@@ -229,6 +232,6 @@ func (s *Server) hangUp() {
 }
 
 // listen binds the server's address, with uvicorn's error when it is taken.
-func listen(cfg *Config) (net.Listener, error) {
+func listen(cfg *cmdline.Config) (net.Listener, error) {
 	return net.Listen("tcp", cfg.Addr())
 }

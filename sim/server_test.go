@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
 // sseEvent is one parsed `data:` event of a stream.
@@ -149,9 +152,9 @@ func TestHealthSequence(t *testing.T) {
 }
 
 func TestStreamingAndInfo(t *testing.T) {
-	base := startSim(t, nil, append(strings.Fields(baselineArgs), "--enable-metrics")...)
-	spec := startSim(t, map[string]string{SpecV2Env: "1"}, append(strings.Fields(topk1Args), "--served-model-name", "kimi")...)
-	wrong := startSim(t, nil, append(strings.Fields(topk4Args), "--sim-fault", "wrong-output")...)
+	base := startSim(t, nil, append(strings.Fields(simtest.Baseline), "--enable-metrics")...)
+	spec := startSim(t, map[string]string{cmdline.SpecV2Env: "1"}, append(strings.Fields(simtest.Topk1), "--served-model-name", "kimi")...)
+	wrong := startSim(t, nil, append(strings.Fields(simtest.Topk4), "--sim-fault", "wrong-output")...)
 	base.waitHealthy()
 	spec.waitHealthy()
 	wrong.waitHealthy()
@@ -225,7 +228,7 @@ func TestStreamingAndInfo(t *testing.T) {
 	decodeLine := regexp.MustCompile(`\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d TP0\] Decode batch, #running-req: \d+, #token: \d+, token usage: \d\.\d\d, ` +
 		`accept len: \d\.\d\d, accept rate: \d\.\d\d, cuda graph: True, gen throughput \(token/s\): \d+\.\d\d, #queue-req: \d+\n`)
 	if !decodeLine.MatchString(spec.log.String()) {
-		t.Errorf("no speculative Decode batch line in the log:\n%s", tail(spec.log.String(), 10))
+		t.Errorf("no speculative Decode batch line in the log:\n%s", simtest.Tail(spec.log.String(), 10))
 	}
 
 	var models struct {
@@ -291,8 +294,8 @@ func getJSON(t *testing.T, url string, v any) {
 // in about a quarter of the chunks (the first token at once, then every
 // fourth decode step, and the last), and usage still counts every token.
 func TestStreamInterval(t *testing.T) {
-	one := startSim(t, nil, strings.Fields(baselineArgs)...)
-	four := startSim(t, nil, append(strings.Fields(baselineArgs), "--stream-interval", "4")...)
+	one := startSim(t, nil, strings.Fields(simtest.Baseline)...)
+	four := startSim(t, nil, append(strings.Fields(simtest.Baseline), "--stream-interval", "4")...)
 	one.waitHealthy()
 	four.waitHealthy()
 	const n = 61

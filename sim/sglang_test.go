@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/gpu"
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
 // TestStartupAsSGLang: what SGLang, as the sim follows it, does at startup
@@ -45,7 +47,7 @@ func TestStartupAsSGLang(t *testing.T) {
 		}, "auto"},
 		{"fusion by itself on SM100", map[string]string{gpu.SimComputeCapEnv: "10.0"}, "--tp 2", 0, nil, "auto"},
 		{"fusion enforced off on SM100", map[string]string{gpu.SimComputeCapEnv: "10.0"}, "--tp 2 --enforce-disable-flashinfer-allreduce-fusion", 0, nil, nil},
-		{"spec v2 env, topk 4", map[string]string{SpecV2Env: "1"}, "--tp 2 --speculative-algorithm EAGLE3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8", 0, []string{
+		{"spec v2 env, topk 4", map[string]string{cmdline.SpecV2Env: "1"}, "--tp 2 --speculative-algorithm EAGLE3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8", 0, []string{
 			"] SGLANG_ENABLE_SPEC_V2 has been removed: speculative decoding always runs the V2 worker. Use --disable-overlap-schedule to select the non-overlap (synchronous) path.\n",
 		}, nil},
 		{"unknown speculative algorithm", nil, "--speculative-algorithm MEDUSA", 1, []string{
@@ -72,7 +74,7 @@ func TestStartupAsSGLang(t *testing.T) {
 			}
 			for _, want := range tt.log {
 				if !strings.Contains(p.log.String(), want) {
-					t.Errorf("the log lacks %q:\n%s", want, tail(p.log.String(), 15))
+					t.Errorf("the log lacks %q:\n%s", want, simtest.Tail(p.log.String(), 15))
 				}
 			}
 		})
@@ -104,7 +106,7 @@ func TestServerInfoPaths(t *testing.T) {
 // server to go idle instead of refusing at once, as SGLang's; a request
 // that outlives the wait is still refused, with the scheduler's reason.
 func TestFlushTimeout(t *testing.T) {
-	p := startSim(t, nil, append(strings.Fields(baselineArgs), "--sim-prefix-cache")...)
+	p := startSim(t, nil, append(strings.Fields(simtest.Baseline), "--sim-prefix-cache")...)
 	p.waitHealthy()
 	// A request that runs until cancelled, and one of about a second.
 	ctx, cancel := context.WithCancel(context.Background())

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
 // specTokensDetails is sglext.spec_tokens_details as SGLang PR #33518
@@ -137,8 +139,8 @@ func specOf(t *testing.T, evs []sseEvent) (d *specTokensDetails, completion int,
 // usage chunk), keeping its identities; without the flag, or without
 // speculation, there is no sglext.
 func TestSpecDetails(t *testing.T) {
-	spec := startSim(t, nil, strings.Fields(topk4Args)...)
-	base := startSim(t, nil, strings.Fields(baselineArgs)...)
+	spec := startSim(t, nil, strings.Fields(simtest.Topk4)...)
+	base := startSim(t, nil, strings.Fields(simtest.Baseline)...)
 	spec.waitHealthy()
 	base.waitHealthy()
 	tests := []struct {
@@ -218,7 +220,7 @@ func metric(t *testing.T, p *simProc, name string) float64 {
 // equals the requests' completion tokens over their spec_verify_ct (within
 // 1%), and their accept length is within the model's range.
 func TestSpecCountersAgree(t *testing.T) {
-	p := startSim(t, nil, append(strings.Fields(topk4Args), "--enable-metrics")...)
+	p := startSim(t, nil, append(strings.Fields(simtest.Topk4), "--enable-metrics")...)
 	p.waitHealthy()
 	tokens0, verify0 := metric(t, p, "generation_tokens_total"), metric(t, p, "spec_verify_calls_total")
 	const requests, concurrency = 48, 8

@@ -5,11 +5,6 @@ import (
 	"time"
 )
 
-// kvCacheTokens is the KV-cache capacity the sim reports (max_total_num_tokens)
-// unless --max-total-tokens sets it (Config.TotalTokens): the denominator of
-// token usage and the prefix cache's capacity.
-const kvCacheTokens = 1_204_224
-
 // Histogram bucket bounds in seconds, as SGLang's metrics collector uses.
 var (
 	ttftBuckets = []float64{0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 120, 160}

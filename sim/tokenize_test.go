@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
 // tokenized is SGLang's TokenizeResponse for one string.
@@ -34,7 +37,7 @@ func postJSON(t *testing.T, url string, body any, v any) int {
 // tokens); /tokenize is the same call; lists tokenize item by item; ids
 // outside the vocabulary are refused.
 func TestTokenizeRoundTrip(t *testing.T) {
-	p := startSim(t, nil, append(strings.Fields(baselineArgs), "--sim-prefix-cache", "--enable-cache-report", "--page-size", "1")...)
+	p := startSim(t, nil, append(strings.Fields(simtest.Baseline), "--sim-prefix-cache", "--enable-cache-report", "--page-size", "1")...)
 	p.waitHealthy()
 	for _, prompt := range []string{"Once upon", "", "héllo wörld", strings.Repeat("The quick brown fox. ", 40)} {
 		var tok, legacy tokenized
@@ -42,7 +45,7 @@ func TestTokenizeRoundTrip(t *testing.T) {
 			t.Fatalf("%.20q: /v1/tokenize status %d", prompt, code)
 		}
 		postJSON(t, p.url("/tokenize"), map[string]any{"model": "m", "prompt": prompt, "add_special_tokens": false}, &legacy)
-		if tok.Count != len(tok.Tokens) || tok.MaxModelLen != DefaultContextLength || len(legacy.Tokens) != tok.Count {
+		if tok.Count != len(tok.Tokens) || tok.MaxModelLen != cmdline.DefaultContextLength || len(legacy.Tokens) != tok.Count {
 			t.Errorf("%.20q: %+v, /tokenize %+v", prompt, tok, legacy)
 		}
 		var text, ids struct {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 )
 
 // ClosedLoop describes a closed-loop load for RunVirtual: Concurrency clients
@@ -43,9 +45,9 @@ type VirtualResult struct {
 // the same seed gives the same launch factor and drift path. With
 // --sim-drift-scope host the drift is the host's of cfg's --sim-state, read
 // at host time load.Start plus the simulated time since the load began.
-func RunVirtual(cfg *Config, load ClosedLoop, seed uint64) VirtualResult {
+func RunVirtual(cfg *cmdline.Config, load ClosedLoop, seed uint64) VirtualResult {
 	var launch *Launch
-	if n := cfg.Sim.LaunchNoise(); !n.Zero() {
+	if n := NoiseOf(cfg.Sim); !n.Zero() {
 		launch = n.Draw(seed)
 	}
 	var host *HostDrift
@@ -57,12 +59,12 @@ func RunVirtual(cfg *Config, load ClosedLoop, seed uint64) VirtualResult {
 
 // RunVirtualLaunch is RunVirtual with the launch given (nil: no launch
 // noise), so that several loads can share one launch's factor and drift.
-func RunVirtualLaunch(cfg *Config, load ClosedLoop, seed uint64, launch *Launch) VirtualResult {
+func RunVirtualLaunch(cfg *cmdline.Config, load ClosedLoop, seed uint64, launch *Launch) VirtualResult {
 	return runVirtual(cfg, NewPerf(cfg), load, seed, launch, nil)
 }
 
 // runVirtual runs the load against perf, cfg giving the scheduler's limits.
-func runVirtual(cfg *Config, perf Perf, load ClosedLoop, seed uint64, launch *Launch, host *HostDrift) VirtualResult {
+func runVirtual(cfg *cmdline.Config, perf Perf, load ClosedLoop, seed uint64, launch *Launch, host *HostDrift) VirtualResult {
 	maxRun, _ := cfg.RunningCap()
 	s := NewScheduler(perf, maxRun, cfg.ChunkedPrefillSize, rand.New(rand.NewPCG(seed, seed^0x5eed)))
 	var (

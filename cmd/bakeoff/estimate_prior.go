@@ -16,6 +16,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/prompts"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/sim"
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 )
 
 // What a launch costs before any round of a run has measured it: the
@@ -233,13 +234,13 @@ func simPrior(c *campaign.Campaign) (simCost, bool) {
 	if s.Sessions != nil || len(s.Speeds) > 0 || len(s.Rates) > 0 {
 		return simCost{}, false // the model runs closed loops only
 	}
-	var cfgs []*sim.Config
+	var cfgs []*cmdline.Config
 	for _, sc := range c.Scenarios {
 		l, err := campaign.Render(c, sc, campaign.On{})
 		if err != nil || len(l.Argv) < 2 || l.Argv[0] != "{bakeoff}" || l.Argv[1] != "sim" {
 			return simCost{}, false
 		}
-		cfg, err := sim.ParseArgs(l.Argv[2:], func(k string) string { return l.Env[k] })
+		cfg, err := cmdline.ParseArgs(l.Argv[2:], func(k string) string { return l.Env[k] })
 		if err != nil || cfg.Sim.Speed <= 0 {
 			return simCost{}, false
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/sim"
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 )
 
@@ -69,11 +70,11 @@ func runSim(ctx context.Context, e *env, args []string) int {
 	if len(args) > 0 && args[0] == "router" {
 		return sim.RunRouter(ctx, args[1:], sim.RouterEnv{Stdout: e.Stdout, Stderr: e.Stderr, Now: e.Now})
 	}
-	cfg, err := sim.ParseArgs(args, e.Getenv)
-	if errors.Is(err, sim.ErrHelp) {
+	cfg, err := cmdline.ParseArgs(args, e.Getenv)
+	if errors.Is(err, cmdline.ErrHelp) {
 		// SGLang's help, as its argparse parser prints it, for whoever reads
 		// the engine's own argument list.
-		fmt.Fprint(e.Stdout, sim.Help(sim.Columns(e.Getenv)))
+		fmt.Fprint(e.Stdout, cmdline.Help(cmdline.Columns(e.Getenv)))
 		return exitOK
 	}
 	if err != nil {

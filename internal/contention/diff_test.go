@@ -12,7 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/bakeoff-dev/bakeoff/results"
-	"github.com/bakeoff-dev/bakeoff/sim"
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 )
 
@@ -127,7 +127,7 @@ func TestContentionDiff(t *testing.T) {
 }
 
 // withRunFactor slows every server of w's campaign by factor, through the
-// campaign's engine.env (sim.SimRunFactorEnv).
+// campaign's engine.env (cmdline.SimRunFactorEnv).
 func withRunFactor(t *testing.T, w *world, factor float64) {
 	t.Helper()
 	data, err := os.ReadFile(w.config)
@@ -140,7 +140,7 @@ func withRunFactor(t *testing.T, w *world, factor float64) {
 	}
 	env := mapValue(t, mapValue(t, doc.Content[0], "engine"), "env")
 	env.Content = append(env.Content,
-		&yaml.Node{Kind: yaml.ScalarNode, Value: sim.SimRunFactorEnv},
+		&yaml.Node{Kind: yaml.ScalarNode, Value: cmdline.SimRunFactorEnv},
 		&yaml.Node{Kind: yaml.ScalarNode, Style: yaml.DoubleQuotedStyle, Value: fmt.Sprintf("%.6f", factor)})
 	b, err := yaml.Marshal(&doc)
 	if err != nil {

@@ -1,17 +1,15 @@
-package sim
+package cmdline
 
 import (
 	"errors"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/sim/gpu"
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
-
-func noEnv(string) string { return "" }
 
 func TestParseArgs(t *testing.T) {
 	tests := []struct {
@@ -25,7 +23,7 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("defaults: %+v", c)
 			}
 		}},
-		{"seed baseline", baselineArgs, nil, func(t *testing.T, c *Config) {
+		{"seed baseline", simtest.Baseline, nil, func(t *testing.T, c *Config) {
 			if c.TP != 8 || c.CudaGraphMaxBS != 128 || c.MaxRunningRequests != 256 || c.AllreduceFusion() ||
 				!c.DisableCustomAR || c.AttentionBackend != "flashinfer" || c.Sim.GPUs != 8 || c.Sim.ComputeCap != "12.0" {
 				t.Errorf("baseline: %+v", c)
@@ -34,22 +32,22 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("given under their dests: %v", c.Given)
 			}
 		}},
-		{"fusion on by itself at tp 8 on SM100", baselineArgs, map[string]string{gpu.SimComputeCapEnv: "10.0"}, func(t *testing.T, c *Config) {
+		{"fusion on by itself at tp 8 on SM100", simtest.Baseline, map[string]string{gpu.SimComputeCapEnv: "10.0"}, func(t *testing.T, c *Config) {
 			if !c.AllreduceFusion() || c.EffectiveFusionBackend() != "auto" || c.FusionRefused() {
 				t.Errorf("fusion %v, backend %v, refused %v", c.AllreduceFusion(), c.EffectiveFusionBackend(), c.FusionRefused())
 			}
 		}},
-		{"enforce-disable keeps fusion off", baselineArgs + " --enforce-disable-flashinfer-allreduce-fusion --flashinfer-allreduce-fusion-backend trtllm", map[string]string{gpu.SimComputeCapEnv: "9.0"}, func(t *testing.T, c *Config) {
+		{"enforce-disable keeps fusion off", simtest.Baseline + " --enforce-disable-flashinfer-allreduce-fusion --flashinfer-allreduce-fusion-backend trtllm", map[string]string{gpu.SimComputeCapEnv: "9.0"}, func(t *testing.T, c *Config) {
 			if c.AllreduceFusion() || c.FusionRefused() {
 				t.Errorf("fusion %v, refused %v", c.AllreduceFusion(), c.FusionRefused())
 			}
 		}},
-		{"fusion asked for on SM120 is refused", baselineArgs + " --flashinfer-allreduce-fusion-backend=auto", nil, func(t *testing.T, c *Config) {
+		{"fusion asked for on SM120 is refused", simtest.Baseline + " --flashinfer-allreduce-fusion-backend=auto", nil, func(t *testing.T, c *Config) {
 			if c.AllreduceFusion() || !c.FusionRefused() {
 				t.Errorf("fusion %v, refused %v", c.AllreduceFusion(), c.FusionRefused())
 			}
 		}},
-		{"deprecated fusion flag is backend auto", baselineArgs + " --enable-flashinfer-allreduce-fusion", map[string]string{gpu.SimComputeCapEnv: "9.0"}, func(t *testing.T, c *Config) {
+		{"deprecated fusion flag is backend auto", simtest.Baseline + " --enable-flashinfer-allreduce-fusion", map[string]string{gpu.SimComputeCapEnv: "9.0"}, func(t *testing.T, c *Config) {
 			want := []string{"--enable-flashinfer-allreduce-fusion is deprecated. Please use --flashinfer-allreduce-fusion-backend=auto instead."}
 			if c.FusionBackend != "auto" || !c.AllreduceFusion() || !slices.Equal(c.Notices, want) {
 				t.Errorf("backend %q, notices %q", c.FusionBackend, c.Notices)
@@ -84,7 +82,7 @@ func TestParseArgs(t *testing.T) {
 			}
 		}},
 		{"speculative algorithms as SGLang's builtins, any case", "--speculative-algorithm dflash", nil, func(t *testing.T, c *Config) {
-			if c.SpecAlgorithm != "DFLASH" || c.unknownSpecAlgorithm() != "" {
+			if c.SpecAlgorithm != "DFLASH" || c.UnknownSpecAlgorithm() != "" {
 				t.Errorf("algorithm %q", c.SpecAlgorithm)
 			}
 		}},
@@ -93,22 +91,22 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("got %+v", c)
 			}
 		}},
-		{"topk1 forces steps+1 draft tokens", topk1Args + " --speculative-num-draft-tokens=16", nil, func(t *testing.T, c *Config) {
+		{"topk1 forces steps+1 draft tokens", simtest.Topk1 + " --speculative-num-draft-tokens=16", nil, func(t *testing.T, c *Config) {
 			if c.DraftTokens() != 4 {
 				t.Errorf("draft tokens %d, want 4", c.DraftTokens())
 			}
 		}},
-		{"overlap worker by default, topk 4 included", strings.ReplaceAll(topk4Args, "--disable-overlap-schedule", ""), nil, func(t *testing.T, c *Config) {
+		{"overlap worker by default, topk 4 included", strings.ReplaceAll(simtest.Topk4, "--disable-overlap-schedule", ""), nil, func(t *testing.T, c *Config) {
 			if !c.Overlap() || len(c.Notices) != 0 {
 				t.Errorf("overlap %v, notices %q", c.Overlap(), c.Notices)
 			}
 		}},
-		{"synchronous path", topk4Args, nil, func(t *testing.T, c *Config) {
+		{"synchronous path", simtest.Topk4, nil, func(t *testing.T, c *Config) {
 			if c.Overlap() || c.Given["disable_overlap_schedule"] != "true" {
 				t.Error("--disable-overlap-schedule not seen")
 			}
 		}},
-		{"SGLANG_ENABLE_SPEC_V2 only gets SGLang's notice", topk1Args, map[string]string{SpecV2Env: "1"}, func(t *testing.T, c *Config) {
+		{"SGLANG_ENABLE_SPEC_V2 only gets SGLang's notice", simtest.Topk1, map[string]string{SpecV2Env: "1"}, func(t *testing.T, c *Config) {
 			want := []string{"SGLANG_ENABLE_SPEC_V2 has been removed: speculative decoding always runs the V2 worker. Use --disable-overlap-schedule to select the non-overlap (synchronous) path."}
 			if !c.Overlap() || !slices.Equal(c.Notices, want) {
 				t.Errorf("overlap %v, notices %q", c.Overlap(), c.Notices)
@@ -125,14 +123,13 @@ func TestParseArgs(t *testing.T) {
 			}
 		}},
 		{"launch noise", "--sim-launch-sigma 0.01 --sim-drift=0.02 --sim-drift-tau 2m", nil, func(t *testing.T, c *Config) {
-			want := LaunchNoise{Sigma: 0.01, Drift: 0.02, Tau: 2 * time.Minute}
-			if got := c.Sim.LaunchNoise(); got != want {
-				t.Errorf("launch noise %+v, want %+v", got, want)
+			if s := c.Sim; s.LaunchSigma != 0.01 || s.Drift != 0.02 || s.DriftTau != 2*time.Minute {
+				t.Errorf("launch noise σ %v, drift %v over %v", s.LaunchSigma, s.Drift, s.DriftTau)
 			}
 		}},
 		{"no launch noise by default", "", nil, func(t *testing.T, c *Config) {
-			if n := c.Sim.LaunchNoise(); !n.Zero() || n.TauOrDefault() != DefaultDriftTau || c.Sim.HostDrift {
-				t.Errorf("launch noise %+v, host drift %v", n, c.Sim.HostDrift)
+			if s := c.Sim; s.LaunchSigma != 0 || s.Drift != 0 || s.DriftTau != 0 || s.HostDrift {
+				t.Errorf("launch noise σ %v, drift %v over %v, host drift %v", s.LaunchSigma, s.Drift, s.DriftTau, s.HostDrift)
 			}
 		}},
 		{"host drift", "--sim-drift 0.02 --sim-drift-scope host", nil, func(t *testing.T, c *Config) {
@@ -156,7 +153,7 @@ func TestParseArgs(t *testing.T) {
 			}
 		}},
 		{"no prefix cache by default", "", nil, func(t *testing.T, c *Config) {
-			if c.CacheOn() || c.TotalTokens() != kvCacheTokens || c.CachePage() != DefaultCachePage || c.EnableCacheReport {
+			if c.CacheOn() || c.TotalTokens() != KVCacheTokens || c.CachePage() != DefaultCachePage || c.EnableCacheReport {
 				t.Errorf("cache on %v, pool %d, page %d, report %v", c.CacheOn(), c.TotalTokens(), c.CachePage(), c.EnableCacheReport)
 			}
 		}},
@@ -219,7 +216,7 @@ func TestParseArgsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			_, err := ParseArgs(strings.Fields(tt.args), noEnv)
+			_, err := ParseArgs(strings.Fields(tt.args), simtest.NoEnv)
 			var ae *ArgError
 			if !errors.As(err, &ae) {
 				t.Fatalf("err = %v, want *ArgError", err)
@@ -227,44 +224,12 @@ func TestParseArgsErrors(t *testing.T) {
 			msg := err.Error()
 			_, last, _ := strings.Cut(msg, "\nsglang serve: error: ")
 			if !strings.Contains(last, tt.want) || !strings.HasPrefix(msg, "usage: sglang serve [-h] ") {
-				t.Errorf("error:\n%s\nwant it to end in %q after the usage", tail(msg, 2), tt.want)
+				t.Errorf("error:\n%s\nwant it to end in %q after the usage", simtest.Tail(msg, 2), tt.want)
 			}
 		})
 	}
-	if _, err := ParseArgs([]string{"--port", "1", "--help", "--foo"}, noEnv); !errors.Is(err, ErrHelp) {
+	if _, err := ParseArgs([]string{"--port", "1", "--help", "--foo"}, simtest.NoEnv); !errors.Is(err, ErrHelp) {
 		t.Errorf("--help: %v, want ErrHelp", err)
-	}
-}
-
-// TestRefusedFlagsProcess: the whole command refuses what SGLang's argparse
-// refuses, with the usage and argparse's words on stderr and exit status 2,
-// before starting anything.
-func TestRefusedFlagsProcess(t *testing.T) {
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"unknown", []string{"--tp", "8", "--cuda-graph-max-bz", "128"}, "sglang serve: error: unrecognized arguments: --cuda-graph-max-bz 128"},
-		{"removed", []string{"--tp", "8", "--enable-ep-moe"}, "sglang serve: error: unrecognized arguments: --enable-ep-moe"},
-		{"ambiguous", []string{"--cuda-graph-max", "128"}, "sglang serve: error: ambiguous option: --cuda-graph-max could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill, --cuda-graph-max-bs"},
-		{"bad choice", []string{"--cuda-graph-backend-decode", "eager"}, "sglang serve: error: argument --cuda-graph-backend-decode: invalid choice: 'eager' (choose from 'full', 'breakable', 'disabled')"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cmd := exec.Command(simBinary, append([]string{"sim"}, tt.args...)...)
-			var stdout, stderr strings.Builder
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 2 {
-				t.Fatalf("exit: %v, want status 2", err)
-			}
-			lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
-			if !strings.HasPrefix(lines[0], "usage: sglang serve [-h] ") || lines[len(lines)-1] != tt.want || stdout.Len() != 0 {
-				t.Errorf("stderr ends:\n%s\nwant the usage, then %q", tail(stderr.String(), 3), tt.want)
-			}
-		})
 	}
 }
 
@@ -280,7 +245,7 @@ func TestRunningCap(t *testing.T) {
 		{"--max-running-requests 64", 64, false},
 	}
 	for _, tt := range tests {
-		c, err := ParseArgs(strings.Fields(tt.args), noEnv)
+		c, err := ParseArgs(strings.Fields(tt.args), simtest.NoEnv)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package sim
+package cmdline
 
 import "github.com/bakeoff-dev/bakeoff/sim/gpu"
 
@@ -61,15 +61,4 @@ func (c *Config) EffectiveFusionBackend() any {
 	default:
 		return "auto"
 	}
-}
-
-// fusionTraceback is how the refusal ends a scheduler: an exception while
-// the model runner sets up its communicators, before the weights load.
-func fusionTraceback(stamp string) string {
-	return stamp + ` Scheduler hit an exception: Traceback (most recent call last):
-  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", in run_scheduler_process
-    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)
-  File "/sgl-workspace/sglang/python/sglang/srt/layers/flashinfer_comm_fusion.py", in _resolve_backend
-    raise ValueError(
-ValueError: ` + FusionError + "\n"
 }

@@ -1,4 +1,4 @@
-package sim
+package cmdline
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
 // TestParseDeployment: the flags of a deployment, what a node runs, and the
@@ -25,7 +27,7 @@ func TestParseDeployment(t *testing.T) {
 		{"--tp 4 --disaggregation-mode prefill --disaggregation-bootstrap-port 9000 --disaggregation-transfer-backend nixl", []int{0, 1, 2, 3}, 4,
 			Deployment{NNodes: 1, WatchdogTimeout: DefaultWatchdogTimeout, Disagg: DisaggPrefill, BootstrapPort: 9000}},
 	} {
-		c, err := ParseArgs(strings.Fields(tc.args), noEnv)
+		c, err := ParseArgs(strings.Fields(tc.args), simtest.NoEnv)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.args, err)
 		}
@@ -45,7 +47,7 @@ func TestParseDeployment(t *testing.T) {
 		{"--watchdog-timeout soon", "argument --watchdog-timeout: invalid float value: 'soon'"},
 		{"--dist-timeout 1.5", "argument --dist-timeout: invalid int value: '1.5'"},
 	} {
-		_, err := ParseArgs(strings.Fields(tc.args), noEnv)
+		_, err := ParseArgs(strings.Fields(tc.args), simtest.NoEnv)
 		var ae *ArgError
 		if !errors.As(err, &ae) || !strings.Contains(ae.Msg, tc.msg) {
 			t.Errorf("%s: error %v, want an argparse error with %q", tc.args, err, tc.msg)
@@ -57,11 +59,11 @@ func TestParseDeployment(t *testing.T) {
 // the int default as an int and a given value as the float argparse read.
 func TestWatchdogRepr(t *testing.T) {
 	for args, want := range map[string]string{"": "300", "--watchdog-timeout 5": "5.0", "--watchdog-timeout 0.5": "0.5", "--watchdog-timeout 300": "300.0"} {
-		c, err := ParseArgs(strings.Fields(args), noEnv)
+		c, err := ParseArgs(strings.Fields(args), simtest.NoEnv)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := c.Deploy.watchdogRepr(); got != want {
+		if got := c.Deploy.WatchdogRepr(); got != want {
 			t.Errorf("%q: %s, want %s", args, got, want)
 		}
 	}

@@ -1,8 +1,6 @@
-package sim
+package cmdline
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -105,23 +103,6 @@ func TestHelpRoundTrip(t *testing.T) {
 	}
 	if listed["--sim-child-rank"] {
 		t.Error("the children's internal flags are listed")
-	}
-}
-
-// TestHelpProcess: `bakeoff sim --help` prints the help on stdout, exit 0,
-// as argparse does, at $COLUMNS when set.
-func TestHelpProcess(t *testing.T) {
-	for _, cols := range []string{"", "120"} {
-		cmd := exec.Command(simBinary, "sim", "--port", "1", "--help")
-		cmd.Env = append(os.Environ(), "COLUMNS="+cols)
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("COLUMNS=%q: %v", cols, err)
-		}
-		want := Help(Columns(func(string) string { return cols }))
-		if string(out) != want {
-			t.Errorf("COLUMNS=%q: stdout differs from Help:\n%s", cols, golden.FirstDifference([]byte(want), out))
-		}
 	}
 }
 

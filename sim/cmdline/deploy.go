@@ -1,4 +1,4 @@
-package sim
+package cmdline
 
 import (
 	"fmt"
@@ -125,8 +125,8 @@ func checkDeployment(c *Config) error {
 	return nil
 }
 
-// watchdogRepr is the watchdog timeout as SGLang's watchdog prints it.
-func (d Deployment) watchdogRepr() string {
+// WatchdogRepr is the watchdog timeout as SGLang's watchdog prints it.
+func (d Deployment) WatchdogRepr() string {
 	if !d.WatchdogGiven {
 		return strconv.Itoa(int(DefaultWatchdogTimeout.Seconds()))
 	}

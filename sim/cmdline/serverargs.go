@@ -1,4 +1,4 @@
-package sim
+package cmdline
 
 import (
 	"fmt"
@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// serverArgs is the configuration as SGLang's ServerArgs names it, for
+// ServerArgs is the configuration as SGLang's ServerArgs names it, for
 // /server_info and the server_args log line: every flag given, under its
 // dest, then the effective values of the ones the sim reads.
-func serverArgs(c *Config) map[string]any {
+func ServerArgs(c *Config) map[string]any {
 	maxRun, _ := c.RunningCap()
 	m := map[string]any{}
 	for k, v := range c.Given {
@@ -94,9 +94,9 @@ func nilIfEmpty(s string) any {
 	return s
 }
 
-// serverArgsLine renders the args as Python's dataclass repr, sorted.
-func serverArgsLine(c *Config) string {
-	m := serverArgs(c)
+// ServerArgsLine renders the args as Python's dataclass repr, sorted.
+func ServerArgsLine(c *Config) string {
+	m := ServerArgs(c)
 	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
@@ -110,7 +110,7 @@ func pyRepr(v any) string {
 	case nil:
 		return "None"
 	case bool:
-		return pyBool(x)
+		return PyBool(x)
 	case string:
 		return "'" + x + "'"
 	case []any:
@@ -122,4 +122,11 @@ func pyRepr(v any) string {
 	default:
 		return fmt.Sprint(x)
 	}
+}
+
+func PyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
 }

@@ -1,4 +1,4 @@
-package sim
+package cmdline
 
 // Where a server's ranks run on the fake host (package gpu has the host).
 
@@ -26,8 +26,8 @@ func (c *Config) HasDevice(rank int) bool {
 	return rank-c.Deploy.NodeRank*c.NodeTP() < c.Sim.GPUs
 }
 
-// serverGPUs are the GPUs a server's ranks run on, as RunChild places them.
-func serverGPUs(c *Config) []int {
+// ServerGPUs are the GPUs a server's ranks run on, as RunChild places them.
+func ServerGPUs(c *Config) []int {
 	seen := map[int]bool{}
 	var out []int
 	for r := range max(1, c.TP) {

@@ -1,13 +1,4 @@
-// Package sim is a simulated SGLang server: it accepts SGLang's launch flags,
-// loads slowly, answers health and the OpenAI-compatible streaming API, runs a
-// continuous-batching performance model calibrated to a real 8-GPU campaign,
-// holds "GPU memory" in per-rank scheduler child processes, and fails on
-// demand. It also contains the fake nvidia-smi that reports that memory.
-//
-// The performance model (model.go, scheduler.go, virtual.go) is pure code;
-// the HTTP server (server.go) and the process handling (run.go, child.go)
-// drive it in wall time scaled by --sim-speed.
-package sim
+package cmdline
 
 import (
 	"net"
@@ -113,7 +104,7 @@ type Config struct {
 	// The prefix cache (on with --sim-prefix-cache, Sim.PrefixCache).
 	// DisableRadixCache is --disable-radix-cache, which wins;
 	// MaxTotalTokens is --max-total-tokens, the KV pool in tokens (0: the
-	// sim's kvCacheTokens), which also bounds the cache; PageSize is
+	// sim's KVCacheTokens), which also bounds the cache; PageSize is
 	// --page-size (0: DefaultCachePage); EnableCacheReport is
 	// --enable-cache-report, which puts the cached tokens in the OpenAI
 	// responses' usage.
@@ -254,13 +245,13 @@ func (c *Config) DraftTokens() int {
 func (c *Config) Addr() string { return net.JoinHostPort(c.Host, strconv.Itoa(c.Port)) }
 
 // TotalTokens is the KV pool in tokens (SGLang's max_total_num_tokens):
-// --max-total-tokens, else the sim's kvCacheTokens. It bounds the prefix
+// --max-total-tokens, else the sim's KVCacheTokens. It bounds the prefix
 // cache and is the denominator of token usage.
 func (c *Config) TotalTokens() int {
 	if c.MaxTotalTokens > 0 {
 		return c.MaxTotalTokens
 	}
-	return kvCacheTokens
+	return KVCacheTokens
 }
 
 // CachePage is the prefix cache's page in tokens: --page-size, else
@@ -279,3 +270,8 @@ func (c *Config) CachePage() int {
 func (c *Config) CacheOn() bool {
 	return c.Sim.PrefixCache && !c.DisableRadixCache && !c.Deploy.Decode()
 }
+
+// KVCacheTokens is the KV-cache capacity the sim reports (max_total_num_tokens)
+// unless --max-total-tokens sets it (Config.TotalTokens): the denominator of
+// token usage and the prefix cache's capacity.
+const KVCacheTokens = 1_204_224

@@ -1,4 +1,4 @@
-package sim
+package cmdline
 
 import (
 	"slices"
@@ -29,10 +29,10 @@ func resolve(c *Config, getenv func(string) string) {
 	c.SpecAlgorithm = strings.ToUpper(c.SpecAlgorithm)
 }
 
-// unknownSpecAlgorithm is SGLang's startup error for an algorithm it does
+// UnknownSpecAlgorithm is SGLang's startup error for an algorithm it does
 // not know (python/sglang/srt/speculative/spec_info.py, from_string), or ""
 // when the algorithm is one of its builtins or none is given.
-func (c *Config) unknownSpecAlgorithm() string {
+func (c *Config) UnknownSpecAlgorithm() string {
 	if c.SpecAlgorithm == "" || slices.Contains(specAlgorithms, c.SpecAlgorithm) {
 		return ""
 	}

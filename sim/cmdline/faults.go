@@ -1,4 +1,4 @@
-package sim
+package cmdline
 
 import (
 	"fmt"
@@ -129,7 +129,7 @@ func (f *Faults) Add(v string) error {
 const IgnoreForever = time.Duration(1<<63 - 1)
 
 // keepAlive is the connection policy the faults ask for.
-func (f Faults) keepAlive() keepalive.Policy {
+func (f Faults) KeepAlive() keepalive.Policy {
 	return keepalive.Policy{AfterStream: f.CloseAfterStream, Idle: f.IdleClose}
 }
 

@@ -1,4 +1,4 @@
-package sim
+package sglog
 
 import (
 	"fmt"
@@ -25,16 +25,16 @@ func NewLogger(w io.Writer, now func() time.Time) *Logger {
 	return &Logger{w: w, now: now}
 }
 
-const logTimeFormat = "2006-01-02 15:04:05"
+const TimeFormat = "2006-01-02 15:04:05"
 
 // Printf logs one line from the server process.
 func (l *Logger) Printf(format string, a ...any) {
-	l.write(fmt.Sprintf("[%s] ", l.now().Format(logTimeFormat)) + fmt.Sprintf(format, a...) + "\n")
+	l.write(fmt.Sprintf("[%s] ", l.now().Format(TimeFormat)) + fmt.Sprintf(format, a...) + "\n")
 }
 
 // Rankf logs one line from tensor-parallel rank tp.
 func (l *Logger) Rankf(tp int, format string, a ...any) {
-	l.write(fmt.Sprintf("[%s TP%d] ", l.now().Format(logTimeFormat), tp) + fmt.Sprintf(format, a...) + "\n")
+	l.write(fmt.Sprintf("[%s TP%d] ", l.now().Format(TimeFormat), tp) + fmt.Sprintf(format, a...) + "\n")
 }
 
 // Raw writes text as is (uvicorn lines, tracebacks); each line ends in "\n".

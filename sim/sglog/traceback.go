@@ -1,8 +1,10 @@
-package sim
+package sglog
 
 import (
 	"fmt"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 )
 
 // The crash texts of the faults, shaped like the Python tracebacks SGLang
@@ -12,12 +14,12 @@ import (
 // traceback: the seeds' EAGLE worker bug.
 const FirstRequestError = "AttributeError: 'EAGLEWorkerV2' object has no attribute 'spec_disable_batch_threshold'"
 
-func stamp(now func() time.Time, rank int) string {
-	return fmt.Sprintf("[%s TP%d]", now().Format(logTimeFormat), rank)
+func Stamp(now func() time.Time, rank int) string {
+	return fmt.Sprintf("[%s TP%d]", now().Format(TimeFormat), rank)
 }
 
-func firstRequestTraceback(now func() time.Time) string {
-	return stamp(now, 0) + ` Scheduler hit an exception: Traceback (most recent call last):
+func FirstRequestTraceback(now func() time.Time) string {
+	return Stamp(now, 0) + ` Scheduler hit an exception: Traceback (most recent call last):
   File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2851, in run_scheduler_process
     scheduler.event_loop_overlap()
   File "/usr/local/lib/python3.12/dist-packages/torch/utils/_contextlib.py", line 120, in decorate_context
@@ -31,8 +33,8 @@ func firstRequestTraceback(now func() time.Time) string {
 ` + FirstRequestError + "\n"
 }
 
-func crashAfterTraceback(now func() time.Time) string {
-	return stamp(now, 0) + ` Scheduler hit an exception: Traceback (most recent call last):
+func CrashAfterTraceback(now func() time.Time) string {
+	return Stamp(now, 0) + ` Scheduler hit an exception: Traceback (most recent call last):
   File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2851, in run_scheduler_process
     scheduler.event_loop_overlap()
   File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1012, in event_loop_overlap
@@ -42,23 +44,23 @@ func crashAfterTraceback(now func() time.Time) string {
 RuntimeError: CUDA error: an illegal memory access was encountered
 CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
 
-` + fmt.Sprintf("[%s] Received sigquit from a child process. It usually means the child failed.\n", now().Format(logTimeFormat))
+` + fmt.Sprintf("[%s] Received sigquit from a child process. It usually means the child failed.\n", now().Format(TimeFormat))
 }
 
-func dieDuringLoadTraceback(now func() time.Time) string {
-	return stamp(now, 0) + ` Scheduler hit an exception: Traceback (most recent call last):
+func DieDuringLoadTraceback(now func() time.Time) string {
+	return Stamp(now, 0) + ` Scheduler hit an exception: Traceback (most recent call last):
   File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2836, in run_scheduler_process
     scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)
   File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 812, in load_model
     self.model = get_model(
 torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:77, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.27.3
 
-` + fmt.Sprintf("[%s] Rank 0 scheduler is dead. Please check if there are relevant logs.\n", now().Format(logTimeFormat)) +
-		fmt.Sprintf("[%s] Exit code: -6\n", now().Format(logTimeFormat)) +
+` + fmt.Sprintf("[%s] Rank 0 scheduler is dead. Please check if there are relevant logs.\n", now().Format(TimeFormat)) +
+		fmt.Sprintf("[%s] Exit code: -6\n", now().Format(TimeFormat)) +
 		"RuntimeError: Initialization failed. Please see the error messages above.\n"
 }
 
-func addrInUseTraceback(cfg *Config) string {
+func AddrInUseTraceback(cfg *cmdline.Config) string {
 	return `Traceback (most recent call last):
   File "/sgl-workspace/sglang/python/sglang/launch_server.py", line 29, in <module>
     launch_server(server_args)
@@ -68,7 +70,7 @@ OSError: [Errno 98] Address already in use
 ` + fmt.Sprintf("ERROR:    [Errno 98] error while attempting to bind on address ('%s', %d): address already in use\n", cfg.Host, cfg.Port)
 }
 
-func configErrorTraceback(msg string) string {
+func ConfigErrorTraceback(msg string) string {
 	return `Traceback (most recent call last):
   File "/sgl-workspace/sglang/python/sglang/launch_server.py", line 25, in <module>
     server_args = prepare_server_args(sys.argv[1:])
@@ -77,19 +79,19 @@ func configErrorTraceback(msg string) string {
 ` + "ValueError: " + msg + "\n"
 }
 
-func oomTraceback(now func() time.Time, needMiB, freeMiB int) string {
-	return stamp(now, 0) + ` Scheduler hit an exception: Traceback (most recent call last):
+func OOMTraceback(now func() time.Time, needMiB, freeMiB int) string {
+	return Stamp(now, 0) + ` Scheduler hit an exception: Traceback (most recent call last):
   File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 1880, in init_memory_pool
     raise RuntimeError(
 ` + fmt.Sprintf("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. (need %d MiB for weights, %d MiB available: CUDA out of memory)\n", needMiB, freeMiB)
 }
 
-// deviceTraceback is a scheduler whose gpu_id is not a device its process
+// DeviceTraceback is a scheduler whose gpu_id is not a device its process
 // sees (more ranks on the node than CUDA_VISIBLE_DEVICES lists, or than
 // --sim-gpus): torch's set_device raises, in its words (c10/cuda's help line
 // after the error), then SGLang's parent, sent SIGQUIT by the scheduler,
 // ends. With no device visible at all, torch's lazy init says so instead.
-func deviceTraceback(now func() time.Time, rank int, none bool) string {
+func DeviceTraceback(now func() time.Time, rank int, none bool) string {
 	last := `torch.AcceleratorError: CUDA error: invalid device ordinal
 GPU device may be out of range, do you have enough GPUs?
 CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
@@ -99,10 +101,21 @@ Compile with ` + "`TORCH_USE_CUDA_DSA`" + ` to enable device-side assertions.
 	if none {
 		last = "RuntimeError: No CUDA GPUs are available\n"
 	}
-	return stamp(now, rank) + ` Scheduler hit an exception: Traceback (most recent call last):
+	return Stamp(now, rank) + ` Scheduler hit an exception: Traceback (most recent call last):
   File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2836, in run_scheduler_process
     scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)
   File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 540, in init_torch_distributed
     torch.get_device_module(self.device).set_device(self.gpu_id)
-` + last + "\n" + fmt.Sprintf("[%s] Received sigquit from a child process. It usually means the child failed.\n", now().Format(logTimeFormat))
+` + last + "\n" + fmt.Sprintf("[%s] Received sigquit from a child process. It usually means the child failed.\n", now().Format(TimeFormat))
+}
+
+// FusionTraceback is how the refusal ends a scheduler: an exception while
+// the model runner sets up its communicators, before the weights load.
+func FusionTraceback(stamp string) string {
+	return stamp + ` Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", in run_scheduler_process
+    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)
+  File "/sgl-workspace/sglang/python/sglang/srt/layers/flashinfer_comm_fusion.py", in _resolve_backend
+    raise ValueError(
+ValueError: ` + cmdline.FusionError + "\n"
 }
