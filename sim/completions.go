@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/bakeoff-dev/bakeoff/sim/model"
 )
 
 // defaultCompletionMaxTokens is the OpenAI default max_tokens of
@@ -66,7 +68,7 @@ type genRequest struct {
 	chat      bool
 	maxTokens int // 0: until end of sequence
 	ignoreEOS bool
-	key       textKey
+	key       model.TextKey
 	wrong     bool
 }
 
@@ -83,7 +85,7 @@ func (g genRequest) target() (int, string) {
 
 // sampleKey picks the text: greedy requests (temperature 0) and seeded ones
 // are deterministic; others draw a fresh seed.
-func (s *Server) sampleKey(prompt string, temperature *float64, seed *int64) textKey {
+func (s *Server) sampleKey(prompt string, temperature *float64, seed *int64) model.TextKey {
 	greedy := temperature != nil && *temperature == 0
 	var sd int64
 	switch {
@@ -96,7 +98,7 @@ func (s *Server) sampleKey(prompt string, temperature *float64, seed *int64) tex
 		sd = s.rng.Int64()
 		s.rngMu.Unlock()
 	}
-	return newTextKey(prompt, sd)
+	return model.NewTextKey(prompt, sd)
 }
 
 func (s *Server) parseCompletion(chat bool, req *completionRequest) (genRequest, error) {
@@ -109,7 +111,7 @@ func (s *Server) parseCompletion(chat bool, req *completionRequest) (genRequest,
 		for _, m := range req.Messages {
 			t := m.text()
 			b.WriteString(m.Role + ": " + t + "\n")
-			g.ids = append(g.ids, messageIDs(m.Role, t)...)
+			g.ids = append(g.ids, model.MessageIDs(m.Role, t)...)
 		}
 		g.prompt = b.String()
 	} else {
@@ -119,7 +121,7 @@ func (s *Server) parseCompletion(chat bool, req *completionRequest) (genRequest,
 		}
 		g.prompt, g.text, g.ids = p, p, ids
 		if ids == nil {
-			g.ids = tokenizeText(p)
+			g.ids = model.TokenizeText(p)
 		} else {
 			g.prompt = idsText(ids)
 		}
@@ -169,8 +171,8 @@ func parsePrompt(raw json.RawMessage) (string, []int32, error) {
 	}
 	out := make([]int32, len(ids))
 	for i, id := range ids {
-		if id < 0 || id >= vocabSize {
-			return "", nil, fmt.Errorf("token id %d at position %d is outside the vocabulary [0, %d)", id, i, vocabSize)
+		if id < 0 || id >= model.VocabSize {
+			return "", nil, fmt.Errorf("token id %d at position %d is outside the vocabulary [0, %d)", id, i, model.VocabSize)
 		}
 		out[i] = int32(id)
 	}
@@ -243,7 +245,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	}
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
-	ids := tokenizeText(req.Text)
+	ids := model.TokenizeText(req.Text)
 	g := genRequest{prompt: req.Text, promptTokens: len(ids), ids: ids, text: req.Text, maxTokens: 128, ignoreEOS: req.SamplingParams.IgnoreEOS,
 		key: s.sampleKey(req.Text, req.SamplingParams.Temperature, nil), wrong: s.cfg.Sim.Faults.WrongOutput}
 	if req.SamplingParams.MaxNewTokens != nil {
@@ -264,7 +266,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		"e2e_latency": s.now().Sub(start).Seconds(), "spec_verify_ct": job.VerifySteps,
 	}
 	if s.cfg.Speculative() {
-		for k, v := range job.Spec.details(job.Generated, s.cfg.DraftTokens()) {
+		for k, v := range job.Spec.Details(job.Generated, s.cfg.DraftTokens()) {
 			meta[k] = v
 		}
 	}
@@ -275,14 +277,14 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 // latencyObserver gathers one request's timings for the histograms.
 type latencyObserver struct {
 	start, first, last time.Time
-	gaps               []tokenGap
+	gaps               []model.TokenGap
 }
 
 func (o *latencyObserver) chunk(at time.Time, tokens int) {
 	if o.first.IsZero() {
 		o.first = at
 	} else if tokens > 0 {
-		o.gaps = append(o.gaps, tokenGap{gap: at.Sub(o.last), tokens: tokens})
+		o.gaps = append(o.gaps, model.TokenGap{Gap: at.Sub(o.last), Tokens: tokens})
 	}
 	o.last = at
 }

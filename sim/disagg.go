@@ -14,6 +14,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/internal/pause"
 	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/model"
 	"github.com/bakeoff-dev/bakeoff/sim/sglog"
 )
 
@@ -29,32 +30,12 @@ import (
 // (its engine never decodes) and marks the request's room done; its bootstrap
 // server, on --disaggregation-bootstrap-port, answers a decode worker that
 // asks for the room once the prompt is prefilled. The decode worker waits
-// for that answer, then for the KV transfer (kvTransferTime), then admits the
+// for that answer, then for the KV transfer (model.KVTransferTime), then admits the
 // request without a forward (Perf.decodeOnly): its first token goes out at
 // once and the rest follow as its decode steps run. A decode worker's steps
 // are never interrupted by a prefill, which is the point of the design, and
 // its requests pay the transfer and the prefill worker's queue, which is its
 // cost.
-
-// The KV transfer, in simulated time. SGLang moves a request's KV cache with
-// Mooncake or NIXL over RDMA, each decode rank pulling from a prefill rank in
-// parallel. For the modelled model (Kimi-K2.5: DeepSeek-V3's MLA, whose
-// compressed KV every TP rank holds whole), a token's KV is 61 layers × (512
-// latent + 64 rope) values × 2 bytes. The bandwidth is one 400 Gb/s NIC per
-// GPU at 80%; the fixed part stands for the bootstrap handshake and the
-// transfer's polling by both schedulers. docs/SIM.md, Disaggregation, checks
-// what they give against a published measurement.
-const (
-	kvBytesPerToken     = 61 * (512 + 64) * 2
-	kvTransferBandwidth = 40e9 // bytes per simulated second
-	kvTransferFixed     = 5 * time.Millisecond
-)
-
-// kvTransferTime is the simulated time to move the KV cache of a prompt of
-// promptTokens tokens from a prefill worker to a decode worker.
-func kvTransferTime(promptTokens int) time.Duration {
-	return kvTransferFixed + time.Duration(float64(promptTokens)*kvBytesPerToken/kvTransferBandwidth*float64(time.Second))
-}
 
 const (
 	// kvWaitTimeout bounds (wall time) how long a decode worker waits for
@@ -198,7 +179,7 @@ func (s *Server) disaggregate(w http.ResponseWriter, r *http.Request, st *stream
 	}
 	tokens, err := s.awaitPrefill(r.Context(), b)
 	if err == nil {
-		err = pause.For(r.Context(), time.Duration(float64(kvTransferTime(tokens))/s.cfg.Sim.Speed))
+		err = pause.For(r.Context(), time.Duration(float64(model.KVTransferTime(tokens))/s.cfg.Sim.Speed))
 	}
 	if err != nil {
 		if r.Context().Err() == nil {

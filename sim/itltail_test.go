@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
+	"github.com/bakeoff-dev/bakeoff/sim/model"
 	"gopkg.in/yaml.v3"
 )
 
@@ -168,13 +171,13 @@ func TestDemoDisaggITLTail(t *testing.T) {
 	if err != nil || x <= 0 {
 		t.Fatalf("demo speed %q", speed)
 	}
-	agg, pre, dec := disaggSetups(t)
-	load := LatencyLoad{Concurrency: 16, Requests: 160, PromptTokens: 4000, OutputTokens: 200, Seed: 1}
+	agg, pre, dec := simtest.DisaggSetups(t, cmdline.ParseArgs)
+	load := model.LatencyLoad{Concurrency: 16, Requests: 160, PromptTokens: 4000, OutputTokens: 200, Seed: 1}
 	wall := func(d time.Duration) time.Duration { return time.Duration(float64(d) / x) }
-	a, d := RunVirtualLatency(agg, load), RunVirtualDisagg(pre, dec, load)
+	a, d := model.RunVirtualLatency(agg, load), model.RunVirtualDisagg(pre, dec, load)
 	t.Logf("modelled at %s×, C=16: ITL p99 aggregated %v, disaggregated %v (p50 %v)", speed,
-		wall(Quantile(a.ITL, 0.99)), wall(Quantile(d.ITL, 0.99)), wall(Quantile(d.ITL, 0.5)))
-	if step := wall(Quantile(d.ITL, 0.5)); step < schedulingFloor {
+		wall(model.Quantile(a.ITL, 0.99)), wall(model.Quantile(d.ITL, 0.99)), wall(model.Quantile(d.ITL, 0.5)))
+	if step := wall(model.Quantile(d.ITL, 0.5)); step < schedulingFloor {
 		t.Errorf("at --sim-speed %s the decode worker's step under load is %v of wall time, under the %v a process waits for a core on the demo's machine: its inter-token tail would be the machine's", speed, step, schedulingFloor)
 	}
 
@@ -212,8 +215,8 @@ func itlTailOnce(t *testing.T, aggURL, pdURL string) []string {
 		} {
 			g := closedLoopITL(t, s.url, c.c, c.n, 1)
 			key := fmt.Sprintf("%s C=%d", s.name, c.c)
-			p99[key] = Quantile(g, 0.99)
-			t.Logf("%s: ITL p50 %v, p99 %v over %d gaps", key, Quantile(g, 0.5), p99[key], len(g))
+			p99[key] = model.Quantile(g, 0.99)
+			t.Logf("%s: ITL p50 %v, p99 %v over %d gaps", key, model.Quantile(g, 0.5), p99[key], len(g))
 		}
 	}
 	aggGrowth := float64(p99["aggregated C=16"]) / float64(p99["aggregated C=1"])

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
+	"github.com/bakeoff-dev/bakeoff/sim/model"
 )
 
 // TestLaunchNoiseDistribution: the launch factor's log has σ Sigma and
@@ -16,7 +17,7 @@ import (
 // correlation exp(−Δt/τ), and each is a pure function of the seed and t.
 func TestLaunchNoiseDistribution(t *testing.T) {
 	const n = 4000
-	noise := LaunchNoise{Sigma: 0.02, Drift: 0.01, Tau: time.Minute}
+	noise := model.LaunchNoise{Sigma: 0.02, Drift: 0.01, Tau: time.Minute}
 	var sumF, sumF2, sumX, sumX2, sumXY float64
 	for s := range uint64(n) {
 		l := noise.Draw(s)
@@ -46,7 +47,7 @@ func TestLaunchNoiseDistribution(t *testing.T) {
 }
 
 func TestLaunchNoiseReproducible(t *testing.T) {
-	noise := LaunchNoise{Sigma: 0.01, Drift: 0.01, Tau: 30 * time.Second}
+	noise := model.LaunchNoise{Sigma: 0.01, Drift: 0.01, Tau: 30 * time.Second}
 	a, b, c := noise.Draw(7), noise.Draw(7), noise.Draw(8)
 	if a.Factor() != b.Factor() || a.Factor() == c.Factor() {
 		t.Errorf("factors: seed 7 %v and %v, seed 8 %v", a.Factor(), b.Factor(), c.Factor())
@@ -62,11 +63,11 @@ func TestLaunchNoiseReproducible(t *testing.T) {
 	}
 	// The drift's path does not depend on Sigma, so turning the launch
 	// factor on or off leaves it alone.
-	if x, y := (LaunchNoise{Drift: 0.01, Tau: 30 * time.Second}).Draw(7).DriftAt(time.Minute), noise.Draw(7).DriftAt(time.Minute); x != y {
+	if x, y := (model.LaunchNoise{Drift: 0.01, Tau: 30 * time.Second}).Draw(7).DriftAt(time.Minute), noise.Draw(7).DriftAt(time.Minute); x != y {
 		t.Errorf("drift depends on sigma: %v vs %v", x, y)
 	}
-	var none *Launch
-	if none.At(time.Hour) != 1 || none.Scale(time.Second, 0) != time.Second || (LaunchNoise{}).Draw(3).At(time.Hour) != 1 {
+	var none *model.Launch
+	if none.At(time.Hour) != 1 || none.Scale(time.Second, 0) != time.Second || (model.LaunchNoise{}).Draw(3).At(time.Hour) != 1 {
 		t.Error("no launch noise must scale nothing")
 	}
 }
@@ -75,21 +76,21 @@ func TestLaunchNoiseReproducible(t *testing.T) {
 // throughput by exactly its inverse; the step noise drawn with the same seed
 // is unchanged by it.
 func TestLaunchNoiseVirtual(t *testing.T) {
-	load := ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}
+	load := model.ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}
 	for _, noise := range []string{"0", "0.02"} {
-		plain := RunVirtual(scenarioConfig(t, "baseline", "--sim-noise", noise), load, 5).Throughput
-		cfg := scenarioConfig(t, "baseline", "--sim-noise", noise, "--sim-launch-sigma", "0.05")
-		got := RunVirtual(cfg, load, 5).Throughput
-		f := NoiseOf(cfg.Sim).Draw(5).Factor()
+		plain := model.RunVirtual(simtest.Config(t, cmdline.ParseArgs, "baseline", "--sim-noise", noise), load, 5).Throughput
+		cfg := simtest.Config(t, cmdline.ParseArgs, "baseline", "--sim-noise", noise, "--sim-launch-sigma", "0.05")
+		got := model.RunVirtual(cfg, load, 5).Throughput
+		f := model.NoiseOf(cfg.Sim).Draw(5).Factor()
 		if f == 1 || math.Abs(got*f/plain-1) > 1e-6 {
 			t.Errorf("noise %s: factor %.4f, throughput %.2f → %.2f (×%.5f)", noise, f, plain, got, got/plain)
 		}
 	}
 	// Drift moves the throughput of a level read at another time of the launch.
-	cfg := scenarioConfig(t, "baseline", "--sim-noise", "0", "--sim-drift", "0.05", "--sim-drift-tau", "1m")
-	early := RunVirtual(cfg, load, 5).Throughput
+	cfg := simtest.Config(t, cmdline.ParseArgs, "baseline", "--sim-noise", "0", "--sim-drift", "0.05", "--sim-drift-tau", "1m")
+	early := model.RunVirtual(cfg, load, 5).Throughput
 	load.Start = 30 * time.Minute
-	if late := RunVirtual(cfg, load, 5).Throughput; late == early {
+	if late := model.RunVirtual(cfg, load, 5).Throughput; late == early {
 		t.Errorf("drift did not change the throughput half an hour later: %.2f", late)
 	}
 }
@@ -103,7 +104,7 @@ func TestHostDriftDistribution(t *testing.T) {
 	tau := time.Minute
 	var sumX, sumX2, sumXY float64
 	for s := range uint64(n) {
-		h := NewHostDrift(0.01, tau, s)
+		h := model.NewHostDrift(0.01, tau, s)
 		at := 1.8e9 * 20 // an absolute host clock: Unix seconds at 20×
 		x, y := h.At(at), h.At(at+tau.Seconds())
 		sumX += x
@@ -119,12 +120,12 @@ func TestHostDriftDistribution(t *testing.T) {
 	if want := math.Exp(-1); math.Abs(corr-want) > 0.06 {
 		t.Errorf("host drift correlation one τ apart %.3f, want %.3f", corr, want)
 	}
-	a, b := NewHostDrift(0.01, tau, HostSeed("/tmp/host-a")), NewHostDrift(0.01, tau, HostSeed("/tmp/host-a/"))
-	if a.At(12345.6) != b.At(12345.6) || a.At(1) == NewHostDrift(0.01, tau, HostSeed("/tmp/host-b")).At(1) {
+	a, b := model.NewHostDrift(0.01, tau, model.HostSeed("/tmp/host-a")), model.NewHostDrift(0.01, tau, model.HostSeed("/tmp/host-a/"))
+	if a.At(12345.6) != b.At(12345.6) || a.At(1) == model.NewHostDrift(0.01, tau, model.HostSeed("/tmp/host-b")).At(1) {
 		t.Error("one host must read one path, another host another")
 	}
-	var none *HostDrift
-	if none.At(1) != 0 || NewHostDrift(0, tau, 1) != nil {
+	var none *model.HostDrift
+	if none.At(1) != 0 || model.NewHostDrift(0, tau, 1) != nil {
 		t.Error("no host drift must be zero")
 	}
 }
@@ -133,17 +134,17 @@ func TestHostDriftDistribution(t *testing.T) {
 // another host time reads another speed, and two launches (seeds) read
 // the same host at the same time alike.
 func TestHostDriftVirtual(t *testing.T) {
-	load := ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}
-	cfg := scenarioConfig(t, "baseline", "--sim-noise", "0", "--sim-drift", "0.05", "--sim-drift-scope", "host", "--sim-state", "/tmp/a-host")
-	if n := NoiseOf(cfg.Sim); !n.Zero() {
+	load := model.ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}
+	cfg := simtest.Config(t, cmdline.ParseArgs, "baseline", "--sim-noise", "0", "--sim-drift", "0.05", "--sim-drift-scope", "host", "--sim-state", "/tmp/a-host")
+	if n := model.NoiseOf(cfg.Sim); !n.Zero() {
 		t.Errorf("a host drift must not also be drawn per launch: %+v", n)
 	}
-	early := RunVirtual(cfg, load, 5).Throughput
-	if other := RunVirtual(cfg, load, 6).Throughput; other != early {
+	early := model.RunVirtual(cfg, load, 5).Throughput
+	if other := model.RunVirtual(cfg, load, 6).Throughput; other != early {
 		t.Errorf("two launches on one host at one time: %.3f vs %.3f tok/s", early, other)
 	}
 	load.Start = 30 * time.Minute
-	if late := RunVirtual(cfg, load, 5).Throughput; late == early {
+	if late := model.RunVirtual(cfg, load, 5).Throughput; late == early {
 		t.Errorf("the host's drift did not change the throughput half an hour later: %.2f", late)
 	}
 }

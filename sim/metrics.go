@@ -5,13 +5,13 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/sim/model"
 )
 
-// WritePrometheus writes the metrics in the Prometheus text exposition
+// writePrometheus writes the metrics in the Prometheus text exposition
 // format with SGLang's `sglang:` names, each labelled with the model name.
-func (s *Stats) WritePrometheus(w io.Writer, modelName string, speculative bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func writePrometheus(w io.Writer, s model.Snapshot, modelName string, speculative bool) error {
 	lbl := `model_name="` + escapeLabel(modelName) + `"`
 	var b strings.Builder
 	gauge := func(name, help string, v float64) {
@@ -20,37 +20,37 @@ func (s *Stats) WritePrometheus(w io.Writer, modelName string, speculative bool)
 	counter := func(name, help string, v uint64) {
 		fmt.Fprintf(&b, "# HELP sglang:%s %s\n# TYPE sglang:%s counter\nsglang:%s{%s} %d\n", name, help, name, name, lbl, v)
 	}
-	hist := func(name, help string, h *histogram) {
+	hist := func(name, help string, h model.HistogramSnapshot) {
 		fmt.Fprintf(&b, "# HELP sglang:%s %s\n# TYPE sglang:%s histogram\n", name, help, name)
 		var cum uint64
-		for i, ub := range h.bounds {
-			cum += h.counts[i]
+		for i, ub := range h.Bounds {
+			cum += h.Counts[i]
 			fmt.Fprintf(&b, "sglang:%s_bucket{%s,le=\"%s\"} %d\n", name, lbl, fmtFloat(ub), cum)
 		}
-		cum += h.counts[len(h.bounds)]
+		cum += h.Counts[len(h.Bounds)]
 		fmt.Fprintf(&b, "sglang:%s_bucket{%s,le=\"+Inf\"} %d\n", name, lbl, cum)
-		fmt.Fprintf(&b, "sglang:%s_sum{%s} %s\nsglang:%s_count{%s} %d\n", name, lbl, fmtFloat(h.sum), name, lbl, h.n)
+		fmt.Fprintf(&b, "sglang:%s_sum{%s} %s\nsglang:%s_count{%s} %d\n", name, lbl, fmtFloat(h.Sum), name, lbl, h.N)
 	}
-	gauge("num_running_reqs", "The number of running requests.", float64(s.running))
-	gauge("num_queue_reqs", "The number of requests in the waiting queue.", float64(s.queued))
-	gauge("num_used_tokens", "The number of used tokens.", float64(s.kvTokens))
-	gauge("token_usage", "The token usage.", float64(s.kvTokens)/float64(s.pool))
-	gauge("gen_throughput", "The generation throughput (token/s).", s.genThroughput)
-	gauge("cache_hit_rate", "The prefix cache hit rate.", s.cacheHitRate)
+	gauge("num_running_reqs", "The number of running requests.", float64(s.Running))
+	gauge("num_queue_reqs", "The number of requests in the waiting queue.", float64(s.Queued))
+	gauge("num_used_tokens", "The number of used tokens.", float64(s.KVTokens))
+	gauge("token_usage", "The token usage.", float64(s.KVTokens)/float64(s.Pool))
+	gauge("gen_throughput", "The generation throughput (token/s).", s.GenThroughput)
+	gauge("cache_hit_rate", "The prefix cache hit rate.", s.CacheHitRate)
 	if speculative {
-		gauge("spec_accept_length", "The average acceptance length of speculative decoding.", s.acceptLen)
-		gauge("spec_accept_rate", "The average acceptance rate of speculative decoding.", s.acceptRate)
+		gauge("spec_accept_length", "The average acceptance length of speculative decoding.", s.AcceptLen)
+		gauge("spec_accept_rate", "The average acceptance rate of speculative decoding.", s.AcceptRate)
 	}
-	counter("prompt_tokens_total", "Number of prefill tokens processed.", s.promptTokens)
-	counter("generation_tokens_total", "Number of generation tokens processed.", s.genTokens)
-	counter("num_requests_total", "Number of requests processed.", s.requests)
-	counter("cached_tokens_total", "Number of cached prompt tokens.", s.cachedTokens)
+	counter("prompt_tokens_total", "Number of prefill tokens processed.", s.PromptTokens)
+	counter("generation_tokens_total", "Number of generation tokens processed.", s.GenTokens)
+	counter("num_requests_total", "Number of requests processed.", s.Requests)
+	counter("cached_tokens_total", "Number of cached prompt tokens.", s.CachedTokens)
 	if speculative {
-		counter("spec_verify_calls_total", "Number of speculative decoding verification calls.", s.verifySteps)
+		counter("spec_verify_calls_total", "Number of speculative decoding verification calls.", s.VerifySteps)
 	}
-	hist("time_to_first_token_seconds", "Histogram of time to first token in seconds.", s.ttft)
-	hist("inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl)
-	hist("e2e_request_latency_seconds", "Histogram of End-to-end request latency in seconds", s.e2e)
+	hist("time_to_first_token_seconds", "Histogram of time to first token in seconds.", s.TTFT)
+	hist("inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.ITL)
+	hist("e2e_request_latency_seconds", "Histogram of End-to-end request latency in seconds", s.E2E)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/internal/keepalive"
 	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/gpu"
+	"github.com/bakeoff-dev/bakeoff/sim/model"
 	"github.com/bakeoff-dev/bakeoff/sim/sglog"
 )
 
@@ -78,17 +79,17 @@ func Run(ctx context.Context, cfg *cmdline.Config, opt RunOptions) error {
 	} else {
 		log.Printf("bakeoff sim: speed %gx, seed %d%s", cfg.Sim.Speed, seed, seedNote)
 	}
-	var launch *Launch
-	if n := NoiseOf(cfg.Sim); !n.Zero() {
+	var launch *model.Launch
+	if n := model.NoiseOf(cfg.Sim); !n.Zero() {
 		launch = n.Draw(seed)
 		log.Printf("bakeoff sim: launch step-time factor %.4f (sigma %g), drift sigma %g, tau %v (simulated)",
 			launch.Factor(), n.Sigma, n.Drift, n.TauOrDefault())
 	}
-	var host *HostDrift
+	var host *model.HostDrift
 	if cfg.Sim.HostDrift && cfg.Sim.Drift > 0 {
-		host = NewHostDrift(cfg.Sim.Drift, cfg.Sim.DriftTau, HostSeed(cfg.Sim.StateDir))
+		host = model.NewHostDrift(cfg.Sim.Drift, cfg.Sim.DriftTau, model.HostSeed(cfg.Sim.StateDir))
 		log.Printf("bakeoff sim: host drift sigma %g, tau %v (simulated), shared by every server on %s",
-			cfg.Sim.Drift, LaunchNoise{Tau: cfg.Sim.DriftTau}.TauOrDefault(), cfg.Sim.StateDir)
+			cfg.Sim.Drift, model.LaunchNoise{Tau: cfg.Sim.DriftTau}.TauOrDefault(), cfg.Sim.StateDir)
 	}
 	if msg := checkConfig(cfg, log); msg != "" {
 		log.Raw(sglog.ConfigErrorTraceback(msg))
@@ -126,8 +127,8 @@ func Run(ctx context.Context, cfg *cmdline.Config, opt RunOptions) error {
 		defer kv.Close()
 	}
 
-	stats := NewStats(cfg.SpecSteps, cfg.TotalTokens())
-	engine := NewEngine(cfg, log, stats, seed, launch, host, now)
+	stats := model.NewStats(cfg.SpecSteps, cfg.TotalTokens())
+	engine := model.NewEngine(cfg, log, stats, seed, launch, host, now)
 	srv := NewServer(cfg, log, stats, engine, seed, now)
 	srv.kv = kv
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/model"
 	"github.com/bakeoff-dev/bakeoff/sim/sglog"
 )
 
@@ -32,8 +33,8 @@ const Version = "0.5.20+bakeoff.sim"
 type Server struct {
 	cfg    *cmdline.Config
 	log    *sglog.Logger
-	stats  *Stats
-	engine *Engine
+	stats  *model.Stats
+	engine *model.Engine
 	now    func() time.Time
 
 	phase    atomic.Int32
@@ -54,7 +55,7 @@ type Server struct {
 }
 
 // NewServer builds the server around an engine.
-func NewServer(cfg *cmdline.Config, log *sglog.Logger, stats *Stats, engine *Engine, seed uint64, now func() time.Time) *Server {
+func NewServer(cfg *cmdline.Config, log *sglog.Logger, stats *model.Stats, engine *model.Engine, seed uint64, now func() time.Time) *Server {
 	s := &Server{
 		cfg: cfg, log: log, stats: stats, engine: engine, now: now,
 		created: now().Unix(),
@@ -198,7 +199,7 @@ func (s *Server) metrics(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	s.stats.WritePrometheus(w, s.cfg.ModelName(), s.cfg.Speculative())
+	writePrometheus(w, s.stats.Snapshot(), s.cfg.ModelName(), s.cfg.Speculative())
 }
 
 // admit gates a real completion: 503 unless ready, and the faults that fire

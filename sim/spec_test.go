@@ -13,7 +13,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
+	"github.com/bakeoff-dev/bakeoff/sim/model"
 )
 
 // specTokensDetails is sglext.spec_tokens_details as SGLang PR #33518
@@ -61,11 +63,11 @@ func (d specTokensDetails) check(completion, steps, draftTokens int) error {
 // identities, at every length, cut short by max_tokens or not.
 func TestSpecCounts(t *testing.T) {
 	for _, name := range []string{"eagle3-topk4", "eagle3-topk1-specv2"} {
-		cfg := scenarioConfig(t, name)
-		s := NewScheduler(NewPerf(cfg), 256, 8192, rand.New(rand.NewPCG(5, 5)))
-		var jobs []*Job
+		cfg := simtest.Config(t, cmdline.ParseArgs, name)
+		s := model.NewScheduler(model.NewPerf(cfg), 256, 8192, rand.New(rand.NewPCG(5, 5)))
+		var jobs []*model.Job
 		for _, target := range []int{1, 2, 3, 7, 50, 200, 513} {
-			j := &Job{PromptTokens: 10, Target: target}
+			j := &model.Job{PromptTokens: 10, Target: target}
 			jobs = append(jobs, j)
 			s.Add(j)
 		}
@@ -80,7 +82,7 @@ func TestSpecCounts(t *testing.T) {
 				continue
 			}
 			var d specTokensDetails
-			b, _ := json.Marshal(j.Spec.details(j.Generated, cfg.DraftTokens()))
+			b, _ := json.Marshal(j.Spec.Details(j.Generated, cfg.DraftTokens()))
 			json.Unmarshal(b, &d)
 			if err := d.check(j.Generated, cfg.SpecSteps, cfg.DraftTokens()); err != nil {
 				t.Errorf("%s %d tokens: %v", name, j.Target, err)
@@ -258,7 +260,7 @@ func TestSpecCountersAgree(t *testing.T) {
 	if math.Abs(counters/perRequest-1) > 0.01 {
 		t.Errorf("counters give accept length %.4f (%v/%v), the requests %.4f (%d/%d)", counters, dTokens, dVerify, perRequest, completion, verify)
 	}
-	if want := NewPerf(scenarioConfig(t, "eagle3-topk4")).MeanAccept(); math.Abs(perRequest/want-1) > 0.1 {
+	if want := model.NewPerf(simtest.Config(t, cmdline.ParseArgs, "eagle3-topk4")).MeanAccept(); math.Abs(perRequest/want-1) > 0.1 {
 		t.Errorf("accept length %.3f, the model's mean is %.3f", perRequest, want)
 	}
 }

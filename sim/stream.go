@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/sim/model"
 )
 
 // stream is one completion in flight: it submits the request to the engine
@@ -37,7 +39,7 @@ func newStream(s *Server, chat bool, model string, g genRequest) *stream {
 // run submits the request and calls emit for every delivery, in order,
 // with the text of its tokens. It returns the job and finish reason, or
 // ok=false when the client left or the server died (the handler then aborts).
-func (st *stream) run(r *http.Request, emit func(text string, done bool) error) (*Job, string, bool) {
+func (st *stream) run(r *http.Request, emit func(text string, done bool) error) (*model.Job, string, bool) {
 	target, reason := st.g.target()
 	if st.firstOnly {
 		target, reason = 1, "length"
@@ -45,7 +47,7 @@ func (st *stream) run(r *http.Request, emit func(text string, done bool) error) 
 	if st.obs.start.IsZero() {
 		st.obs.start = st.s.now() // a decode worker's began before its KV arrived
 	}
-	job, ch, cancel := st.s.engine.Submit(Job{PromptTokens: st.g.promptTokens, Target: target,
+	job, ch, cancel := st.s.engine.Submit(model.Job{PromptTokens: st.g.promptTokens, Target: target,
 		Prompt: st.g.ids, Sequence: st.sequence})
 	defer cancel()
 	prefilled := false
@@ -55,19 +57,19 @@ func (st *stream) run(r *http.Request, emit func(text string, done bool) error) 
 	for {
 		select {
 		case d := <-ch:
-			produced += d.tokens
-			if !d.send && !d.done && sent > 0 {
+			produced += d.Tokens
+			if !d.Send && !d.Done && sent > 0 {
 				continue
 			}
 			text := st.g.key.Tokens(sent, produced, st.g.wrong)
-			st.obs.chunk(d.at, produced-sent)
+			st.obs.chunk(d.At, produced-sent)
 			sent = produced
-			if err := emit(text, d.done); err != nil {
+			if err := emit(text, d.Done); err != nil {
 				return job, reason, false
 			}
 			prefilled = true
-			if d.done {
-				st.s.stats.Finished(st.obs.first.Sub(st.obs.start), d.at.Sub(st.obs.start), st.obs.gaps, job)
+			if d.Done {
+				st.s.stats.Finished(st.obs.first.Sub(st.obs.start), d.At.Sub(st.obs.start), st.obs.gaps, job)
 				return job, reason, true
 			}
 		case <-r.Context().Done():
@@ -81,7 +83,7 @@ func (st *stream) run(r *http.Request, emit func(text string, done bool) error) 
 // sequence is what the prefix cache keeps once the request has generated n
 // tokens: its prompt and its output as the next turn sends them back.
 func (st *stream) sequence(n int) []int32 {
-	return outputIDs(st.g.chat, st.g.ids, st.g.text, st.g.key.Tokens(0, n, st.g.wrong))
+	return model.OutputIDs(st.g.chat, st.g.ids, st.g.text, st.g.key.Tokens(0, n, st.g.wrong))
 }
 
 // object is the OpenAI object type of the stream's chunks.
@@ -114,7 +116,7 @@ func (st *stream) chunk(text string, first bool, finish any) map[string]any {
 // usage is the OpenAI usage of the finished job. Like SGLang
 // (usage_processor.py), it reports the cached prompt tokens only when the
 // server runs with --enable-cache-report, and only when there are some.
-func (st *stream) usage(job *Job) map[string]any {
+func (st *stream) usage(job *model.Job) map[string]any {
 	u := map[string]any{"prompt_tokens": st.g.promptTokens, "completion_tokens": job.Generated,
 		"total_tokens": st.g.promptTokens + job.Generated}
 	if st.s.cfg.EnableCacheReport && job.Cached > 0 {
@@ -125,11 +127,11 @@ func (st *stream) usage(job *Job) map[string]any {
 
 // sglext is SGLang's response-level extension: the request's speculative
 // details when it asked for them; nil when there is nothing to say.
-func (st *stream) sglext(job *Job) map[string]any {
+func (st *stream) sglext(job *model.Job) map[string]any {
 	if !st.specDetails {
 		return nil
 	}
-	return map[string]any{"spec_tokens_details": job.Spec.details(job.Generated, st.s.cfg.DraftTokens())}
+	return map[string]any{"spec_tokens_details": job.Spec.Details(job.Generated, st.s.cfg.DraftTokens())}
 }
 
 // serveStream answers with server-sent events ending in `data: [DONE]`.
@@ -183,7 +185,7 @@ func (st *stream) serveStream(w http.ResponseWriter, r *http.Request) {
 }
 
 // collect runs the request to the end and returns its whole text.
-func (st *stream) collect(r *http.Request) (string, *Job, string, bool) {
+func (st *stream) collect(r *http.Request) (string, *model.Job, string, bool) {
 	var b strings.Builder
 	job, reason, ok := st.run(r, func(text string, _ bool) error {
 		b.WriteString(text)

@@ -3,6 +3,8 @@ package sim
 import (
 	"encoding/json"
 	"net/http"
+
+	"github.com/bakeoff-dev/bakeoff/sim/model"
 )
 
 // tokenizeRequest is SGLang's TokenizeRequest (entrypoints/openai/protocol.py,
@@ -33,12 +35,12 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 	var many []string
 	switch {
 	case json.Unmarshal(req.Prompt, &one) == nil:
-		ids := tokenizeText(one)
+		ids := model.TokenizeText(one)
 		writeJSON(w, http.StatusOK, map[string]any{"tokens": ids, "count": len(ids), "max_model_len": s.cfg.ContextLength})
 	case json.Unmarshal(req.Prompt, &many) == nil:
 		tokens, counts := make([][]int32, len(many)), make([]int, len(many))
 		for i, p := range many {
-			tokens[i] = tokenizeText(p)
+			tokens[i] = model.TokenizeText(p)
 			counts[i] = len(tokens[i])
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"tokens": tokens, "count": counts, "max_model_len": s.cfg.ContextLength})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
+	"github.com/bakeoff-dev/bakeoff/sim/model"
 )
 
 // tokenized is SGLang's TokenizeResponse for one string.
@@ -74,7 +75,7 @@ func TestTokenizeRoundTrip(t *testing.T) {
 	var sys, user tokenized
 	postJSON(t, p.url("/v1/tokenize"), map[string]any{"prompt": "Be brief."}, &sys)
 	postJSON(t, p.url("/v1/tokenize"), map[string]any{"prompt": "Why?"}, &user)
-	if want := sys.Count + user.Count + 2*chatTemplateTokens; chat.Usage["prompt_tokens"] != float64(want) {
+	if want := sys.Count + user.Count + 2*model.ChatTemplateTokens; chat.Usage["prompt_tokens"] != float64(want) {
 		t.Errorf("chat prompt_tokens %v, want %d", chat.Usage["prompt_tokens"], want)
 	}
 
@@ -86,7 +87,7 @@ func TestTokenizeRoundTrip(t *testing.T) {
 	if len(batch.Tokens) != 2 || batch.Count[0] != 1 || batch.Count[1] != 3 || len(batch.Tokens[1]) != 3 {
 		t.Errorf("a list of prompts: %+v", batch)
 	}
-	for _, bad := range []any{[]int{1, vocabSize}, []int{-1}, []int{}, map[string]any{"x": 1}} {
+	for _, bad := range []any{[]int{1, model.VocabSize}, []int{-1}, []int{}, map[string]any{"x": 1}} {
 		if code := postJSON(t, p.url("/v1/completions"), map[string]any{"prompt": bad, "max_tokens": 1}, nil); code != 400 {
 			t.Errorf("prompt %v: status %d, want 400", bad, code)
 		}

@@ -15,8 +15,8 @@ import (
 	"github.com/bakeoff-dev/bakeoff/plan"
 	"github.com/bakeoff-dev/bakeoff/prompts"
 	"github.com/bakeoff-dev/bakeoff/results"
-	"github.com/bakeoff-dev/bakeoff/sim"
 	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/model"
 )
 
 // What a launch costs before any round of a run has measured it: the
@@ -226,7 +226,7 @@ func betweenLaunches(dir string, n int) float64 {
 // simPrior is the prior of a campaign whose every scenario runs `bakeoff
 // sim` (engine.command {bakeoff} sim): the load at its --sim-load-time
 // over --sim-speed, the steps around it (simSteps), and each level's
-// seconds per request from the sim's own performance model (sim.RunVirtual
+// seconds per request from the sim's own performance model (model.RunVirtual
 // on the scenario's command line, without its noise), the mean over the
 // scenarios as the planner takes it. ok is false for any other engine.
 func simPrior(c *campaign.Campaign) (simCost, bool) {
@@ -265,7 +265,7 @@ func simPrior(c *campaign.Campaign) (simCost, bool) {
 		n := s.RequestsAt(lv)
 		var sum float64
 		for _, cfg := range cfgs {
-			r := sim.RunVirtualLaunch(cfg, sim.ClosedLoop{Concurrency: lv.Concurrency, Requests: n, MaxTokens: tokens,
+			r := model.RunVirtualLaunch(cfg, model.ClosedLoop{Concurrency: lv.Concurrency, Requests: n, MaxTokens: tokens,
 				PromptTokens: prompt}, simVirtualSeed, nil)
 			sum += r.Makespan.Seconds() / cfg.Sim.Speed / float64(n)
 		}
@@ -273,7 +273,7 @@ func simPrior(c *campaign.Campaign) (simCost, bool) {
 	}
 	// The warm-up's requests, one at a time, before the first level.
 	if s.Warmup > 0 {
-		r := sim.RunVirtualLaunch(cfgs[0], sim.ClosedLoop{Concurrency: 1, Requests: s.Warmup, MaxTokens: tokens,
+		r := model.RunVirtualLaunch(cfgs[0], model.ClosedLoop{Concurrency: 1, Requests: s.Warmup, MaxTokens: tokens,
 			PromptTokens: prompt}, simVirtualSeed, nil)
 		p.Overhead += r.Makespan.Seconds() / speed
 	}

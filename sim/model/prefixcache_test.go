@@ -1,4 +1,4 @@
-package sim
+package model
 
 import (
 	"math/rand/v2"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
 // seq returns n token ids starting at from: from, from+1, …
@@ -154,9 +155,9 @@ func TestPrefixCacheSizeAccounting(t *testing.T) {
 // prefill costs only its fixed part and one token, a flush brings the full
 // cost back, and a disabled cache never spares anything.
 func TestSchedulerPrefixCache(t *testing.T) {
-	cfg := scenarioConfig(t, "baseline", "--sim-noise", "0")
+	cfg := simtest.Config(t, cmdline.ParseArgs, "baseline", "--sim-noise", "0")
 	perf := NewPerf(cfg)
-	prompt := tokenizeText(string(make([]byte, 4*4000))) // 4000 tokens
+	prompt := TokenizeText(string(make([]byte, 4*4000))) // 4000 tokens
 	// prefill runs one request of the prompt to its end and returns the
 	// simulated time of its prefill step and the tokens the cache spared.
 	prefill := func(s *Scheduler) (time.Duration, int) {
@@ -205,7 +206,7 @@ func TestSchedulerPrefixCache(t *testing.T) {
 // the same batch both compute it (matching comes before caching), and a
 // third, later, finds it.
 func TestSchedulerCacheSameBatch(t *testing.T) {
-	cfg := scenarioConfig(t, "baseline", "--sim-noise", "0")
+	cfg := simtest.Config(t, cmdline.ParseArgs, "baseline", "--sim-noise", "0")
 	s := NewScheduler(NewPerf(cfg), 8, 8192, rand.New(rand.NewPCG(1, 1)))
 	s.UseCache(NewPrefixCache(cmdline.KVCacheTokens, 1))
 	p := seq(1, 100)

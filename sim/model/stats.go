@@ -1,4 +1,4 @@
-package sim
+package model
 
 import (
 	"sync"
@@ -13,19 +13,19 @@ var (
 	e2eBuckets = []float64{0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400, 800}
 )
 
-// histogram is a Prometheus histogram: cumulative counts per upper bound.
-type histogram struct {
+// Histogram is a Prometheus Histogram: cumulative counts per upper bound.
+type Histogram struct {
 	bounds []float64
 	counts []uint64 // per bucket, not cumulative; len(bounds)+1 with +Inf last
 	sum    float64
 	n      uint64
 }
 
-func newHistogram(bounds []float64) *histogram {
-	return &histogram{bounds: bounds, counts: make([]uint64, len(bounds)+1)}
+func newHistogram(bounds []float64) *Histogram {
+	return &Histogram{bounds: bounds, counts: make([]uint64, len(bounds)+1)}
 }
 
-func (h *histogram) observe(v float64, times int) {
+func (h *Histogram) observe(v float64, times int) {
 	i := 0
 	for i < len(h.bounds) && v > h.bounds[i] {
 		i++
@@ -58,7 +58,43 @@ type Stats struct {
 	// batch's share of cached prompt tokens (sglang:cache_hit_rate).
 	cachedTokens, verifySteps uint64
 	cacheHitRate              float64
-	ttft, itl, e2e            *histogram
+	ttft, itl, e2e            *Histogram
+}
+
+// Snapshot is the metrics at one moment, copied out for an exposition to
+// render (the server's /metrics writes them as SGLang's collector does).
+type Snapshot struct {
+	Running, Queued, KVTokens, Pool                    int
+	GenThroughput, AcceptLen, AcceptRate, CacheHitRate float64
+	PromptTokens, GenTokens, Requests                  uint64
+	CachedTokens, VerifySteps                          uint64
+	TTFT, ITL, E2E                                     HistogramSnapshot
+}
+
+// HistogramSnapshot is a histogram's buckets at one moment: Counts per
+// bucket, not cumulative, one more than Bounds (+Inf last).
+type HistogramSnapshot struct {
+	Bounds []float64
+	Counts []uint64
+	Sum    float64
+	N      uint64
+}
+
+func (h *Histogram) snapshot() HistogramSnapshot {
+	return HistogramSnapshot{Bounds: h.bounds, Counts: append([]uint64(nil), h.counts...), Sum: h.sum, N: h.n}
+}
+
+// Snapshot copies the metrics out under the lock.
+func (s *Stats) Snapshot() Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Snapshot{
+		Running: s.running, Queued: s.queued, KVTokens: s.kvTokens, Pool: s.pool,
+		GenThroughput: s.genThroughput, AcceptLen: s.acceptLen, AcceptRate: s.acceptRate, CacheHitRate: s.cacheHitRate,
+		PromptTokens: s.promptTokens, GenTokens: s.genTokens, Requests: s.requests,
+		CachedTokens: s.cachedTokens, VerifySteps: s.verifySteps,
+		TTFT: s.ttft.snapshot(), ITL: s.itl.snapshot(), E2E: s.e2e.snapshot(),
+	}
 }
 
 // NewStats returns empty metrics; steps is the speculative step count (0
@@ -96,7 +132,7 @@ func (s *Stats) Window(w windowStats) {
 // Finished records a completed request: its time to first token, its
 // inter-token gaps (a chunk's gap spread over its tokens), its latency, and
 // its cached prompt tokens and verify steps.
-func (s *Stats) Finished(ttft, e2e time.Duration, gaps []tokenGap, job *Job) {
+func (s *Stats) Finished(ttft, e2e time.Duration, gaps []TokenGap, job *Job) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests++
@@ -105,14 +141,14 @@ func (s *Stats) Finished(ttft, e2e time.Duration, gaps []tokenGap, job *Job) {
 	s.ttft.observe(ttft.Seconds(), 1)
 	s.e2e.observe(e2e.Seconds(), 1)
 	for _, g := range gaps {
-		s.itl.observe(g.gap.Seconds()/float64(g.tokens), g.tokens)
+		s.itl.observe(g.Gap.Seconds()/float64(g.Tokens), g.Tokens)
 	}
 }
 
-// tokenGap is the wall time between two chunks and the tokens the later one carried.
-type tokenGap struct {
-	gap    time.Duration
-	tokens int
+// TokenGap is the wall time between two chunks and the tokens the later one carried.
+type TokenGap struct {
+	Gap    time.Duration
+	Tokens int
 }
 
 // TokenUsage is the fraction of the KV cache in use.

@@ -1,4 +1,4 @@
-package sim
+package model
 
 // Per-request speculative statistics, as SGLang reports them: the native
 // /generate's meta_info carries spec_verify_ct (PR #3152) and, in builds
@@ -6,7 +6,7 @@ package sim
 // (tokenizer_manager.py, _calculate_spec_decoding_metrics); SGLang PR #33518
 // (merged, "feat(api): add sglext_spec") returns them on /v1/completions and
 // /v1/chat/completions when the request sets return_spec_tokens_details:
-// true, as sglext.spec_tokens_details with the draft counts and a histogram
+// true, as sglext.spec_tokens_details with the draft counts and a Histogram
 // (entrypoints/openai/utils.py, spec_tokens_details_from_meta_info). Its
 // identities, which the sim's figures keep exactly:
 //
@@ -14,7 +14,7 @@ package sim
 //	spec_num_proposed_drafts = spec_verify_ct × (speculative_num_draft_tokens − 1)
 //	spec_accept_rate = spec_num_correct_drafts / spec_num_proposed_drafts
 //	sum(spec_correct_drafts_histogram) = spec_verify_ct
-//	sum(i × histogram[i]) = spec_num_correct_drafts
+//	sum(i × Histogram[i]) = spec_num_correct_drafts
 //
 // Server-wide, sglang:spec_verify_calls_total (PR #25689) adds each finished
 // request's spec_verify_ct, so that over a window the increase of
@@ -50,11 +50,11 @@ func (s *SpecCounts) step(tokens, maxAccepted int) {
 	s.Histogram[a]++
 }
 
-// details is SGLang's per-request speculative meta_info, and the body of
+// Details is SGLang's per-request speculative meta_info, and the body of
 // sglext.spec_tokens_details, for a request of completion tokens on a
 // server verifying draftTokens tokens per request and step. A request that
 // never reached a verify step (one token) reports zeros, as SGLang does.
-func (s SpecCounts) details(completion, draftTokens int) map[string]any {
+func (s SpecCounts) Details(completion, draftTokens int) map[string]any {
 	proposed := s.VerifySteps * max(0, draftTokens-1)
 	d := map[string]any{
 		"spec_verify_ct":                s.VerifySteps,

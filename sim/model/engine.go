@@ -1,4 +1,4 @@
-package sim
+package model
 
 import (
 	"context"
@@ -26,22 +26,22 @@ const (
 	maxClockLag = 5 * time.Second
 )
 
-// delivery is what a waiting request receives after each step it was in.
-type delivery struct {
-	tokens int
-	done   bool
-	at     time.Time // wall time the step ended
-	// send is false for a decode step between two stream intervals: its
+// Delivery is what a waiting request receives after each step it was in.
+type Delivery struct {
+	Tokens int
+	Done   bool
+	At     time.Time // wall time the step ended
+	// Send is false for a decode step between two stream intervals: its
 	// tokens wait for the next step that sends (SGLang streams a request's
 	// output when decode steps % stream_interval == 0, on its first token
 	// and when it finishes).
-	send bool
+	Send bool
 }
 
 // ticket is a request's registration with the engine.
 type ticket struct {
 	job *Job
-	ch  chan delivery
+	ch  chan Delivery
 }
 
 // Engine runs the Scheduler in wall time: each step sleeps its simulated
@@ -61,7 +61,7 @@ type Engine struct {
 	nextID  uint64
 	wake    chan struct{}
 	// streamInterval and decodes (decode steps so far) decide which
-	// deliveries are sent (delivery.send).
+	// deliveries are sent (Delivery.Send).
 	streamInterval int
 	decodes        int
 
@@ -102,12 +102,12 @@ func NewEngine(cfg *cmdline.Config, log *sglog.Logger, stats *Stats, seed uint64
 // Submit queues a request (PromptTokens, Target, and Prompt and Sequence for
 // the prefix cache) and returns the job, the channel its deliveries arrive
 // on, and a cancel function.
-func (e *Engine) Submit(req Job) (*Job, <-chan delivery, func()) {
+func (e *Engine) Submit(req Job) (*Job, <-chan Delivery, func()) {
 	e.mu.Lock()
 	e.nextID++
 	j := &Job{ID: e.nextID, PromptTokens: req.PromptTokens, Target: max(1, req.Target),
 		Prompt: req.Prompt, Sequence: req.Sequence}
-	t := &ticket{job: j, ch: make(chan delivery, j.Target+1)}
+	t := &ticket{job: j, ch: make(chan Delivery, j.Target+1)}
 	e.tickets[j] = t
 	e.sched.Add(j)
 	e.mu.Unlock()
@@ -240,7 +240,7 @@ func (e *Engine) deliver(r StepResult, at time.Time) {
 		if !ok {
 			continue // canceled meanwhile
 		}
-		t.ch <- delivery{tokens: em.Tokens, done: em.Done, at: at, send: send}
+		t.ch <- Delivery{Tokens: em.Tokens, Done: em.Done, At: at, Send: send}
 		if em.Done {
 			delete(e.tickets, em.Job)
 		}

@@ -1,26 +1,26 @@
-package sim
+package model
 
 import "hash/fnv"
 
 // The sim's tokenizer: the approximation that counts prompt tokens (a token
-// every bytesPerToken bytes, countTokens) made into token ids, so that a
+// every BytesPerToken bytes, CountTokens) made into token ids, so that a
 // prompt can be tokenized (/v1/tokenize), sent as ids (/v1/completions), and
 // matched in the prefix cache token by token. A token is a run of
-// bytesPerToken bytes of the text (the last may be shorter) and its id is a
+// BytesPerToken bytes of the text (the last may be shorter) and its id is a
 // hash of those bytes into the vocabulary: the same text gives the same ids
 // everywhere, and two texts share leading ids exactly where they share
 // leading runs of bytes. Ids cannot be decoded back to text.
 const (
-	// vocabSize is the number of token ids, Kimi-K2's vocabulary size; a
+	// VocabSize is the number of token ids, Kimi-K2's vocabulary size; a
 	// prompt of ids at or above it is refused, as SGLang refuses ids its
 	// model has no embedding for.
-	vocabSize = 163840
+	VocabSize = 163840
 	// specialTokens are the ids at the top of the vocabulary kept for the
 	// chat template and the empty text; text never hashes to them.
 	specialTokens = 256
-	textTokens    = vocabSize - specialTokens
+	textTokens    = VocabSize - specialTokens
 
-	// emptyTextID is the one token of an empty text (countTokens counts an
+	// emptyTextID is the one token of an empty text (CountTokens counts an
 	// empty prompt as one token).
 	emptyTextID = textTokens
 	// templateBase is the first id of the chat template's tokens.
@@ -34,15 +34,15 @@ func tokenID(b string) int32 {
 	return int32(h.Sum32() % textTokens)
 }
 
-// tokenizeText returns the ids of s: one per bytesPerToken bytes, so that
-// len(tokenizeText(s)) == countTokens(s).
-func tokenizeText(s string) []int32 {
+// TokenizeText returns the ids of s: one per BytesPerToken bytes, so that
+// len(TokenizeText(s)) == CountTokens(s).
+func TokenizeText(s string) []int32 {
 	if s == "" {
 		return []int32{emptyTextID}
 	}
-	ids := make([]int32, 0, (len(s)+bytesPerToken-1)/bytesPerToken)
-	for i := 0; i < len(s); i += bytesPerToken {
-		ids = append(ids, tokenID(s[i:min(i+bytesPerToken, len(s))]))
+	ids := make([]int32, 0, (len(s)+BytesPerToken-1)/BytesPerToken)
+	for i := 0; i < len(s); i += BytesPerToken {
+		ids = append(ids, tokenID(s[i:min(i+BytesPerToken, len(s))]))
 	}
 	return ids
 }
@@ -51,13 +51,13 @@ func tokenizeText(s string) []int32 {
 // any other role shares the last.
 var chatRoles = []string{"system", "user", "assistant", "tool", "developer"}
 
-// messageIDs is one chat message as the sim's template tokenizes it: the
-// content's ids, then chatTemplateTokens ids that end the message and name
+// MessageIDs is one chat message as the sim's template tokenizes it: the
+// content's ids, then ChatTemplateTokens ids that end the message and name
 // its role. The template's tokens come after the content, not before it, so
 // that two conversations share a cached prefix only where their messages do
 // (a real template's shared header would give every request a hit of a few
 // tokens, which the campaigns this sim stands in for do not need to see).
-func messageIDs(role, content string) []int32 {
+func MessageIDs(role, content string) []int32 {
 	r := len(chatRoles)
 	for i, name := range chatRoles {
 		if name == role {
@@ -65,23 +65,23 @@ func messageIDs(role, content string) []int32 {
 			break
 		}
 	}
-	ids := tokenizeText(content)
-	for k := range chatTemplateTokens {
-		ids = append(ids, templateBase+int32(r*chatTemplateTokens+k))
+	ids := TokenizeText(content)
+	for k := range ChatTemplateTokens {
+		ids = append(ids, templateBase+int32(r*ChatTemplateTokens+k))
 	}
 	return ids
 }
 
-// outputIDs is what the cache keeps for a completion's output: the text as
+// OutputIDs is what the cache keeps for a completion's output: the text as
 // the next turn sends it back (a chat turn's answer as an assistant
 // message; a completion's as more prompt text, tokenized with the prompt so
 // that the runs of bytes line up).
-func outputIDs(chat bool, prompt []int32, promptText, output string) []int32 {
+func OutputIDs(chat bool, prompt []int32, promptText, output string) []int32 {
 	if chat {
-		return append(append([]int32(nil), prompt...), messageIDs("assistant", output)...)
+		return append(append([]int32(nil), prompt...), MessageIDs("assistant", output)...)
 	}
 	if promptText == "" { // a prompt of ids: the output's own runs follow it
-		return append(append([]int32(nil), prompt...), tokenizeText(output)...)
+		return append(append([]int32(nil), prompt...), TokenizeText(output)...)
 	}
-	return tokenizeText(promptText + output)
+	return TokenizeText(promptText + output)
 }

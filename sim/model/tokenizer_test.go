@@ -1,4 +1,4 @@
-package sim
+package model
 
 import (
 	"slices"
@@ -6,24 +6,24 @@ import (
 	"testing"
 )
 
-// TestTokenizeCounts: the ids of a text are as many as countTokens counts,
+// TestTokenizeCounts: the ids of a text are as many as CountTokens counts,
 // so a prompt's ids and its prompt_tokens agree.
 func TestTokenizeCounts(t *testing.T) {
 	for _, s := range []string{"", "a", "abc", "abcd", "abcde", "Explain hash maps.", "héllo wörld, ünïcode",
 		strings.Repeat("x", 4097)} {
-		ids := tokenizeText(s)
-		if len(ids) != countTokens(s) {
-			t.Errorf("%q: %d ids, countTokens %d", s, len(ids), countTokens(s))
+		ids := TokenizeText(s)
+		if len(ids) != CountTokens(s) {
+			t.Errorf("%q: %d ids, CountTokens %d", s, len(ids), CountTokens(s))
 		}
 		for _, id := range ids {
-			if id < 0 || id >= vocabSize {
+			if id < 0 || id >= VocabSize {
 				t.Errorf("%q: id %d outside the vocabulary", s, id)
 			}
 		}
-		if !slices.Equal(ids, tokenizeText(s)) {
+		if !slices.Equal(ids, TokenizeText(s)) {
 			t.Errorf("%q: two tokenizations differ", s)
 		}
-		if got, want := len(messageIDs("user", s)), countTokens(s)+chatTemplateTokens; got != want {
+		if got, want := len(MessageIDs("user", s)), CountTokens(s)+ChatTemplateTokens; got != want {
 			t.Errorf("%q as a message: %d ids, want %d", s, got, want)
 		}
 	}
@@ -44,11 +44,11 @@ func TestTokenizePrefixes(t *testing.T) {
 		a, b []int32
 		want int
 	}{
-		{tokenizeText("The quick brown fox"), tokenizeText("The quick brown cat"), 4},
-		{tokenizeText("abcdefgh"), tokenizeText("abcdefgh and more"), 2},
-		{tokenizeText("zzzz"), tokenizeText("yyyy"), 0},
-		{messageIDs("user", "Why?"), messageIDs("user", "How?"), 0},
-		{messageIDs("user", "Same."), messageIDs("assistant", "Same."), 2},
+		{TokenizeText("The quick brown fox"), TokenizeText("The quick brown cat"), 4},
+		{TokenizeText("abcdefgh"), TokenizeText("abcdefgh and more"), 2},
+		{TokenizeText("zzzz"), TokenizeText("yyyy"), 0},
+		{MessageIDs("user", "Why?"), MessageIDs("user", "How?"), 0},
+		{MessageIDs("user", "Same."), MessageIDs("assistant", "Same."), 2},
 	}
 	for i, tt := range tests {
 		if got := common(tt.a, tt.b); got != tt.want {
@@ -61,13 +61,13 @@ func TestTokenizePrefixes(t *testing.T) {
 // next turn sends: a chat turn's history with the answer, a completion's
 // prompt with its continuation.
 func TestOutputIDs(t *testing.T) {
-	turn1 := messageIDs("user", "Hi there.")
-	next := append(append(slices.Clone(turn1), messageIDs("assistant", " the answer")...), messageIDs("user", "More.")...)
-	if kept := outputIDs(true, turn1, "", " the answer"); !slices.Equal(kept, next[:len(kept)]) {
+	turn1 := MessageIDs("user", "Hi there.")
+	next := append(append(slices.Clone(turn1), MessageIDs("assistant", " the answer")...), MessageIDs("user", "More.")...)
+	if kept := OutputIDs(true, turn1, "", " the answer"); !slices.Equal(kept, next[:len(kept)]) {
 		t.Error("a chat turn's cached ids are not the next turn's prefix")
 	}
-	kept := outputIDs(false, tokenizeText("Once upon"), "Once upon", " a time")
-	if want := tokenizeText("Once upon a time, there"); !slices.Equal(kept[:len(kept)-1], want[:len(kept)-1]) {
+	kept := OutputIDs(false, TokenizeText("Once upon"), "Once upon", " a time")
+	if want := TokenizeText("Once upon a time, there"); !slices.Equal(kept[:len(kept)-1], want[:len(kept)-1]) {
 		t.Error("a completion's cached ids are not its continuation's prefix")
 	}
 }

@@ -1,4 +1,4 @@
-package sim
+package model
 
 import (
 	"math"
@@ -10,32 +10,13 @@ import (
 	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
 
-// calibrationPromptTokens is the prompt length of the calibration runs
-// (the built-in prompts are 20–40 tokens with the chat template).
-const calibrationPromptTokens = 32
-
-func scenarioConfig(t *testing.T, name string, extra ...string) *cmdline.Config {
-	t.Helper()
-	for _, sc := range seedScenarios {
-		if sc.name == name {
-			c, err := cmdline.ParseArgs(sc.fields(extra...), sc.getenv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return c
-		}
-	}
-	t.Fatalf("no scenario %s", name)
-	return nil
-}
-
 func virtual(cfg *cmdline.Config, c int) VirtualResult {
-	return RunVirtual(cfg, ClosedLoop{Concurrency: c, Requests: max(30, 4*c), MaxTokens: 200, PromptTokens: calibrationPromptTokens}, 1)
+	return RunVirtual(cfg, ClosedLoop{Concurrency: c, Requests: max(30, 4*c), MaxTokens: 200, PromptTokens: simtest.CalibrationPromptTokens}, 1)
 }
 
 func TestModelShape(t *testing.T) {
-	base := NewPerf(scenarioConfig(t, "baseline"))
-	topk4 := NewPerf(scenarioConfig(t, "eagle3-topk4"))
+	base := NewPerf(simtest.Config(t, cmdline.ParseArgs, "baseline"))
+	topk4 := NewPerf(simtest.Config(t, cmdline.ParseArgs, "eagle3-topk4"))
 	for b := 1; b < 256; b++ {
 		if base.DecodeStep(b+1) <= base.DecodeStep(b) || topk4.DecodeStep(b+1) <= topk4.DecodeStep(b) {
 			t.Fatalf("step time does not grow with the batch at %d", b)
@@ -49,21 +30,21 @@ func TestModelShape(t *testing.T) {
 	// Without allreduce fusion the verify pays more allreduce latency; the
 	// plain decode does not care (the seeds: 92.7 vs 92.6 tok/s).
 	noFusion := func(name string) Perf {
-		return NewPerf(scenarioConfig(t, name, "--enforce-disable-flashinfer-allreduce-fusion"))
+		return NewPerf(simtest.Config(t, cmdline.ParseArgs, name, "--enforce-disable-flashinfer-allreduce-fusion"))
 	}
 	if noFusion("eagle3-topk4").DecodeStep(1) <= topk4.DecodeStep(1) || noFusion("baseline").DecodeStep(1) != base.DecodeStep(1) {
 		t.Error("allreduce fusion should speed up the verify only")
 	}
 	// The overlap worker, SGLang's default, pays the seeds' spec-v2 sync
 	// every step; the synchronous path (the seeds' classic worker) does not.
-	overlapCfg, err := cmdline.ParseArgs(strings.Fields(strings.ReplaceAll(simtest.Topk4, " --disable-overlap-schedule", "")), seedScenarios[1].getenv)
+	overlapCfg, err := cmdline.ParseArgs(strings.Fields(strings.ReplaceAll(simtest.Topk4, " --disable-overlap-schedule", "")), simtest.Seeds[1].Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := NewPerf(overlapCfg).DecodeStep(1) - topk4.DecodeStep(1); d != fittedCosts.SpecV2Sync {
 		t.Errorf("overlap worker costs %v more per step than the synchronous path, want %v", d, fittedCosts.SpecV2Sync)
 	}
-	slow := NewPerf(scenarioConfig(t, "baseline", "--sim-slowdown", "1.05"))
+	slow := NewPerf(simtest.Config(t, cmdline.ParseArgs, "baseline", "--sim-slowdown", "1.05"))
 	if r := float64(slow.DecodeStep(10)) / float64(base.DecodeStep(10)); math.Abs(r-1.05) > 1e-6 {
 		t.Errorf("slowdown ratio %.4f, want 1.05", r)
 	}
@@ -86,13 +67,13 @@ func TestModelShape(t *testing.T) {
 
 // TestNoiseVariesRuns: unseeded noise makes repeated runs differ, a little.
 func TestNoiseVariesRuns(t *testing.T) {
-	cfg := scenarioConfig(t, "baseline")
+	cfg := simtest.Config(t, cmdline.ParseArgs, "baseline")
 	a := RunVirtual(cfg, ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}, 1).Throughput
 	b := RunVirtual(cfg, ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}, 2).Throughput
 	if a == b || math.Abs(a/b-1) > 0.02 {
 		t.Errorf("seeds 1 and 2: %.2f vs %.2f tok/s; want different but within 2%%", a, b)
 	}
-	quiet := scenarioConfig(t, "baseline", "--sim-noise", "0")
+	quiet := simtest.Config(t, cmdline.ParseArgs, "baseline", "--sim-noise", "0")
 	a = RunVirtual(quiet, ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}, 1).Throughput
 	b = RunVirtual(quiet, ClosedLoop{Concurrency: 10, Requests: 40, MaxTokens: 200, PromptTokens: 32}, 2).Throughput
 	if a != b {
@@ -134,7 +115,7 @@ func TestSpecCap48(t *testing.T) {
 }
 
 func TestSchedulerTokens(t *testing.T) {
-	cfg := scenarioConfig(t, "eagle3-topk4")
+	cfg := simtest.Config(t, cmdline.ParseArgs, "eagle3-topk4")
 	s := NewScheduler(NewPerf(cfg), 256, 8192, rand.New(rand.NewPCG(3, 3)))
 	jobs := []*Job{{PromptTokens: 10, Target: 1}, {PromptTokens: 10, Target: 7}, {PromptTokens: 10, Target: 200}}
 	for _, j := range jobs {

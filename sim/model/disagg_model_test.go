@@ -1,30 +1,14 @@
-package sim
+package model
 
 import (
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
 )
-
-// disaggSetups are the configurations docs/SIM.md compares: one aggregated
-// tp-8 server against a prefill and a decode worker of tp 4 each, on the
-// same eight GPUs.
-func disaggSetups(t *testing.T) (agg, prefill, decode *cmdline.Config) {
-	t.Helper()
-	parse := func(args string) *cmdline.Config {
-		c, err := cmdline.ParseArgs(strings.Fields(args), simtest.NoEnv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	return parse("--tp-size 8"), parse("--tp-size 4 --disaggregation-mode prefill"), parse("--tp-size 4 --disaggregation-mode decode")
-}
 
 // TestDisaggTradeOff: the direction of the trade-off the published
 // measurements report (docs/SIM.md, Disaggregation). Under load with long
@@ -34,7 +18,7 @@ func disaggSetups(t *testing.T) (agg, prefill, decode *cmdline.Config) {
 // half the GPUs, the transfer, the prefill worker's queue). With one stream
 // nothing interrupts the aggregated decode, and disaggregation loses both.
 func TestDisaggTradeOff(t *testing.T) {
-	agg, pre, dec := disaggSetups(t)
+	agg, pre, dec := simtest.DisaggSetups(t, cmdline.ParseArgs)
 	for _, tc := range []struct {
 		name string
 		load LatencyLoad
@@ -72,7 +56,7 @@ func TestKVTransferTime(t *testing.T) {
 		t.Errorf("KV per token %d bytes, want 70272 (61 layers × 576 values × 2 bytes)", kvBytesPerToken)
 	}
 	for tokens, want := range map[int]time.Duration{0: 5 * time.Millisecond, 4000: 12027200 * time.Nanosecond} {
-		if got := kvTransferTime(tokens); got != want {
+		if got := KVTransferTime(tokens); got != want {
 			t.Errorf("transfer of %d tokens: %v, want %v", tokens, got, want)
 		}
 	}
@@ -84,7 +68,7 @@ func TestDisaggTable(t *testing.T) {
 	if os.Getenv("BAKEOFF_SIM_DISAGG_TABLE") == "" {
 		t.Skip("set BAKEOFF_SIM_DISAGG_TABLE=1 to print the table")
 	}
-	agg, pre, dec := disaggSetups(t)
+	agg, pre, dec := simtest.DisaggSetups(t, cmdline.ParseArgs)
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.0f", d.Seconds()*1000) }
 	fmt.Println("| prompt | C | TTFT p50 agg / PD (ms) | ITL p50 agg / PD (ms) | ITL p99 agg / PD (ms) | tok/s agg / PD |")
 	fmt.Println("| ---: | ---: | ---: | ---: | ---: | ---: |")

@@ -1,4 +1,4 @@
-package sim
+package model
 
 import (
 	"math/rand/v2"
@@ -66,7 +66,7 @@ func RunVirtualLatency(cfg *cmdline.Config, load LatencyLoad) LatencyResult {
 
 // RunVirtualDisagg runs the closed loop against a prefill worker and a
 // decode worker: each request is prefilled on the first, its KV cache moves
-// (kvTransferTime), and the second decodes it and answers the client.
+// (KVTransferTime), and the second decodes it and answers the client.
 func RunVirtualDisagg(prefill, decode *cmdline.Config, load LatencyLoad) LatencyResult {
 	return runVirtualNodes(newVNode(prefill, load.Seed), newVNode(decode, load.Seed^0xdec0de), load)
 }
@@ -173,7 +173,7 @@ func runVirtualNodes(entry, decode *vNode, load LatencyLoad) LatencyResult {
 					d := &Job{ID: e.Job.ID, PromptTokens: e.Job.PromptTokens, Target: outputs[e.Job.ID]}
 					reqs[d] = reqs[e.Job]
 					delete(reqs, e.Job)
-					decode.send(end+kvTransferTime(e.Job.PromptTokens), d)
+					decode.send(end+KVTransferTime(e.Job.PromptTokens), d)
 				}
 				continue
 			}
@@ -203,4 +203,24 @@ func runVirtualNodes(entry, decode *vNode, load LatencyLoad) LatencyResult {
 		res.Throughput = float64(steadyTok) / lastSend.Seconds()
 	}
 	return res
+}
+
+// The KV transfer, in simulated time. SGLang moves a request's KV cache with
+// Mooncake or NIXL over RDMA, each decode rank pulling from a prefill rank in
+// parallel. For the modelled model (Kimi-K2.5: DeepSeek-V3's MLA, whose
+// compressed KV every TP rank holds whole), a token's KV is 61 layers × (512
+// latent + 64 rope) values × 2 bytes. The bandwidth is one 400 Gb/s NIC per
+// GPU at 80%; the fixed part stands for the bootstrap handshake and the
+// transfer's polling by both schedulers. docs/SIM.md, Disaggregation, checks
+// what they give against a published measurement.
+const (
+	kvBytesPerToken     = 61 * (512 + 64) * 2
+	kvTransferBandwidth = 40e9 // bytes per simulated second
+	kvTransferFixed     = 5 * time.Millisecond
+)
+
+// KVTransferTime is the simulated time to move the KV cache of a prompt of
+// promptTokens tokens from a prefill worker to a decode worker.
+func KVTransferTime(promptTokens int) time.Duration {
+	return kvTransferFixed + time.Duration(float64(promptTokens)*kvBytesPerToken/kvTransferBandwidth*float64(time.Second))
 }

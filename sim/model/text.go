@@ -1,4 +1,4 @@
-package sim
+package model
 
 import (
 	"hash/fnv"
@@ -9,10 +9,10 @@ import (
 // the request's sampling seed and the token's position, so a greedy request
 // gets the same text from every variant, however its tokens are chunked.
 const (
-	// bytesPerToken approximates the tokenizer for prompt token counts.
-	bytesPerToken = 4
-	// chatTemplateTokens is the chat template's overhead per message.
-	chatTemplateTokens = 4
+	// BytesPerToken approximates the tokenizer for prompt token counts.
+	BytesPerToken = 4
+	// ChatTemplateTokens is the chat template's overhead per message.
+	ChatTemplateTokens = 4
 	// minNaturalLength and naturalLengthSpan bound the length at which a
 	// request without ignore_eos reaches its end of sequence.
 	minNaturalLength  = 24
@@ -32,10 +32,10 @@ return loop index order count sum mean rate level test case check error line fil
 thread core host port block layer head weight scale bound limit start end train route answer first
 second third next last point part side form way kind set run call work show give take make keep`)
 
-// textKey identifies one request's output: its prompt and sampling seed.
-type textKey uint64
+// TextKey identifies one request's output: its prompt and sampling seed.
+type TextKey uint64
 
-func newTextKey(prompt string, seed int64) textKey {
+func NewTextKey(prompt string, seed int64) TextKey {
 	h := fnv.New64a()
 	h.Write([]byte(prompt))
 	var b [8]byte
@@ -43,7 +43,7 @@ func newTextKey(prompt string, seed int64) textKey {
 		b[i] = byte(uint64(seed) >> (8 * i))
 	}
 	h.Write(b[:])
-	return textKey(h.Sum64())
+	return TextKey(h.Sum64())
 }
 
 func splitmix(x uint64) uint64 {
@@ -54,7 +54,7 @@ func splitmix(x uint64) uint64 {
 }
 
 // Token returns the text of output token i (a leading space and a word).
-func (k textKey) Token(i int, wrong bool) string {
+func (k TextKey) Token(i int, wrong bool) string {
 	x := uint64(k) ^ uint64(i)*0xd1b54a32d192ed03
 	if wrong && i >= wrongOutputFrom {
 		x ^= wrongOutputSalt
@@ -63,7 +63,7 @@ func (k textKey) Token(i int, wrong bool) string {
 }
 
 // Tokens returns output tokens [from, to) concatenated.
-func (k textKey) Tokens(from, to int, wrong bool) string {
+func (k TextKey) Tokens(from, to int, wrong bool) string {
 	var b strings.Builder
 	for i := from; i < to; i++ {
 		b.WriteString(k.Token(i, wrong))
@@ -72,9 +72,9 @@ func (k textKey) Tokens(from, to int, wrong bool) string {
 }
 
 // NaturalLength is where the request's text reaches end of sequence.
-func (k textKey) NaturalLength() int {
+func (k TextKey) NaturalLength() int {
 	return minNaturalLength + int(splitmix(uint64(k)^0x10ad)%naturalLengthSpan)
 }
 
-// countTokens approximates the tokenizer: about four bytes a token.
-func countTokens(s string) int { return max(1, (len(s)+bytesPerToken-1)/bytesPerToken) }
+// CountTokens approximates the tokenizer: about four bytes a token.
+func CountTokens(s string) int { return max(1, (len(s)+BytesPerToken-1)/BytesPerToken) }
