@@ -9,6 +9,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/sim"
 	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/gpu"
+	"github.com/bakeoff-dev/bakeoff/sim/router"
 )
 
 const simUsage = `
@@ -68,7 +69,7 @@ func runSim(ctx context.Context, e *env, args []string) int {
 		return gpu.NvidiaSMI(ctx, args[1:], gpu.SMIEnv{Stdout: e.Stdout, Stderr: e.Stderr, Getenv: e.Getenv, Now: e.Now})
 	}
 	if len(args) > 0 && args[0] == "router" {
-		return sim.RunRouter(ctx, args[1:], sim.RouterEnv{Stdout: e.Stdout, Stderr: e.Stderr, Now: e.Now})
+		return router.Run(ctx, args[1:], router.Env{Stdout: e.Stdout, Stderr: e.Stderr, Now: e.Now})
 	}
 	cfg, err := cmdline.ParseArgs(args, e.Getenv)
 	if errors.Is(err, cmdline.ErrHelp) {

@@ -1,4 +1,4 @@
-package sim
+package router
 
 import (
 	"bytes"
@@ -45,12 +45,15 @@ import (
 
 // Router defaults, RouterArgs's.
 const (
-	DefaultRouterHost   = "0.0.0.0"
-	DefaultRouterPort   = 30000
-	DefaultRouterPolicy = "cache_aware"
+	DefaultHost   = "0.0.0.0"
+	DefaultPort   = 30000
+	DefaultPolicy = "cache_aware"
 )
 
 const (
+	// drainTimeout bounds (wall time) the wait for in-flight requests after
+	// SIGTERM, as a server's does.
+	drainTimeout = 30 * time.Second
 	// routerProg is the router's argparse prog: `python -m
 	// sglang_router.launch_router` runs launch_router.py.
 	routerProg = "launch_router.py"
@@ -71,21 +74,21 @@ const (
 // affinity and load) to the worker with the fewest requests in flight.
 var routerPolicies = []string{"random", "round_robin", "cache_aware", "power_of_two", "manual"}
 
-// RouterEnv is what the router process needs from outside.
-type RouterEnv struct {
+// Env is what the router process needs from outside.
+type Env struct {
 	Stdout, Stderr io.Writer
 	Now            func() time.Time
 }
 
-// RouterConfig is a parsed router command line.
-type RouterConfig struct {
+// Config is a parsed router command line.
+type Config struct {
 	Host string
 	Port int
 	PD   bool
 	// Prefill are the prefill workers with their bootstrap ports (0: none),
 	// Decode the decode workers, Workers the workers of a router without
 	// --pd-disaggregation.
-	Prefill []RouterPrefill
+	Prefill []Prefill
 	Decode  []string
 	Workers []string
 	Policy  string
@@ -93,8 +96,8 @@ type RouterConfig struct {
 	PrefillPolicy, DecodePolicy string
 }
 
-// RouterPrefill is a --prefill URL [BOOTSTRAP_PORT].
-type RouterPrefill struct {
+// Prefill is a --prefill URL [BOOTSTRAP_PORT].
+type Prefill struct {
 	URL           string
 	BootstrapPort int // 0: none
 }
@@ -104,14 +107,14 @@ type RouterPrefill struct {
 type routerOption struct {
 	nargs   int
 	choices []string
-	set     func(c *RouterConfig, vals []string) error
+	set     func(c *Config, vals []string) error
 }
 
 // routerOptions are the router flags the sim reads or accepts; the ones it
 // only accepts (health checks, retries, logging, Prometheus) change nothing.
 var routerOptions = map[string]routerOption{
-	"--host": {nargs: 1, set: func(c *RouterConfig, v []string) error { c.Host = v[0]; return nil }},
-	"--port": {nargs: 1, set: func(c *RouterConfig, v []string) error {
+	"--host": {nargs: 1, set: func(c *Config, v []string) error { c.Host = v[0]; return nil }},
+	"--port": {nargs: 1, set: func(c *Config, v []string) error {
 		n, err := strconv.Atoi(v[0])
 		if err != nil {
 			return fmt.Errorf("invalid int value: '%s'", v[0])
@@ -119,9 +122,9 @@ var routerOptions = map[string]routerOption{
 		c.Port = n
 		return nil
 	}},
-	"--pd-disaggregation": {set: func(c *RouterConfig, _ []string) error { c.PD = true; return nil }},
-	"--prefill": {nargs: -1, set: func(c *RouterConfig, v []string) error {
-		p := RouterPrefill{URL: v[0]}
+	"--pd-disaggregation": {set: func(c *Config, _ []string) error { c.PD = true; return nil }},
+	"--prefill": {nargs: -1, set: func(c *Config, v []string) error {
+		p := Prefill{URL: v[0]}
 		switch {
 		case len(v) > 2:
 			return fmt.Errorf("expected URL [BOOTSTRAP_PORT], got %d values", len(v))
@@ -135,17 +138,17 @@ var routerOptions = map[string]routerOption{
 		c.Prefill = append(c.Prefill, p)
 		return nil
 	}},
-	"--decode":      {nargs: 1, set: func(c *RouterConfig, v []string) error { c.Decode = append(c.Decode, v[0]); return nil }},
-	"--worker-urls": {nargs: -2, set: func(c *RouterConfig, v []string) error { c.Workers = append(c.Workers, v...); return nil }},
-	"--policy": {nargs: 1, choices: routerPolicies, set: func(c *RouterConfig, v []string) error {
+	"--decode":      {nargs: 1, set: func(c *Config, v []string) error { c.Decode = append(c.Decode, v[0]); return nil }},
+	"--worker-urls": {nargs: -2, set: func(c *Config, v []string) error { c.Workers = append(c.Workers, v...); return nil }},
+	"--policy": {nargs: 1, choices: routerPolicies, set: func(c *Config, v []string) error {
 		c.Policy = v[0]
 		return nil
 	}},
-	"--prefill-policy": {nargs: 1, choices: append(slices.Clone(routerPolicies), "bucket"), set: func(c *RouterConfig, v []string) error {
+	"--prefill-policy": {nargs: 1, choices: append(slices.Clone(routerPolicies), "bucket"), set: func(c *Config, v []string) error {
 		c.PrefillPolicy = v[0]
 		return nil
 	}},
-	"--decode-policy": {nargs: 1, choices: routerPolicies, set: func(c *RouterConfig, v []string) error {
+	"--decode-policy": {nargs: 1, choices: routerPolicies, set: func(c *Config, v []string) error {
 		c.DecodePolicy = v[0]
 		return nil
 	}},
@@ -168,10 +171,10 @@ var routerUsage = "usage: " + routerProg + " [-h] [--host HOST] [--port PORT] [-
 	"                        [--prefill PREFILL [PREFILL ...]] [--decode URL]\n" +
 	"                        [--worker-urls [WORKER_URLS ...]] [--policy {" + strings.Join(routerPolicies, ",") + "}]\n"
 
-// ParseRouterArgs parses a router command line as argparse does for the
+// ParseArgs parses a router command line as argparse does for the
 // flags above; errors are worded as argparse's.
-func ParseRouterArgs(args []string) (*RouterConfig, error) {
-	c := &RouterConfig{Host: DefaultRouterHost, Port: DefaultRouterPort, Policy: DefaultRouterPolicy}
+func ParseArgs(args []string) (*Config, error) {
+	c := &Config{Host: DefaultHost, Port: DefaultPort, Policy: DefaultPolicy}
 	var extras []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -263,7 +266,7 @@ func (w *routerWorker) host() string {
 	return p.Hostname()
 }
 
-func (c *RouterConfig) allWorkers() []*routerWorker {
+func (c *Config) allWorkers() []*routerWorker {
 	var out []*routerWorker
 	for _, p := range c.Prefill {
 		out = append(out, &routerWorker{url: strings.TrimSuffix(p.URL, "/"), role: cmdline.DisaggPrefill, bootstrapPort: p.BootstrapPort})
@@ -279,7 +282,7 @@ func (c *RouterConfig) allWorkers() []*routerWorker {
 
 // Router is the router's HTTP face.
 type Router struct {
-	cfg     *RouterConfig
+	cfg     *Config
 	log     func(format string, a ...any)
 	client  *http.Client
 	workers []*routerWorker
@@ -292,9 +295,9 @@ type Router struct {
 	rng   *rand.Rand
 }
 
-// NewRouter builds the router for a parsed command line; log writes one
+// New builds the router for a parsed command line; log writes one
 // line of its log.
-func NewRouter(cfg *RouterConfig, log func(format string, a ...any)) *Router {
+func New(cfg *Config, log func(format string, a ...any)) *Router {
 	rt := &Router{cfg: cfg, log: log, workers: cfg.allWorkers(),
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1024, DisableCompression: true}},
 		rng:    rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
@@ -308,13 +311,13 @@ func NewRouter(cfg *RouterConfig, log func(format string, a ...any)) *Router {
 	return rt
 }
 
-// RunRouter is `bakeoff sim router`: parse, serve until ctx ends (cmd ends
+// Run is `bakeoff sim router`: parse, serve until ctx ends (cmd ends
 // it on SIGTERM or SIGINT), drain. It returns the process's exit status.
-func RunRouter(ctx context.Context, args []string, env RouterEnv) int {
+func Run(ctx context.Context, args []string, env Env) int {
 	if env.Now == nil {
 		env.Now = time.Now
 	}
-	cfg, err := ParseRouterArgs(args)
+	cfg, err := ParseArgs(args)
 	if errors.Is(err, cmdline.ErrHelp) {
 		fmt.Fprint(env.Stdout, routerUsage+"\nThe simulated SGLang router (bakeoff sim router); docs/SIM.md, Disaggregation.\n")
 		return 0
@@ -329,7 +332,7 @@ func RunRouter(ctx context.Context, args []string, env RouterEnv) int {
 		defer mu.Unlock()
 		fmt.Fprintf(env.Stderr, "%s  INFO smg::server: %s\n", env.Now().Format(sglog.TimeFormat), fmt.Sprintf(format, a...))
 	}
-	rt := NewRouter(cfg, logf)
+	rt := New(cfg, logf)
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -777,4 +780,12 @@ func (rt *Router) metrics(w http.ResponseWriter, r *http.Request) {
 
 func labelPair(name, value string) *dto.LabelPair {
 	return &dto.LabelPair{Name: &name, Value: &value}
+}
+
+// writeError answers an error as the sim's servers do (an OpenAI error
+// object).
+func writeError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]any{"object": "error", "message": msg, "type": http.StatusText(code), "code": code})
 }
