@@ -16,6 +16,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/internal/testbin"
 	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
+	"github.com/bakeoff-dev/bakeoff/sim/server"
 )
 
 // routerProc is a running `bakeoff sim router`.
@@ -176,7 +177,7 @@ func TestPDFailures(t *testing.T) {
 	pd.prefill.wait(10 * time.Second)
 	start := time.Now()
 	code, evs = post(t, pd.router.url("/v1/completions"), map[string]any{"prompt": "orphan", "max_tokens": 4})
-	if code != 502 || time.Since(start) > kvWaitTimeout/2 {
+	if code != 502 || time.Since(start) > server.KVWaitTimeout/2 {
 		t.Errorf("prefill worker gone: %d %s after %v", code, evs[0].raw, time.Since(start))
 	}
 }

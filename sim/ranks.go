@@ -15,6 +15,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/internal/pause"
 	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
+	"github.com/bakeoff-dev/bakeoff/sim/server"
 	"github.com/bakeoff-dev/bakeoff/sim/sglog"
 )
 
@@ -415,7 +416,7 @@ func runFollower(ctx context.Context, cfg *cmdline.Config, opt RunOptions, log *
 		}
 		return nil // stopped while loading
 	}
-	ln, err := listen(cfg)
+	ln, err := server.Listen(cfg)
 	if err != nil {
 		log.Raw(sglog.AddrInUseTraceback(cfg))
 		return &ExitError{Code: 1, Err: fmt.Errorf("binding %s: %w", cfg.Addr(), err)}

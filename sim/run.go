@@ -14,6 +14,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 	"github.com/bakeoff-dev/bakeoff/sim/model"
+	"github.com/bakeoff-dev/bakeoff/sim/server"
 	"github.com/bakeoff-dev/bakeoff/sim/sglog"
 )
 
@@ -105,7 +106,7 @@ func Run(ctx context.Context, cfg *cmdline.Config, opt RunOptions) error {
 		// A node of rank ≥ 1 of a multi-node group serves no API.
 		return runFollower(ctx, cfg, opt, log, now)
 	}
-	ln, err := listen(cfg)
+	ln, err := server.Listen(cfg)
 	if err != nil {
 		log.Raw(sglog.AddrInUseTraceback(cfg))
 		return &ExitError{Code: 1, Err: fmt.Errorf("binding %s: %w", cfg.Addr(), err)}
@@ -119,9 +120,9 @@ func Run(ctx context.Context, cfg *cmdline.Config, opt RunOptions) error {
 			return &ExitError{Code: 1, Err: err}
 		}
 	}
-	var kv *kvBootstrap
+	var kv *server.KVBootstrap
 	if cfg.Deploy.Prefill() {
-		if kv, err = listenBootstrap(cfg, log); err != nil {
+		if kv, err = server.ListenBootstrap(cfg, log); err != nil {
 			return &ExitError{Code: 1, Err: err}
 		}
 		defer kv.Close()
@@ -129,8 +130,7 @@ func Run(ctx context.Context, cfg *cmdline.Config, opt RunOptions) error {
 
 	stats := model.NewStats(cfg.SpecSteps, cfg.TotalTokens())
 	engine := model.NewEngine(cfg, log, stats, seed, launch, host, now)
-	srv := NewServer(cfg, log, stats, engine, seed, now)
-	srv.kv = kv
+	srv := server.New(cfg, log, stats, engine, kv, seed, now)
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	served := ln
@@ -165,7 +165,7 @@ func Run(ctx context.Context, cfg *cmdline.Config, opt RunOptions) error {
 			// A dead peer leaves this node stuck in its collectives: no
 			// more steps, and health fails, until the watchdog ends it.
 			peers.failOnLoss(ctx, func() {
-				srv.phase.Store(phaseStalled)
+				srv.Stall()
 				stopEngine()
 			})
 			go func() {
@@ -188,7 +188,7 @@ func Run(ctx context.Context, cfg *cmdline.Config, opt RunOptions) error {
 		return nil // stopped while loading
 	}
 	log.Raw(`INFO:     127.0.0.1:0 - "POST /generate HTTP/1.1" 200 OK`)
-	if !srv.phase.CompareAndSwap(phaseLoading, phaseReady) {
+	if !srv.Ready() {
 		// A peer died as the load ended: the node is stuck, not ready.
 		<-peers.Crashed()
 		return &ExitError{Code: 1, Err: errPeerLost}
@@ -214,12 +214,12 @@ func Run(ctx context.Context, cfg *cmdline.Config, opt RunOptions) error {
 			return &ExitError{Code: 1, Err: errors.New("the scheduler crashed")}
 		}
 	}
-	srv.phase.Store(phaseDraining)
+	srv.Drain()
 	deadline := time.Now().Add(drainTimeout)
 	var logged time.Time
-	for srv.inflight.Load() > 0 && time.Now().Before(deadline) {
+	for srv.InFlight() > 0 && time.Now().Before(deadline) {
 		if time.Since(logged) >= drainLogEvery {
-			log.Printf("Gracefully exiting... Remaining number of requests %d", srv.inflight.Load())
+			log.Printf("Gracefully exiting... Remaining number of requests %d", srv.InFlight())
 			logged = time.Now()
 		}
 		time.Sleep(drainPoll)

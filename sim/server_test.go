@@ -13,6 +13,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
+	"github.com/bakeoff-dev/bakeoff/sim/server"
 )
 
 // sseEvent is one parsed `data:` event of a stream.
@@ -244,7 +245,7 @@ func TestStreamingAndInfo(t *testing.T) {
 		InternalStates []map[string]any `json:"internal_states"`
 	}
 	getJSON(t, spec.url("/server_info"), &info)
-	if info.Version != Version || info.TPSize != 8 || len(info.InternalStates) != 1 {
+	if info.Version != server.Version || info.TPSize != 8 || len(info.InternalStates) != 1 {
 		t.Errorf("/server_info: %+v", info)
 	} else if _, ok := info.InternalStates[0]["avg_spec_accept_length"]; !ok {
 		t.Error("speculative /server_info lacks internal_states[0].avg_spec_accept_length")

@@ -13,6 +13,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/sim/cmdline"
 	"github.com/bakeoff-dev/bakeoff/sim/gpu"
 	"github.com/bakeoff-dev/bakeoff/sim/internal/simtest"
+	"github.com/bakeoff-dev/bakeoff/sim/server"
 )
 
 // TestStartupAsSGLang: what SGLang, as the sim follows it, does at startup
@@ -90,7 +91,7 @@ func TestServerInfoPaths(t *testing.T) {
 	for _, path := range []string{"/server_info", "/get_server_info"} {
 		var info map[string]any
 		getJSON(t, p.url(path), &info)
-		if info["version"] != Version || info["tp_size"] != float64(2) || info["served_model_name"] != "kimi" {
+		if info["version"] != server.Version || info["tp_size"] != float64(2) || info["served_model_name"] != "kimi" {
 			t.Errorf("%s: version %v, tp_size %v, served_model_name %v", path, info["version"], info["tp_size"], info["served_model_name"])
 		}
 		// The access line follows the handler's own lines in the log.

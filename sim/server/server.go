@@ -1,4 +1,4 @@
-package sim
+package server
 
 import (
 	"encoding/json"
@@ -51,19 +51,36 @@ type Server struct {
 
 	// kv is a prefill worker's bootstrap server, which its decode peers ask
 	// for the KV cache of their requests (disagg.go); nil in other roles.
-	kv *kvBootstrap
+	kv *KVBootstrap
 }
 
-// NewServer builds the server around an engine.
-func NewServer(cfg *cmdline.Config, log *sglog.Logger, stats *model.Stats, engine *model.Engine, seed uint64, now func() time.Time) *Server {
+// New builds the server around an engine; kv is a prefill worker's
+// bootstrap server (ListenBootstrap), nil in other roles. It answers health
+// as loading until Ready.
+func New(cfg *cmdline.Config, log *sglog.Logger, stats *model.Stats, engine *model.Engine, kv *KVBootstrap, seed uint64, now func() time.Time) *Server {
 	s := &Server{
-		cfg: cfg, log: log, stats: stats, engine: engine, now: now,
+		cfg: cfg, log: log, stats: stats, engine: engine, now: now, kv: kv,
 		created: now().Unix(),
 		rng:     rand.New(rand.NewPCG(seed, seed^0x7e7)),
 		dead:    make(chan struct{}),
 	}
 	return s
 }
+
+// Ready ends the load: health answers 200 from now on. It reports false
+// when the server stalled first (a lost peer), and then stays stalled.
+func (s *Server) Ready() bool { return s.phase.CompareAndSwap(phaseLoading, phaseReady) }
+
+// Stall is a node whose group lost a peer: its ranks hang in a collective,
+// and health fails, until the watchdog ends the server.
+func (s *Server) Stall() { s.phase.Store(phaseStalled) }
+
+// Drain stops admitting requests (SIGTERM); InFlight counts those still
+// being answered.
+func (s *Server) Drain() { s.phase.Store(phaseDraining) }
+
+// InFlight is the number of requests being answered.
+func (s *Server) InFlight() int64 { return s.inflight.Load() }
 
 // Dead is closed when a fault has crashed the server.
 func (s *Server) Dead() <-chan struct{} { return s.dead }
@@ -232,7 +249,7 @@ func (s *Server) hangUp() {
 	panic(http.ErrAbortHandler)
 }
 
-// listen binds the server's address, with uvicorn's error when it is taken.
-func listen(cfg *cmdline.Config) (net.Listener, error) {
+// Listen binds the server's address, with uvicorn's error when it is taken.
+func Listen(cfg *cmdline.Config) (net.Listener, error) {
 	return net.Listen("tcp", cfg.Addr())
 }

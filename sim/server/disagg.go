@@ -1,4 +1,4 @@
-package sim
+package server
 
 import (
 	"context"
@@ -38,10 +38,10 @@ import (
 // cost.
 
 const (
-	// kvWaitTimeout bounds (wall time) how long a decode worker waits for
+	// KVWaitTimeout bounds (wall time) how long a decode worker waits for
 	// its request's prefill, as SGLang's bootstrap and waiting timeouts end
 	// a request whose prefill never comes.
-	kvWaitTimeout = 5 * time.Minute
+	KVWaitTimeout = 5 * time.Minute
 	// kvRoomTTL is how long (wall time) a prefilled room waits for its
 	// decode worker before it is forgotten.
 	kvRoomTTL = time.Minute
@@ -65,17 +65,17 @@ type kvRoom struct {
 	closed       time.Time // when done closed (wall); zero while open
 }
 
-// kvBootstrap is a prefill worker's bootstrap server and its rooms.
-type kvBootstrap struct {
+// KVBootstrap is a prefill worker's bootstrap server and its rooms.
+type KVBootstrap struct {
 	ln    net.Listener
 	hs    *http.Server
 	mu    sync.Mutex
 	rooms map[uint64]*kvRoom
 }
 
-// listenBootstrap starts a prefill worker's bootstrap server on --host and
+// ListenBootstrap starts a prefill worker's bootstrap server on --host and
 // --disaggregation-bootstrap-port.
-func listenBootstrap(cfg *cmdline.Config, log *sglog.Logger) (*kvBootstrap, error) {
+func ListenBootstrap(cfg *cmdline.Config, log *sglog.Logger) (*KVBootstrap, error) {
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Deploy.BootstrapPort))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -83,7 +83,7 @@ func listenBootstrap(cfg *cmdline.Config, log *sglog.Logger) (*kvBootstrap, erro
 			fmt.Sprintf("ERROR:    bootstrap server: [Errno 98] error while attempting to bind on address ('%s', %d): address already in use", cfg.Host, cfg.Deploy.BootstrapPort))
 		return nil, fmt.Errorf("binding the bootstrap server on %s: %w", addr, err)
 	}
-	b := &kvBootstrap{ln: ln, rooms: map[uint64]*kvRoom{}}
+	b := &KVBootstrap{ln: ln, rooms: map[uint64]*kvRoom{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "OK") })
 	mux.HandleFunc("GET "+kvPathPrefix+"{room}", b.serveRoom)
@@ -94,11 +94,11 @@ func listenBootstrap(cfg *cmdline.Config, log *sglog.Logger) (*kvBootstrap, erro
 }
 
 // Close stops the bootstrap server.
-func (b *kvBootstrap) Close() { b.hs.Close() }
+func (b *KVBootstrap) Close() { b.hs.Close() }
 
 // room returns the room, creating it for whichever side comes first, and
 // forgets rooms prefilled long ago that no decode worker asked for.
-func (b *kvBootstrap) room(id uint64) *kvRoom {
+func (b *KVBootstrap) room(id uint64) *kvRoom {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for k, r := range b.rooms {
@@ -116,7 +116,7 @@ func (b *kvBootstrap) room(id uint64) *kvRoom {
 
 // finish marks a request's room prefilled (ok) or cut off; a nil server or
 // room does nothing.
-func (b *kvBootstrap) finish(id *uint64, promptTokens int, ok bool) {
+func (b *KVBootstrap) finish(id *uint64, promptTokens int, ok bool) {
 	if b == nil || id == nil {
 		return
 	}
@@ -132,19 +132,19 @@ func (b *kvBootstrap) finish(id *uint64, promptTokens int, ok bool) {
 // serveRoom answers a decode worker once the room's prompt is prefilled:
 // 200 with the prompt's tokens, 410 when the prefill was cut off, 504 when
 // it never came.
-func (b *kvBootstrap) serveRoom(w http.ResponseWriter, r *http.Request) {
+func (b *KVBootstrap) serveRoom(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseUint(r.PathValue("room"), 10, 64)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "bad bootstrap room: "+r.PathValue("room"))
 		return
 	}
 	room := b.room(id)
-	t := time.NewTimer(kvWaitTimeout)
+	t := time.NewTimer(KVWaitTimeout)
 	defer t.Stop()
 	select {
 	case <-room.done:
 	case <-t.C:
-		writeError(w, http.StatusGatewayTimeout, fmt.Sprintf("bootstrap room %d: no prefill within %v", id, kvWaitTimeout))
+		writeError(w, http.StatusGatewayTimeout, fmt.Sprintf("bootstrap room %d: no prefill within %v", id, KVWaitTimeout))
 		return
 	case <-r.Context().Done():
 		return

@@ -1,4 +1,4 @@
-package sim
+package server
 
 import (
 	"encoding/json"
