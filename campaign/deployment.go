@@ -19,6 +19,12 @@ type Deployment struct {
 	// Serve is the role the load generator talks to (its instance 0): rank
 	// 0 of a multi-node group, or the router.
 	Serve string
+	// Figures is the role whose instance 0 the engine's own figures of a
+	// level are read from (its /metrics and info call: the accept length,
+	// the server's counts and timeline), when the served role is not an
+	// engine: SGLang's router serves neither (docs/ENGINES.md). Written as
+	// `figures:`, else FiguresRole's choice; "" while unresolved.
+	Figures string
 	// RendezvousPort is what {rendezvous} expands to: the port node 0 of a
 	// multi-node group listens on for the others (SGLang's --dist-init-addr
 	// HOST:PORT). 0 until defaulted (DefaultRendezvousPort).
@@ -31,7 +37,7 @@ type Deployment struct {
 
 // deploySrc is where a deployment's own keys were written.
 type deploySrc struct {
-	at, serveAt, rendezvousAt position
+	at, serveAt, rendezvousAt, figuresAt position
 }
 
 // Role is one kind of process of a deployment, as written: what it changes

@@ -22,14 +22,15 @@ const (
 
 // rawDeployment is a scenario file's `deployment:` as written.
 type rawDeployment struct {
-	remove        bool // deployment: null, dropping an inherited one
-	serve         string
-	rendezvous    int
-	hasServe      bool
-	hasRendezvous bool
-	at, serveAt   position
-	rendezvousAt  position
-	roles         []*rawRole
+	remove               bool // deployment: null, dropping an inherited one
+	serve, figures       string
+	rendezvous           int
+	hasServe, hasFigures bool
+	hasRendezvous        bool
+	at, serveAt          position
+	rendezvousAt         position
+	figuresAt            position
+	roles                []*rawRole
 }
 
 // rawRole is one entry of `deployment.roles` as written.
@@ -61,6 +62,11 @@ func (d *doc) deployment(v *yaml.Node) *rawDeployment {
 		"serve": func(_, v *yaml.Node) {
 			if s, ok := d.str(v, "deployment.serve"); ok {
 				r.serve, r.hasServe, r.serveAt = s, true, d.pos(v)
+			}
+		},
+		"figures": func(_, v *yaml.Node) {
+			if s, ok := d.str(v, "deployment.figures"); ok {
+				r.figures, r.hasFigures, r.figuresAt = s, true, d.pos(v)
 			}
 		},
 		"rendezvous_port": func(_, v *yaml.Node) {
@@ -261,6 +267,9 @@ func mergeDeployment(parent *Deployment, raw *rawDeployment) *Deployment {
 	if raw.hasRendezvous {
 		d.RendezvousPort, d.src.rendezvousAt = raw.rendezvous, raw.rendezvousAt
 	}
+	if raw.hasFigures {
+		d.Figures, d.src.figuresAt = raw.figures, raw.figuresAt
+	}
 	for _, rr := range raw.roles {
 		i := slices.IndexFunc(d.Roles, func(r *Role) bool { return r.Name == rr.name })
 		if rr.remove {
@@ -370,8 +379,64 @@ func (l *loader) finishDeployment(s *Scenario) {
 	case serve.Health == HealthNone:
 		l.p.errorf(serve.src.healthAt, "deployment.roles.%s.health: %s, but the load generator talks to this role over HTTP (deployment.serve)", serve.Name, HealthNone)
 	}
+	l.finishFigures(s)
 	l.checkRefs(s)
 	l.checkPlacement(s)
+}
+
+// finishFigures resolves and checks the role the engine's figures are read
+// from (Deployment.Figures): written, it must be a role with an HTTP face;
+// else the served role when it runs the engine's own server, or the engine
+// role that generates when the served role is a program of its own (a
+// router, launch:): under SGLang's prefill-decode disaggregation the decode
+// worker, whose steps are the ones speculation and the batch are about.
+func (l *loader) finishFigures(s *Scenario) {
+	dep := s.Deployment
+	if dep.src.figuresAt == (position{}) {
+		// Not written here or by a parent: chosen anew, since a parent's
+		// choice is over the parent's roles.
+		dep.Figures = FiguresRole(dep)
+		return
+	}
+	r := dep.Role(dep.Figures)
+	switch {
+	case r == nil:
+		l.p.errorf(dep.src.figuresAt, "deployment.figures: %q is not a role of scenario %s (%s)", dep.Figures, s.Name, roleNames(dep))
+	case r.Health == HealthNone:
+		l.p.errorf(dep.src.figuresAt, "deployment.figures: role %s has health: %s, no HTTP face to read figures from", r.Name, HealthNone)
+	case r.node(0) != dep.Role(dep.Serve).node(0):
+		l.p.errorf(dep.src.figuresAt, "deployment.figures: role %s runs its instance 0 on node %d, not beside the load generator on node %d", r.Name, r.node(0), dep.Role(dep.Serve).node(0))
+	}
+}
+
+// FiguresRole is the role a deployment's engine figures come from when
+// `figures:` is not written: the served role, unless it runs a program of
+// its own (launch:, a router), and then the role whose flags set
+// disaggregation-mode decode, else the first engine role with an HTTP face
+// beside it; the served role when there is none.
+func FiguresRole(dep *Deployment) string {
+	serve := dep.Role(dep.Serve)
+	if serve == nil || len(serve.Launch) == 0 {
+		return dep.Serve
+	}
+	var first string
+	for _, r := range dep.Roles {
+		if r == serve || len(r.Launch) > 0 || r.Health == HealthNone || r.node(0) != serve.node(0) {
+			continue
+		}
+		for _, a := range r.Args {
+			if !a.Remove && a.Key == "disaggregation-mode" && slices.Equal(a.Values, []string{"decode"}) {
+				return r.Name
+			}
+		}
+		if first == "" {
+			first = r.Name
+		}
+	}
+	if first == "" {
+		return dep.Serve
+	}
+	return first
 }
 
 // roleNames lists a deployment's roles for a message.

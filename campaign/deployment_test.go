@@ -79,6 +79,10 @@ func TestDeploymentLoads(t *testing.T) {
 	if d.Deployment.Serve != "router" || d.NodesPerLaunch() != 1 {
 		t.Errorf("disagg: serve %q over %d nodes, want router over 1", d.Deployment.Serve, d.NodesPerLaunch())
 	}
+	// The router serves no engine figures: they are the decode worker's.
+	if d.Deployment.Figures != "decode" {
+		t.Errorf("disagg: figures from %q, want decode", d.Deployment.Figures)
+	}
 	var waves [][]string
 	for _, w := range d.StartOrder() {
 		var names []string
@@ -230,6 +234,13 @@ deployment:
   roles:
     router: {}
 `), []string{`c/scenarios/disagg.yaml:3:10: deployment.serve: "routr" is not a role of scenario disagg (router)`}},
+		{"figures from no role", with(disaggPath, `extends: base
+deployment:
+  serve: router
+  figures: decod
+  roles:
+    router: {}
+`), []string{`c/scenarios/disagg.yaml:4:12: deployment.figures: "decod" is not a role of scenario disagg (router)`}},
 		{"unknown role key", with(disaggPath, `extends: base
 deployment:
   roles:

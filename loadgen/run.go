@@ -64,9 +64,12 @@ type Event struct {
 
 // Options configure a sweep.
 type Options struct {
-	URL    string // server base URL, e.g. http://127.0.0.1:30000
-	Model  string // empty: the first id from /v1/models
-	APIKey string // sent as a bearer token; never written anywhere
+	URL string // server base URL, e.g. http://127.0.0.1:30000
+	// MetricsURL is the base URL the engine figures and the timeline are
+	// scraped from, when not URL (Spec.MetricsURL); "": URL.
+	MetricsURL string
+	Model      string // empty: the first id from /v1/models
+	APIKey     string // sent as a bearer token; never written anywhere
 	// Endpoint is EndpointChat (default) or EndpointCompletions.
 	Endpoint    string
 	Concurrency []int // closed-loop levels, in order
@@ -193,7 +196,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		res.Model = m
 	}
-	s := &sweep{o: o, res: res, base: base}
+	s := &sweep{o: o, res: res, base: base, metricsBase: base}
+	if o.MetricsURL != "" {
+		s.metricsBase = strings.TrimRight(o.MetricsURL, "/")
+	}
 	if err := s.prepare(ctx); err != nil {
 		return nil, err
 	}
@@ -289,12 +295,15 @@ func maxOf(xs []int) int {
 
 // sweep is one Run's state.
 type sweep struct {
-	o      Options
-	res    *Result
-	base   string
-	q      *requester
-	probe  *http.Client // for the metrics scrapes
-	bodies [][]byte     // request body per prompt, built once
+	o    Options
+	res  *Result
+	base string
+	// metricsBase is where the engine figures and the timeline are read:
+	// base, or Options.MetricsURL.
+	metricsBase string
+	q           *requester
+	probe       *http.Client // for the metrics scrapes
+	bodies      [][]byte     // request body per prompt, built once
 	// lengths is how prompts asked for in tokens were made that long
 	// (measure.LevelSummary.InputLengths); exact is each prompt's length in
 	// tokens as sent where known, else 0.
@@ -497,7 +506,7 @@ func (s *sweep) run(ctx context.Context) error {
 			if s.sessions != nil {
 				_, n = s.sessions.Plan(s.o.requestsAt(c)) // whole sessions: at least the requests asked for
 			}
-			m := newMetricsProbe(s.probe, s.o.Engine, s.base, s.o.APIKey, s.o.MetricsDir, c, r)
+			m := newMetricsProbe(s.probe, s.o.Engine, s.metricsBase, s.o.APIKey, s.o.MetricsDir, c, r)
 			m.scrape(ctx, phaseBefore)
 			s.mu.Lock()
 			s.event(Event{Kind: EventLevelStart, Level: c, Repeat: r, Total: n})

@@ -34,9 +34,13 @@ const (
 // Zero values mean what they mean in Options (MaxTokens 0: DefaultMaxTokens,
 // Repeats 0: one, and so on), so a Spec needs only what it changes.
 type Spec struct {
-	URL    string // server base URL, e.g. http://127.0.0.1:30000
-	Model  string // "": the first id from /v1/models
-	Engine string // an engine name (engine.Names); "": engine.Generic
+	URL string // server base URL, e.g. http://127.0.0.1:30000
+	// MetricsURL is the base URL of the engine whose /metrics and info call
+	// give the levels' engine figures and timeline, when it is not URL's
+	// server: a worker behind a router that serves neither; "": URL.
+	MetricsURL string
+	Model      string // "": the first id from /v1/models
+	Engine     string // an engine name (engine.Names); "": engine.Generic
 	// APIKeyEnv names the environment variable holding a bearer token; the
 	// token itself never appears in a command line.
 	APIKeyEnv string
@@ -101,6 +105,9 @@ type Spec struct {
 // time.
 func (s Spec) Argv() []string {
 	argv := []string{"--url", s.URL, "--engine", cmp.Or(s.Engine, engine.Generic)}
+	if s.MetricsURL != "" {
+		argv = append(argv, "--metrics-url", s.MetricsURL)
+	}
 	if s.Model != "" {
 		argv = append(argv, "--model", s.Model)
 	}
@@ -214,6 +221,7 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 		percentiles                                        string
 	)
 	fs.StringVar(&s.URL, "url", "", "")
+	fs.StringVar(&s.MetricsURL, "metrics-url", "", "")
 	fs.StringVar(&s.Model, "model", "", "")
 	fs.StringVar(&s.APIKeyEnv, "api-key-env", "", "")
 	fs.StringVar(&s.Engine, "engine", engine.Generic, "")
@@ -258,6 +266,11 @@ func ParseArgv(fs *flag.FlagSet, args []string) (Spec, error) {
 	}
 	if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Spec{}, fmt.Errorf("--url %q: want http://HOST:PORT", s.URL)
+	}
+	if s.MetricsURL != "" {
+		if u, err := url.Parse(s.MetricsURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return Spec{}, fmt.Errorf("--metrics-url %q: want http://HOST:PORT", s.MetricsURL)
+		}
 	}
 	concSet := false
 	fs.Visit(func(f *flag.Flag) { concSet = concSet || f.Name == "concurrency" })
@@ -389,7 +402,7 @@ func (s Spec) Options() (Options, error) {
 		return Options{}, fmt.Errorf("building the prompt set: %w", err)
 	}
 	return Options{
-		URL: s.URL, Model: s.Model, Endpoint: s.Endpoint,
+		URL: s.URL, MetricsURL: s.MetricsURL, Model: s.Model, Endpoint: s.Endpoint,
 		Concurrency: s.Concurrency, Rates: s.Rates, Burstiness: s.Burstiness, MaxInFlight: s.MaxInFlight,
 		Speeds: s.Speeds, Trace: trace,
 		Requests: s.Requests, AutoScale: s.AutoScale, MaxTokens: s.MaxTokens, Warmup: s.Warmup, Temperature: s.Temperature,

@@ -29,6 +29,7 @@ func fullSpec(t *testing.T) Spec {
 	// Values that must be valid rather than merely set.
 	special := map[string]any{
 		"URL":                   "http://10.0.0.7:8000",
+		"MetricsURL":            "http://10.0.0.7:8001",
 		"Engine":                "vllm",
 		"Endpoint":              EndpointCompletions,
 		"Prompts.OutputLengths": prompts.OutputRecorded,

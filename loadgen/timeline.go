@@ -83,7 +83,7 @@ func (t *timelineScraper) loop(ctx context.Context) {
 // and the answer, when the server read its values; a failed scrape is left
 // out rather than recorded as empty.
 func (t *timelineScraper) scrape(ctx context.Context) {
-	probe := metricsProbe{client: t.s.probe, base: t.s.base, apiKey: t.s.o.APIKey}
+	probe := metricsProbe{client: t.s.probe, base: t.s.metricsBase, apiKey: t.s.o.APIKey}
 	sent := nowNs()
 	body, ok := probe.get(ctx, "/metrics")
 	if !ok {

@@ -15,19 +15,21 @@ import (
 // server_info.json for SGLang).
 const FinalMetricsFile = "final.prom"
 
-// collect records what the server says about itself after the sweep: its
+// collect records what the server says about itself after the sweep (a
+// deployment's figures role, when it serves from a router): its
 // version (and SGLang's own running accept length) from the engine profile's
 // info call, and a final /metrics scrape. A server without these endpoints
 // is not a failure: the measurement already stands, so each miss is a warning.
 func collect(ctx context.Context, s *scenarioRun) error {
 	info := s.profile.Info
+	s.result.FiguresFrom = s.figuresRole
 	dir := filepath.Join(s.dir, results.MetricsDir)
 	if err := os.MkdirAll(dir, results.DirMode); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
 	if info != nil {
 		path, status, body, err := info.Ask(func(path string) (int, []byte, error) {
-			return get(ctx, s.client, s.baseURL+path, DefaultProbeTimeout)
+			return get(ctx, s.figuresClient, s.figuresURL+path, DefaultProbeTimeout)
 		})
 		switch {
 		case err != nil:
@@ -42,7 +44,7 @@ func collect(ctx context.Context, s *scenarioRun) error {
 			s.result.EngineVersion, s.result.AcceptLength = in.Version, in.AcceptLength
 		}
 	}
-	status, body, err := get(ctx, s.client, s.baseURL+"/metrics", DefaultProbeTimeout)
+	status, body, err := get(ctx, s.figuresClient, s.figuresURL+"/metrics", DefaultProbeTimeout)
 	if err == nil && status == http.StatusOK {
 		if err := results.WriteFileAtomic(filepath.Join(dir, FinalMetricsFile), body); err != nil {
 			return err

@@ -41,6 +41,10 @@ type deployRun struct {
 	procs []*roleProc // in campaign.Deployment.Instances order
 	waves [][]*roleProc
 	serve *roleProc
+	// figures is the instance the engine's figures are read from
+	// (campaign.Deployment.Figures' instance 0): serve, or an engine
+	// behind it when serve is a router, which serves none.
+	figures *roleProc
 	// dead is the first instance found dead, which deadProc keeps naming:
 	// see there.
 	dead *roleProc
@@ -111,6 +115,9 @@ func (s *scenarioRun) newDeployRun() *deployRun {
 		byRole[in.Role.Name] = append(byRole[in.Role.Name], p)
 		if in.Role.Name == dep.Serve && in.Index == 0 {
 			d.serve = p
+		}
+		if in.Role.Name == dep.Figures && in.Index == 0 {
+			d.figures = p
 		}
 	}
 	for _, wave := range sc.StartOrder() {

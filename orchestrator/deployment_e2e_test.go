@@ -136,8 +136,17 @@ func TestDeploymentDisaggLocal(t *testing.T) {
 			break
 		}
 	}
-	if d.EngineVersion == "" {
-		t.Errorf("disagg: no engine version (the router forwards /server_info to the decode worker)")
+	// The router serves no /metrics and its server info is the prefill
+	// worker's: the engine's figures are read from the decode worker, and
+	// the result says so.
+	if d.EngineVersion == "" || d.FiguresFrom != "decode" {
+		t.Errorf("disagg: engine version %q, figures from %q: want the decode worker's", d.EngineVersion, d.FiguresFrom)
+	}
+	// The final scrape is the decode worker's (the router has no
+	// /metrics): it counts the level's requests, every one decoded there.
+	prom, err := os.ReadFile(filepath.Join(out.RunDir, "disagg", "round-1", results.MetricsDir, orchestrator.FinalMetricsFile))
+	if err != nil || !strings.Contains(string(prom), "sglang:num_requests_total") {
+		t.Errorf("disagg: no final scrape of the decode worker's metrics (%v)", err)
 	}
 	for _, role := range []string{"prefill", "decode", "router"} {
 		if !strings.Contains(d.Launch, role+" on local: env -- ") {

@@ -118,15 +118,21 @@ type scenarioRun struct {
 	launch  *campaign.Launch
 	// serverLog is the engine's log on the host; logOffset how much of it
 	// the ready phase has read.
-	serverLog  string
-	logOffset  int64
-	sweepDir   string // on the host
-	client     *http.Client
-	baseURL    string
-	model      string
-	result     results.ScenarioResult
-	keptServer bool
-	power      *powerRun // nil when no sampler runs
+	serverLog string
+	logOffset int64
+	sweepDir  string // on the host
+	client    *http.Client
+	baseURL   string
+	// figures is where the engine's own figures are read (its /metrics and
+	// info call): baseURL's server, unless a deployment serves from a
+	// router, and then the engine role behind it (figuresRole).
+	figuresURL    string
+	figuresClient *http.Client
+	figuresRole   string
+	model         string
+	result        results.ScenarioResult
+	keptServer    bool
+	power         *powerRun // nil when no sampler runs
 	// hostLost says why the fleet gives up the host during this attempt
 	// ("" when it does not): the attempt is then not the scenario's.
 	hostLost string
@@ -160,6 +166,11 @@ func (o *orch) newScenarioRun(pl plannedLaunch, w *worker) *scenarioRun {
 		// the deployment serves from.
 		s.dep = s.newDeployRun()
 		s.baseURL, s.client = s.dep.serve.url, s.dep.serve.client
+	}
+	s.figuresURL, s.figuresClient = s.baseURL, s.client
+	if s.dep != nil && s.dep.figures != nil && s.dep.figures != s.dep.serve {
+		f := s.dep.figures
+		s.figuresURL, s.figuresClient, s.figuresRole = f.url, f.client, f.name
 	}
 	return s
 }

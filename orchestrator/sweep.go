@@ -62,6 +62,9 @@ func (s *scenarioRun) sweepSpec() loadgen.Spec {
 		spec.AutoScale = s.scale
 	}
 	withPrefixCache(&spec, s.o.c.Engine.PrefixCache, s.sc.PrefixCache)
+	if s.figuresRole != "" {
+		spec.MetricsURL = s.figuresURL
+	}
 	return spec
 }
 

@@ -211,13 +211,18 @@ type ScenarioResult struct {
 	Started     time.Time `json:"started"`
 	Ended       time.Time `json:"ended"`
 	// FailedPhase, Reason and LogExcerpt explain a failure.
-	FailedPhase   string                 `json:"failed_phase,omitempty"`
-	Reason        string                 `json:"reason,omitempty"`
-	LogExcerpt    string                 `json:"log_excerpt,omitempty"`
-	EngineVersion string                 `json:"engine_version,omitempty"`
-	Launch        string                 `json:"launch,omitempty"` // the command line that started the server
-	AcceptLength  *float64               `json:"accept_length,omitempty"`
-	Levels        []measure.LevelSummary `json:"levels,omitempty"`
+	FailedPhase   string   `json:"failed_phase,omitempty"`
+	Reason        string   `json:"reason,omitempty"`
+	LogExcerpt    string   `json:"log_excerpt,omitempty"`
+	EngineVersion string   `json:"engine_version,omitempty"`
+	Launch        string   `json:"launch,omitempty"` // the command line that started the server
+	AcceptLength  *float64 `json:"accept_length,omitempty"`
+	// FiguresFrom names the deployment role the engine's own figures (its
+	// info call, /metrics and the server timeline) were read from when it
+	// is not the role the load went to: a worker behind SGLang's router,
+	// which serves neither. Empty for a single server.
+	FiguresFrom string                 `json:"figures_from,omitempty"`
+	Levels      []measure.LevelSummary `json:"levels,omitempty"`
 	// PhaseSeconds is where the time went, by phase name.
 	PhaseSeconds map[string]float64 `json:"phase_seconds,omitempty"`
 	// HostState is the host's load around the sweep (read just before it

@@ -103,7 +103,7 @@ func TestPDServesThroughRouter(t *testing.T) {
 	if log := pd.decode.log.String(); strings.Contains(log, "Prefill batch") || !strings.Contains(log, "Decode batch, #running-req: 1") {
 		t.Errorf("the decode worker should decode and never prefill:\n%s", simtest.Tail(log, 20))
 	}
-	resp, err := http.Get(pd.router.url("/metrics"))
+	resp, err := http.Get(pd.router.url("/engine_metrics"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,19 +111,29 @@ func TestPDServesThroughRouter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pre, dec := pd.prefill.url(""), pd.decode.url("")
 	for series, want := range map[string]float64{
-		`sglang:generation_tokens_total{worker_role="prefill"}`: 1,
-		`sglang:generation_tokens_total{worker_role="decode"}`:  48,
-		`sglang:num_requests_total{worker_role="decode"}`:       1,
+		`sglang:generation_tokens_total{worker_addr="` + pre + `"}`: 1,
+		`sglang:generation_tokens_total{worker_addr="` + dec + `"}`: 48,
+		`sglang:num_requests_total{worker_addr="` + dec + `"}`:      1,
 	} {
 		if vals[series] != want {
-			t.Errorf("router /metrics %s = %v, want %v", series, vals[series], want)
+			t.Errorf("router /engine_metrics %s = %v, want %v", series, vals[series], want)
 		}
 	}
-	for path, want := range map[string]int{"/v1/models": 200, "/server_info": 200, "/get_model_info": 200, "/flush_cache": 200} {
+	// The gateway's main port: no /metrics and no /server_info (its own
+	// metrics are on --prometheus-port), the flush a POST.
+	for path, want := range map[string]int{"/v1/models": 200, "/get_server_info": 200, "/get_model_info": 200,
+		"/metrics": 404, "/server_info": 404, "/flush_cache": 405} {
 		if got := status(pd.router.url(path)); got != want {
 			t.Errorf("router GET %s: %d, want %d", path, got, want)
 		}
+	}
+	// Its server info is the first prefill worker's, which does not decode.
+	var info map[string]any
+	getJSON(t, pd.router.url("/get_server_info"), &info)
+	if info["disaggregation_mode"] != "prefill" {
+		t.Errorf("router /get_server_info: disaggregation_mode %v, want the prefill worker's", info["disaggregation_mode"])
 	}
 	if code, evs := post(t, pd.router.url("/v1/tokenize"), map[string]any{"prompt": "count me"}); code != 200 || !strings.Contains(evs[0].raw, `"count":2`) {
 		t.Errorf("router /v1/tokenize: %d %s", code, evs[0].raw)
@@ -131,7 +141,7 @@ func TestPDServesThroughRouter(t *testing.T) {
 }
 
 // parseTestMetrics reads a merged exposition into sums keyed by name and
-// worker role, as name{worker_role="role"}.
+// worker, as name{worker_addr="URL"}.
 func parseTestMetrics(resp *http.Response) (map[string]float64, error) {
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 {
@@ -145,13 +155,13 @@ func parseTestMetrics(resp *http.Response) (map[string]float64, error) {
 	out := map[string]float64{}
 	for name, f := range fams {
 		for _, m := range f.GetMetric() {
-			role := ""
+			addr := ""
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "worker_role" {
-					role = l.GetValue()
+				if l.GetName() == "worker_addr" {
+					addr = l.GetValue()
 				}
 			}
-			out[fmt.Sprintf("%s{worker_role=%q}", name, role)] += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+			out[fmt.Sprintf("%s{worker_addr=%q}", name, addr)] += m.GetCounter().GetValue() + m.GetGauge().GetValue()
 		}
 	}
 	return out, nil

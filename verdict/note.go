@@ -59,6 +59,10 @@ const CheckConnections = "connections"
 // with the client's.
 const CheckServer = "server"
 
+// CheckFigures says which role of a deployment the engine's own figures
+// were read from.
+const CheckFigures = "figures"
+
 // CheckITL names the note about records that keep no inter-token gaps.
 const CheckITL = "itl"
 

@@ -431,21 +431,28 @@ func (rt *Router) get(ctx context.Context, w *routerWorker, path string) error {
 	return nil
 }
 
-// Handler routes the router's HTTP surface.
+// Handler routes the router's HTTP surface, the main port's public routes
+// of sgl-model-gateway (src/server.rs at 6614f984, build_app): health,
+// readiness and liveness, the model and server info, /engine_metrics, the
+// cache flush and the generation calls. It has no /metrics and no
+// /server_info: the gateway's own Prometheus metrics are on
+// --prometheus-port, which the sim does not serve, and a worker's figures
+// are read from the worker, or merged by /engine_metrics. What it has no
+// route for is 404, as the gateway's fallback answers.
 func (rt *Router) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", rt.health)
 	mux.HandleFunc("GET /health_generate", rt.health)
 	mux.HandleFunc("GET /readiness", rt.health)
 	mux.HandleFunc("GET /liveness", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	for _, p := range []string{"/v1/models", "/get_model_info", "/server_info", "/get_server_info"} {
-		mux.HandleFunc("GET "+p, rt.forward)
+	mux.HandleFunc("GET /v1/models", rt.forward)
+	for _, p := range []string{"/get_model_info", "/get_server_info"} {
+		mux.HandleFunc("GET "+p, rt.forwardInfo)
 	}
 	for _, p := range []string{"/v1/tokenize", "/tokenize"} {
 		mux.HandleFunc("POST "+p, rt.forward)
 	}
-	mux.HandleFunc("GET /metrics", rt.metrics)
-	mux.HandleFunc("GET /flush_cache", rt.flushCache)
+	mux.HandleFunc("GET /engine_metrics", rt.engineMetrics)
 	mux.HandleFunc("POST /flush_cache", rt.flushCache)
 	for _, p := range []string{"/v1/chat/completions", "/v1/completions", "/generate"} {
 		mux.HandleFunc("POST "+p, rt.route)
@@ -462,10 +469,8 @@ func (rt *Router) health(w http.ResponseWriter, _ *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// forward answers a call that generates nothing (the model, the server's
-// info, the tokenizer) with the first decode (or regular) worker's answer:
-// the worker that generates, whose /server_info holds the speculative
-// figures.
+// forward answers a call that generates nothing (the models, the
+// tokenizer) with the first decode (or regular) worker's answer.
 func (rt *Router) forward(w http.ResponseWriter, r *http.Request) {
 	var body []byte
 	if r.Method == http.MethodPost {
@@ -476,6 +481,26 @@ func (rt *Router) forward(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	resp, err := rt.send(r.Context(), rt.decode[0], r.Method, r.URL.RequestURI(), body)
+	if err != nil {
+		writeError(w, http.StatusBadGateway, err.Error())
+		return
+	}
+	defer resp.Body.Close()
+	relay(w, resp)
+}
+
+// forwardInfo answers the model and server info with one worker's: under
+// --pd-disaggregation the first prefill worker's (the gateway's PDRouter
+// proxies get_server_info and get_model_info to its first prefill worker,
+// src/routers/http/pd_router.rs at 004dcda2), which does not speculate, so
+// a decode worker's accept length is not in the router's server info;
+// otherwise the first worker's.
+func (rt *Router) forwardInfo(w http.ResponseWriter, r *http.Request) {
+	wk := rt.decode[0]
+	if len(rt.prefill) > 0 {
+		wk = rt.prefill[0]
+	}
+	resp, err := rt.send(r.Context(), wk, r.Method, r.URL.RequestURI(), nil)
 	if err != nil {
 		writeError(w, http.StatusBadGateway, err.Error())
 		return
@@ -735,13 +760,15 @@ func errorBody(code int, msg string) []byte {
 	return b
 }
 
-// metrics serves every worker's /metrics as one exposition, each sample
-// labelled with its worker and role (worker, worker_role), as a Prometheus
-// server scraping all of them would hold them. Summed over roles, a
-// disaggregated request's prompt tokens and first token count twice: once
-// on its prefill worker, once on its decode worker. 404 when no worker
-// serves metrics (none runs with --enable-metrics).
-func (rt *Router) metrics(w http.ResponseWriter, r *http.Request) {
+// engineMetrics serves every worker's /metrics as one exposition, each
+// sample labelled with the worker it came from (worker_addr), as the
+// gateway's /engine_metrics merges its workers' (src/core/
+// worker_manager.rs, get_engine_metrics, at f47e04e0). Summed over workers,
+// a disaggregated request's prompt tokens count twice: once on its prefill
+// worker, once on its decode worker. An error when no worker serves
+// metrics (none runs with --enable-metrics), as the gateway's "All backend
+// requests failed".
+func (rt *Router) engineMetrics(w http.ResponseWriter, r *http.Request) {
 	fams := map[string]*dto.MetricFamily{}
 	served := false
 	for _, wk := range rt.workers {
@@ -759,7 +786,7 @@ func (rt *Router) metrics(w http.ResponseWriter, r *http.Request) {
 		parsed, _ := parser.TextToMetricFamilies(bytes.NewReader(body))
 		for name, f := range parsed {
 			for _, m := range f.Metric {
-				m.Label = append(m.Label, labelPair("worker", wk.url), labelPair("worker_role", roleName(wk.role)))
+				m.Label = append(m.Label, labelPair("worker_addr", wk.url))
 			}
 			if have, ok := fams[name]; !ok {
 				fams[name] = f
@@ -769,7 +796,7 @@ func (rt *Router) metrics(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !served {
-		http.NotFound(w, r)
+		writeError(w, http.StatusServiceUnavailable, "All backend requests failed")
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
