@@ -1,6 +1,7 @@
 package hoststate
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,77 @@ func TestParse(t *testing.T) {
 			if err != nil || s.Load1 != tc.load || s.Runnable != tc.runnable || (s.CPUSome10 == nil) != (tc.psi < 0) ||
 				(s.CPUSome10 != nil && *s.CPUSome10 != tc.psi) {
 				t.Errorf("%+v, %v", s, err)
+			}
+		})
+	}
+}
+
+// TestParseGPUSection: the GPU side of a reading, from either query or
+// neither: a refusal keeps the CPU side and says what nvidia-smi said.
+func TestParseGPUSection(t *testing.T) {
+	cpu := "#loadavg\n0.40 0.30 0.20 1/200 42\n#pressure\n#cpus\n16\n#uptime\n3600.25 50000.00\n"
+	for _, tc := range []struct {
+		name, gpu string
+		gpus      int
+		err       string
+	}{
+		{"none asked", "", 0, ""},
+		{"newer", "#gpu new\n0, 580.159.04, 345, 3201, 1980, 3201, 34, 77.86, 700.00, 0, Enabled, 0x1, 0, 0, 0, 0\n", 1, ""},
+		{"older", "#gpu old\n0, 470.82.01, 1410, 1215, 1410, 1215, 40, 61.00, 400.00, 0, Enabled, 0x1\n1, 470.82.01, 1410, 1215, 1410, 1215, 40, 61.00, 400.00, 0, Enabled, 0x1\n", 2, ""},
+		{"refused", "#gpu exit 2\nField \"clocks_throttle_reasons.active\" is not a valid field to query.\n", 0,
+			`nvidia-smi --query-gpu: exit status 2: Field "clocks_throttle_reasons.active" is not a valid field to query.`},
+		{"garbled", "#gpu old\nNo devices were found\n", 0, `nvidia-smi --query-gpu: "No devices were found": 1 fields, want 12`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Parse(cpu + tc.gpu)
+			var ge *GPUError
+			if tc.err != "" {
+				if !errors.As(err, &ge) || err.Error() != tc.err {
+					t.Fatalf("error %v, want %s", err, tc.err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if s.Load1 != 0.4 || s.CPUs != 16 || s.UptimeS != 3600.25 || len(s.GPUs) != tc.gpus {
+				t.Errorf("%+v", s)
+			}
+		})
+	}
+}
+
+// TestKeepGPUs: a launch sharing its host keeps its own GPUs' state.
+func TestKeepGPUs(t *testing.T) {
+	s := &State{GPUs: []GPU{{Index: 0}, {Index: 1}, {Index: 2}}}
+	s.KeepGPUs(nil)
+	if len(s.GPUs) != 3 {
+		t.Fatalf("nil kept %d GPUs", len(s.GPUs))
+	}
+	s.KeepGPUs([]int{2, 0})
+	if len(s.GPUs) != 2 || s.GPUs[0].Index != 0 || s.GPUs[1].Index != 2 {
+		t.Errorf("%+v", s.GPUs)
+	}
+}
+
+func TestParseFacts(t *testing.T) {
+	for _, tc := range []struct {
+		name, out string
+		want      Facts
+		err       string
+	}{
+		{"with cpufreq", "#node\ngpu-07\n#kernel\n6.8.0-49-generic\n#governor\nperformance\n", Facts{"gpu-07", "6.8.0-49-generic", "performance"}, ""},
+		{"a VM without it", "#node\nvm\n#kernel\n6.18.44-fc-v1272\n#governor\n", Facts{"vm", "6.18.44-fc-v1272", ""}, ""},
+		{"no uname", "#node\n#kernel\n#governor\n", Facts{}, "no node name or kernel release"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ParseFacts(tc.out)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || f != tc.want {
+				t.Errorf("%+v, %v", f, err)
 			}
 		})
 	}

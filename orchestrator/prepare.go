@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
+	"github.com/bakeoff-dev/bakeoff/hoststate"
 	"github.com/bakeoff-dev/bakeoff/remote"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
@@ -63,17 +64,17 @@ func (w *worker) prepare(ctx context.Context) error {
 	return o.writeManifest()
 }
 
-// hostFacts records the host's name, kernel, driver and GPUs; a fact that
-// cannot be read is a warning, not a failure. A host without a GPU (gpu:
-// none) is not asked for GPU facts: NoGPU says why there are none.
+// hostFacts records the host's name, kernel, CPU governor, driver and
+// GPUs; a fact that cannot be read is a warning, not a failure. A host
+// without a GPU (gpu: none) is not asked for GPU facts: NoGPU says why
+// there are none.
 func (w *worker) hostFacts(ctx context.Context, goos, goarch string) {
 	o := w.o
 	w.facts.OS, w.facts.Arch = goos, goarch
-	if out, _, err := w.h.Run(ctx, "uname -n; uname -r"); err == nil {
-		f := strings.Fields(string(out))
-		if len(f) == 2 {
-			w.facts.Name = f[0] + " (" + w.h.Name() + ")"
-			w.facts.Kernel = f[1]
+	if out, _, err := w.h.Run(ctx, hoststate.FactsCommand); err == nil {
+		if f, err := hoststate.ParseFacts(string(out)); err == nil {
+			w.facts.Name = f.Node + " (" + w.h.Name() + ")"
+			w.facts.Kernel, w.facts.Governor = f.Kernel, f.Governor
 		}
 	}
 	if o.c.GPU.None {

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -408,17 +409,27 @@ func setResultMode(path string) {
 	_ = results.SetMode(path)
 }
 
-// hostState reads the host's load (hoststate.Command); nil when it cannot
-// be read. It never fails the launch: a host without /proc/loadavg is
-// measured all the same, only not compared on its load.
+// hostState reads the host's load and, on a host with GPUs, their state
+// (hoststate.Command); nil when the load cannot be read. It never fails the
+// launch: a host without /proc/loadavg is measured all the same, only not
+// compared on its load, and GPUs nvidia-smi does not answer for are a
+// warning, once. A launch sharing its host keeps only its own GPUs.
 func (s *scenarioRun) hostState(ctx context.Context) *hoststate.State {
-	out, _, err := s.w.h.Run(ctx, hoststate.Command)
+	smi := ""
+	if !s.o.c.GPU.None {
+		smi = cmp.Or(s.o.c.GPU.NvidiaSMI, remote.DefaultNvidiaSMI)
+	}
+	out, _, err := s.w.h.Run(ctx, hoststate.Command(smi))
 	if err != nil {
 		return nil
 	}
 	st, err := hoststate.Parse(string(out))
-	if err != nil {
+	if gerr := (*hoststate.GPUError)(nil); errors.As(err, &gerr) {
+		s.w.warnOnce(s.sc.Name, fmt.Sprintf("reading the GPUs' state on %s (%s --query-gpu): %v; the launches are not judged on their GPUs' clocks",
+			s.w.h.Name(), smi, gerr.Err))
+	} else if err != nil {
 		return nil
 	}
+	st.KeepGPUs(s.slotGPUs(s.w))
 	return &st
 }

@@ -54,6 +54,9 @@ func DiffText(w io.Writer, d *rundiff.Result) error {
 	if d.HostLoad != "" {
 		fmt.Fprintf(ew, "! %s: a difference may be the host's\n", d.HostLoad)
 	}
+	for _, g := range d.HostGPUs {
+		fmt.Fprintf(ew, "! %s: a difference may be the GPUs'\n", g)
+	}
 	fmt.Fprintln(ew, runEffectLine(d))
 	for _, s := range d.HistorySkipped {
 		fmt.Fprintf(ew, "   not in the history: %s\n", s)

@@ -25,12 +25,14 @@ type Where struct {
 
 // End writes what the last screen of a run shows, in this order and
 // nothing after: a line per kind of note (what the run checked, counted),
-// the verdict table with its legend, the per-variant sentences (the
-// sequential rounds, crossovers, why, break-even, capacity), the cost line
-// and where the report is. Every line fits width columns (0: DefaultWidth):
-// the table picks the layout that fits, prose is folded. The notes in full,
-// the per-level figures, categories, energy and accept lengths are in Text,
-// the detail, which the last line says how to print.
+// the verdict table with its legend (and, when the run was too noisy to
+// tie anything, a line that says so with the host's load), the per-variant
+// sentences (the sequential rounds, crossovers, why, break-even,
+// capacity), the cost line and where the report is. Every line fits width
+// columns (0: DefaultWidth): the table picks the layout that fits, prose is
+// folded. The notes in full, the per-level figures, categories, energy and
+// accept lengths are in Text, the detail, which the last line says how to
+// print.
 func End(w io.Writer, v *verdict.Verdict, width int, where Where) error {
 	if width <= 0 {
 		width = DefaultWidth
@@ -54,6 +56,9 @@ func End(w io.Writer, v *verdict.Verdict, width int, where Where) error {
 	prose(legend(v), "", "  ")
 	if hasHopeless(v) {
 		prose(hopelessFootnote, "", "  ")
+	}
+	if s := untiedLine(v); s != "" {
+		prose(s, "", "  ")
 	}
 	if lines := sequentialVariantLines(v); len(lines) > 0 {
 		line("")

@@ -351,7 +351,7 @@ func verdictTable(v *verdict.Verdict) hTable {
 			last := &r.Cells[len(r.Cells)-1]
 			last.Swatch, last.Label = swatchHTML(scenarioStyle(i)), s.Name
 		}
-		w := hCell{Class: "winner", Outcome: row.Outcome, Title: winnerTitle(row), Label: "winner", Parts: []hPart{txt(winnerCell(row))}}
+		w := hCell{Class: "winner", Outcome: row.Outcome, Title: winnerTitle(row, v.Baseline), Label: "winner", Parts: []hPart{txt(winnerCell(row, v.Baseline))}}
 		if row.Outcome == verdict.RowWinner {
 			w.Class += " outcome-faster"
 		}

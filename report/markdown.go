@@ -27,7 +27,7 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 	if line := v.PerGPULine(); line != "" {
 		fmt.Fprintf(ew, "%s.\n\n", line)
 	}
-	if err := renderTable(ew, sideBySide(v), renderer.NewMarkdown()); err != nil {
+	if err := renderTable(ew, sideBySide(v, true), renderer.NewMarkdown()); err != nil {
 		return err
 	}
 	fmt.Fprintln(ew)
@@ -35,6 +35,10 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 	if hasHopeless(v) {
 		fmt.Fprintln(ew)
 		fmt.Fprintln(ew, hopelessFootnote)
+	}
+	if s := untiedLine(v); s != "" {
+		fmt.Fprintln(ew)
+		fmt.Fprintln(ew, s)
 	}
 	if lines := sequentialVariantLines(v); len(lines) > 0 {
 		fmt.Fprintf(ew, "\n%s:\n\n", sequentialHeading(v))

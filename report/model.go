@@ -25,8 +25,9 @@ type table struct {
 
 // sideBySide is the main table: one row per level, per scenario its
 // throughput ± CI and, for variants, the delta against the baseline with its
-// significance, then the winner.
-func sideBySide(v *verdict.Verdict) table {
+// significance, then the winner, with who else can be the best named or
+// counted (winnerCellAs).
+func sideBySide(v *verdict.Verdict, named bool) table {
 	t := table{Header: []string{levelHeader(v)}}
 	for _, s := range v.Scenarios {
 		if s.Failed() {
@@ -50,7 +51,7 @@ func sideBySide(v *verdict.Verdict) table {
 				r = append(r, strings.TrimSpace(deltaCell(c)+" "+bracketCell(c)))
 			}
 		}
-		r = append(r, winnerCell(row))
+		r = append(r, winnerCellAs(row, v.Baseline, named))
 		t.Rows = append(t.Rows, r)
 	}
 	return t
@@ -148,49 +149,6 @@ func mdeShort(c verdict.Comparison) string {
 		return "under min_effect"
 	}
 	return verdict.MDEShort(c.MDEPct)
-}
-
-// winnerCell names the level's winner, or says that the leaders tie or that
-// none was decided. It never lists the scenarios: with every variant more,
-// the list would widen the table's last column, and each variant's own cell
-// already says how it compares.
-func winnerCell(r verdict.Row) string {
-	s := "-"
-	switch r.Outcome {
-	case verdict.RowWinner:
-		s = r.Winner
-	case verdict.RowTie:
-		s = fmt.Sprintf("%d-way tie", len(r.Tied))
-	case verdict.RowInconclusive:
-		s = noneDecided
-	}
-	switch {
-	case len(r.Doubted) > 0 && r.Outcome == "":
-		return "doubted"
-	case len(r.Doubted) > 0:
-		// Decided among the others: the doubted ones could still be ahead.
-		return fmt.Sprintf("%s (%d doubted)", s, len(r.Doubted))
-	}
-	return s
-}
-
-// noneDecided is the winner cell of a level whose leader cannot be told
-// from some other scenario.
-const noneDecided = "none decided"
-
-// winnerTitle lists who ties or who cannot be told apart, for the HTML
-// cell's hover title; empty when a scenario won.
-func winnerTitle(r verdict.Row) string {
-	switch r.Outcome {
-	case verdict.RowTie:
-		return "tied: " + strings.Join(r.Tied, " = ")
-	case verdict.RowInconclusive:
-		return "cannot be told apart: " + strings.Join(r.Unresolved, ", ")
-	}
-	if len(r.Doubted) > 0 {
-		return "doubted, not decided: " + strings.Join(r.Doubted, ", ")
-	}
-	return ""
 }
 
 // legend explains the three outcomes of the table's cells and the interval

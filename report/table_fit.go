@@ -28,24 +28,28 @@ const DefaultWidth = 120
 // narrow terminal) each variant gets a block of its own under a block of the
 // baseline and the winners, a layout whose width does not grow with the
 // number of variants. A line wider than the terminal wraps and turns a table
-// into noise; that is what the choice avoids.
+// into noise; that is what the choice avoids. Each of the first two layouts
+// is tried with an undecided level's winner cell naming who else can be the
+// best, then counting them, before the next layout.
 func verdictTableText(v *verdict.Verdict, width int) (string, error) {
 	if width <= 0 {
 		width = DefaultWidth
 	}
 	for _, layout := range []struct {
-		t table
+		t func(named bool) table
 		r tw.Renderer
 	}{
-		{sideBySide(v), nil},
-		{stackedTable(v), rowLines()},
+		{func(named bool) table { return sideBySide(v, named) }, nil},
+		{func(named bool) table { return stackedTable(v, named) }, rowLines()},
 	} {
-		var b bytes.Buffer
-		if err := renderTable(&b, layout.t, layout.r); err != nil {
-			return "", err
-		}
-		if widest(b.String()) <= width {
-			return b.String(), nil
+		for _, named := range []bool{true, false} {
+			var b bytes.Buffer
+			if err := renderTable(&b, layout.t(named), layout.r); err != nil {
+				return "", err
+			}
+			if widest(b.String()) <= width {
+				return b.String(), nil
+			}
 		}
 	}
 	var b bytes.Buffer
@@ -92,8 +96,8 @@ func shown(v *verdict.Verdict) []int {
 
 // stackedTable is the side-by-side table for a terminal: per level, each
 // scenario's throughput and, under a variant's, its change against the
-// baseline; then the winner.
-func stackedTable(v *verdict.Verdict) table {
+// baseline; then the winner, a phrase a line (winnerLines).
+func stackedTable(v *verdict.Verdict, named bool) table {
 	t := table{Header: []string{levelHeader(v)}}
 	for _, i := range shown(v) {
 		s := v.Scenarios[i]
@@ -117,7 +121,7 @@ func stackedTable(v *verdict.Verdict) table {
 			}
 			r = append(r, cell)
 		}
-		t.Rows = append(t.Rows, append(r, winnerCell(row)))
+		t.Rows = append(t.Rows, append(r, winnerLines(row, v.Baseline, named)))
 	}
 	return t
 }
@@ -146,7 +150,7 @@ func variantBlocks(v *verdict.Verdict) []block {
 		if b >= 0 {
 			tp = throughputCell(row.Cells[b])
 		}
-		first.table.Rows = append(first.table.Rows, []string{measure.LevelLabel(row.Level), tp, winnerCell(row)})
+		first.table.Rows = append(first.table.Rows, []string{measure.LevelLabel(row.Level), tp, winnerCell(row, v.Baseline)})
 	}
 	out := []block{first}
 	for _, i := range shown(v) {

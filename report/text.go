@@ -44,6 +44,9 @@ func TextWidth(w io.Writer, v *verdict.Verdict, width int) error {
 	if hasHopeless(v) {
 		fmt.Fprintln(ew, hopelessFootnote)
 	}
+	if s := untiedLine(v); s != "" {
+		fmt.Fprintln(ew, s)
+	}
 	if lines := sequentialLines(v); len(lines) > 0 {
 		fmt.Fprintf(ew, "\n%s:\n", sequentialHeading(v))
 		for _, line := range lines {

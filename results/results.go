@@ -184,6 +184,9 @@ type HostFacts struct {
 	Driver string   `json:"driver,omitempty"`
 	GPUs   []string `json:"gpus,omitempty"` // one name per GPU
 	Kernel string   `json:"kernel,omitempty"`
+	// Governor is the CPU frequency governor (hoststate.GovernorFile);
+	// empty where the host has none, as many VMs do not.
+	Governor string `json:"governor,omitempty"`
 	// NoGPU is set when the campaign says the host has no GPU (gpu:
 	// none): Driver and GPUs were not read, rather than read and found
 	// empty.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict/records"
@@ -36,6 +37,14 @@ const (
 	// (the same prompts in the same order on the same engine) favours
 	// neither and is a note, not a doubt (pairCacheDoubts).
 	DoubtCache = "cache"
+	// DoubtHost: the host was disturbed around some launch's sweep: a GPU
+	// of the launch held down by heat or its power supply
+	// (hoststate.Launch.GPUDisturbed), a doubt of that side; or the CPUs
+	// oversubscribed as one side's sweep began and idle as the other's
+	// did in the same round (hoststate.Launch.Busy and Quiet), a doubt of
+	// the pair, since a host busy for both alike favours neither. The
+	// figure is partly the host's.
+	DoubtHost = "host"
 )
 
 // Doubt is one reason bakeoff questions a scenario's measurement at a level.
@@ -62,6 +71,8 @@ func DoubtWords(kind string) string {
 		return "token counts disagree"
 	case DoubtCache:
 		return "cache differs"
+	case DoubtHost:
+		return "host disturbed"
 	}
 	return kind
 }
@@ -76,16 +87,19 @@ func DoubtAdvice(kind string) string {
 		return "check the server's usage reports and /metrics against the records in requests.jsonl; the level's throughput is not trustworthy until they agree"
 	case DoubtCache:
 		return "clear both sides' prefix cache the same way (prefix_cache, docs/CONFIG.md), or set sweep.unique_prompts"
+	case DoubtHost:
+		return "rerun the disturbed rounds (--only NAME --round K) once nothing else runs on the host and its GPUs are cool; summary.json's host_state holds each launch's readings"
 	}
 	return ""
 }
 
 // levelDoubts are the reasons to doubt one scenario's measurement at level
 // l over every launch, whatever it is compared with: pacing (a closed
-// loop's over every launch pooled, Level.ClientLimited) and server and
+// loop's over every launch pooled, Level.ClientLimited), server and
 // client counts (the means over the launches that report both, from
-// l.launchFacts). The cache is a doubt of a pair, not of one side
-// (pairCacheDoubts).
+// l.launchFacts) and a GPU held down (any launch's). The cache and a busy
+// host are doubts of a pair, not of one side (pairCacheDoubts,
+// pairBusyDoubts).
 func levelDoubts(name string, l *Level) []Doubt {
 	var out []Doubt
 	if l.ClientLimited {
@@ -95,13 +109,16 @@ func levelDoubts(name string, l *Level) []Doubt {
 		}
 		out = append(out, Doubt{Kind: DoubtPace, Scenario: name, Text: text})
 	}
-	return append(out, countDoubts(name, l.launchFacts, func(int) bool { return true })...)
+	all := func(int) bool { return true }
+	out = append(out, countDoubts(name, l.launchFacts, all)...)
+	return append(out, hostDoubts(name, l.launchFacts, all)...)
 }
 
 // launchFacts are one launch's summary facts at a level that the doubts
 // read: the load generator's own pacing verdict on an open loop, the
-// server's and the client's token rates, and what was done about the
-// prefix cache with what it served.
+// server's and the client's token rates, what was done about the prefix
+// cache with what it served, and what disturbed the host around the
+// sweep.
 type launchFacts struct {
 	round          int
 	rateLimited    bool
@@ -114,6 +131,13 @@ type launchFacts struct {
 	// cached and prompt are the measured requests' cached and prompt
 	// tokens, over those that report cached tokens.
 	cached, prompt int
+	// gpuDisturbed says which GPU of the launch was held down during its
+	// sweep, which holds every level; busy how loaded the host was as the
+	// sweep began, and quiet whether it was quiet, with its load (each
+	// empty or false when not read).
+	gpuDisturbed, busy string
+	quiet              bool
+	load               float64
 }
 
 // levelFacts are every launch's facts at level c, from its summary and
@@ -124,7 +148,9 @@ func levelFacts(launches []records.Launch, c measure.Level) []launchFacts {
 		if ln.Result == nil {
 			continue
 		}
-		f := launchFacts{round: ln.Round}
+		hs := ln.Result.HostState
+		f := launchFacts{round: ln.Round, gpuDisturbed: hs.GPUDisturbed(), busy: hs.Busy()}
+		f.load, f.quiet = hs.Quiet()
 		for _, ls := range ln.Result.Levels {
 			if ls.Level != c {
 				continue
@@ -179,7 +205,8 @@ func (l *Level) doubtsUpTo(name string, keep func(round int) bool) []Doubt {
 				Text: fmt.Sprintf("over the launches so far the client held freed slots empty %.1f%% of the time", 100*lag/slot)})
 		}
 	}
-	return append(out, countDoubts(name, l.launchFacts, keep)...)
+	out = append(out, countDoubts(name, l.launchFacts, keep)...)
+	return append(out, hostDoubts(name, l.launchFacts, keep)...)
 }
 
 // countDoubts are the doubts of the server's and the client's token counts,
@@ -202,6 +229,58 @@ func countDoubts(name string, facts []launchFacts, keep func(round int) bool) []
 	return nil
 }
 
+// hostDoubts are the doubts of a GPU held down, over the launches of the
+// rounds keep admits: one, naming each such launch's round and GPU, when
+// any was. A launch is one reading of the configuration; one slowed by its
+// GPU would move the level's mean as much as a real change, and unlike
+// pacing nothing in the records measures by how much.
+func hostDoubts(name string, facts []launchFacts, keep func(round int) bool) []Doubt {
+	var parts []string
+	for _, f := range facts {
+		if keep(f.round) && f.gpuDisturbed != "" {
+			parts = append(parts, fmt.Sprintf("round %d: %s", f.round, f.gpuDisturbed))
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return []Doubt{{Kind: DoubtHost, Scenario: name, Text: "a GPU was held down during the sweep in " + strings.Join(parts, "; in ")}}
+}
+
+// pairBusyDoubts are the doubts of a busy host about comparing a and b at
+// level c over the rounds keep admits: for each side, the rounds in which
+// its sweep began on a busy host (hoststate.Launch.Busy) and the other
+// side's, in the same round, on a quiet one. A host busy for both, or
+// quiet for both, treats them alike and raises none.
+func pairBusyDoubts(a, b *Scenario, c measure.Level, keep func(round int) bool) []Doubt {
+	la, lb := a.Level(c), b.Level(c)
+	if la == nil || lb == nil {
+		return nil
+	}
+	var out []Doubt
+	for _, side := range []struct {
+		busy, quiet           string
+		busyFacts, quietFacts []launchFacts
+	}{{a.Name, b.Name, la.launchFacts, lb.launchFacts}, {b.Name, a.Name, lb.launchFacts, la.launchFacts}} {
+		var parts []string
+		for _, f := range side.busyFacts {
+			if !keep(f.round) || f.busy == "" {
+				continue
+			}
+			for _, g := range side.quietFacts {
+				if g.round == f.round && g.quiet {
+					parts = append(parts, fmt.Sprintf("round %d (%s; load %.1f as %s's began)", f.round, f.busy, g.load, side.quiet))
+				}
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, Doubt{Kind: DoubtHost, Scenario: side.busy,
+				Text: fmt.Sprintf("the host was busy as %s's sweep began and quiet as %s's did, in %s", side.busy, side.quiet, strings.Join(parts, "; "))})
+		}
+	}
+	return out
+}
+
 // cacheSide is what one side of a comparison did about its prefix cache at
 // a level, over the launches a look saw.
 type cacheSide struct {
@@ -211,6 +290,13 @@ type cacheSide struct {
 	warm, always   bool
 	why            string
 	cached, prompt int
+	// gpuDisturbed says which GPU of the launch was held down during its
+	// sweep, which holds every level; busy how loaded the host was as the
+	// sweep began, and quiet whether it was quiet, with its load (each
+	// empty or false when not read).
+	gpuDisturbed, busy string
+	quiet              bool
+	load               float64
 }
 
 func cacheOf(name string, l *Level, keep func(round int) bool) cacheSide {
@@ -294,7 +380,8 @@ func pairDoubtsUpTo(a, b *Scenario, c measure.Level, keep func(round int) bool) 
 			out = append(out, l.doubtsUpTo(s.Name, keep)...)
 		}
 	}
-	return append(out, pairCacheDoubts(a, b, c, keep)...)
+	out = append(out, pairCacheDoubts(a, b, c, keep)...)
+	return append(out, pairBusyDoubts(a, b, c, keep)...)
 }
 
 // pairDoubts are the doubts about comparing a and b at level c over every
@@ -306,7 +393,9 @@ func pairDoubts(a, b *Scenario, c measure.Level) []Doubt {
 			out = append(out, l.Doubts...)
 		}
 	}
-	return append(out, pairCacheDoubts(a, b, c, func(int) bool { return true })...)
+	all := func(int) bool { return true }
+	out = append(out, pairCacheDoubts(a, b, c, all)...)
+	return append(out, pairBusyDoubts(a, b, c, all)...)
 }
 
 // Lasting reports whether every doubt of ds is one no later round can

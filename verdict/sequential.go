@@ -67,7 +67,8 @@ type hypothesis struct {
 	// is how many hypotheses were unrejected when it was last tested (its
 	// level was alpha/alive). passed: the test at that level rejected,
 	// whether or not the capacity bounds let it be called (a call they
-	// forbid is not a rejection). pAdj is the Holm-adjusted p of that test.
+	// forbid is not a rejection). pAdj is the Holm-adjusted p of that test at
+	// its look (holmLook).
 	rejected, passed bool
 	alive            int
 	pAdj             float64
@@ -130,7 +131,6 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 	v.Comparisons = len(hs)
 	v.CapacityComparisons = len(hs) - len(keys)
 	alive := len(hs)
-	adjusted := 0.0 // the largest Holm-adjusted p among the rejections so far
 	tieLo, tieHi := rule.TieBounds(v.EquivalenceMarginPct)
 	for _, k := range campaignRounds(v) {
 		pairs, _, _ := comparePairs(v, k)
@@ -176,7 +176,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 			h.n, h.at, h.atRound = c.Rounds, *c, k
 			now = append(now, h)
 		}
-		alive = holmLook(plan, v.Alpha, now, alive, &adjusted)
+		alive = holmLook(plan, v.Alpha, now, alive)
 		for _, h := range now {
 			tie := plan.Ties(h.at.est, h.looks, v.Alpha, tieLo, tieHi) && h.callable(OutcomeTie)
 			switch {
@@ -242,17 +242,20 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 // which may reject another at this look. They are tested in the order of
 // their repeated p-values, smallest first, so that each records the level
 // Holm's step-down tests it at, and its adjusted p, alive times its repeated
-// p, is at least that of every rejection before it (*adjusted, the largest
-// so far, carried from look to look): Holm's adjusted p, below alpha exactly
-// when the test rejected. Which hypotheses are rejected does not depend on
-// the order. It returns how many are left unrejected.
-func holmLook(plan SequentialPlan, alpha float64, now []*hypothesis, alive int, adjusted *float64) int {
+// p, is at least that of every rejection before it at this look: Holm's
+// adjusted p at the look that decided it, below alpha exactly when the test
+// rejected. It is not raised to the rejections of earlier looks: their
+// largest, some earlier look's close call, would otherwise be the p of every
+// later decision, whatever its own evidence. Which hypotheses are rejected
+// does not depend on the order. It returns how many are left unrejected.
+func holmLook(plan SequentialPlan, alpha float64, now []*hypothesis, alive int) int {
 	ps := map[*hypothesis]float64{}
 	for _, h := range now {
 		ps[h] = plan.RepeatedP(h.at.est, h.looks, 0)
 	}
 	now = slices.Clone(now)
 	slices.SortStableFunc(now, func(a, b *hypothesis) int { return cmp.Compare(ps[a], ps[b]) })
+	adjusted := 0.0 // the largest adjusted p among this look's rejections so far
 	for changed := true; changed; {
 		changed = false
 		for _, h := range now {
@@ -264,13 +267,13 @@ func holmLook(plan SequentialPlan, alpha float64, now []*hypothesis, alive int, 
 			h.passed = plan.Rejects(h.at.est, h.looks, level)
 			if h.passed && h.callable(h.direction()) {
 				// A rejection's adjusted p is needed now, in order: it
-				// raises the floor of every later one. An unrejected
-				// hypothesis's is only shown, and finishHypothesis
-				// computes it once from its last test (h.alive), rather
-				// than at every pass of every look.
-				h.pAdj = math.Max(adjustedP(plan, h, alpha), *adjusted)
+				// raises the floor of every later one at this look. An
+				// unrejected hypothesis's is only shown, and
+				// finishHypothesis computes it once from its last test
+				// (h.alive), rather than at every pass of every look.
+				h.pAdj = math.Max(adjustedP(plan, h, alpha), adjusted)
 				h.rejected, changed = true, true
-				*adjusted = h.pAdj
+				adjusted = h.pAdj
 				alive--
 			}
 		}

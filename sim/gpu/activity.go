@@ -122,10 +122,26 @@ func (a Activity) Utilization(now time.Time) float64 {
 	return min(1, max(0, float64(last[1]-from[1])/float64(last[0]-from[0])))
 }
 
-// LiveActivity returns the utilisation of each GPU (0–1) from the activity
-// files of the live servers in dir; files of dead servers are removed.
-func LiveActivity(dir string, now time.Time) (map[int]float64, error) {
-	util := map[int]float64{}
+// Busy is the engine's busy wall time since it started, at the newest mark.
+func (a Activity) Busy() time.Duration {
+	if len(a.Marks) == 0 {
+		return 0
+	}
+	return time.Duration(a.Marks[len(a.Marks)-1][1])
+}
+
+// GPUActivity is what the live servers did on one GPU: the utilisation
+// (0–1, the busiest server's) and their engines' busy time since they
+// started.
+type GPUActivity struct {
+	Util float64
+	Busy time.Duration
+}
+
+// LiveActivity returns each GPU's activity from the activity files of the
+// live servers in dir; files of dead servers are removed.
+func LiveActivity(dir string, now time.Time) (map[int]GPUActivity, error) {
+	out := map[int]GPUActivity{}
 	err := EachStateFile(dir, activityPrefix, func(path string, b []byte) {
 		var a Activity
 		if json.Unmarshal(b, &a) != nil {
@@ -137,13 +153,15 @@ func LiveActivity(dir string, now time.Time) (map[int]float64, error) {
 		}
 		u := a.Utilization(now)
 		for _, g := range a.GPUs {
-			util[g] = max(util[g], u)
+			ga := out[g]
+			ga.Util, ga.Busy = max(ga.Util, u), ga.Busy+a.Busy()
+			out[g] = ga
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	return util, nil
+	return out, nil
 }
 
 // WriteAtomic writes b to path through a temporary file in dir and a rename,

@@ -27,7 +27,9 @@ type gpuView struct {
 	index, count int
 	computeCap   string
 	used         int
-	util         float64 // 0–1, from the engine's activity
+	util         float64       // 0–1, from the engine's activity
+	busy         time.Duration // the live engines' busy time on it
+	throttle     uint64        // the clock event reasons while it works (SimGPUThrottleEnv)
 	now          time.Time
 }
 
@@ -56,14 +58,70 @@ var gpuFields = map[string]gpuField{
 	"power.limit":        {"power.limit [W]", "W", func(gpuView) string { return fmt.Sprintf("%.2f", GPUMaxW) }},
 	"clocks.sm":          {"clocks.current.sm [MHz]", "MHz", smClock},
 	"clocks.current.sm":  {"clocks.current.sm [MHz]", "MHz", smClock},
+	"clocks.max.sm":      {"clocks.max.sm [MHz]", "MHz", func(gpuView) string { return strconv.Itoa(GPUBoostSMMHz) }},
+	// The memory clock reads its max while a CUDA context keeps the GPU
+	// in P0, busy or not (an idle H200 read 3201 of 3201 MHz).
+	"clocks.mem":                            {"clocks.current.memory [MHz]", "MHz", memClock},
+	"clocks.current.memory":                 {"clocks.current.memory [MHz]", "MHz", memClock},
+	"clocks.max.mem":                        {"clocks.max.memory [MHz]", "MHz", memClock},
+	"clocks.max.memory":                     {"clocks.max.memory [MHz]", "MHz", memClock},
+	"temperature.gpu":                       {"temperature.gpu", "", temperature},
+	"enforced.power.limit":                  {"enforced.power.limit [W]", "W", func(gpuView) string { return fmt.Sprintf("%.2f", GPUMaxW) }},
+	"ecc.errors.uncorrected.volatile.total": {"ecc.errors.uncorrected.volatile.total", "", func(gpuView) string { return "0" }},
+	"persistence_mode":                      {"persistence_mode", "", func(gpuView) string { return "Enabled" }},
+	// Drivers since the rename (between R525 and R550) know both names
+	// and print the new.
+	"clocks_event_reasons.active":                           {"clocks_event_reasons.active", "", activeReasons},
+	"clocks_throttle_reasons.active":                        {"clocks_event_reasons.active", "", activeReasons},
+	"clocks_event_reasons_counters.sw_power_cap":            counterField("sw_power_cap", reasonSWPowerCap),
+	"clocks_event_reasons_counters.sw_thermal_slowdown":     counterField("sw_thermal_slowdown", reasonSWThermal),
+	"clocks_event_reasons_counters.hw_thermal_slowdown":     counterField("hw_thermal_slowdown", reasonHWThermal),
+	"clocks_event_reasons_counters.hw_power_brake_slowdown": counterField("hw_power_brake_slowdown", reasonHWPowerBrake),
 }
 
-// smClock is the SM clock: boost while the engine steps, idle otherwise.
+// The fake GPUs' other readings, of the order an RTX PRO 6000 reads
+// (assumptions, not measurements): the GDDR7 memory clock, and the core
+// temperature idle, at full work, and at work while a thermal reason
+// holds it down.
+const (
+	GPUMemMHz = 14001
+	GPUIdleC  = 32
+	GPUBusyC  = 68
+	GPUHotC   = 92
+)
+
+// smClock is the SM clock: boost while the engine steps, idle otherwise;
+// halved at work by a HW slowdown ("reducing the core clocks by a factor of
+// 2 or more", nvidia-smi --help-query-gpu), a fifth down by a SW one.
 func smClock(g gpuView) string {
-	if g.util > 0 {
-		return strconv.Itoa(GPUBoostSMMHz)
+	r := g.reasons()
+	switch {
+	case g.util <= 0:
+		return strconv.Itoa(GPUIdleSMMHz)
+	case r&reasonsHalvingClocks != 0:
+		return strconv.Itoa(GPUBoostSMMHz / 2)
+	case r != 0:
+		return strconv.Itoa(GPUBoostSMMHz * 4 / 5)
 	}
-	return strconv.Itoa(GPUIdleSMMHz)
+	return strconv.Itoa(GPUBoostSMMHz)
+}
+
+func memClock(gpuView) string { return strconv.Itoa(GPUMemMHz) }
+
+// temperature follows the work, and runs hot on a GPU a thermal reason
+// holds down.
+func temperature(g gpuView) string {
+	if g.util > 0 && g.reasons()&reasonsHot != 0 {
+		return strconv.Itoa(GPUHotC)
+	}
+	return strconv.Itoa(GPUIdleC + int(float64(GPUBusyC-GPUIdleC)*min(max(g.util, 0), 1)+0.5))
+}
+
+// activeReasons is the bitmask as nvidia-smi prints it.
+func activeReasons(g gpuView) string { return fmt.Sprintf("0x%016x", g.reasons()) }
+
+func counterField(name string, reason uint64) gpuField {
+	return gpuField{"clocks_event_reasons_counters." + name + " [us]", "us", func(g gpuView) string { return g.counter(reason) }}
 }
 
 // appField is a --query-compute-apps field.
@@ -107,6 +165,11 @@ func NvidiaSMI(ctx context.Context, args []string, env SMIEnv) int {
 		fmt.Fprintf(env.Stderr, "nvidia-smi (bakeoff sim): %v\n", err)
 		return 2
 	}
+	throttle, err := Throttle(env.Getenv)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "nvidia-smi (bakeoff sim): %v\n", err)
+		return 2
+	}
 	var gpuQ, appQ, format string
 	list := false
 	var loop time.Duration
@@ -144,7 +207,7 @@ func NvidiaSMI(ctx context.Context, args []string, env SMIEnv) int {
 		return invalidArgs(env)
 	}
 	for {
-		code := smiOnce(args, env, gpus, cc, gpuQ, appQ, format, list)
+		code := smiOnce(args, env, gpus, cc, throttle, gpuQ, appQ, format, list)
 		if code != 0 || loop <= 0 {
 			return code
 		}
@@ -175,14 +238,14 @@ func loopFlag(a string) (unit time.Duration, v string, ok bool) {
 }
 
 // smiOnce answers the query once.
-func smiOnce(args []string, env SMIEnv, gpus int, cc, gpuQ, appQ, format string, list bool) int {
+func smiOnce(args []string, env SMIEnv, gpus int, cc string, throttle map[int]uint64, gpuQ, appQ, format string, list bool) int {
 	now := env.Now()
 	holders, err := LiveHolders(DefaultStateDir(env.Getenv), now)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "nvidia-smi (bakeoff sim): %v\n", err)
 		return 15
 	}
-	util, err := LiveActivity(DefaultStateDir(env.Getenv), now)
+	activity, err := LiveActivity(DefaultStateDir(env.Getenv), now)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "nvidia-smi (bakeoff sim): %v\n", err)
 		return 15
@@ -221,7 +284,8 @@ func smiOnce(args []string, env SMIEnv, gpus int, cc, gpuQ, appQ, format string,
 			heads = append(heads, f.header)
 		}
 		for i := range gpus {
-			g := gpuView{index: i, count: gpus, computeCap: cc, used: IdleGPUMiB + used[i], util: util[i], now: now.In(smiZone(env))}
+			g := gpuView{index: i, count: gpus, computeCap: cc, used: IdleGPUMiB + used[i], util: activity[i].Util, busy: activity[i].Busy,
+				throttle: throttle[i], now: now.In(smiZone(env))}
 			row := make([]string, len(fields))
 			for j, f := range fields {
 				row[j] = withUnit(f.value(g), f.unit, units)

@@ -138,6 +138,10 @@ type Result struct {
 	// differently ("driver 580.65 → 590.12"): a change of the machine
 	// under the engine.
 	HostFacts []string `json:"host_facts,omitempty"`
+	// HostGPUs say, one sentence each, how the two runs' GPUs differed
+	// around their sweeps (hoststate.GPUDiffers): a power limit or max
+	// clock, a throttle reason one run saw and the other never did.
+	HostGPUs []string `json:"host_gpus,omitempty"`
 	// OldNotes and NewNotes are each run's own warnings and errors (the
 	// verdict's notes of those severities), which the diff repeats above
 	// its table: a run that warned of itself warns its diff too.
@@ -282,6 +286,7 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 	d.OldLoad, d.NewLoad = hostLoad(old), hostLoad(new)
 	d.HostLoad = hoststate.LoadDiffers(d.OldLoad, d.NewLoad)
 	d.HostFacts = hostFactsDiff(old.Manifest.Host, new.Manifest.Host)
+	d.HostGPUs = hoststate.GPUDiffers(hostStates(old), hostStates(new))
 	d.HistorySkipped = o.HistorySkipped
 	var hv []*verdict.Verdict
 	var dirs []string
@@ -542,20 +547,26 @@ func objectiveOf(c *verdict.CapacityVerdict) string {
 
 // hostLoad summarises the host load around every launch of a run.
 func hostLoad(r *results.Run) hoststate.Summary {
+	return hoststate.Summarize(hostStates(r))
+}
+
+// hostStates are the host states around every launch of a run.
+func hostStates(r *results.Run) []*hoststate.Launch {
 	var ls []*hoststate.Launch
 	for _, sr := range r.Summary.Scenarios {
 		ls = append(ls, sr.HostState)
 	}
-	return hoststate.Summarize(ls)
+	return ls
 }
 
 // hostFactsDiff lists the host facts two runs recorded differently, each
-// known in both: its name, host, kernel, GPU driver and GPUs.
+// known in both: its name, host, kernel, CPU governor, GPU driver and GPUs.
 func hostFactsDiff(old, new results.HostFacts) []string {
 	var out []string
 	for _, f := range []struct{ what, a, b string }{
 		{"host", old.Name, new.Name},
 		{"kernel", old.Kernel, new.Kernel},
+		{"CPU governor", old.Governor, new.Governor},
 		{"GPU driver", old.Driver, new.Driver},
 		{"GPUs", strings.Join(old.GPUs, ", "), strings.Join(new.GPUs, ", ")},
 	} {
