@@ -1,14 +1,12 @@
 package sim
 
 import (
-	"bytes"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/internal/gosrc"
 )
 
 // simLayers are the sim's rooms from the bottom up. A room imports only
@@ -34,7 +32,10 @@ const maxRoomLines = 2500
 func TestLayers(t *testing.T) {
 	const mod = "github.com/bakeoff-dev/bakeoff/"
 	for room, layer := range simLayers {
-		imps, lines := readRoom(t, filepath.Join("..", room))
+		imps, lines, err := gosrc.Imports(filepath.Join("..", room))
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, imp := range imps {
 			rel, ok := strings.CutPrefix(imp, mod)
 			if !ok || !strings.HasPrefix(rel, "sim") {
@@ -73,39 +74,4 @@ func TestLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// readRoom is what the non-test files of dir import, and their lines.
-func readRoom(t *testing.T, dir string) (imports []string, lines int) {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		path := filepath.Join(dir, e.Name())
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines += bytes.Count(b, []byte("\n"))
-		f, err := parser.ParseFile(token.NewFileSet(), path, b, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, is := range f.Imports {
-			p, err := strconv.Unquote(is.Path.Value)
-			if err != nil {
-				t.Fatal(err)
-			}
-			imports = append(imports, p)
-		}
-	}
-	if lines == 0 {
-		t.Fatalf("%s: no code read: the test no longer looks where the rooms are", dir)
-	}
-	return imports, lines
 }

@@ -1,14 +1,12 @@
 package judge
 
 import (
-	"go/parser"
-	"go/token"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/internal/gosrc"
 )
 
 // TestLayers holds the verdict's packages to their order: the rule
@@ -38,29 +36,9 @@ func TestLayers(t *testing.T) {
 // imports are the packages the non-test files of dir import.
 func imports(t *testing.T, dir string) []string {
 	t.Helper()
-	ents, err := os.ReadDir(dir)
+	imps, _, err := gosrc.Imports(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, e.Name()), nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, is := range f.Imports {
-			p, err := strconv.Unquote(is.Path.Value)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, p)
-		}
-	}
-	if len(out) == 0 {
-		t.Fatalf("%s: no imports read: the test no longer looks where the packages are", dir)
-	}
-	return out
+	return imps
 }
