@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build deps test demo demo-disagg vet fmt bench bench-cpu fuzz faults soak scale slurm sequential contention diff-aa clean
+.PHONY: all build deps test demo demo-disagg vet fmt bench bench-cpu fuzz faults soak scale slurm sequential contention diff-aa sglang-args clean
 
 all: build
 
@@ -166,6 +166,18 @@ bench-cpu:
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
+
+# SGLang's command line, from one source (docs/SIM.md, Flags): the sim's flag
+# table (sim/cmdline/sglang_args.tsv) read from an SGLang checkout's argument
+# definitions, then the preflight's SGLang help fixture rendered from that
+# table. SGLANG_SRC is the checkout's python/sglang/srt; SGLANG_COMMITS is a
+# file of "path commit" lines for a tree that is not a git checkout.
+sglang-args:
+	@test -n "$(SGLANG_SRC)" || { echo "usage: make sglang-args SGLANG_SRC=path/to/sglang/python/sglang/srt [SGLANG_COMMITS=file]"; exit 2; }
+	python3 scripts/sglang-args.py "$(SGLANG_SRC)" $(if $(SGLANG_COMMITS),--commits "$(SGLANG_COMMITS)") -o sim/cmdline/sglang_args.tsv
+	cd preflight/testdata && python3 mkhelp.py
+	$(GO) test ./sim/cmdline/ -run 'HelpGolden' -update
+	$(GO) test ./preflight/ -run 'ParseFixtures' -update
 
 clean:
 	rm -rf bin

@@ -22,7 +22,9 @@ func TestCheck(t *testing.T) {
 		{"sglang shipped baseline", "sglang-help.txt", engine.HelpArgparse, false,
 			"--attention-backend flashinfer --cuda-graph-max-bs 128 --disable-custom-all-reduce --enable-flashinfer-allreduce-fusion --enable-metrics --max-running-requests 256 --tp 8 --trust-remote-code",
 			[]string{
-				"error ambiguous 2 --cuda-graph-max-bs --cuda-graph-max-bs-decode",
+				// SGLang still registers --cuda-graph-max-bs as a deprecated
+				// alias (server_args.py, ServerArgs.add_cli_args).
+				"warning deprecated 2 --cuda-graph-max-bs --cuda-graph-max-bs-decode",
 				"warning deprecated 5 --enable-flashinfer-allreduce-fusion --flashinfer-allreduce-fusion-backend",
 			}},
 		{"sglang today's spellings", "sglang-help.txt", engine.HelpArgparse, false,
@@ -116,7 +118,8 @@ func TestCheckText(t *testing.T) {
 		words string
 		want  string
 	}{
-		{sg, "--cuda-graph-max-bs 8", "ambiguous option: --cuda-graph-max-bs could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill"},
+		{sg, "--cuda-graph-max 8", "ambiguous option: --cuda-graph-max could match --cuda-graph-max-bs, --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill, --cuda-graph-max-seq-len-prefill"},
+		{sg, "--cuda-graph-max-bs 8", "--cuda-graph-max-bs is deprecated; use --cuda-graph-max-bs-decode"},
 		{sg, "--speculative-eagle-top-k 4", "unknown flag --speculative-eagle-top-k; the closest it accepts is --speculative-eagle-topk"},
 		{sg, "--attention-backend flashinfr", `invalid choice for --attention-backend: "flashinfr"; the closest it accepts is flashinfer (choose from triton, torch_native, flex_attention, dsa, nsa, qsa, dsv4, compressed, fa3, fa4, … (25 in all))`},
 		{ll, "--flash-attn maybe", `invalid choice for --flash-attn: "maybe" (choose from on, off, auto)`},

@@ -11,9 +11,14 @@ import click
 
 os.environ["COLUMNS"] = "100"
 
+# The SGLang fixture is written from the table scripts/sglang-args.py makes of
+# SGLang's source (sim/cmdline/sglang_args.tsv), the one the sim parses with:
+# `make sglang-args` rewrites both, so the two cannot disagree.
+SGLANG_TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "sim", "cmdline", "sglang_args.tsv")
+
 SGLANG_HEADER = """\
-# python -m sglang.launch_server --help of sgl-project/sglang, rendered by Python 3.11's argparse from the argument definitions in python/sglang/srt/arg_groups/fields/exec_.py at commit 01d795f8, fields/spec.py at 015c8726, fields/parallel.py at 00ac7105 and arg_groups/choices.py at 0099dee6 (add_cli_args_from_dataclass: a field is --name-with-dashes, bool is store_true, Literal and choices= give {a,b}), prog "sglang serve" (server_args.py prepare_server_args), allow_abbrev left on.
-# A subset: the options bakeoff's scenarios use and their neighbours. --cuda-graph-max-bs is absent (exec_.py has only --cuda-graph-max-bs-decode/-prefill). --enable-flashinfer-allreduce-fusion is registered by hand in server_args.py; its help here restates the warning of arg_groups/overrides.py _handle_deprecated_args. --model-path/--model, --host, --port, --mem-fraction-static, --max-running-requests, --stream-interval and --enable-metrics are as v0.5.20's help prints them.
+# sglang serve --help (python -m sglang.launch_server --help) of sgl-project/sglang, rendered by this Python's argparse from sim/cmdline/sglang_args.tsv, which scripts/sglang-args.py wrote from SGLang's argument definitions (add_cli_args_from_dataclass over arg_groups/fields/*.py, then the hand registrations of ServerArgs.add_cli_args), prog "sglang serve", allow_abbrev left on.
+# Every action SGLang registers; the table's header names each source file and the commit it was read at: {sources}.
 """
 
 VLLM_HEADER = """\
@@ -30,82 +35,55 @@ TRTLLM_HEADER = """\
 """
 
 
+def unescape_tsv(s):
+    out, i = [], 0
+    while i < len(s):
+        if s[i] == "\\" and i + 1 < len(s):
+            out.append({"t": "\t", "n": "\n"}.get(s[i + 1], s[i + 1]))
+            i += 2
+        else:
+            out.append(s[i])
+            i += 1
+    return "".join(out)
+
+
 def sglang():
     p = argparse.ArgumentParser(prog="sglang serve")
-    a = p.add_argument
-    a("--model-path", "--model", type=str, required=True,
-      help="The path of the model weights. This can be a local folder or a Hugging Face repo ID.")
-    a("--host", type=str, default="127.0.0.1", help="The host of the HTTP server.")
-    a("--port", type=int, default=30000, help="The port of the HTTP server.")
-    a("--trust-remote-code", action="store_true",
-      help="Whether or not to allow for custom models defined on the Hub in their own modeling files.")
-    a("--mem-fraction-static", type=float,
-      help="The fraction of the memory used for static allocation (model weights and KV cache memory pool). Use a smaller value if you see out-of-memory errors.")
-    a("--max-running-requests", type=int, help="The maximum number of running requests.")
-    a("--stream-interval", type=int, default=1,
-      help="The interval (or buffer size) for streaming in terms of the token length. A smaller value makes streaming smoother, while a larger value makes the throughput higher")
-    a("--enable-metrics", action="store_true", help="Enable log prometheus metrics.")
-    a("--tp-size", "--tensor-parallel-size", type=int, default=1, dest="tp_size",
-      help="The tensor parallelism size.")
-    a("--dp-size", "--data-parallel-size", type=int, default=1, dest="dp_size",
-      help="The data parallelism size.")
-    a("--ep-size", "--expert-parallel-size", "--ep", type=int, default=1, dest="ep_size",
-      help="The expert parallelism size.")
-    a("--enable-dp-attention", action="store_true",
-      help="Enabling data parallelism for attention and tensor parallelism for FFN. The dp size should be equal to the tp size. Currently DeepSeek-V2 and Qwen 2/3 MoE models are supported.")
-    attention = ["triton", "torch_native", "flex_attention", "dsa", "nsa", "qsa", "dsv4", "compressed", "fa3", "fa4",
-                 "flashinfer", "flashmla", "trtllm_mla", "cutedsl_mla", "tokenspeed_mla", "trtllm_mha", "hpc_ops",
-                 "minicpm_flashattn", "minicpm_flashinfer", "aiter", "wave", "intel_amx", "ascend", "intel_xpu", "mlu"]
-    a("--attention-backend", type=str, choices=attention, help="Choose the kernels for attention layers.")
-    a("--decode-attention-backend", type=str, choices=attention,
-      help="Choose the kernels for decode attention layers (have priority over --attention-backend).")
-    a("--prefill-attention-backend", type=str, choices=attention,
-      help="Choose the kernels for prefill attention layers (have priority over --attention-backend).")
-    a("--cuda-graph-config", type=str,
-      help='Per-phase CUDA graph settings as JSON, e.g. \'{"decode":{"backend":"full","max_bs":256},"prefill":{"backend":"breakable"}}\'. Allowed backends per phase: full, breakable, disabled. JSON wins over the per-phase --cuda-graph-* convenience flags and over legacy flags.')
-    a("--cuda-graph-backend-decode", choices=["full", "breakable", "disabled"],
-      help="Backend for the decode phase. Folds into cuda_graph_config[decode].backend.")
-    a("--cuda-graph-backend-prefill", choices=["full", "breakable", "disabled"],
-      help="Backend for the prefill phase. Folds into cuda_graph_config[prefill].backend.")
-    a("--cuda-graph-max-bs-decode", type=int, help="Maximum batch size captured for the decode cuda graph.")
-    a("--cuda-graph-max-bs-prefill", type=int, help="Maximum batch size captured for the prefill cuda graph.")
-    a("--cuda-graph-bs-decode", type=int, nargs="+",
-      help="Explicit list of batch sizes to capture for the decode cuda graph.")
-    a("--cuda-graph-bs-prefill", type=int, nargs="+",
-      help="Explicit list of batch sizes to capture for the prefill cuda graph.")
-    a("--disable-prefill-cuda-graph", action="store_true",
-      help="Disable the prefill-phase CUDA graph. Convenience for --cuda-graph-backend-prefill=disabled.")
-    a("--disable-decode-cuda-graph", action="store_true",
-      help="Disable the decode-phase CUDA graph. Convenience for --cuda-graph-backend-decode=disabled.")
-    a("--disable-cuda-graph-padding", action="store_true",
-      help="Disable cuda graph when padding is needed. Still uses cuda graph when padding is not needed.")
-    a("--enable-torch-compile", action="store_true", help="Optimize the model with torch.compile. Experimental feature.")
-    a("--disable-custom-all-reduce", action="store_true",
-      help="Disable the custom all-reduce kernel and fall back to NCCL.")
-    a("--enable-symm-mem", action="store_true", help="Enable NCCL symmetric memory for fast collectives.")
-    a("--enable-flashinfer-allreduce-fusion", action="store_true",
-      help="Deprecated. Please use --flashinfer-allreduce-fusion-backend=auto instead.")
-    a("--enforce-disable-flashinfer-allreduce-fusion", action="store_true",
-      help="Enforce disable FlashInfer allreduce fusion.")
-    a("--flashinfer-allreduce-fusion-backend", type=str, choices=["auto", "trtllm", "mnnvl", "cutedsl"],
-      help="Enable FlashInfer allreduce fusion and choose backend. Requires SM90 or SM10X NVIDIA GPUs. Defaults to auto. 'auto': choose mnnvl on Blackwell (SM100/SM103) systems (single- and multi-node) and trtllm on SM90 single-node systems. 'trtllm': available on single-node systems only. 'mnnvl': available on SM90 single-node systems and SM100/SM103 single-node or multi-node systems via MNNVL fabric. 'cutedsl': Blackwell-only bf16 MNNVL CuTe DSL backend; also fuses the MoE finalize and the shared-expert add into the collective when the MoE runner can defer them. Fuses allreduce with Residual + RMSNorm for supported MoE models.")
-    a("--speculative-algorithm", type=str,
-      help="Speculative algorithm. Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK, UNO. Or any name registered via `SpeculativeAlgorithm.register`.")
-    a("--speculative-draft-model-path", "--speculative-draft-model", type=str,
-      help="The path of the draft model weights. This can be a local folder or a Hugging Face repo ID.")
-    a("--speculative-num-steps", type=int,
-      help="The number of steps sampled from draft model in Speculative Decoding.")
-    a("--speculative-eagle-topk", type=int,
-      help="The number of tokens sampled from the draft model in eagle2 each step.")
-    a("--speculative-num-draft-tokens", type=int,
-      help="The number of tokens sampled from the draft model in Speculative Decoding.")
-    a("--speculative-attention-mode", type=str, choices=["prefill", "decode"], default="prefill",
-      help="Attention backend for speculative decoding operations (both target verify and draft extend). Can be one of 'prefill' (default) or 'decode'.")
-    a("--speculative-adaptive", action="store_true",
-      help="Enable adaptive speculative decoding that dynamically adjusts num_steps based on acceptance rate.")
-    a("--enable-dsa-fused-indexer", action=argparse.BooleanOptionalAction,
-      help="Use the four-kernel fused DSA indexer decode path in place of the 12-launch aiter/torch chain. Pass --no-enable-dsa-fused-indexer to force the standard path.")
-    return SGLANG_HEADER + p.format_help()
+    sources, columns = [], None
+    with open(SGLANG_TABLE, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("#   "):
+                sources.append(line[4:])
+            if not line or line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            if columns is None:
+                columns = cols
+                continue
+            row = dict(zip(columns, cols))
+            opts = row["options"].split()
+            if opts == ["-h", "--help"]:
+                continue  # argparse adds it
+            kw = {"dest": row["dest"]}
+            kw["help"] = argparse.SUPPRESS if row["hidden"] == "y" else unescape_tsv(row["help"])
+            if row["required"] == "y":
+                kw["required"] = True
+            typ = {"int": int, "float": float}.get(row["type"], str)
+            kind = row["kind"]
+            if kind == "flag":
+                kw["action"] = "store_true"
+            elif kind == "boolopt":
+                kw["action"] = argparse.BooleanOptionalAction
+            else:
+                kw["type"] = typ
+                if row["choices"] != "-":
+                    kw["choices"] = [typ(c) if typ is int else c for c in row["choices"].split(",")]
+                nargs = {"value": None, "optional": "?", "list": "+", "list*": "*"}[kind]
+                if nargs:
+                    kw["nargs"] = nargs
+            p.add_argument(*opts, **kw)
+    return SGLANG_HEADER.format(sources="; ".join(sources)) + p.format_help()
 
 
 class SortedHelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):

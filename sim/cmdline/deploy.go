@@ -31,14 +31,6 @@ const (
 	DefaultWatchdogTimeout = 300 * time.Second
 )
 
-// disaggModeChoices and disaggTransferBackendChoices are SGLang's
-// (server_args.py: the disaggregation_mode Literal and
-// DISAGG_TRANSFER_BACKEND_CHOICES). The sim models every backend alike.
-var (
-	disaggModeChoices            = []string{DisaggNull, DisaggPrefill, DisaggDecode}
-	disaggTransferBackendChoices = []string{"mooncake", "nixl", "ascend", "fake", "mori", "mooncake_tcp"}
-)
-
 // Deployment is where a server stands in a deployment of several processes.
 type Deployment struct {
 	// NNodes and NodeRank are --nnodes and --node-rank: the tensor-parallel

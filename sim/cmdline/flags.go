@@ -8,13 +8,14 @@ import (
 	"time"
 )
 
-// The sim's command line is SGLang's as SGLang's argparse parser builds it
-// (python/sglang/srt/server_args.py, ServerArgs.add_cli_args, with the fields
-// of python/sglang/srt/arg_groups/fields/*.py and the deprecated registrations
-// at its end; docs/SIM.md names the version), cut down to the flags a
-// campaign sets, plus the sim's own --sim-… knobs. This one table parses the
-// command line (parse.go) and writes --help (help.go), so that what the help
-// lists is what the sim accepts.
+// The sim's command line is SGLang's, as SGLang's argparse parser builds it:
+// every action of sglang_args.tsv (generated from SGLang's source by
+// scripts/sglang-args.py; sglang_args.go reads it), each with argparse's
+// checks, plus the sim's own --sim-… knobs. The flags the sim acts on get a
+// setter from modelled.go, keyed by dest; the others are accepted and
+// recorded, and --help marks them. This one table parses the command line
+// (parse.go) and writes --help (help.go), so that what the help lists is
+// what the sim accepts.
 
 // progName is the parser's prog: prepare_server_args builds
 // argparse.ArgumentParser(prog="sglang serve"), whichever entry point
@@ -25,23 +26,44 @@ const progName = "sglang serve"
 type flagKind int
 
 const (
-	kindValue flagKind = iota // one value: --key value or --key=value
-	kindBool                  // store_true: a bare --key
-	kindList                  // nargs="+": one value or more
-	kindHelp                  // -h, --help
+	kindValue    flagKind = iota // one value: --key value or --key=value
+	kindBool                     // nargs 0 (store_true and the deprecated actions): a bare --key
+	kindBoolOpt                  // BooleanOptionalAction: --key or --no-key
+	kindOptional                 // nargs "?": a value if one follows, else the action's const
+	kindList                     // nargs "+": one value or more
+	kindListStar                 // nargs "*": any number of values
+	kindHelp                     // -h, --help
+)
+
+// deprecation is how one of SGLang's deprecated actions
+// (python/sglang/srt/arg_groups/argparse_actions.py) reacts when parsed.
+type deprecation int
+
+const (
+	notDeprecated     deprecation = iota
+	deprecatedAlias               // Deprecated{Alias,StoreTrue,StoreConst}Action: works, warns naming replacement
+	deprecatedWarn                // DeprecatedAction: does nothing, warns
+	deprecatedRefused             // DeprecatedAction with error_message: parser.error(refusal)
 )
 
 // flagSpec is one argparse action: its option strings, how it takes its
 // value, and what it sets. A nil set accepts and records the flag only.
 type flagSpec struct {
 	// names are the option strings without their leading dashes, SGLang's
-	// own spelling first, then its aliases, in argparse's order.
+	// own spelling first, then its aliases, in argparse's order. A
+	// BooleanOptionalAction's --no-X strings are not here: optionStrings
+	// adds them.
 	names []string
+	short bool // names holds a single-dash option (-h)
 	kind  flagKind
 	// dest is argparse's dest, the ServerArgs field the value lands in; ""
 	// is the first name with '-' read as '_'. A deprecated alias shares the
 	// dest of the flag it stands for.
 	dest string
+	// typ is SGLang's type for the value: int, float, str, or the name of
+	// one of its own type functions; "-" for a flag. The sim checks int,
+	// float and human_readable_int as SGLang's functions do (values.go).
+	typ string
 	// metavar is what the help shows for the value; "" is argparse's
 	// default: the choices in braces, else the dest in upper case.
 	metavar string
@@ -49,14 +71,20 @@ type flagSpec struct {
 	help    string
 	// hidden is argparse.SUPPRESS: parsed, but in neither help nor usage.
 	hidden bool
+	// required is SGLang's: only --model-path, which the sim lets a quick
+	// manual run omit (ParseArgs fills in a name).
+	required bool
 	// sim marks the sim's own knobs, which are not SGLang server args.
 	sim bool
-	// replacement is set on a flag SGLang registers with a Deprecated…Action
-	// (python/sglang/srt/arg_groups/argparse_actions.py): it still works,
-	// and parsing it prints SGLang's warning naming this replacement.
+	// deprecated says how parsing the flag warns or fails; replacement is
+	// the new_flag the warning names, refusal the error a removed flag
+	// ends the parse with.
+	deprecated  deprecation
 	replacement string
+	refusal     string
 	// set applies one value (each value of a list in turn); the value has
-	// passed the choices.
+	// passed the type and the choices. nil for the flags the sim does not
+	// model: accepted, recorded in Given, no effect.
 	set func(c *Config, v string) error
 }
 
@@ -68,14 +96,18 @@ func (f *flagSpec) destName() string {
 	return strings.ReplaceAll(f.names[0], "-", "_")
 }
 
-// optionStrings are the flag's option strings as argparse holds them.
+// optionStrings are the flag's option strings as argparse holds them; a
+// BooleanOptionalAction adds --no-X after each --X.
 func (f *flagSpec) optionStrings() []string {
-	out := make([]string, len(f.names))
-	for i, n := range f.names {
+	var out []string
+	for _, n := range f.names {
 		if f.kind == kindHelp && len(n) == 1 {
-			out[i] = "-" + n
-		} else {
-			out[i] = "--" + n
+			out = append(out, "-"+n)
+			continue
+		}
+		out = append(out, "--"+n)
+		if f.kind == kindBoolOpt {
+			out = append(out, "--no-"+n)
 		}
 	}
 	return out
@@ -85,15 +117,18 @@ func (f *flagSpec) optionStrings() []string {
 // its option strings joined by '/'.
 func (f *flagSpec) displayName() string { return strings.Join(f.optionStrings(), "/") }
 
-// Value checks. Their words are argparse's ("invalid int value: 'x'") where
-// SGLang's type is int or float; the sim's own stricter checks (a positive
-// count, a duration) follow the same pattern.
+// modelledSet reports whether the sim acts on the flag.
+func (f *flagSpec) modelledSet() bool { return f.set != nil || f.sim || f.kind == kindHelp }
+
+// Setters. An SGLang flag's value has passed its type (values.go) before
+// its setter runs; the setters parse it again, and the sim's own stricter
+// checks (a positive count, a duration) are worded in argparse's pattern.
 
 func intFlag(dst func(*Config) *int) func(*Config, string) error {
 	return func(c *Config, v string) error {
-		n, err := strconv.Atoi(v)
+		n, err := pyInt(v)
 		if err != nil {
-			return fmt.Errorf("invalid int value: '%s'", v)
+			return fmt.Errorf("invalid int value: %s", pyStr(v))
 		}
 		if dst != nil {
 			*dst(c) = n
@@ -105,9 +140,33 @@ func intFlag(dst func(*Config) *int) func(*Config, string) error {
 // posIntFlag is intFlag for a count that must be at least 1 (a modulus).
 func posIntFlag(dst func(*Config) *int) func(*Config, string) error {
 	return func(c *Config, v string) error {
-		n, err := strconv.Atoi(v)
+		n, err := pyInt(v)
 		if err != nil || n < 1 {
-			return fmt.Errorf("invalid positive int value: '%s'", v)
+			return fmt.Errorf("invalid positive int value: %s", pyStr(v))
+		}
+		*dst(c) = n
+		return nil
+	}
+}
+
+// hrIntFlag sets a count SGLang reads with human_readable_int ("32k").
+func hrIntFlag(dst func(*Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := humanReadableInt(v)
+		if err != nil {
+			return err
+		}
+		*dst(c) = n
+		return nil
+	}
+}
+
+// posHRIntFlag is hrIntFlag for a count the sim needs at least 1.
+func posHRIntFlag(dst func(*Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := humanReadableInt(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("invalid positive int value: %s", pyStr(v))
 		}
 		*dst(c) = n
 		return nil
@@ -116,9 +175,9 @@ func posIntFlag(dst func(*Config) *int) func(*Config, string) error {
 
 func floatFlag(dst func(*Config) *float64) func(*Config, string) error {
 	return func(c *Config, v string) error {
-		f, err := strconv.ParseFloat(v, 64)
+		f, err := pyFloat(v)
 		if err != nil {
-			return fmt.Errorf("invalid float value: '%s'", v)
+			return fmt.Errorf("invalid float value: %s", pyStr(v))
 		}
 		if dst != nil {
 			*dst(c) = f
@@ -146,13 +205,13 @@ func secondsValue(v, kind string) (time.Duration, error) {
 	var err error
 	if kind == "int" {
 		var n int
-		n, err = strconv.Atoi(v)
+		n, err = pyInt(v)
 		f = float64(n)
 	} else {
-		f, err = strconv.ParseFloat(v, 64)
+		f, err = pyFloat(v)
 	}
 	if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("invalid %s value: '%s'", kind, v)
+		return 0, fmt.Errorf("invalid %s value: %s", kind, pyStr(v))
 	}
 	return time.Duration(f * float64(time.Second)), nil
 }
@@ -161,8 +220,9 @@ func strFlag(dst func(*Config) *string) func(*Config, string) error {
 	return func(c *Config, v string) error { *dst(c) = v; return nil }
 }
 
+// boolFlag sets a flag: v is "true", or "false" for a BooleanOptionalAction's --no-X.
 func boolFlag(dst func(*Config) *bool) func(*Config, string) error {
-	return func(c *Config, _ string) error { *dst(c) = true; return nil }
+	return func(c *Config, v string) error { *dst(c) = v != "false"; return nil }
 }
 
 func durFlag(dst func(*Config) *time.Duration) func(*Config, string) error {
@@ -176,170 +236,11 @@ func durFlag(dst func(*Config) *time.Duration) func(*Config, string) error {
 	}
 }
 
-// Choice lists, as SGLang's source has them (python/sglang/srt/arg_groups/
-// choices.py at commit 0099dee6, which fields/exec_.py imports; exec_.py at
-// commit 01d795f8 for the cuda-graph and fusion backends). Sampling's is a
-// Python set there, so SGLang's own help lists it in no fixed order.
-var (
-	attentionBackendChoices = []string{
-		"triton", "torch_native", "flex_attention", "dsa", "nsa", "qsa", "dsv4", "compressed",
-		"fa3", "fa4", "flashinfer", "flashmla", "trtllm_mla", "cutedsl_mla", "tokenspeed_mla",
-		"trtllm_mha", "hpc_ops", "minicpm_flashattn", "minicpm_flashinfer", "aiter", "wave",
-		"intel_amx", "ascend", "intel_xpu", "mlu",
-	}
-	moeRunnerBackendChoices = []string{
-		"auto", "deep_gemm", "triton", "triton_kernel", "flashinfer_trtllm", "experimental_sgl_trtllm",
-		"flashinfer_trtllm_routed", "flashinfer_cutlass", "flashinfer_mxfp4", "flashinfer_cutedsl",
-		"flashinfer_megamoe", "cutlass", "aiter", "marlin", "humming", "experimental_sgl_marlin",
-		"hpc_ops", "megamoe", "intel_xpu",
-	}
-	samplingBackendChoices  = []string{"flashinfer", "pytorch", "ascend", "intel_xpu"}
-	cudaGraphBackendChoices = []string{"full", "breakable", "disabled"}
-	fusionBackendChoices    = []string{"auto", "trtllm", "mnnvl", "cutedsl"}
-)
-
 // specAlgorithms are the speculative algorithms SGLang builds in
 // (python/sglang/srt/arg_groups/fields/spec.py). SGLang's argparse takes any
 // name (others may be registered at run time) and refuses an unknown one
 // when the server starts; the sim does the same (checkConfig).
 var specAlgorithms = []string{"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO"}
-
-// sglangFlags are SGLang's flags that the sim understands or accepts, in
-// the order SGLang's --help lists them. The help texts are SGLang's where
-// the files named above were read; the others say the same in short.
-var sglangFlags = []flagSpec{
-	{names: []string{"model-path", "model"}, help: "The path of the model weights. This can be a local folder or a Hugging Face repo ID.",
-		set: strFlag(func(c *Config) *string { return &c.ModelPath })},
-	{names: []string{"tokenizer-path"}, help: "The path of the tokenizer."},
-	{names: []string{"trust-remote-code"}, kind: kindBool, help: "Whether or not to allow for custom models defined on the Hub in their own modeling files."},
-	{names: []string{"context-length"}, help: "The model's maximum context length. Defaults to None (will use the value from the model's config.json instead).",
-		set: intFlag(func(c *Config) *int { return &c.ContextLength })},
-	{names: []string{"dtype"}, help: "Data type for model weights and activations."},
-	{names: []string{"quantization"}, help: "The quantization method."},
-	{names: []string{"kv-cache-dtype"}, help: "Data type for kv cache storage."},
-	{names: []string{"served-model-name"}, help: "Override the model name returned by the v1/models endpoint in OpenAI API server.",
-		set: strFlag(func(c *Config) *string { return &c.ServedModelName })},
-	{names: []string{"chat-template"}, help: "The builtin chat template name or the path of the chat template file."},
-	{names: []string{"host"}, help: "The host of the HTTP server.", set: strFlag(func(c *Config) *string { return &c.Host })},
-	{names: []string{"port"}, help: "The port of the HTTP server.", set: intFlag(func(c *Config) *int { return &c.Port })},
-	{names: []string{"skip-server-warmup"}, kind: kindBool, help: "If set, skip warmup."},
-	{names: []string{"api-key"}, help: "Set API key of the server. It is also used in the OpenAI API compatible server."},
-	{names: []string{"admin-api-key"}, help: "Set admin API key for administrative/control endpoints."},
-	{names: []string{"mem-fraction-static"}, help: "The fraction of the memory used for static allocation (model weights and KV cache memory pool). Use a smaller value if you see out-of-memory errors.",
-		set: floatFlag(func(c *Config) *float64 { return &c.MemFractionStatic })},
-	{names: []string{"max-running-requests"}, help: "The maximum number of running requests.",
-		set: intFlag(func(c *Config) *int { return &c.MaxRunningRequests })},
-	{names: []string{"max-total-tokens"}, help: "The maximum number of tokens in the memory pool. If not specified, it will be automatically calculated based on the memory usage fraction. This option is typically used for development and debugging purposes.",
-		set: posIntFlag(func(c *Config) *int { return &c.MaxTotalTokens })},
-	{names: []string{"chunked-prefill-size"}, help: "The maximum number of tokens in a chunk for the chunked prefill. Setting this to -1 means disabling chunked prefill.",
-		set: intFlag(func(c *Config) *int { return &c.ChunkedPrefillSize })},
-	{names: []string{"max-prefill-tokens"}, help: "The maximum number of tokens in a prefill batch. The real bound will be the maximum of this value and the model's maximum context length.",
-		set: intFlag(nil)},
-	{names: []string{"schedule-policy"}, help: "The scheduling policy of the requests."},
-	{names: []string{"enable-mixed-chunk"}, kind: kindBool, help: "Enabling mixing prefill and decode in a batch when using chunked prefill."},
-	{names: []string{"page-size"}, help: "The number of tokens in a page.", set: posIntFlag(func(c *Config) *int { return &c.PageSize })},
-	{names: []string{"disable-radix-cache"}, kind: kindBool, help: "Disable RadixAttention for prefix caching.",
-		set: boolFlag(func(c *Config) *bool { return &c.DisableRadixCache })},
-	{names: []string{"enable-hierarchical-cache"}, kind: kindBool, help: "Enable hierarchical cache"},
-	{names: []string{"hicache-ratio"}, help: "The ratio of the size of host KV cache memory pool to the size of device pool.", set: floatFlag(nil)},
-	{names: []string{"disable-overlap-schedule"}, kind: kindBool, help: "Disable the overlap scheduler, which overlaps the CPU scheduler with GPU model worker.",
-		set: boolFlag(func(c *Config) *bool { return &c.DisableOverlapSchedule })},
-	{names: []string{"random-seed"}, help: "The random seed.", set: intFlag(nil)},
-	{names: []string{"stream-interval"}, help: "The interval (or buffer size) for streaming in terms of the token length. A smaller value makes streaming smoother, while a larger value makes the throughput higher",
-		set: posIntFlag(func(c *Config) *int { return &c.StreamInterval })},
-	{names: []string{"watchdog-timeout"}, help: "Set watchdog timeout in seconds. If a forward batch takes longer than this, the server will crash to prevent hanging.",
-		set: func(c *Config, v string) error {
-			d, err := secondsValue(v, "float")
-			c.Deploy.WatchdogTimeout, c.Deploy.WatchdogGiven = d, true
-			return err
-		}},
-	{names: []string{"log-level"}, help: "The logging level of all loggers.", set: strFlag(func(c *Config) *string { return &c.LogLevel })},
-	{names: []string{"log-level-http"}, help: "The logging level of HTTP server. If not set, reuse --log-level by default."},
-	{names: []string{"log-requests"}, kind: kindBool, help: "Log metadata, inputs, outputs of all requests. The verbosity is decided by --log-requests-level"},
-	{names: []string{"enable-metrics"}, kind: kindBool, help: "Enable log prometheus metrics.",
-		set: boolFlag(func(c *Config) *bool { return &c.EnableMetrics })},
-	{names: []string{"enable-cache-report"}, kind: kindBool, help: "Return number of cached tokens in usage.prompt_tokens_details for each openai request.",
-		set: boolFlag(func(c *Config) *bool { return &c.EnableCacheReport })},
-	{names: []string{"decode-log-interval"}, help: "The log interval of decode batch.", set: intFlag(nil)},
-	{names: []string{"dist-timeout"}, help: "Set timeout for torch.distributed initialization.",
-		set: func(c *Config, v string) error {
-			d, err := secondsValue(v, "int")
-			c.Deploy.DistTimeout = d
-			return err
-		}},
-	{names: []string{"dist-init-addr", "nccl-init-addr"}, help: "The host address for initializing distributed backend (e.g., `192.168.0.2:25000`).",
-		set: strFlag(func(c *Config) *string { return &c.Deploy.DistInitAddr })},
-	{names: []string{"nnodes"}, help: "The number of nodes.", set: intFlag(func(c *Config) *int { return &c.Deploy.NNodes })},
-	{names: []string{"node-rank"}, help: "The node rank.", set: intFlag(func(c *Config) *int { return &c.Deploy.NodeRank })},
-	{names: []string{"tp-size", "tensor-parallel-size"}, help: "The tensor parallelism size.",
-		set: intFlag(func(c *Config) *int { return &c.TP })},
-	{names: []string{"pp-size", "pipeline-parallel-size"}, help: "The pipeline parallelism size.", set: intFlag(nil)},
-	{names: []string{"dp-size", "data-parallel-size"}, help: "The data parallelism size.", set: intFlag(nil)},
-	{names: []string{"enable-dp-attention"}, kind: kindBool, help: "Enabling data parallelism for attention and tensor parallelism for FFN. The dp size should be equal to the tp size. Currently DeepSeek-V2 and Qwen 2/3 MoE models are supported.",
-		set: boolFlag(func(c *Config) *bool { return &c.EnableDPAttention })},
-	{names: []string{"ep-size", "expert-parallel-size", "ep"}, help: "The expert parallelism size.", set: intFlag(nil)},
-	{names: []string{"speculative-algorithm"}, help: "Speculative algorithm. Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK, UNO. Or any name registered via `SpeculativeAlgorithm.register`.",
-		set: strFlag(func(c *Config) *string { return &c.SpecAlgorithm })},
-	{names: []string{"speculative-draft-model-path", "speculative-draft-model"}, help: "The path of the draft model weights. This can be a local folder or a Hugging Face repo ID.",
-		set: strFlag(func(c *Config) *string { return &c.DraftModelPath })},
-	{names: []string{"speculative-num-steps"}, help: "The number of steps sampled from draft model in Speculative Decoding.",
-		set: intFlag(func(c *Config) *int { return &c.SpecSteps })},
-	{names: []string{"speculative-eagle-topk"}, help: "The number of tokens sampled from the draft model in eagle2 each step.",
-		set: intFlag(func(c *Config) *int { return &c.SpecTopK })},
-	{names: []string{"speculative-num-draft-tokens"}, help: "The number of tokens sampled from the draft model in Speculative Decoding.",
-		set: intFlag(func(c *Config) *int { return &c.SpecDraftTokens })},
-	{names: []string{"attention-backend"}, choices: attentionBackendChoices, help: "Choose the kernels for attention layers.",
-		set: strFlag(func(c *Config) *string { return &c.AttentionBackend })},
-	{names: []string{"sampling-backend"}, choices: samplingBackendChoices, help: "Choose the kernels for sampling layers."},
-	{names: []string{"moe-runner-backend"}, choices: moeRunnerBackendChoices, help: "Choose the runner backend for MoE."},
-	{names: []string{"cuda-graph-backend-decode"}, choices: cudaGraphBackendChoices, help: "Backend for the decode phase. Folds into cuda_graph_config[decode].backend.",
-		set: strFlag(func(c *Config) *string { return &c.CudaGraphBackendDecode })},
-	{names: []string{"cuda-graph-backend-prefill"}, choices: cudaGraphBackendChoices, help: "Backend for the prefill phase. Folds into cuda_graph_config[prefill].backend."},
-	{names: []string{"cuda-graph-max-bs-decode"}, help: "Maximum batch size captured for the decode cuda graph.",
-		set: intFlag(func(c *Config) *int { return &c.CudaGraphMaxBS })},
-	{names: []string{"cuda-graph-max-bs-prefill"}, help: "Maximum batch size captured for the prefill cuda graph.", set: intFlag(nil)},
-	{names: []string{"cuda-graph-bs-decode"}, kind: kindList, help: "Explicit list of batch sizes to capture for the decode cuda graph.", set: intFlag(nil)},
-	{names: []string{"cuda-graph-bs-prefill"}, kind: kindList, help: "Explicit list of batch sizes to capture for the prefill cuda graph.", set: intFlag(nil)},
-	{names: []string{"disable-prefill-cuda-graph"}, kind: kindBool, help: "Disable the prefill-phase CUDA graph. Convenience for --cuda-graph-backend-prefill=disabled."},
-	{names: []string{"disable-decode-cuda-graph"}, kind: kindBool, help: "Disable the decode-phase CUDA graph. Convenience for --cuda-graph-backend-decode=disabled.",
-		set: boolFlag(func(c *Config) *bool { return &c.DisableDecodeCudaGraph })},
-	{names: []string{"enable-torch-compile"}, kind: kindBool, help: "Optimize the model with torch.compile. Experimental feature."},
-	{names: []string{"disable-custom-all-reduce"}, kind: kindBool, help: "Disable the custom all-reduce kernel and fall back to NCCL.",
-		set: boolFlag(func(c *Config) *bool { return &c.DisableCustomAR })},
-	{names: []string{"enable-torch-symm-mem"}, kind: kindBool, help: "Enable using torch symm mem for all-reduce kernel and fall back to NCCL. Only supports CUDA device SM90 and above. SM90 supports world size 4, 6, 8. SM100 supports world size 6, 8."},
-	{names: []string{"enforce-disable-flashinfer-allreduce-fusion"}, kind: kindBool, help: "Enforce disable FlashInfer allreduce fusion.",
-		set: boolFlag(func(c *Config) *bool { return &c.EnforceDisableFusion })},
-	{names: []string{"flashinfer-allreduce-fusion-backend"}, choices: fusionBackendChoices,
-		help: "Enable FlashInfer allreduce fusion and choose backend. Requires SM90 or SM10X NVIDIA GPUs. Defaults to auto. " +
-			"'auto': choose mnnvl on Blackwell (SM100/SM103) systems (single- and multi-node) and trtllm on SM90 single-node systems. " +
-			"'trtllm': available on single-node systems only. 'mnnvl': available on SM90 single-node systems and SM100/SM103 single-node or multi-node systems via MNNVL fabric. " +
-			"'cutedsl': Blackwell-only bf16 MNNVL CuTe DSL backend; also fuses the MoE finalize and the shared-expert add into the collective when the MoE runner can defer them. " +
-			"Fuses allreduce with Residual + RMSNorm for supported MoE models.",
-		set: strFlag(func(c *Config) *string { return &c.FusionBackend })},
-	{names: []string{"disaggregation-mode"}, choices: disaggModeChoices,
-		help: `Only used for PD disaggregation. "prefill" for prefill-only server, and "decode" for decode-only server. If not specified, it is not PD disaggregated`,
-		set:  strFlag(func(c *Config) *string { return &c.Deploy.Disagg })},
-	{names: []string{"disaggregation-transfer-backend"}, choices: disaggTransferBackendChoices, help: "The backend for disaggregation transfer. Default is mooncake."},
-	{names: []string{"disaggregation-bootstrap-port"}, help: "Bootstrap server port on the prefill server. Default is 8998.",
-		set: intFlag(func(c *Config) *int { return &c.Deploy.BootstrapPort })},
-	{names: []string{"disaggregation-ib-device"}, help: "The InfiniBand devices for disaggregation transfer. Default is None, which triggers automatic device detection when mooncake backend is enabled."},
-	{names: []string{"tool-call-parser"}, help: "Specify the parser for handling tool-call interactions. Use 'auto' to detect from chat template."},
-	{names: []string{"reasoning-parser"}, help: "Specify the parser for reasoning models. Use 'auto' to detect from chat template."},
-
-	// SGLang's deprecated registrations, last in its add_cli_args: each
-	// still works, and warns when parsed (the fusion flag when the server
-	// args are resolved; see resolve.go).
-	{names: []string{"cuda-graph-max-bs"}, dest: "cuda_graph_max_bs_decode", replacement: "--cuda-graph-max-bs-decode",
-		help: "Deprecated alias for --cuda-graph-max-bs-decode.", set: intFlag(func(c *Config) *int { return &c.CudaGraphMaxBS })},
-	{names: []string{"cuda-graph-bs"}, kind: kindList, dest: "cuda_graph_bs_decode", replacement: "--cuda-graph-bs-decode",
-		help: "Deprecated alias for --cuda-graph-bs-decode.", set: intFlag(nil)},
-	{names: []string{"disable-cuda-graph"}, kind: kindBool, replacement: "--cuda-graph-backend-{decode,prefill}=disabled",
-		help: "Deprecated. Use --cuda-graph-backend-{decode,prefill}=disabled instead.",
-		set:  boolFlag(func(c *Config) *bool { return &c.DisableCudaGraph })},
-	{names: []string{"enable-flashinfer-allreduce-fusion"}, kind: kindBool,
-		help: "(Deprecated: use --flashinfer-allreduce-fusion-backend=auto) Enable FlashInfer allreduce fusion with Residual RMSNorm.",
-		set:  boolFlag(func(c *Config) *bool { return &c.EnableFusionDeprecated })},
-}
 
 // simFlags are the sim's own knobs (docs/SIM.md). Their help says "sim:" so
 // that a reader of --help tells them from SGLang's.
@@ -403,17 +304,24 @@ var simFlags = []flagSpec{
 	}},
 }
 
-// helpFlag is argparse's own -h/--help, first in every parser.
-var helpFlag = flagSpec{names: []string{"h", "help"}, kind: kindHelp, help: "show this help message and exit"}
-
-// flagTable is every action in the parser's order: help, SGLang's, the sim's.
+// flagTable is every action in the parser's order: SGLang's (help first,
+// as argparse adds it), then the sim's knobs.
 var flagTable = func() []*flagSpec {
-	out := []*flagSpec{&helpFlag}
-	for _, list := range [][]flagSpec{sglangFlags, simFlags} {
-		for i := range list {
-			list[i].sim = list[i].sim || strings.HasPrefix(list[i].names[0], "sim-")
-			out = append(out, &list[i])
+	sg, err := parseSGLangArgs(sglangArgsTSV)
+	if err != nil {
+		panic("sim: " + err.Error())
+	}
+	var out []*flagSpec
+	for i := range sg {
+		f := &sg[i]
+		if m, ok := modelled[f.destName()]; ok {
+			f.set = m.set
 		}
+		out = append(out, f)
+	}
+	for i := range simFlags {
+		simFlags[i].sim = true
+		out = append(out, &simFlags[i])
 	}
 	return out
 }()

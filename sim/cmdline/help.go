@@ -85,7 +85,7 @@ func Help(columns int) string {
 			continue
 		}
 		header := invocation(f)
-		lines := wrapText(f.help, helpWidth)
+		lines := wrapText(helpText(f), helpWidth)
 		if len(header) <= actionWidth && len(lines) > 0 {
 			b.WriteString(strings.Repeat(" ", indent) + header + strings.Repeat(" ", actionWidth-len(header)+2) + lines[0] + "\n")
 			lines = lines[1:]
@@ -114,14 +114,18 @@ func metavar(f *flagSpec) string {
 
 // args is the value part of an invocation, as argparse's _format_args.
 func args(f *flagSpec) string {
+	m := metavar(f)
 	switch f.kind {
-	case kindBool, kindHelp:
+	case kindBool, kindBoolOpt, kindHelp:
 		return ""
+	case kindOptional:
+		return "[" + m + "]"
 	case kindList:
-		m := metavar(f)
 		return m + " [" + m + " ...]"
+	case kindListStar:
+		return "[" + m + " ...]"
 	}
-	return metavar(f)
+	return m
 }
 
 // invocation is the flag's line in the options list: every option string,
@@ -138,13 +142,30 @@ func invocation(f *flagSpec) string {
 }
 
 // usagePart is the flag in the usage line: its first option string and
-// value.
+// value; a BooleanOptionalAction shows both of its strings ("--x | --no-x"),
+// as its format_usage does.
 func usagePart(f *flagSpec) string {
-	o := f.optionStrings()[0]
-	if a := args(f); a != "" {
-		return o + " " + a
+	o := f.optionStrings()
+	if f.kind == kindBoolOpt {
+		return strings.Join(o, " | ")
 	}
-	return o
+	if a := args(f); a != "" {
+		return o[0] + " " + a
+	}
+	return o[0]
+}
+
+// noEffect starts the help of an SGLang flag the sim accepts but does not
+// model (modelled.go), so that a reader of --help knows which flags change
+// the simulation.
+const noEffect = "[accepted, no effect] "
+
+// helpText is the flag's help as the sim prints it.
+func helpText(f *flagSpec) string {
+	if f.modelledSet() {
+		return f.help
+	}
+	return noEffect + f.help
 }
 
 // wrapText is textwrap.wrap as argparse calls it: whitespace runs become

@@ -20,12 +20,11 @@ func TestHelpGolden(t *testing.T) {
 // helpOption is one action as a reader of argparse's help sees it.
 type helpOption struct {
 	opts    []string
-	metavar string // "" for a flag without a value
+	args    string // what follows each option string: "" for a flag, "N", "N [N ...]", "[N ...]", "[N]"
 	choices []string
-	list    bool
 }
 
-var invocationPart = regexp.MustCompile(`^(-{1,2}[A-Za-z0-9][-A-Za-z0-9_]*)(?: (\S+)(?: \[(\S+) \.\.\.\])?)?$`)
+var invocationPart = regexp.MustCompile(`^(-{1,2}[A-Za-z0-9][-A-Za-z0-9_]*)(?: (\S+(?: \[\S+ \.\.\.\])?|\[\S+ \.\.\.\]|\[\S+\]))?$`)
 
 // readHelp reads argparse's help as a parser of real SGLang help would:
 // under "options:", a line indented by two spaces and starting with '-' is
@@ -50,10 +49,10 @@ func readHelp(t *testing.T, help string) []helpOption {
 				t.Fatalf("unreadable invocation %q", inv)
 			}
 			o.opts = append(o.opts, m[1])
-			o.metavar, o.list = m[2], m[3] != ""
+			o.args = m[2]
 		}
-		if strings.HasPrefix(o.metavar, "{") {
-			o.choices = strings.Split(strings.Trim(o.metavar, "{}"), ",")
+		if mv := strings.Trim(strings.Fields(o.args + " x")[0], "[]"); strings.HasPrefix(mv, "{") {
+			o.choices = strings.Split(strings.Trim(mv, "{}"), ",")
 		}
 		out = append(out, o)
 	}
@@ -76,8 +75,7 @@ func TestHelpRoundTrip(t *testing.T) {
 	}
 	for i, f := range want {
 		got := read[i]
-		if !slices.Equal(got.opts, f.optionStrings()) || got.list != (f.kind == kindList) ||
-			(got.metavar == "") != (f.kind == kindBool || f.kind == kindHelp) || !slices.Equal(got.choices, f.choices) {
+		if !slices.Equal(got.opts, f.optionStrings()) || got.args != args(f) || !slices.Equal(got.choices, f.choices) {
 			t.Errorf("action %d read back as %+v, table has %v", i, got, f.names)
 		}
 		for _, o := range got.opts {

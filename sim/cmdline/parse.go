@@ -73,50 +73,43 @@ func ParseArgs(args []string, getenv func(string) string) (*Config, error) {
 			extras = append(extras, a)
 			continue
 		}
-		var vals []string
-		switch spec.kind {
-		case kindHelp:
+		vals, next, err := takeValues(spec, args, i, val, hasVal)
+		if err != nil {
+			return nil, err
+		}
+		i = next
+		if spec.kind == kindHelp {
 			return nil, ErrHelp
-		case kindBool:
-			if hasVal {
-				return nil, &ArgError{fmt.Sprintf("argument %s: ignored explicit argument '%s'", spec.displayName(), val)}
-			}
-			vals = []string{"true"}
-		case kindValue:
-			if !hasVal {
-				if i+1 >= len(args) || looksLikeOption(args[i+1]) {
-					return nil, &ArgError{fmt.Sprintf("argument %s: expected one argument", spec.displayName())}
-				}
-				i++
-				val = args[i]
-			}
-			vals = []string{val}
-		case kindList:
-			if hasVal {
-				vals = []string{val}
-			}
-			for !hasVal && i+1 < len(args) && !looksLikeOption(args[i+1]) {
-				i++
-				vals = append(vals, args[i])
-			}
-			if len(vals) == 0 {
-				return nil, &ArgError{fmt.Sprintf("argument %s: expected at least one argument", spec.displayName())}
-			}
 		}
 		for _, v := range vals {
 			if err := applyValue(c, spec, v); err != nil {
 				return nil, err
 			}
 		}
-		if spec.replacement != "" {
-			// DeprecatedAliasStoreAction and DeprecatedStoreTrueAction print
-			// through print_deprecated_warning, in bold yellow, before
-			// logging is configured: the bare message on stderr.
-			c.ParseWarnings = append(c.ParseWarnings, fmt.Sprintf(
-				"\x1b[1;33m'%s' is deprecated and will be removed in a future release. Use '%s' instead.\x1b[0m", option, spec.replacement))
+		if (spec.kind == kindBool || spec.kind == kindBoolOpt) && spec.set != nil {
+			// A flag takes no value: its setter hears which way it was set.
+			if err := spec.set(c, strconv.FormatBool(!strings.HasPrefix(option, "--no-"))); err != nil {
+				return nil, &ArgError{fmt.Sprintf("argument %s: %v", spec.displayName(), err)}
+			}
+		}
+		switch spec.deprecated {
+		case deprecatedRefused:
+			// DeprecatedAction with an error_message calls parser.error.
+			return nil, &ArgError{spec.refusal}
+		case deprecatedAlias, deprecatedWarn:
+			// argparse_actions.py's print_deprecated_warning: bold yellow,
+			// before logging is configured, so the bare message on stderr.
+			c.ParseWarnings = append(c.ParseWarnings, "\x1b[1;33m"+deprecationWarning(spec, option)+"\x1b[0m")
 		}
 		if !spec.sim {
-			c.Given[spec.destName()] = strings.Join(vals, " ")
+			given := strings.Join(vals, " ")
+			switch {
+			case spec.kind == kindBool:
+				given = "true"
+			case spec.kind == kindBoolOpt:
+				given = strconv.FormatBool(!strings.HasPrefix(option, "--no-"))
+			}
+			c.Given[spec.destName()] = given
 		}
 	}
 	if len(extras) > 0 {
@@ -162,10 +155,79 @@ func ParseArgs(args []string, getenv func(string) string) (*Config, error) {
 	return c, nil
 }
 
-// applyValue checks one value against the action's choices and sets it,
+// takeValues consumes the values of the option at args[i] as argparse's
+// consume_optional does for the action's nargs: an explicit "=value" is the
+// one value; otherwise the following strings that do not look like options.
+// It returns the values and the index of the last string consumed.
+func takeValues(spec *flagSpec, args []string, i int, val string, hasVal bool) ([]string, int, error) {
+	following := func() []string {
+		var out []string
+		for j := i + 1; j < len(args) && !looksLikeOption(args[j]) && args[j] != "--"; j++ {
+			out = append(out, args[j])
+		}
+		return out
+	}
+	switch spec.kind {
+	case kindHelp, kindBool, kindBoolOpt:
+		if hasVal {
+			return nil, i, &ArgError{fmt.Sprintf("argument %s: ignored explicit argument %s", spec.displayName(), pyStr(val))}
+		}
+		return nil, i, nil
+	case kindValue:
+		if hasVal {
+			return []string{val}, i, nil
+		}
+		if f := following(); len(f) > 0 {
+			return f[:1], i + 1, nil
+		}
+		return nil, i, &ArgError{fmt.Sprintf("argument %s: expected one argument", spec.displayName())}
+	case kindOptional:
+		// Without a value the action stores its const.
+		if hasVal {
+			return []string{val}, i, nil
+		}
+		if f := following(); len(f) > 0 {
+			return f[:1], i + 1, nil
+		}
+		return nil, i, nil
+	case kindList, kindListStar:
+		if hasVal {
+			return []string{val}, i, nil
+		}
+		f := following()
+		if len(f) == 0 && spec.kind == kindList {
+			return nil, i, &ArgError{fmt.Sprintf("argument %s: expected at least one argument", spec.displayName())}
+		}
+		return f, i + len(f), nil
+	}
+	return nil, i, fmt.Errorf("flag %s: unknown kind %d", spec.displayName(), spec.kind)
+}
+
+// deprecationWarning is the warning SGLang's deprecated actions print for
+// option (argparse_actions.py).
+func deprecationWarning(spec *flagSpec, option string) string {
+	if spec.deprecated == deprecatedWarn {
+		return fmt.Sprintf("The command line argument '%s' is deprecated and will be removed in future versions.", option)
+	}
+	msg := fmt.Sprintf("'%s' is deprecated and will be removed in a future release.", option)
+	if spec.replacement != "" {
+		msg += fmt.Sprintf(" Use '%s' instead.", spec.replacement)
+	}
+	return msg
+}
+
+// applyValue converts one value to the action's type, checks it against
+// the choices (argparse converts first, then compares), and sets it,
 // wording a failure as argparse's ArgumentError does.
 func applyValue(c *Config, spec *flagSpec, v string) error {
-	if err := checkChoice(spec, v); err != nil {
+	conv := any(v)
+	if !spec.sim {
+		var err error
+		if conv, err = convertValue(spec.typ, v); err != nil {
+			return &ArgError{fmt.Sprintf("argument %s: %v", spec.displayName(), err)}
+		}
+	}
+	if err := checkChoice(spec, conv); err != nil {
 		return err
 	}
 	if spec.set == nil {
@@ -177,20 +239,27 @@ func applyValue(c *Config, spec *flagSpec, v string) error {
 	return nil
 }
 
-func checkChoice(spec *flagSpec, v string) error {
+// checkChoice is argparse's _check_value: the converted value must be one
+// of the choices, compared as the type converts them (an int flag's "02"
+// is the choice 2).
+func checkChoice(spec *flagSpec, v any) error {
 	if len(spec.choices) == 0 {
 		return nil
 	}
-	for _, ch := range spec.choices {
-		if v == ch {
-			return nil
-		}
-	}
 	quoted := make([]string, len(spec.choices))
 	for i, ch := range spec.choices {
-		quoted[i] = "'" + ch + "'"
+		cv := any(ch)
+		if spec.typ == "int" {
+			if n, err := pyInt(ch); err == nil {
+				cv = n
+			}
+		}
+		if cv == v {
+			return nil
+		}
+		quoted[i] = choiceRepr(cv)
 	}
-	return &ArgError{fmt.Sprintf("argument %s: invalid choice: '%s' (choose from %s)", spec.displayName(), v, strings.Join(quoted, ", "))}
+	return &ArgError{fmt.Sprintf("argument %s: invalid choice: %s (choose from %s)", spec.displayName(), choiceRepr(v), strings.Join(quoted, ", "))}
 }
 
 // looksLikeOption is argparse's test for an option string: a leading '-'

@@ -58,10 +58,13 @@ func ServerArgs(c *Config) map[string]any {
 }
 
 // pyValue is a given flag's value as ServerArgs holds it: true for a bare
-// flag, a number, a list of numbers (nargs "+"), else the string.
+// flag (false for --no-X), a number, a list of numbers (nargs "+"), else the string.
 func pyValue(v string) any {
 	if v == "true" {
 		return true
+	}
+	if v == "false" { // --no-X of a BooleanOptionalAction
+		return false
 	}
 	if n, err := strconv.Atoi(v); err == nil {
 		return n
