@@ -46,6 +46,10 @@ type ServerMetrics struct {
 	// TTFT and ITL are histograms (the name before _bucket) of time to first
 	// token and inter-token latency, seconds.
 	TTFT, ITL []string
+	// RankCopies are the series that each rank of a group of scheduler
+	// processes writes alike: a reader counts one copy per group (Counted).
+	// Empty: every label set is a share of its own (vLLM's engine cores).
+	RankCopies []RankCopy
 }
 
 // CounterRatio is a figure over a window made of two counters' increases:
@@ -76,6 +80,41 @@ var sglangServer = &ServerMetrics{
 	GenerationUnchecked: sglangAtFinish,
 	TTFT:                []string{"sglang:time_to_first_token_seconds"},
 	ITL:                 []string{"sglang:inter_token_latency_seconds"},
+	RankCopies:          sglangRankCopies,
+}
+
+// sglangRanks are the labels of SGLang's scheduler collector that name its
+// process within a group: every scheduler process of a server started with
+// --enable-metrics has a collector labelled tp_rank, pp_rank and
+// moe_ep_rank, and dp_rank under --dp or DP attention
+// (python/sglang/srt/observability/scheduler_metrics_mixin.py at 44cedc2b,
+// init_metrics). dp_rank names a group with requests of its own and is not
+// one of them; moe_ep_rank follows tp_rank (tp_rank // (tp / ep),
+// managers/data_parallel_controller.py at 000a3db1).
+var sglangRanks = []string{"pp_rank", "tp_rank", "moe_ep_rank"}
+
+// sglangRankCopies are the scheduler series bakeoff reads. The ranks of an
+// attention-TP group (the whole TP group without DP attention) run one
+// schedule: rank 0 alone takes the requests from the tokenizer and hands
+// them to the others (managers/scheduler.py at 0003215c, init_ipc_channels
+// and dp_tp_group), so every rank holds the same batch and queue. Under DP
+// attention each group is a dp_rank of its own, fed its own requests by the
+// DataParallelController, and the groups add up. The tokenizer manager's
+// series (prompt, generation and cached tokens, the latency histograms)
+// carry no rank and are summed as they are.
+var sglangRankCopies = []RankCopy{
+	// Gauges set by log_stats, from each group's rank 0 (attn_tp_rank 0), and
+	// from every rank with --enable-metrics-for-all-schedulers
+	// (current_scheduler_metrics_enabled; metrics_reporter.py at c9cbe8f2).
+	{Name: "sglang:num_running_reqs", Ranks: sglangRanks},
+	{Name: "sglang:num_queue_reqs", Ranks: sglangRanks},
+	{Name: "sglang:token_usage", Ranks: sglangRanks},
+	{Name: "sglang:cache_hit_rate", Ranks: sglangRanks},
+	{Name: "sglang:spec_accept_length", Ranks: sglangRanks},
+	// Incremented by update_running_batch on every rank whose collector
+	// exists, which is every rank (scheduler.py at 0003215c): each rank
+	// counts the group's retractions.
+	{Name: "sglang:num_retracted_requests_total", Ranks: sglangRanks},
 }
 
 // vLLM's V1 engine metrics (vllm/v1/metrics/loggers.py); gpu_cache_usage_perc
@@ -142,6 +181,7 @@ func mergeServer(ps ...*ServerMetrics) *ServerMetrics {
 		out.GenerationTokens = append(out.GenerationTokens, p.GenerationTokens...)
 		out.TTFT = append(out.TTFT, p.TTFT...)
 		out.ITL = append(out.ITL, p.ITL...)
+		out.RankCopies = append(out.RankCopies, p.RankCopies...)
 	}
 	return out
 }

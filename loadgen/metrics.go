@@ -184,8 +184,9 @@ func (m *metricsProbe) acceptLength() (float64, string) {
 // name: counters summed over their label sets (e.g. per engine), gauges and
 // untyped values averaged (a per-rank gauge is not additive), except that a
 // name ending in _total is always a counter. Histograms and
-// summaries contribute their _count and _sum. A parse error returns what was
-// read before it.
+// summaries contribute their _count and _sum. Of a series that the ranks of
+// one scheduler group write alike, one copy per group is read
+// (engine.Counted). A parse error returns what was read before it.
 func ParseMetrics(r io.Reader) (map[string]float64, error) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(r)
@@ -193,7 +194,7 @@ func ParseMetrics(r io.Reader) (map[string]float64, error) {
 	for name, f := range fams {
 		var sum float64
 		n := 0
-		for _, mt := range f.GetMetric() {
+		for _, mt := range counted(name, f.GetMetric()) {
 			switch f.GetType() {
 			case dto.MetricType_COUNTER:
 				sum += mt.GetCounter().GetValue()
@@ -234,4 +235,24 @@ func ParseMetrics(r io.Reader) (map[string]float64, error) {
 		return out, fmt.Errorf("parsing metrics: %w", err)
 	}
 	return out, nil
+}
+
+// counted are the samples of a family that its figure reads
+// (engine.Counted).
+func counted(name string, ms []*dto.Metric) []*dto.Metric {
+	sets := make([]map[string]string, len(ms))
+	for i, mt := range ms {
+		sets[i] = make(map[string]string, len(mt.GetLabel()))
+		for _, l := range mt.GetLabel() {
+			sets[i][l.GetName()] = l.GetValue()
+		}
+	}
+	keep := engine.Counted(name, sets)
+	out := ms[:0:0]
+	for i, mt := range ms {
+		if keep[i] {
+			out = append(out, mt)
+		}
+	}
+	return out
 }

@@ -420,8 +420,9 @@ func TestParseMetrics(t *testing.T) {
 vllm:spec_decode_num_drafts_total{engine="0"} 10
 vllm:spec_decode_num_drafts_total{engine="1"} 5
 # TYPE sglang:num_running_reqs gauge
-sglang:num_running_reqs{tp_rank="0"} 4
-sglang:num_running_reqs{tp_rank="1"} 6
+sglang:num_running_reqs{tp_rank="0",dp_rank="0"} 4
+sglang:num_running_reqs{tp_rank="1",dp_rank="0"} 4
+sglang:num_running_reqs{tp_rank="4",dp_rank="1"} 6
 # TYPE sglang:e2e_request_latency_seconds histogram
 sglang:e2e_request_latency_seconds_bucket{le="1.0"} 2
 sglang:e2e_request_latency_seconds_bucket{le="+Inf"} 3
@@ -433,7 +434,9 @@ sglang:e2e_request_latency_seconds_count 3
 		t.Fatal(err)
 	}
 	want := map[string]float64{
-		"sglang:num_running_reqs":                  5, // a gauge is averaged over ranks
+		// A gauge is averaged over the DP groups, each read from one
+		// tensor-parallel rank (engine.Counted).
+		"sglang:num_running_reqs":                  5,
 		"sglang:e2e_request_latency_seconds_count": 3,
 		"sglang:e2e_request_latency_seconds_sum":   4.5,
 	}

@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/engine"
 )
 
 // Series is one time series of the exposition: a sample name and its labels.
@@ -93,11 +95,22 @@ func (tl *Timeline) Add(t int64, pts []Point) {
 	}
 }
 
-// named returns the indexes of the series called name.
+// named returns the indexes of the series called name that its figures
+// read: of a series the ranks of one scheduler group write alike, the one
+// copy per group that engine.Counted keeps.
 func (tl *Timeline) named(name string) []int {
-	var out []int
+	var idx []int
+	var sets []map[string]string
 	for i, s := range tl.Series {
 		if s.Name == name {
+			idx = append(idx, i)
+			sets = append(sets, s.Labels)
+		}
+	}
+	keep := engine.Counted(name, sets)
+	out := idx[:0]
+	for k, i := range idx {
+		if keep[k] {
 			out = append(out, i)
 		}
 	}

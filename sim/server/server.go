@@ -216,7 +216,7 @@ func (s *Server) metrics(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	writePrometheus(w, s.stats.Snapshot(), s.cfg.ModelName(), s.cfg.Speculative())
+	writePrometheus(w, s.stats.Snapshot(), s.cfg)
 }
 
 // admit gates a real completion: 503 unless ready, and the faults that fire
