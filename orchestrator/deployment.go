@@ -16,6 +16,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/internal/pause"
+	"github.com/bakeoff-dev/bakeoff/preflight"
 	"github.com/bakeoff-dev/bakeoff/remote"
 	"github.com/bakeoff-dev/bakeoff/results"
 )
@@ -71,6 +72,9 @@ type roleProc struct {
 	ready        bool
 	readySeen    bool
 	lastProbe    string // what the last health probe got, for a timeout's reason
+	// watchHCA says its log is watched for its KV transfer engine's word
+	// that it found no RDMA device (rdma.go); sawHCA that it was seen.
+	watchHCA, sawHCA bool
 }
 
 // rolePIDPrefix starts every instance's pid file in the workdir: stop-old
@@ -100,6 +104,7 @@ func (s *scenarioRun) newDeployRun() *deployRun {
 		if p.profile == nil {
 			p.profile = s.profile
 		}
+		p.watchHCA = watchesNoHCA(o.c, rs)
 		switch in.Role.Health {
 		case campaign.HealthNone:
 		case "":
@@ -281,6 +286,10 @@ func (s *scenarioRun) watchProcs(ctx context.Context, phase StepName, fatal, exi
 			}
 			if p.readyLine != "" && strings.Contains(line, p.readyLine) {
 				p.readySeen = true
+			}
+			if p.watchHCA && !p.sawHCA && saysNoHCA(line) {
+				p.sawHCA = true
+				s.noHCA(p)
 			}
 		}
 		if n := len(lines); n > 0 {
@@ -569,7 +578,8 @@ func collectRoles(ctx context.Context, s *scenarioRun) error {
 // scenario of one server, and each role of a deployment, as the role runs
 // it (SCENARIO.ROLE: its flags over the scenario's, so that a worker's
 // --disaggregation-mode is checked too). A role with a launch of its own
-// is not asked, as a scenario's is not.
+// is not asked, as a scenario's is not; a router's program is run with
+// --help all the same (routerHelps).
 func preflightServers(scs []*campaign.Scenario, only []string) []*campaign.Scenario {
 	var out []*campaign.Scenario
 	for _, sc := range scs {
@@ -585,6 +595,122 @@ func preflightServers(scs []*campaign.Scenario, only []string) []*campaign.Scena
 		}
 	}
 	return out
+}
+
+// routerHelp is the help call of a deployment's router: the role's own
+// program followed by --help.
+type routerHelp struct {
+	sc      *campaign.Scenario
+	role    string
+	command string
+}
+
+// routerHelps are the help calls of the routers of the deployments this
+// invocation may launch (only, when given), once per distinct command: each
+// role whose own launch runs a router (isRouter), its program (the words of
+// its rendered launch before the first --flag, engine.role_commands
+// applied) followed by --help, in the role's environment. A router starts
+// last, once its workers have loaded (readyDeployment): one that is not
+// installed would otherwise fail every round only after the workers' load.
+// Other roles with a launch of their own are not run: their program may
+// not take --help, or start its server on it.
+func (w *worker) routerHelps(on campaign.On) ([]routerHelp, error) {
+	o := w.o
+	var out []routerHelp
+	for _, sc := range o.c.Scenarios {
+		if sc.Deployment == nil || len(o.opt.Only) > 0 && !slices.Contains(o.opt.Only, sc.Name) {
+			continue
+		}
+		insts := sc.Deployment.Instances(o.c.Engine.Port, w.slot)
+		for i, in := range insts {
+			if in.Index != 0 || !isRouter(in.Role.Launch) {
+				continue
+			}
+			l, err := campaign.RenderInstance(o.c, sc, insts, i, w.slot, on, campaign.LocalAddresses)
+			if err != nil {
+				return nil, err
+			}
+			prog := l.Argv[:programEnd(l.Argv)]
+			if len(prog) == 0 {
+				continue
+			}
+			var b strings.Builder
+			b.WriteString("env --")
+			for _, k := range slices.Sorted(maps.Keys(l.Env)) {
+				b.WriteString(" " + k + "=" + campaign.ShellQuote(l.Env[k]))
+			}
+			b.WriteString(" " + campaign.ShellJoin(append(slices.Clone(prog), "--help")))
+			cmd := b.String()
+			if !slices.ContainsFunc(out, func(h routerHelp) bool { return h.command == cmd }) {
+				out = append(out, routerHelp{sc: sc, role: in.Role.Name, command: cmd})
+			}
+		}
+	}
+	return out, nil
+}
+
+// programEnd is where a launch's program ends: at its first --flag, as
+// engine.role_commands takes it (`python3 -m sglang_router.launch_router`,
+// `{bakeoff} sim router`).
+func programEnd(argv []string) int {
+	if i := slices.IndexFunc(argv, func(w string) bool { return strings.HasPrefix(w, "--") }); i >= 0 {
+		return i
+	}
+	return len(argv)
+}
+
+// isRouter reports whether a role's own launch, as written, runs a router:
+// SGLang's (the module sglang_router.launch_router, sgl-project/sglang
+// sgl-model-gateway/bindings/python/src/sglang_router/), or bakeoff's
+// simulated one (`{bakeoff} sim router`). Both answer --help with status 0
+// (argparse's help; sim/router's usage).
+func isRouter(launch []string) bool {
+	prog := launch[:programEnd(launch)]
+	for i, w := range prog {
+		if strings.HasPrefix(w, "sglang_router") || w == "sim" && i+1 < len(prog) && prog[i+1] == "router" {
+			return true
+		}
+	}
+	return false
+}
+
+// routerError is a router whose program does not run on a host: the
+// preflight's problem, before anything is launched.
+type routerError struct {
+	sc   *campaign.Scenario
+	role string
+	err  error
+}
+
+func (e *routerError) Error() string {
+	msg := fmt.Sprintf("scenario %s, role %s: its router does not run: %v", e.sc.Name, e.role, e.err)
+	if e.sc.File != "" {
+		msg = e.sc.File + ": " + msg
+	}
+	return msg
+}
+
+func (e *routerError) Unwrap() error { return e.err }
+
+// preflightRouters runs each router's help call on the host (bounded as
+// the engines' are, preflight.HelpTimeout) and returns a *routerError for
+// each that does not exit 0: not installed (python's "No module named
+// 'sglang_router'"), a wrong python, a program not found. A dry host records
+// the calls and answers nothing to check.
+func (w *worker) preflightRouters(ctx context.Context, on campaign.On, dry bool) []error {
+	helps, err := w.routerHelps(on)
+	if err != nil {
+		return []error{err}
+	}
+	var errs []error
+	for _, h := range helps {
+		err := preflight.Runs(ctx, w.h, preflight.Call{Command: h.command, Dir: w.paths.workdir})
+		if err == nil || dry || ctx.Err() != nil {
+			continue
+		}
+		errs = append(errs, &routerError{sc: h.sc, role: h.role, err: err})
+	}
+	return errs
 }
 
 // pidFiles names where a kept deployment's processes can be found: each

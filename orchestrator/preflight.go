@@ -65,9 +65,17 @@ func (o *orch) preflight(ctx context.Context) error {
 			mu.Lock()
 			defer mu.Unlock()
 			problems = append(problems, found...)
-			var cmd *preflight.CommandError
-			if errors.As(err, &cmd) || len(found) == 0 && err != nil {
-				problems = append(problems, err.Error())
+			// One problem a failed command: a help's, a router's.
+			errs := []error{err}
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				errs = j.Unwrap()
+			}
+			for _, err := range errs {
+				var cmd *preflight.CommandError
+				var router *routerError
+				if errors.As(err, &cmd) || errors.As(err, &router) || len(found) == 0 && err != nil {
+					problems = append(problems, err.Error())
+				}
 			}
 		}()
 	}
@@ -148,13 +156,14 @@ func (w *worker) preflight(ctx context.Context) ([]results.EngineBuild, []string
 		}
 		groups[i].scenarios = append(groups[i].scenarios, sc)
 	}
+	// The routers' programs, which take none of the engines' flags.
+	failed := w.preflightRouters(ctx, on, dry)
 	if len(groups) == 0 {
-		return nil, nil, nil
+		return nil, nil, errors.Join(failed...)
 	}
 	caps := w.computeCaps(ctx, slices.ContainsFunc(groups, func(g *group) bool { return g.engine == engine.SGLang }))
 	var builds []results.EngineBuild
 	var problems []string
-	var failed []error
 	for _, g := range groups {
 		b := results.EngineBuild{Host: w.h.Name(), Engine: g.engine, Command: g.call.Command}
 		for _, sc := range g.scenarios {
@@ -162,7 +171,7 @@ func (w *worker) preflight(ctx context.Context) ([]results.EngineBuild, []string
 		}
 		// Probe bounds each command (preflight.HelpTimeout): one that hangs
 		// is killed, with what it started, and is a *CommandError naming it.
-		help, err := preflight.Probe(ctx, w.h, preflight.Call{Command: g.call.Command, Dir: w.paths.workdir,
+		help, err := preflight.Probe(ctx, w.h, preflight.Call{Command: g.call.Command, Dir: w.paths.workdir, Engine: g.engine,
 			Format: g.call.Format, Underscores: g.call.Underscores, VersionCommand: g.call.VersionCommand})
 		var unreadable *preflight.UnreadableError
 		switch {

@@ -26,8 +26,10 @@ func TestPreflightCapturedHelps(t *testing.T) {
 		errors, warnings       []string
 	}{
 		{"sglang", "sglang-help.txt", "/models/m",
-			"  tp-size: 2\n", "  cuda-graph-max-bs: 128\n  enable-flashinfer-allreduce-fusion: true\n",
-			[]string{":4:3: scenario b: ambiguous option: --cuda-graph-max-bs could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill"},
+			"  tp-size: 2\n", "  cuda-graph-max: 128\n  enable-flashinfer-allreduce-fusion: true\n",
+			// argparse takes a unique prefix only: --cuda-graph-max is four
+			// of SGLang's options.
+			[]string{":4:3: scenario b: ambiguous option: --cuda-graph-max could match --cuda-graph-max-bs, --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill, --cuda-graph-max-seq-len-prefill"},
 			[]string{":5:3: scenario b: --enable-flashinfer-allreduce-fusion is deprecated; use --flashinfer-allreduce-fusion-backend=auto"}},
 		{"vllm", "vllm-help.txt", "/models/m",
 			"  max_num_seqs: 8\n  speculative-config: '{\"method\": \"ngram\", \"num_speculative_tokens\": 3}'\n  speculative-config.prompt_lookup_max: 4\n", "  max-num-seq: 8\n  per-request-spec-decode-metrics: all\n  num-redundant-experts: 2\n",

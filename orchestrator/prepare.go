@@ -12,7 +12,8 @@ import (
 	"github.com/bakeoff-dev/bakeoff/results"
 )
 
-// prepare reads the host's facts and decides where the sweep runs: on the
+// prepare reads the host's facts (with its RDMA devices when a scenario is
+// disaggregated, rdma.go) and decides where the sweep runs: on the
 // host when it can run this very binary (uploaded to the workdir unless the
 // host is this machine), else through the tunnel. A single host's facts go
 // into the manifest here; a fleet's once every host is prepared.
@@ -31,6 +32,7 @@ func (w *worker) prepare(ctx context.Context) error {
 		return fmt.Errorf("reading the platform of %s: %w", w.h.Name(), err)
 	}
 	w.hostFacts(ctx, goos, goarch)
+	w.rdmaFacts(ctx)
 	if o.c.NodesPerLaunch() > 1 {
 		// The hosts of a launch over several nodes name each other by it.
 		if err := w.readAddress(ctx); err != nil {

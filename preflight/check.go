@@ -32,7 +32,7 @@ const (
 	Unknown     Kind = "unknown"     // no option of that spelling
 	Ambiguous   Kind = "ambiguous"   // a prefix of several options (argparse)
 	Abbreviated Kind = "abbreviated" // a unique prefix argparse takes for the option
-	Removed     Kind = "removed"     // listed, and refused with a replacement
+	Removed     Kind = "removed"     // refused, with the replacement the help or the engine's source names
 	BadChoice   Kind = "bad-choice"  // a value outside the listed choices
 	NoValueKind Kind = "takes-no-value"
 	NeedsValue  Kind = "needs-value"
@@ -142,6 +142,13 @@ func (t *Table) resolve(i int, name string) (*Option, []Finding) {
 		}
 	}
 	f := Finding{Severity: Error, Kind: Unknown, Word: i, Flag: name, Text: "unknown flag " + name}
+	// What the engine says replaced it comes before the nearest spelling,
+	// which for a removed flag is another option altogether.
+	if s, why := t.replacementOf(lookup); s != "" {
+		f.Kind, f.Suggest = Removed, s
+		f.Text += ": " + why
+		return nil, []Finding{f}
+	}
 	if s := closest(lookup, t.Names()); s != "" {
 		f.Suggest = s
 		f.Text += "; the closest it accepts is " + s

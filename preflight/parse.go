@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/engine"
@@ -41,6 +42,7 @@ func Parse(format string, help []byte) (*Table, error) {
 	t.Underscores = format == engine.HelpLlamaCpp
 	for _, o := range t.Options {
 		markHelp(o)
+		markReplaces(o)
 	}
 	t.index()
 	return t, nil
@@ -50,7 +52,10 @@ var (
 	// deprecatedRe and removedRe find what a help says of an option's
 	// standing; engines write it in the option's help, in words.
 	deprecatedRe = regexp.MustCompile(`(?i)\bdeprecated\b`)
-	removedRe    = regexp.MustCompile(`(?i)\b(?:argument|option|flag)\b[^.]*\b(?:has been|was) removed\b`)
+	// A help may say so of the option in its first word ("Removed. Use
+	// --expert-balancedness-report-mode …", SGLang's
+	// --enable-expert-distribution-metrics, which its parser refuses).
+	removedRe = regexp.MustCompile(`(?i)\b(?:argument|option|flag)\b[^.]*\b(?:has been|was) removed\b|^\W*removed\b`)
 	// replacementRe is what follows "use …", "alias of …", "replaced by …":
 	// the rest of the sentence, without a closing "instead".
 	replacementRe = regexp.MustCompile(`(?i)\b(?:use|alias (?:of|for)|replaced by|in favou?r of|renamed to)\s+(.+?)(?:\s+instead)?\s*(?:\.\s|\.$|\s\(|\)|;|$)`)
@@ -60,13 +65,40 @@ var (
 func markHelp(o *Option) {
 	if removedRe.MatchString(o.Help) {
 		o.Removed = true
-	} else if deprecatedRe.MatchString(o.Help) {
+	} else if saysDeprecated(o.Help) {
 		o.Deprecated = true
 	} else {
 		return
 	}
 	if m := replacementRe.FindStringSubmatch(o.Help); m != nil {
 		o.Replacement = strings.Trim(m[1], "'\"` ")
+	}
+}
+
+// saysDeprecated reports whether a help calls its own option deprecated:
+// "deprecated" not followed by another option's name, which is the help
+// naming a flag this one replaces ("Replaces the deprecated --grpc-mode.",
+// SGLang's --smg-grpc-mode).
+func saysDeprecated(help string) bool {
+	for _, m := range deprecatedRe.FindAllStringIndex(help, -1) {
+		if !strings.HasPrefix(strings.TrimLeft(help[m[1]:], " "), "--") {
+			return true
+		}
+	}
+	return false
+}
+
+// replacesRe finds a flag an option's help says the option took the place
+// of: "Replaces the deprecated --grpc-mode." (SGLang's --smg-grpc-mode),
+// "formerly --x", "renamed from --x".
+var replacesRe = regexp.MustCompile(`(?i)\b(?:replaces|supersedes|formerly|renamed from)\s+(?:the\s+)?(?:deprecated\s+|removed\s+|old\s+|legacy\s+)?(--[A-Za-z0-9][A-Za-z0-9_-]*)`)
+
+// markReplaces reads from an option's help the flags it replaces.
+func markReplaces(o *Option) {
+	for _, m := range replacesRe.FindAllStringSubmatch(o.Help, -1) {
+		if f := strings.TrimRight(m[1], "-_"); !slices.Contains(o.Names, f) && !slices.Contains(o.Replaces, f) {
+			o.Replaces = append(o.Replaces, f)
+		}
 	}
 }
 

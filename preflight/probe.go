@@ -43,6 +43,9 @@ type Call struct {
 	// VersionCommand, when set, prints the engine's version; it is run
 	// once the help was read, from Dir too.
 	VersionCommand string
+	// Engine names the engine whose help it is (engine.SGLang, …), when
+	// the caller knows: Table.Engine, for the flags that engine removed.
+	Engine string
 	// Timeout bounds each command; zero is HelpTimeout.
 	Timeout time.Duration
 }
@@ -121,6 +124,49 @@ func (e *UnreadableError) Unwrap() error { return e.Err }
 // outputTail is how much of a failed command's output an error keeps.
 const outputTail = 600
 
+// ProgramError is a program that does not run on a host: not installed
+// there (the shell's "No such file or directory", python's "No module
+// named …"), failing, or still running at its bound (a *HungError inside).
+type ProgramError struct {
+	Host, Command string
+	Err           error
+	// Output is the end of what the command printed (stderr first).
+	Output string
+}
+
+func (e *ProgramError) Error() string {
+	detail := e.Err.Error()
+	msg := fmt.Sprintf("`%s` on %s: %s", e.Command, e.Host, detail)
+	var hung *HungError
+	if errors.As(e.Err, &hung) || strings.Contains(detail, e.Command) {
+		// The runner's error names the command and the host itself
+		// (remote.ExitError, with the command's stderr).
+		msg = detail
+	}
+	if e.Output != "" && !strings.Contains(detail, e.Output) {
+		msg += "\n" + e.Output
+	}
+	return msg
+}
+
+func (e *ProgramError) Unwrap() error { return e.Err }
+
+// Runs runs c's command on r, bounded as a help command is (c.Timeout, else
+// HelpTimeout), and reports whether it exits 0, reading nothing of what it
+// prints: how a program whose flags are not checked here (SGLang's router)
+// is found missing before anything is launched. A failure is a
+// *ProgramError; a ctx cancelled by the caller (Ctrl-C) is ctx's error.
+func Runs(ctx context.Context, r Runner, c Call) error {
+	stdout, stderr, err := run(ctx, r, c, c.Command)
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return &ProgramError{Host: r.Name(), Command: c.Command, Err: err, Output: tail(string(stderr)+string(stdout), outputTail)}
+}
+
 // Probe runs c on r and reads the help it prints. A command that fails and
 // prints no help, or that is still running at c's bound (killed then, its
 // error a *HungError inside), is a *CommandError; one that prints
@@ -154,6 +200,7 @@ func Probe(ctx context.Context, r Runner, c Call) (*Help, error) {
 	if c.Underscores {
 		t.Underscores, t.JSONKeys = true, true
 	}
+	t.Engine = c.Engine
 	sum := sha256.Sum256(text)
 	h := &Help{Host: r.Name(), Command: c.Command, Table: t, Hash: "sha256:" + hex.EncodeToString(sum[:]), Took: took}
 	if m := versionRe.FindSubmatch(text); m != nil {

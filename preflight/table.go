@@ -44,6 +44,10 @@ type Option struct {
 	// refuses it. Replacement says what to use instead.
 	Removed     bool
 	Replacement string
+	// Replaces are the flags the option's help says it replaces (SGLang's
+	// --smg-grpc-mode: "Replaces the deprecated --grpc-mode."): once a build
+	// drops one, the option is what to write instead.
+	Replaces []string
 	// Help is the option's help text on one line.
 	Help string
 }
@@ -81,6 +85,11 @@ type Table struct {
 	// Version is the engine's version when its help or version call said
 	// it; empty when unknown.
 	Version string
+	// Engine is the engine whose help it is (engine.SGLang, …); empty when
+	// the caller did not say. A flag unknown to the help that the engine is
+	// known to have removed is named with the replacement the engine's
+	// own source gives (removed.go).
+	Engine string
 
 	byName map[string]*Option
 }

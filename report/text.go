@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -28,6 +29,9 @@ func TextWidth(w io.Writer, v *verdict.Verdict, width int) error {
 	fmt.Fprintf(ew, "%s\n", roundsLine(v))
 	for _, e := range v.Engines {
 		fmt.Fprintf(ew, "engine: %s\n", e)
+	}
+	for _, s := range kvOverTCP(v) {
+		fmt.Fprintf(ew, "kv transfer: %s's KV cache went over TCP, not RDMA (the note below)\n", s)
 	}
 	fmt.Fprintln(ew)
 	if len(v.Notes) > 0 {
@@ -179,4 +183,17 @@ func fromEarlier(s verdict.Scenario) string {
 		what = "failed"
 	}
 	return fmt.Sprintf(" (attempt %d, %s; the newest attempt %d %s)", s.Attempt, s.Dir, s.Newest.Attempt, what)
+}
+
+// kvOverTCP are the disaggregated scenarios whose KV cache went over TCP
+// (a CheckKVTransfer note): said in the header too, since it is a fact of
+// the host that every TTFT of theirs carries.
+func kvOverTCP(v *verdict.Verdict) []string {
+	var out []string
+	for _, n := range v.Notes {
+		if n.Check == verdict.CheckKVTransfer && !slices.Contains(out, n.Scenario) {
+			out = append(out, n.Scenario)
+		}
+	}
+	return out
 }

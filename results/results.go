@@ -191,6 +191,33 @@ type HostFacts struct {
 	// none): Driver and GPUs were not read, rather than read and found
 	// empty.
 	NoGPU bool `json:"no_gpu,omitempty"`
+	// RDMA is what the host offers a disaggregated deployment's KV cache
+	// transfer, read once per run when a scenario's roles set
+	// disaggregation-mode; nil when it was not read.
+	RDMA *RDMA `json:"rdma,omitempty"`
+}
+
+// RDMA is a host's RDMA devices as a run found them, and what the
+// transfer engines of its disaggregated scenarios said of them. Without one,
+// SGLang's default KV transfer (Mooncake) moves the KV cache over TCP and
+// says nothing but how many devices it found (docs/ENGINES.md, SGLang
+// deployments): a slower transfer, in every first token.
+type RDMA struct {
+	// Devices are the entries of /sys/class/infiniband (mlx5_0, …), where
+	// the kernel registers every RDMA device (InfiniBand, RoCE, iWARP);
+	// empty when the directory is empty or absent.
+	Devices []string `json:"devices"`
+	// Unread says why Devices could not be read; empty when they were.
+	Unread string `json:"unread,omitempty"`
+	// Scenarios are the campaign's scenarios whose KV transfer wants them:
+	// their roles set disaggregation-mode, with Mooncake or NIXL moving
+	// the KV cache, on an engine of their own (the sim moves none).
+	Scenarios []string `json:"scenarios,omitempty"`
+	// NoHCA names the roles (SCENARIO.ROLE) whose log carried the transfer
+	// engine's own word that it found no RDMA device (Mooncake's
+	// "Topology discovery complete. Found 0 HCAs."), however many Devices
+	// lists: a container may see the devices and not be given them.
+	NoHCA []string `json:"no_hca,omitempty"`
 }
 
 // Scenario outcome statuses.

@@ -69,5 +69,9 @@ const CheckITL = "itl"
 // CheckHosts names the notes about the hosts of a fleet.
 const CheckHosts = "hosts"
 
+// CheckKVTransfer names the note on a disaggregated scenario whose KV cache
+// went from prefill to decode over TCP, its host having no RDMA device.
+const CheckKVTransfer = "kv transfer"
+
 // CheckPrior names the note on the host's noise profile.
 const CheckPrior = "noise profile"

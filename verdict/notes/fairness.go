@@ -44,6 +44,7 @@ func Of(v *verdict.Verdict, in records.Input, energyGaps map[string][]string) []
 	notes = append(notes, checkEnergy(v, in, energyGaps)...)
 	notes = append(notes, checkServer(v, in)...)
 	notes = append(notes, checkFigures(v, in)...)
+	notes = append(notes, checkKVTransfer(v, in)...)
 	notes = append(notes, checkITL(v, in)...)
 	notes = append(notes, priorNote(v)...)
 	rank := map[string]int{verdict.SeverityRed: 0, verdict.SeverityWarn: 1, verdict.SeverityInfo: 2}
