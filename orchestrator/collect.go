@@ -23,13 +23,14 @@ const FinalMetricsFile = "final.prom"
 func collect(ctx context.Context, s *scenarioRun) error {
 	info := s.profile.Info
 	s.result.FiguresFrom = s.figuresRole
+	furl, fc := s.figuresAt()
 	dir := filepath.Join(s.dir, results.MetricsDir)
 	if err := os.MkdirAll(dir, results.DirMode); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
 	if info != nil {
 		path, status, body, err := info.Ask(func(path string) (int, []byte, error) {
-			return get(ctx, s.figuresClient, s.figuresURL+path, DefaultProbeTimeout)
+			return get(ctx, fc, furl+path, DefaultProbeTimeout)
 		})
 		switch {
 		case err != nil:
@@ -44,7 +45,7 @@ func collect(ctx context.Context, s *scenarioRun) error {
 			s.result.EngineVersion, s.result.AcceptLength = in.Version, in.AcceptLength
 		}
 	}
-	status, body, err := get(ctx, s.figuresClient, s.figuresURL+"/metrics", DefaultProbeTimeout)
+	status, body, err := get(ctx, fc, furl+"/metrics", DefaultProbeTimeout)
 	if err == nil && status == http.StatusOK {
 		if err := results.WriteFileAtomic(filepath.Join(dir, FinalMetricsFile), body); err != nil {
 			return err
@@ -54,4 +55,14 @@ func collect(ctx context.Context, s *scenarioRun) error {
 		return collectRoles(ctx, s)
 	}
 	return nil
+}
+
+// figuresAt is where the engine's own figures are read: the figures role's
+// instance when a deployment serves from a router, else the server the
+// load goes to.
+func (s *scenarioRun) figuresAt() (string, *http.Client) {
+	if s.figuresURL == "" || s.figuresClient == nil {
+		return s.baseURL, s.client
+	}
+	return s.figuresURL, s.figuresClient
 }
