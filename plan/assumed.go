@@ -137,8 +137,9 @@ func Assumed(c *campaign.Campaign, goal Goal) Inputs {
 // Before is the planner's inputs for campaign c before any round has run,
 // with the costs and noise of prior: each level's requests as the sweep
 // gives them (the `auto` rule's counts, or the number written) as its
-// minimum, one comparison per variant and level, the rounds between goal's
-// bounds (the campaign's rounds when goal names no maximum).
+// minimum, one comparison per variant and level, not measured yet, the
+// rounds between goal's bounds (the campaign's rounds when goal names no
+// maximum).
 func Before(c *campaign.Campaign, goal Goal, prior Prior) Inputs {
 	s := c.Sweep
 	in := Inputs{
@@ -159,20 +160,26 @@ func Before(c *campaign.Campaign, goal Goal, prior Prior) Inputs {
 		launch, within = prior.RoundVar*LaunchShare(), prior.RoundVar*(1-LaunchShare())
 	}
 	for j, l := range in.Levels {
-		for range max(len(c.Scenarios)-1, 0) {
-			in.Noise = append(in.Noise, Noise{Level: j, Launch: launch, Within: within * float64(l.Min)})
+		for variant := range max(len(c.Scenarios)-1, 0) {
+			in.Noise = append(in.Noise, Noise{Level: j, Variant: variant, Launch: launch, Within: within * float64(l.Min)})
 		}
 	}
 	if goal.MarginPct <= 0 {
 		goal.MarginPct = c.EquivalenceMarginPct
 	}
+	// The night waits on every comparison with the baseline; Holm divides
+	// alpha among every pair of scenarios at every level.
 	if goal.Family <= 0 {
+		goal.Family = len(in.Noise)
+	}
+	if goal.Holm <= 0 {
 		n := len(c.Scenarios)
-		goal.Family = n * (n - 1) / 2 * len(in.Levels)
+		goal.Holm = n * (n - 1) / 2 * len(in.Levels)
 	}
 	if goal.MaxRounds <= 0 {
 		goal.MaxRounds = max(c.Rounds, 1)
 	}
+	goal.Fixed = goal.Fixed || !c.Sequential()
 	in.Goal = goal
 	return in
 }

@@ -45,12 +45,13 @@ func Afford(in Inputs, seconds float64) Forecast {
 		if mde < best {
 			best = mde
 			f.Plan, f.Fits = in.plan(g, past, more, n), true
-			f.Plan.Reached = mde <= logOf(g.MarginPct)
+			f.Plan.Reached = in.closes(g, past, more, n) >= half
 		}
 	}
 	if !f.Fits {
 		f.Plan = in.plan(g, past, 0, lo)
 	}
+	f.Plan = in.withStops(f.Plan)
 	return f
 }
 

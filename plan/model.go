@@ -43,10 +43,15 @@ type Level struct {
 }
 
 // Noise is one open comparison (a variant against the baseline at a
-// level): the variance of one round's log ratio, split.
+// level): the variance of one round's log ratio, split, and what the rule
+// has seen of it.
 type Noise struct {
 	// Level is the comparison's index into Inputs.Levels.
 	Level int
+	// Variant says whose comparison it is: the rule launches a variant
+	// until every one of its comparisons with the baseline has closed, so
+	// comparisons with one Variant stop together (Stops).
+	Variant int
 	// Launch is σ²_L, the part of one round's variance that more requests
 	// do not reduce (the two launches' luck, drift slower than a level),
 	// log².
@@ -55,6 +60,11 @@ type Noise struct {
 	// times the requests it was measured with: with n requests the part is
 	// Within/n, log².
 	Within float64
+	// Estimate is the log ratio the rounds so far measured, when Measured;
+	// a comparison not measured yet is forecast as if no difference were
+	// there (closing, in stopping.go).
+	Estimate float64
+	Measured bool
 }
 
 // Var is one round's variance with n requests at the comparison's level.
@@ -65,24 +75,39 @@ type Goal struct {
 	// MarginPct is the detectable difference to reach, percent: the
 	// campaign's equivalence_margin.
 	MarginPct float64
-	// Alpha and Family give the threshold the verdict tests at, Alpha over
-	// the family's size (Holm's strictest step); Power the MDE's power.
-	Alpha  float64
+	// Alpha is the verdict's significance level; Power the MDE's power.
+	Alpha float64
+	Power float64
+	// Family is the comparisons the night waits on: the open comparisons
+	// with the baseline, each of which keeps its variant launching (len of
+	// Inputs.Noise when zero).
 	Family int
-	Power  float64
+	// Holm is the comparisons Holm's procedure divides Alpha among at the
+	// next look: the rule's family (every pair of scenarios at every level,
+	// and the capacities) less those it has rejected (holmLook in
+	// verdict/sequential.go); Family when zero.
+	Holm int
 	// MinRounds and MaxRounds bound the rounds in all, those done
 	// included; MaxRounds 0 is SearchRounds.
 	MinRounds, MaxRounds int
+	// Fixed says the campaign is a fixed design: its comparisons are read
+	// once, after its last round, and not widened (fixed). A goal with no
+	// maximum is one too.
+	Fixed bool
 	// DFPerRound is the effective df each round past the first adds
-	// (DefaultDFPerRound when zero).
+	// (DefaultDFPerRound when zero). LentDF is the df a host's noise
+	// profile lends at every look (verdict.NoisePrior.LentDF), 0 without
+	// one, and LentVar the variance of one round the loan carries, log²
+	// (verdict.NoisePrior.LentVar).
 	DFPerRound float64
+	LentDF     float64
+	LentVar    float64
 }
 
 func (g Goal) withDefaults() Goal {
 	if g.Alpha <= 0 || g.Alpha >= 1 {
 		g.Alpha = DefaultAlpha
 	}
-	g.Family = max(g.Family, 1)
 	if g.Power <= 0 || g.Power >= 1 {
 		g.Power = DefaultPower
 	}
@@ -96,36 +121,45 @@ func (g Goal) withDefaults() Goal {
 	return g
 }
 
-// factor is the multiple of the standard error that the campaign's
-// decisions wait on after rounds rounds, at the df those rounds give. The
-// sequential rule closes a comparison near no difference as a tie, when
-// |δ̂| plus the (1 − 2α) interval's half-width, t(1 − α)·SE, fits inside the
-// margin; a comparison far enough from no difference for a win or loss is
+// factor is the multiple of the widened standard error that the
+// campaign's decisions wait on after rounds rounds, for m independent
+// comparisons: the MDE a plan states. A comparison near no difference
+// closes as a tie when |δ̂| plus the (1 − 2α) repeated interval's half-width
+// fits inside the margin (tieCritical, the rule's own boundary at that
+// look); a comparison far enough from no difference for a win or loss is
 // decided before that and no longer open, so the ties are what the night
-// waits on. The campaign ends when the last of its Family comparisons has
-// closed: with each closed by then with probability q, all are with q^m
-// (taking them as independent, which levels sharing their launches are
-// not, so the forecast leans long), and the median night is the one where
-// q = 0.5^(1/m), |δ̂| within t((1 + q)/2)·SE. One comparison (m = 1) waits
-// on t(1 − α) + t(3/4). Ties are not corrected for the family, so Alpha
-// enters uncorrected and Power not at all. Until this version the factor
-// was the fixed design's MDE, t(1 − α/2m) + t(power), which a campaign of
-// many comparisons matched only by accident (TestForecastMatchesRule).
-func (g Goal) factor(rounds int) float64 {
-	df := g.DFPerRound * float64(rounds-1)
+// waits on. The night ends when the last of the m has closed: with each
+// closed by then with probability q, all are with q^m, and the median
+// night is the one where q = 0.5^(1/m), |δ̂| within t((1 + q)/2)·SE. Ties
+// are not corrected for the family, so Alpha enters uncorrected and Power
+// not at all. Whether the night ends by a round is closes' to say
+// (stopping.go), which also knows the estimates and the wins and losses.
+func (g Goal) factor(rounds int, m float64) float64 {
+	df := g.df(rounds)
 	if df <= 0 {
 		return math.Inf(1)
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-	tie := t.Quantile(1 - g.Alpha)
-	if g.MaxRounds < SearchRounds && rounds < g.MaxRounds {
-		// The rule's boundaries are O'Brien–Fleming's: at the information
-		// fraction R/max the boundary is about the last one over √(R/max),
-		// so a tie before the last round needs a narrower interval.
-		tie /= math.Sqrt(float64(rounds) / float64(g.MaxRounds))
+	q := math.Pow(0.5, 1/math.Max(m, 1))
+	return g.tieCritical(rounds) + distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile((1+q)/2)
+}
+
+// family is the comparisons the night waits on: Goal.Family, or the open
+// comparisons.
+func (in Inputs) family(g Goal) int {
+	if g.Family > 0 {
+		return g.Family
 	}
-	q := math.Pow(0.5, 1/float64(max(g.Family, 1)))
-	return tie + t.Quantile((1+q)/2)
+	return max(len(in.Noise), 1)
+}
+
+// independent is as many independent comparisons as the family's are
+// worth: the levels of a round share its launches, so comparisons move
+// together as far as the levels do, and the pooled variance's df count the
+// independent levels among len(Levels) (rule.PooledVar: DFPerRound of
+// them, at least one).
+func (in Inputs) independent(g Goal, m int) float64 {
+	share := math.Min(g.DFPerRound/float64(max(len(in.Levels), 1)), 1)
+	return math.Max(float64(m)*share, 1)
 }
 
 // Inputs is everything the planner knows.
@@ -187,16 +221,17 @@ func (in Inputs) pastVar() []float64 {
 // mde is the worst open comparison's detectable difference, log, after
 // more further rounds with requests n: the verdict's estimate is the plain
 // mean over rounds, so its variance is the rounds' variances summed over
-// the rounds squared.
+// the rounds squared, which the sequential rule widens.
 func (in Inputs) mde(g Goal, past []float64, more int, n []int) float64 {
 	r := len(in.Past) + more
 	if r < 1 {
 		return math.Inf(1)
 	}
 	worst := 0.0
+	k := g.factor(r, in.independent(g, in.family(g)))
 	for i, z := range in.Noise {
-		v := (past[i] + float64(more)*z.Var(n[z.Level])) / float64(r*r)
-		worst = math.Max(worst, g.factor(r)*math.Sqrt(v))
+		v := g.widening() * (past[i] + float64(more)*z.Var(n[z.Level])) / float64(r*r)
+		worst = math.Max(worst, k*math.Sqrt(v))
 	}
 	return worst
 }
@@ -208,10 +243,10 @@ func (in Inputs) cheapest(g Goal, past []float64, more int, target float64) (n [
 	lo, hi := in.bounds()
 	n = clone(lo)
 	r := len(in.Past) + more
-	k := g.factor(r)
+	k := g.factor(r, in.independent(g, in.family(g)))
 	for i, z := range in.Noise {
 		// The per-round variance the further rounds may have.
-		room := (math.Pow(target*float64(r)/k, 2) - past[i]) / float64(more)
+		room := (math.Pow(target*float64(r)/k, 2)/g.widening() - past[i]) / float64(more)
 		switch {
 		case room <= z.Launch:
 			return nil, false

@@ -23,9 +23,16 @@ type Plan struct {
 	// Seconds is the expected wall time of the further rounds;
 	// RoundSeconds that of one of them (for RoundFits).
 	Seconds, RoundSeconds float64
-	// Reached is false when no plan within the bounds reaches the margin:
+	// Reached is set when the sequential rule is expected to have closed
+	// every open comparison by the end of the plan's rounds (more likely
+	// than not: Inputs.Stops); false when no plan within the bounds does:
 	// then the plan is the most precise one at the most rounds allowed.
 	Reached bool
+	// Launches is the further launches the rule is expected to take at
+	// the plan's requests: each open variant's until its comparisons with
+	// the baseline close, the baseline's until the last (Stops), at most
+	// the goal's maximum rounds.
+	Launches float64
 	// Scale, in a plan made in multiples of every level's minimum
 	// (NextScaled, AffordScaled, At), is that multiple: Requests are
 	// Scale times each level's minimum. 0 in a plan per level (Next).
@@ -34,12 +41,13 @@ type Plan struct {
 	MarginPct float64
 }
 
-// Next is the plan that reaches the goal's margin in the least expected
-// wall time: over every number of further rounds the goal allows, the
-// fewest requests per level that reach it, and of those the quickest.
-// Requests are per level and the same for every scenario of a round, so
-// the rounds stay paired. The critical values are the fixed design's
-// (Goal.factor).
+// Next is the plan whose rounds the sequential rule is expected to end in
+// the least expected wall time: over every number of further rounds the
+// goal allows, the fewest requests per level that bring every open
+// comparison to the margin (Goal.factor) or, where none does, the most the
+// bounds allow, kept when the rule is expected to have closed them all by
+// then (closes), and of those the quickest. Requests are per level and the
+// same for every scenario of a round, so the rounds stay paired.
 func Next(in Inputs) Plan {
 	g := in.Goal.withDefaults()
 	past := in.pastVar()
@@ -47,13 +55,20 @@ func Next(in Inputs) Plan {
 	done := len(in.Past)
 	best := Plan{Seconds: math.Inf(1)}
 	floor := in.rateOptimal()
+	lo, hi := in.bounds()
 	for more := max(g.MinRounds-done, 1); done+more <= g.MaxRounds; more++ {
+		if float64(more)*in.RoundSeconds(lo) >= best.Seconds {
+			break // more rounds, even at the fewest requests, take longer
+		}
 		n, ok := in.cheapest(g, past, more, target)
 		if !ok {
-			continue
+			n = clone(hi)
 		}
 		for j := range n {
 			n[j] = max(n[j], floor[j])
+		}
+		if in.closes(g, past, more, n) < half {
+			continue
 		}
 		if t := float64(more) * in.RoundSeconds(n); t < best.Seconds {
 			best = in.plan(g, past, more, n)
@@ -61,10 +76,21 @@ func Next(in Inputs) Plan {
 		}
 	}
 	if !best.Reached {
-		_, hi := in.bounds()
 		best = in.plan(g, past, max(g.MaxRounds-done, 0), hi)
 	}
-	return best
+	return in.withStops(best)
+}
+
+// withStops is p with the launches the rule is expected to take at its
+// requests; a fixed design takes all of its rounds' launches.
+func (in Inputs) withStops(p Plan) Plan {
+	switch {
+	case in.Goal.withDefaults().fixed():
+		p.Launches = float64(p.More * max(in.Scenarios, 1))
+	case len(p.Requests) == len(in.Levels):
+		p.Launches = in.Stops(p.Requests).Launches
+	}
+	return p
 }
 
 // rateOptimal is each level's requests at Cochran's optimum for shared

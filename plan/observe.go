@@ -25,12 +25,15 @@ import (
 //     launch part shared by the variant's levels, what its round variance
 //     holds beyond the levels' mean within-launch part (the verdict pools
 //     the round variance over levels);
-//   - the effective df per round from those comparisons.
+//   - each one's estimate, from which the rule's forecast starts (Stops);
+//   - the effective df per round from those comparisons, less what a host's
+//     noise profile lends at every look (Goal.LentDF), and the count Holm
+//     divides alpha among at the next look (Goal.Holm).
 //
 // past is the requests each level took in each round so far (v.Levels
 // order); levels gives each level's bounds (Min, Max; Key and PerRequest
-// are filled in). The goal's margin, alpha and family come from v; its
-// rounds bounds from goal. Scenarios is the verdict's measured scenarios:
+// are filled in). The goal's margin, alpha, family and whether the design
+// is fixed come from v; its rounds bounds from goal. Scenarios is the verdict's measured scenarios:
 // the caller sets it to those still open.
 func Observed(v *verdict.Verdict, launches []results.ScenarioResult, past [][]int, bounds map[measure.Level]Level, open Open, goal Goal) Inputs {
 	if open == nil {
@@ -86,14 +89,19 @@ func Observed(v *verdict.Verdict, launches []results.ScenarioResult, past [][]in
 		j         int
 		v, within float64
 		open      bool
+		cmp       verdict.Comparison
 	}
 	byVariant := map[string][]cell{}
 	var order []string
+	lent := lentDF(v)
 	var dfSum float64
-	dfN := 0
+	dfN, rejected := 0, 0
 	for _, row := range v.Rows {
 		for _, c := range row.Cells {
 			cmp := c.Comparison
+			if c.Compared && cmp.Decided && (cmp.Outcome == verdict.OutcomeFaster || cmp.Outcome == verdict.OutcomeSlower) {
+				rejected++
+			}
 			if !c.Compared || cmp.RoundSDPct <= 0 {
 				continue
 			}
@@ -103,14 +111,14 @@ func Observed(v *verdict.Verdict, launches []results.ScenarioResult, past [][]in
 				order = append(order, c.Scenario)
 			}
 			byVariant[c.Scenario] = append(byVariant[c.Scenario], cell{index[row.Level], sd * sd, w * sd * sd,
-				open(c.Scenario, row.Level, cmp)})
+				open(c.Scenario, row.Level, cmp), cmp})
 			if cmp.Rounds > 1 && cmp.DF > 0 {
-				dfSum += cmp.DF / float64(cmp.Rounds-1)
+				dfSum += math.Max(cmp.DF-lent, 0) / float64(cmp.Rounds-1)
 				dfN++
 			}
 		}
 	}
-	for _, name := range order {
+	for variant, name := range order {
 		cells := byVariant[name]
 		var v, w float64
 		for _, c := range cells {
@@ -120,16 +128,46 @@ func Observed(v *verdict.Verdict, launches []results.ScenarioResult, past [][]in
 		launch := math.Max(v-w, 0) / float64(len(cells))
 		for _, c := range cells {
 			if c.open {
-				in.Noise = append(in.Noise, Noise{Level: c.j, Launch: launch, Within: c.within * harmonic(past, c.j)})
+				in.Noise = append(in.Noise, Noise{Level: c.j, Variant: variant, Launch: launch,
+					Within: c.within * harmonic(past, c.j), Estimate: math.Log(c.cmp.Speedup),
+					Measured: c.cmp.Speedup > 0})
 			}
 		}
 	}
-	goal.MarginPct, goal.Alpha, goal.Family = v.EquivalenceMarginPct, v.Alpha, v.Comparisons
+	goal.MarginPct, goal.Alpha, goal.Fixed = v.EquivalenceMarginPct, v.Alpha, goal.Fixed || v.Sequential == nil
+	// The night waits on the open comparisons with the baseline (the rule
+	// launches a variant until they close), while a win or loss is tested
+	// at alpha over every hypothesis of the family Holm has not rejected
+	// (holmLook), pairs of variants included; the rejections the rows do
+	// not show (between variants) are not counted, which leans the boundary
+	// a little high.
+	goal.Family, goal.Holm = len(in.Noise), max(v.Comparisons-rejected, 1)
+	if lent > 0 {
+		goal.LentDF, goal.LentVar = lent, v.Prior.LentVar()
+	}
 	if dfN > 0 && goal.DFPerRound <= 0 {
 		goal.DFPerRound = dfSum / float64(dfN)
 	}
 	in.Goal = goal
 	return in
+}
+
+// lentDF is the df the host's noise profile lends each look of the
+// verdict's comparisons: its loan (verdict.NoisePrior.LentDF) times the
+// share of pairs whose noise agreed with it on the rounds so far, since a
+// pair that disagreed is judged on its own rounds alone.
+func lentDF(v *verdict.Verdict) float64 {
+	uses := v.PriorUses()
+	if len(uses) == 0 {
+		return 0
+	}
+	agreed := 0
+	for _, u := range uses {
+		if u.Agreed {
+			agreed++
+		}
+	}
+	return v.Prior.LentDF() * float64(agreed) / float64(len(uses))
 }
 
 // Open says whether a variant's comparison at a level is still open: the

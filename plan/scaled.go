@@ -11,10 +11,11 @@ import "math"
 
 // NextScaled is Next for requests that are one multiple of every level's
 // minimum: over every number of further rounds the goal allows, the
-// smallest multiple that brings every open comparison to the margin (at
-// least the multiple at Cochran's optimum, ScaleOptimal), and of those the
-// quickest. When none within the bounds does, the plan is the largest
-// multiple at the most rounds allowed, with Reached false. Without a
+// smallest multiple (at least the multiple at Cochran's optimum,
+// ScaleOptimal) with which the sequential rule is expected to have closed
+// every open comparison by then (closes), and of those the quickest. When
+// none within the bounds does, the plan is the largest multiple at the
+// most rounds allowed, with Reached false. Without a
 // noise figure (no open comparison has one) nothing says what the margin
 // needs: the plan is one more round at the minimum, not Reached, and its
 // MDE cannot be estimated.
@@ -24,15 +25,17 @@ func NextScaled(in Inputs) Plan {
 	}
 	g := in.Goal.withDefaults()
 	past := in.pastVar()
-	target := logOf(g.MarginPct)
 	done := len(in.Past)
 	top := in.MaxScale()
 	floor := min(in.ScaleOptimal(), top)
 	best := Plan{Seconds: math.Inf(1)}
 	for more := max(g.MinRounds-done, 1); done+more <= g.MaxRounds; more++ {
+		if float64(more)*in.RoundSeconds(in.scaled(floor)) >= best.Seconds {
+			break // more rounds, even at the least multiple, take longer
+		}
 		for k := floor; k <= top; k++ {
 			n := in.scaled(k)
-			if in.mde(g, past, more, n) > target {
+			if in.closes(g, past, more, n) < half {
 				continue
 			}
 			// A larger multiple only costs more at this number of rounds.
@@ -47,7 +50,7 @@ func NextScaled(in Inputs) Plan {
 		best = in.At(max(g.MaxRounds-done, 0), top)
 		best.Reached = false
 	}
-	return best
+	return in.withStops(best)
 }
 
 // AffordScaled is Afford for requests that are one multiple of every
@@ -71,13 +74,14 @@ func AffordScaled(in Inputs, seconds float64) Forecast {
 				best = mde
 				f.Plan, f.Fits = in.plan(g, past, more, n), true
 				f.Plan.Scale = k
-				f.Plan.Reached = mde <= logOf(g.MarginPct)
+				f.Plan.Reached = in.closes(g, past, more, n) >= half
 			}
 		}
 	}
 	if !f.Fits {
 		f.Plan = in.At(0, 1)
 	}
+	f.Plan = in.withStops(f.Plan)
 	return f
 }
 
@@ -87,11 +91,12 @@ func AffordScaled(in Inputs, seconds float64) Forecast {
 func (in Inputs) At(more, scale int) Plan {
 	g := in.Goal.withDefaults()
 	scale = max(scale, 1)
-	p := in.plan(g, in.pastVar(), more, in.scaled(scale))
+	past := in.pastVar()
+	p := in.plan(g, past, more, in.scaled(scale))
 	p.Scale = scale
 	_, ok := MDEFigure(p.MDEPct)
-	p.Reached = ok && p.MDEPct <= g.MarginPct
-	return p
+	p.Reached = ok && in.closes(g, past, more, p.Requests) >= half
+	return in.withStops(p)
 }
 
 // MaxScale is the largest multiple of the minimum every level allows: its

@@ -26,9 +26,10 @@ func threeLevels(launchSD, withinSD float64, rounds, maxRounds int) Inputs {
 }
 
 // TestNextScaledIsTheQuickestMultiple: the plan's requests are one
-// multiple of every level's minimum, it reaches the margin, and no other
-// number of rounds and multiple (at least the floor) that reaches it is
-// quicker: checked against every pair.
+// multiple of every level's minimum, the rule is expected to have closed
+// every comparison by its end, and no other number of rounds and multiple
+// (at least the floor) by whose end it is expected to is quicker: checked
+// against every pair.
 func TestNextScaledIsTheQuickestMultiple(t *testing.T) {
 	for _, tc := range []struct {
 		name                   string
@@ -53,21 +54,21 @@ func TestNextScaledIsTheQuickestMultiple(t *testing.T) {
 					t.Errorf("%s: %d requests, not %d × %d", measure.LevelName(l.Key), p.Requests[j], p.Scale, l.Min)
 				}
 			}
+			g := in.Goal.withDefaults()
+			past := in.pastVar()
 			if !p.Reached {
-				if p.Rounds != tc.maxRounds || p.Scale != in.MaxScale() || p.MDEPct <= 2 {
-					t.Errorf("out of reach: want the most requests at the most rounds, MDE over the margin: %+v", p)
+				if p.Rounds != tc.maxRounds || p.Scale != in.MaxScale() || in.closes(g, past, p.More, p.Requests) >= half {
+					t.Errorf("out of reach: want the most requests at the most rounds, the rule not expected to close all: %+v", p)
 				}
 				return
 			}
-			if p.MDEPct > 2 {
-				t.Errorf("reached with an MDE of %.2f%%", p.MDEPct)
+			if c := in.closes(g, past, p.More, p.Requests); c < half {
+				t.Errorf("reached where the rule closes every comparison with a chance of %.2f", c)
 			}
-			g := in.Goal.withDefaults()
-			past := in.pastVar()
 			for more := max(g.MinRounds-len(in.Past), 1); len(in.Past)+more <= g.MaxRounds; more++ {
 				for k := min(in.ScaleOptimal(), in.MaxScale()); k <= in.MaxScale(); k++ {
 					n := in.scaled(k)
-					if in.mde(g, past, more, n) <= logOf(2) && float64(more)*in.RoundSeconds(n) < p.Seconds-1e-6 {
+					if in.closes(g, past, more, n) >= half && float64(more)*in.RoundSeconds(n) < p.Seconds-1e-6 {
 						t.Errorf("%d more rounds at ×%d reach it in %s, the plan takes %s", more, k,
 							Duration(float64(more)*in.RoundSeconds(n)), Duration(p.Seconds))
 					}

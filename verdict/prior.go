@@ -71,11 +71,11 @@ type PriorUse struct {
 // estimate (fewer than two rounds) nothing is pooled: agreement cannot be
 // tested.
 func (p *NoisePrior) combine(lv rule.Var) (rule.Var, *PriorUse) {
-	if p == nil || !(p.Var > 0) || !(p.DF > 0) || lv.DF <= 0 {
+	df0 := p.LentDF()
+	if df0 <= 0 || lv.DF <= 0 {
 		return lv, nil
 	}
-	df0 := math.Min(p.DF, PriorMaxDF)
-	prior := p.Var * PriorSlack
+	prior := p.LentVar()
 	bound := distuv.F{D1: lv.DF, D2: df0}.Quantile(1 - PriorAgreeAlpha)
 	use := &PriorUse{Ratio: lv.Var / p.Var, Bound: bound * PriorSlack}
 	if lv.Var/prior > bound {
