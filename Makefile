@@ -28,7 +28,7 @@ build:
 # parts is its package's test alone, so -skip drops nothing elsewhere
 # (TestPartNamesAreUnique). Package times against their timeouts:
 # docs/PERFORMANCE.md, "The test suite's time".
-TEST_TIMEOUT ?= 12m
+TEST_TIMEOUT ?= 16m
 ORCH_PART := ^(TestSlotsAA|TestSequentialCampaign|TestTraceCampaign|TestEnergyThroughThePath|TestGPUHeldByStranger|TestSessionsOpenLoopSaturated|TestRounds|TestLinkDropDuringSweep)$$
 ORCH_HALF := ^Test[A-L]
 VERDICT_PART := ^(TestEndToEndAA|TestEndToEndPower|TestAcceptEndToEnd|TestLiveLinesAgreeWithReport)$$
