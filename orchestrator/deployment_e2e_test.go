@@ -34,6 +34,14 @@ func newDeployPorts(t *testing.T, w *world) deployPorts {
 // role's args.
 func (w *world) disaggScenario(name string, p deployPorts, decodeArgs ...string) {
 	w.t.Helper()
+	w.disaggScenarioRouter(name, p, `"{bakeoff}", sim, router`, decodeArgs...)
+}
+
+// disaggScenarioRouter is disaggScenario with the router role's program
+// (the words of its launch before sglang_router's flags, as YAML flow
+// items).
+func (w *world) disaggScenarioRouter(name string, p deployPorts, router string, decodeArgs ...string) {
+	w.t.Helper()
 	decode := ""
 	for _, a := range decodeArgs {
 		decode += "\n        " + a
@@ -59,11 +67,11 @@ deployment:
         disaggregation-mode: decode%s
     router:
       port: %d
-      launch: ["{bakeoff}", sim, router, --pd-disaggregation,
+      launch: [%s, --pd-disaggregation,
         --prefill, "http://{prefill.host}:{prefill.port}", "%d",
         --decode, "http://{decode.host}:{decode.port}",
         --host, "{host}", --port, "{port}"]
-`, name, p.prefill, p.bootstrap, p.decode, decode, p.router, p.bootstrap)
+`, name, p.prefill, p.bootstrap, p.decode, decode, p.router, router, p.bootstrap)
 	if err := os.WriteFile(filepath.Join(w.scenDir, name+".yaml"), []byte(text), 0o644); err != nil {
 		w.t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package orchestrator_test
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,34 +32,8 @@ func TestDeploymentRouterPreflight(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.scenario("agg", "")
-	text := fmt.Sprintf(`name: disagg
-engine: sglang
-model: /models/test
-args:
-  tp: 1
-deployment:
-  serve: router
-  roles:
-    prefill:
-      port: %d
-      args:
-        disaggregation-mode: prefill
-        disaggregation-bootstrap-port: %d
-    decode:
-      port: %d
-      args:
-        disaggregation-mode: decode
-    router:
-      port: %d
-      launch: [python3, -m, sglang_router.launch_router, --pd-disaggregation,
-        --prefill, "http://{prefill.host}:{prefill.port}", "%d",
-        --decode, "http://{decode.host}:{decode.port}",
-        --host, "{host}", --port, "{port}"]
-`, p.prefill, p.bootstrap, p.decode, p.router, p.bootstrap)
+	w.disaggScenarioRouter("disagg", p, "python3, -m, sglang_router.launch_router")
 	scen := filepath.Join(w.scenDir, "disagg.yaml")
-	if err := os.WriteFile(scen, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	w.writeConfig(campaignOpts{scenarios: []string{"agg", "disagg"}})
 	run := filepath.Join(w.root, "run")
 	out, err := w.bakeoff("run", w.config, "--out", run).CombinedOutput()
