@@ -103,3 +103,22 @@ func TestCostHostLoad(t *testing.T) {
 		t.Errorf("a run without readings has a host load: %+v", *got)
 	}
 }
+
+// TestStopLineSaysBoundsApart: a variant's stop line says its inconclusive
+// comparisons as the cost line does: the largest MDE a table shows, and a
+// capacity known only as a one-sided bound apart, never its MDE (past 100%
+// where the bound is far from the levels) as the variant's.
+func TestStopLineSaysBoundsApart(t *testing.T) {
+	for _, tc := range []struct {
+		vs   VariantStop
+		want string
+	}{
+		{VariantStop{Inconclusive: 2, MaxMDEPct: 4.8}, "MDE 4.8%"},
+		{VariantStop{Inconclusive: 2, MaxMDEPct: 4.8, Bounded: 1}, "MDE 4.8%; 1 against a one-sided capacity bound"},
+		{VariantStop{Inconclusive: 1, Bounded: 1}, "1 against a one-sided capacity bound"},
+	} {
+		if got := stopMDE(tc.vs); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.vs, got, tc.want)
+		}
+	}
+}

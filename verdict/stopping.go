@@ -44,6 +44,10 @@ type VariantStop struct {
 	// MaxMDEPct is the largest minimum detectable effect, percent, among its
 	// inconclusive comparisons.
 	MaxMDEPct float64 `json:"max_mde_pct,omitempty"`
+	// Bounded counts, of the inconclusive, the capacities known only as a
+	// one-sided bound: their MDE is no figure a table shows (CampaignCost's
+	// Bounded), so it is not MaxMDEPct's.
+	Bounded int `json:"bounded,omitempty"`
 	// Reason says why it stopped or goes on: "decided after 3 rounds",
 	// "max rounds reached: inconclusive at 2 of 8 comparisons, MDE 4.1%",
 	// "open after 4 rounds: 3 of 9 comparisons undecided".
@@ -87,7 +91,12 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 				vs.Inconclusive++
 				c := h.at
 				if h.capacity >= 0 {
-					c = v.Capacity.Comparisons[h.capacity].Comparison
+					cc := v.Capacity.Comparisons[h.capacity]
+					if cc.Censored {
+						vs.Bounded++
+						break
+					}
+					c = cc.Comparison
 				} else if cell := v.Cell(h.key.c, s.Name); cell != nil {
 					c = cell.Comparison
 				}
@@ -124,12 +133,25 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 				// stopped after, and the line must not give both as "rounds".
 				vs.Reason = fmt.Sprintf("decided after round %d, on %s", last, Plural(vs.Rounds, "launch", "launches"))
 			default:
-				vs.Reason = fmt.Sprintf("max rounds reached: inconclusive at %d of %d comparisons, %s%s", vs.Inconclusive, vs.Comparisons, MDEShort(vs.MaxMDEPct), doubtedOf(vs.Doubted))
+				vs.Reason = fmt.Sprintf("max rounds reached: inconclusive at %d of %d comparisons, %s%s", vs.Inconclusive, vs.Comparisons, stopMDE(vs), doubtedOf(vs.Doubted))
 			}
 		}
 		sv.Variants = append(sv.Variants, vs)
 	}
 	return sv
+}
+
+// stopMDE is what a variant's stop line says of its inconclusive
+// comparisons: their largest MDE, and those against a one-sided capacity
+// bound apart, as the cost line says them.
+func stopMDE(vs VariantStop) string {
+	switch {
+	case vs.Bounded == 0:
+		return MDEShort(vs.MaxMDEPct)
+	case vs.Bounded == vs.Inconclusive:
+		return boundedWords(vs.Bounded)
+	}
+	return MDEShort(vs.MaxMDEPct) + "; " + boundedWords(vs.Bounded)
 }
 
 // doubtedOf is how many of the undecided comparisons are doubted, as a
