@@ -217,7 +217,10 @@ func TestTraceCampaign(t *testing.T) {
 			t.Errorf("the diff compares narrow's saturated %s: %+v", top, r)
 		}
 	}
-	if len(d.Rows) != 2*len(levels)-1 || d.Capacity == nil || len(d.Capacity.Rows) != 2 {
+	// Every level of both but narrow's fastest; on a loaded machine wide
+	// may not keep up at 8× either, in one run or both, and is then left
+	// out the same way.
+	if n := len(d.Rows); n < 2*len(levels)-2 || n > 2*len(levels)-1 || d.Capacity == nil || len(d.Capacity.Rows) != 2 {
 		t.Errorf("diff: %d rows, capacity %+v", len(d.Rows), d.Capacity)
 	}
 }

@@ -398,15 +398,16 @@ func pairDoubts(a, b *Scenario, c measure.Level) []Doubt {
 	return append(out, pairBusyDoubts(a, b, c, all)...)
 }
 
-// Lasting reports whether every doubt of ds is one no later round can
-// clear (Doubt.Lasting); false for none.
+// Lasting reports whether a doubt of ds is one no later round can clear
+// (Doubt.Lasting): the comparison can then never be decided, whatever its
+// other doubts, which may clear (a busy host's) or not.
 func Lasting(ds []Doubt) bool {
 	for _, d := range ds {
-		if !d.Lasting {
-			return false
+		if d.Lasting {
+			return true
 		}
 	}
-	return len(ds) > 0
+	return false
 }
 
 // doubted turns a comparison into a doubted one: its estimate stays, for

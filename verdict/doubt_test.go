@@ -449,3 +449,23 @@ func TestDoubtedSentence(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join("testdata", "doubted-sentence.golden"), []byte(out.String()))
 }
+
+// TestLastingAmongOthers: a comparison with one doubt no round can clear is
+// never decided, whatever its other doubts: a busy host's beside a cache
+// reset that never worked must not keep its variant launching to the
+// maximum (a loaded machine raised both in the same run).
+func TestLastingAmongOthers(t *testing.T) {
+	for _, tc := range []struct {
+		ds   []Doubt
+		want bool
+	}{
+		{nil, false},
+		{[]Doubt{{Kind: DoubtCache}}, false},
+		{[]Doubt{{Kind: DoubtCache, Lasting: true}}, true},
+		{[]Doubt{{Kind: DoubtHost}, {Kind: DoubtCache, Lasting: true}}, true},
+	} {
+		if got := Lasting(tc.ds); got != tc.want {
+			t.Errorf("Lasting(%+v) = %v, want %v", tc.ds, got, tc.want)
+		}
+	}
+}

@@ -75,8 +75,13 @@ func stopping(v *Verdict, plan SequentialPlan, hs []*hypothesis) *SequentialVerd
 			inDoubt = inDoubt && h.capacity < 0 && !h.decided
 			if inDoubt {
 				vs.Doubted++
-				if d := v.doubted[h.key]; h.lasting && lasting == nil && len(d.Doubts) > 0 {
-					lasting = &d.Doubts[0]
+				if d := v.doubted[h.key]; h.lasting && lasting == nil {
+					for j := range d.Doubts {
+						if d.Doubts[j].Lasting {
+							lasting = &d.Doubts[j]
+							break
+						}
+					}
 				}
 			}
 			switch {
