@@ -43,19 +43,7 @@ func WriteHolder(dir string, h Holder) error {
 		return err
 	}
 	path := holderPath(dir, h.PID)
-	tmp, err := os.CreateTemp(dir, ".tmp-holder-*")
-	if err != nil {
-		return fmt.Errorf("writing holder %s: %w", path, err)
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := WriteAtomic(dir, path, b); err != nil {
 		return fmt.Errorf("writing holder %s: %w", path, err)
 	}
 	return nil
