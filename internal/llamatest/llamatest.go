@@ -32,6 +32,12 @@ import (
 // Env is the variable that turns a test binary into this server (see Main).
 const Env = "BAKEOFF_LLAMATEST"
 
+// TokenGapEnv, a Go duration, sets Main's pause between streamed tokens
+// (Config.TokenGap, a millisecond by default). A test that compares two
+// launches' speeds on a loaded machine sets it longer, so that the pause
+// rather than the scheduler's lateness paces the stream.
+const TokenGapEnv = "BAKEOFF_LLAMATEST_TOKEN_GAP"
+
 // PromptLogEnv names a file Main's server appends every request's prompt
 // to, one LoggedPrompt a line, so a test can see exactly what a sweep sent.
 const PromptLogEnv = "BAKEOFF_LLAMATEST_PROMPTS"
@@ -369,6 +375,14 @@ func Main() bool {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if v := os.Getenv(TokenGapEnv); v != "" {
+		gap, err := time.ParseDuration(v)
+		if err != nil || gap < 0 {
+			fmt.Fprintf(os.Stderr, "%s=%q: want a duration such as 5ms\n", TokenGapEnv, v)
+			os.Exit(1)
+		}
+		cfg.TokenGap = gap
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
