@@ -40,7 +40,7 @@ func CDFOf(values []float64) *CDF {
 	slices.Sort(x)
 	c := &CDF{N: len(x), P: CDFProbabilities, Seconds: make([]float64, len(CDFProbabilities))}
 	for i, p := range CDFProbabilities {
-		c.Seconds[i] = Percentile(x, 100*p)
+		c.Seconds[i] = sortedPercentile(x, 100*p)
 	}
 	return c
 }

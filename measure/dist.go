@@ -43,13 +43,15 @@ func (d Dist) At(p float64) (float64, bool) {
 
 // DistAt is DistOf with the values at each of ps (0–100) as well.
 func DistAt(values []float64, ps []float64) Dist {
-	d := DistOf(values)
-	if d.N == 0 {
-		return d
+	if len(values) == 0 {
+		return Dist{}
 	}
+	x := slices.Clone(values)
+	slices.Sort(x)
+	d := DistOf(x)
 	d.Percentiles = make(map[string]float64, len(ps))
 	for _, p := range ps {
-		d.Percentiles[PercentileName(p)] = Percentile(values, p)
+		d.Percentiles[PercentileName(p)] = sortedPercentile(x, p)
 	}
 	return d
 }
@@ -59,14 +61,17 @@ func DistOf(values []float64) Dist {
 	if len(values) == 0 {
 		return Dist{}
 	}
-	x := slices.Clone(values)
-	slices.Sort(x)
+	x := values
+	if !slices.IsSorted(x) {
+		x = slices.Clone(values)
+		slices.Sort(x)
+	}
 	return Dist{
 		N:    len(x),
 		Mean: mean(x),
-		P50:  Percentile(x, 50),
-		P90:  Percentile(x, 90),
-		P99:  Percentile(x, 99),
+		P50:  sortedPercentile(x, 50),
+		P90:  sortedPercentile(x, 90),
+		P99:  sortedPercentile(x, 99),
 		Min:  x[0],
 		Max:  x[len(x)-1],
 	}

@@ -109,8 +109,19 @@ func Percentile(xs []float64, p float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	s := slices.Clone(xs)
-	sort.Float64s(s)
+	s := xs
+	if !slices.IsSorted(s) {
+		s = slices.Clone(xs)
+		sort.Float64s(s)
+	}
+	return sortedPercentile(s, p)
+}
+
+// sortedPercentile is Percentile of s, which is sorted and not empty: the
+// callers that read many percentiles of one set (DistOf, CDFOf) sort it
+// once, where copying and sorting it at every percentile cost most of a
+// verdict's time.
+func sortedPercentile(s []float64, p float64) float64 {
 	pos := p / 100 * float64(len(s)-1)
 	lo := int(math.Floor(pos))
 	hi := min(lo+1, len(s)-1)
