@@ -147,6 +147,7 @@ func (l *loader) campaign(path string) *Campaign {
 			}
 		},
 		"slo":      func(_, v *yaml.Node) { c.SLO = d.slo(v) },
+		"verdict":  func(_, v *yaml.Node) { d.verdict(v, c) },
 		"budget":   func(_, v *yaml.Node) { nodes.budget = v; d.budget(v, c) },
 		"deadline": func(_, v *yaml.Node) { nodes.deadline = v; d.deadline(v, c) },
 		"launches_per_host": func(_, v *yaml.Node) {

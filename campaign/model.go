@@ -51,6 +51,10 @@ type Campaign struct {
 	// EquivalenceMarginPct is the margin, in percent, within which two
 	// configurations count as tied.
 	EquivalenceMarginPct float64
+	// VerdictMetrics are the metrics the verdict decides beside throughput
+	// (key verdict.metrics), in the campaign's order; nil for throughput
+	// alone.
+	VerdictMetrics []MetricChoice
 	// SLO is the service-level objective (key slo) the verdict measures
 	// capacity and goodput under; nil when the campaign has none.
 	SLO *slo.SLO

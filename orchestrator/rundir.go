@@ -66,6 +66,9 @@ func (o *orch) openRun() error {
 		BakeoffVersion: o.opt.Version, Host: results.HostFacts{Name: o.firstHostName()}, Resolved: o.c,
 		Rounds: max(o.c.Rounds, 1), MinRounds: o.c.MinRounds, Budget: budgetText(o.c), MinEffectPct: o.c.MinEffectPct, EquivalenceMarginPct: o.c.EquivalenceMarginPct,
 		SLO: o.c.SLO, Allocation: o.opt.Allocation, ScenarioGPUs: o.c.GPUCounts(), NoisePrior: o.opt.NoisePrior}
+	for _, m := range o.c.VerdictMetrics {
+		o.man.VerdictMetrics = append(o.man.VerdictMetrics, results.VerdictMetric{Name: m.Name, MarginPct: m.MarginPct})
+	}
 	o.man.Order, o.man.Replicates = o.layout()
 	for _, s := range o.c.Scenarios {
 		o.man.Scenarios = append(o.man.Scenarios, s.Name)

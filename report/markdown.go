@@ -55,6 +55,16 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 			}
 		}
 	}
+	for _, mv := range v.Metrics {
+		fmt.Fprintf(ew, "\n%s\n\n", metricHeading(mv))
+		if err := renderTable(ew, sideBySideIn(metricVerdictOf(v, mv), mv.Unit, true), renderer.NewMarkdown()); err != nil {
+			return err
+		}
+		fmt.Fprintln(ew)
+		for _, line := range append(metricSentences(v, mv), keptOpen(v, mv)...) {
+			fmt.Fprintf(ew, "- %s\n", line)
+		}
+	}
 	if lines := capacityLines(v); len(lines) > 0 {
 		fmt.Fprintf(ew, "\n%s:\n\n", capacityHeading(v))
 		for _, line := range lines {

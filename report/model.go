@@ -27,13 +27,16 @@ type table struct {
 // throughput ± CI and, for variants, the delta against the baseline with its
 // significance, then the winner, with who else can be the best named or
 // counted (winnerCellAs).
-func sideBySide(v *verdict.Verdict, named bool) table {
+func sideBySide(v *verdict.Verdict, named bool) table { return sideBySideIn(v, "tok/s", named) }
+
+// sideBySideIn is sideBySide for figures in unit (tableTextIn).
+func sideBySideIn(v *verdict.Verdict, unit string, named bool) table {
 	t := table{Header: []string{levelHeader(v)}}
 	for _, s := range v.Scenarios {
 		if s.Failed() {
 			continue
 		}
-		t.Header = append(t.Header, s.Name+" tok/s")
+		t.Header = append(t.Header, s.Name+" "+unit)
 		if s.Name != v.Baseline {
 			t.Header = append(t.Header, "vs "+v.Baseline)
 		}

@@ -32,6 +32,12 @@ const DefaultWidth = 120
 // is tried with an undecided level's winner cell naming who else can be the
 // best, then counting them, before the next layout.
 func verdictTableText(v *verdict.Verdict, width int) (string, error) {
+	return tableTextIn(v, "tok/s", width)
+}
+
+// tableTextIn is verdictTableText for figures in unit: throughput's tok/s,
+// or one of the verdict's metrics (metricVerdictOf).
+func tableTextIn(v *verdict.Verdict, unit string, width int) (string, error) {
 	if width <= 0 {
 		width = DefaultWidth
 	}
@@ -39,8 +45,8 @@ func verdictTableText(v *verdict.Verdict, width int) (string, error) {
 		t func(named bool) table
 		r tw.Renderer
 	}{
-		{func(named bool) table { return sideBySide(v, named) }, nil},
-		{func(named bool) table { return stackedTable(v, named) }, rowLines()},
+		{func(named bool) table { return sideBySideIn(v, unit, named) }, nil},
+		{func(named bool) table { return stackedTable(v, unit, named) }, rowLines()},
 	} {
 		for _, named := range []bool{true, false} {
 			var b bytes.Buffer
@@ -53,7 +59,7 @@ func verdictTableText(v *verdict.Verdict, width int) (string, error) {
 		}
 	}
 	var b bytes.Buffer
-	for i, blk := range variantBlocks(v) {
+	for i, blk := range variantBlocks(v, unit) {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
@@ -97,14 +103,14 @@ func shown(v *verdict.Verdict) []int {
 // stackedTable is the side-by-side table for a terminal: per level, each
 // scenario's throughput and, under a variant's, its change against the
 // baseline; then the winner, a phrase a line (winnerLines).
-func stackedTable(v *verdict.Verdict, named bool) table {
+func stackedTable(v *verdict.Verdict, unit string, named bool) table {
 	t := table{Header: []string{levelHeader(v)}}
 	for _, i := range shown(v) {
 		s := v.Scenarios[i]
 		if s.Name == v.Baseline {
-			t.Header = append(t.Header, s.Name+"\ntok/s")
+			t.Header = append(t.Header, s.Name+"\n"+unit)
 		} else {
-			t.Header = append(t.Header, s.Name+"\ntok/s, vs "+v.Baseline)
+			t.Header = append(t.Header, s.Name+"\n"+unit+", vs "+v.Baseline)
 		}
 	}
 	t.Header = append(t.Header, "winner")
@@ -136,7 +142,7 @@ type block struct {
 // scenario side by side: the baseline's throughput with the winner at each
 // level, then one block per variant with its throughput and its change
 // against the baseline.
-func variantBlocks(v *verdict.Verdict) []block {
+func variantBlocks(v *verdict.Verdict, unit string) []block {
 	b := -1
 	for i, s := range v.Scenarios {
 		if s.Name == v.Baseline {
@@ -144,7 +150,7 @@ func variantBlocks(v *verdict.Verdict) []block {
 		}
 	}
 	first := block{title: fmt.Sprintf("%s (the baseline) and the winner at each level", v.Baseline),
-		table: table{Header: []string{levelHeader(v), "tok/s", "winner"}}}
+		table: table{Header: []string{levelHeader(v), unit, "winner"}}}
 	for _, row := range v.Rows {
 		tp := "-"
 		if b >= 0 {
@@ -158,7 +164,7 @@ func variantBlocks(v *verdict.Verdict) []block {
 			continue
 		}
 		blk := block{title: fmt.Sprintf("%s against %s", v.Scenarios[i].Name, v.Baseline),
-			table: table{Header: []string{levelHeader(v), "tok/s", "vs " + v.Baseline}}}
+			table: table{Header: []string{levelHeader(v), unit, "vs " + v.Baseline}}}
 		for _, row := range v.Rows {
 			delta := deltaCell(row.Cells[i])
 			if b := bracketCell(row.Cells[i]); b != "" {

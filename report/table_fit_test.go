@@ -10,6 +10,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/internal/golden"
 	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
@@ -80,6 +81,13 @@ func simulatedVerdict(t *testing.T, s verdicttest.Sweep, rounds int, seed uint64
 // written.
 func editedVerdict(t *testing.T, s verdicttest.Sweep, rounds int, seed uint64, scs []fixtureScenario, edit func(string, []measure.Record)) *verdict.Verdict {
 	t.Helper()
+	return campaignVerdict(t, s, rounds, seed, scs, edit, nil)
+}
+
+// campaignVerdict is editedVerdict with the run's manifest edited by
+// manifest, when not nil, before the run is written.
+func campaignVerdict(t *testing.T, s verdicttest.Sweep, rounds int, seed uint64, scs []fixtureScenario, edit func(string, []measure.Record), manifest func(*results.Manifest)) *verdict.Verdict {
+	t.Helper()
 	engines := make([]verdicttest.Engine, len(scs))
 	names := make([]string, len(scs))
 	for i, sc := range scs {
@@ -97,6 +105,9 @@ func editedVerdict(t *testing.T, s verdicttest.Sweep, rounds int, seed uint64, s
 	}
 	m := verdicttest.Manifest("demo", "20260101T000000Z", "sha256:aaaa", names[0], s, names...)
 	m.Rounds = rounds
+	if manifest != nil {
+		manifest(&m)
+	}
 	out := make([]verdicttest.Scenario, len(scs))
 	for i := range scs {
 		out[i] = verdicttest.Scenario{Name: names[i], Rounds: per[i]}

@@ -88,6 +88,10 @@ type Manifest struct {
 	MinEffectPct float64 `json:"min_effect_pct,omitempty"`
 	// EquivalenceMarginPct is the campaign's equivalence_margin, in percent.
 	EquivalenceMarginPct float64 `json:"equivalence_margin_pct,omitempty"`
+	// VerdictMetrics are the metrics the verdict decides beside throughput
+	// (the campaign's verdict.metrics), each with its tie margin; empty for
+	// throughput alone.
+	VerdictMetrics []VerdictMetric `json:"verdict_metrics,omitempty"`
 	// Order is the scenario names of each round, in launch order; empty in
 	// runs written before rounds, where the campaign order was the only one.
 	Order [][]string `json:"order,omitempty"`
@@ -284,4 +288,12 @@ type Summary struct {
 	Baseline    string           `json:"baseline"`
 	Scenarios   []ScenarioResult `json:"scenarios"`
 	Updated     time.Time        `json:"updated"`
+}
+
+// VerdictMetric is one metric a run's verdict decides beside throughput
+// (measure.Metrics' Name), with the ± margin, percent, of a tie in it; 0
+// for the run's EquivalenceMarginPct.
+type VerdictMetric struct {
+	Name      string  `json:"name"`
+	MarginPct float64 `json:"margin_pct,omitempty"`
 }

@@ -18,6 +18,14 @@ import (
 // leaves the explanations (package explain) and the notes (package notes)
 // empty; package judge computes a whole verdict, them included.
 func DecideRun(in records.Input, o Options) (*Verdict, error) {
+	var metric *measure.Metric
+	if o.Metric != "" && o.Metric != measure.MetricThroughput {
+		m, ok := measure.MetricByName(o.Metric)
+		if !ok {
+			return nil, fmt.Errorf("verdict: unknown metric %q (known: %s)", o.Metric, measure.MetricNames())
+		}
+		metric = &m
+	}
 	if o.Sequential == nil && in.Manifest.MinRounds > 0 && in.Manifest.MinRounds < in.Manifest.Rounds {
 		// A sequential campaign is judged by the rule it ran under, so the
 		// report and diff replay the looks the run took.
@@ -77,7 +85,11 @@ func DecideRun(in records.Input, o Options) (*Verdict, error) {
 	for _, name := range order {
 		s := newScenario(name, in)
 		if !s.Failed() {
-			s.Levels = measureScenario(in.Launches[name], o.Slices(), v.Percentiles)
+			var from *Scenario
+			if o.measured != nil {
+				from = o.measured.scenario(name)
+			}
+			s.Levels = measureScenario(in.Launches[name], o.Slices(), v.Percentiles, metric, from)
 			for i := range s.Levels {
 				l := &s.Levels[i]
 				l.AcceptLength, l.ClientLimited = summaryLevelFacts(in.Launches[name], l.Level)
@@ -103,12 +115,26 @@ func DecideRun(in records.Input, o Options) (*Verdict, error) {
 		v.Scenarios = append(v.Scenarios, s)
 	}
 	v.Levels = slices.SortedFunc(maps.Keys(levelSet), measure.Level.Compare)
+	if metric != nil {
+		// A latency or a per-user speed is no figure per GPU, and capacity
+		// and the Pareto frontier are throughput's.
+		compareAll(v, o.Sequential)
+		return v, nil
+	}
 	setGPUs(v, in.Manifest.ScenarioGPUs)
 	v.Hosts = hostSpeeds(v)
 	v.Capacity = measureSLO(v, in, o.Slices())
 	compareAll(v, o.Sequential)
 	v.Capacity.finish(v)
 	v.Pareto = paretoOf(v)
+	for _, m := range in.Manifest.VerdictMetrics {
+		o.measured = v
+		mv, err := decideMetric(in, o, m, v.EquivalenceMarginPct)
+		if err != nil {
+			return nil, err
+		}
+		v.Metrics = append(v.Metrics, mv)
+	}
 	return v, nil
 }
 

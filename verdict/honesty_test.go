@@ -128,7 +128,7 @@ func simulateTrueRatios(base, variant verdicttest.Engine) map[measure.Level]floa
 	sum := map[measure.Level]float64{}
 	for i := range uint64(n) {
 		for k, e := range []verdicttest.Engine{quiet(base), quiet(variant)} {
-			ls := measureScenario([]records.Launch{{Round: 1, Records: verdicttest.Simulate(e, s, 7000+2*i+uint64(k))}}, DefaultMaxSlices, measure.DefaultPercentiles)
+			ls := measureScenario([]records.Launch{{Round: 1, Records: verdicttest.Simulate(e, s, 7000+2*i+uint64(k))}}, DefaultMaxSlices, measure.DefaultPercentiles, nil, nil)
 			for _, l := range ls {
 				sign := float64(2*k - 1)
 				sum[l.Level] += sign * math.Log(l.Launches[0].Throughput) / n

@@ -12,8 +12,16 @@ import (
 )
 
 // measureScenario computes every level of one scenario over its launches.
-// ps are the percentiles the latencies are given at.
-func measureScenario(launches []records.Launch, maxSlices int, ps []float64) []Level {
+// ps are the percentiles the latencies are given at. With a metric (nil:
+// throughput), each launch's Throughput is that metric's value instead,
+// turned so that higher is better (metricValue), and the launches give no
+// within-launch samples: the verdict decides the metric with the machinery
+// it decides throughput with.
+//
+// from, when not nil, is the same scenario's levels as the throughput
+// verdict measured them: their pooled figures are taken from it rather
+// than made again, as they do not depend on the metric.
+func measureScenario(launches []records.Launch, maxSlices int, ps []float64, metric *measure.Metric, from *Scenario) []Level {
 	type launchGroups struct {
 		l      records.Launch
 		groups map[measure.Level]map[int][]measure.Record
@@ -33,10 +41,15 @@ func measureScenario(launches []records.Launch, maxSlices int, ps []float64) []L
 		var acc levelAcc
 		for _, g := range gs {
 			if reps, ok := g.groups[c]; ok {
-				acc.add(&l, g.l, c, reps, maxSlices)
+				acc.add(&l, g.l, c, reps, maxSlices, metric)
 			}
 		}
-		acc.finish(&l, ps)
+		if done := from.Level(c); done != nil {
+			l.Figures, l.Categories, l.Sessions = done.Figures, done.Categories, done.Sessions
+			l.SliceSeconds = done.SliceSeconds
+		} else {
+			acc.finish(&l, ps)
+		}
 		out = append(out, l)
 	}
 	return out
@@ -49,7 +62,7 @@ type levelAcc struct {
 }
 
 // add measures one launch's repeats of level c into l.
-func (a *levelAcc) add(l *Level, launch records.Launch, c measure.Level, reps map[int][]measure.Record, maxSlices int) {
+func (a *levelAcc) add(l *Level, launch records.Launch, c measure.Level, reps map[int][]measure.Record, maxSlices int, metric *measure.Metric) {
 	ll := LaunchLevel{Round: launch.Round, Order: launch.Order, Host: launch.Host}
 	var tok, sec float64
 	for _, id := range slices.Sorted(maps.Keys(reps)) {
@@ -77,8 +90,29 @@ func (a *levelAcc) add(l *Level, launch records.Launch, c measure.Level, reps ma
 	if sec > 0 {
 		ll.Throughput = tok / sec
 	}
+	if metric != nil {
+		ll.Throughput, ll.Samples = metricValue(*metric, c, reps), nil
+	}
 	l.Samples = append(l.Samples, ll.Samples...)
 	l.Launches = append(l.Launches, ll)
+}
+
+// metricValue is metric's value over one launch's repeats, as the
+// comparisons take it: higher is better, so a latency is given as its
+// reciprocal (MetricVerdict turns it back); 0 when the launch has none.
+func metricValue(metric measure.Metric, c measure.Level, reps map[int][]measure.Record) float64 {
+	all := make([][]measure.Record, 0, len(reps))
+	for _, id := range slices.Sorted(maps.Keys(reps)) {
+		all = append(all, reps[id])
+	}
+	x, ok := metric.Of(c, all...)
+	switch {
+	case !ok:
+		return 0
+	case metric.Lower:
+		return 1 / x
+	}
+	return x
 }
 
 func (a *levelAcc) finish(l *Level, ps []float64) {

@@ -190,16 +190,33 @@ func (v *Verdict) launchesUpTo(s *Scenario, k int) int {
 
 // Open returns the variants that a sequential plan still launches, in
 // campaign order: those with a comparison with the baseline not yet
-// closed. The baseline is launched in every round while any is. Nil under a
+// closed, in throughput or in any of the verdict's metrics. The baseline is launched in every round while any is. Nil under a
 // fixed design.
 func Open(v *Verdict) []string {
 	if v.Sequential == nil {
 		return nil
 	}
+	open := map[string]bool{}
+	for _, sv := range append([]*SequentialVerdict{v.Sequential}, metricStops(v)...) {
+		for _, vs := range sv.Variants {
+			open[vs.Variant] = open[vs.Variant] || !vs.Stopped
+		}
+	}
 	var out []string
 	for _, vs := range v.Sequential.Variants {
-		if !vs.Stopped {
+		if open[vs.Variant] {
 			out = append(out, vs.Variant)
+		}
+	}
+	return out
+}
+
+// metricStops are the sequential accounts of the verdict's metrics.
+func metricStops(v *Verdict) []*SequentialVerdict {
+	var out []*SequentialVerdict
+	for _, mv := range v.Metrics {
+		if mv.Sequential != nil {
+			out = append(out, mv.Sequential)
 		}
 	}
 	return out

@@ -78,6 +78,13 @@ type Options struct {
 	// look that closes it. Nil keeps the fixed design: every comparison on
 	// all the rounds.
 	Sequential *SequentialPlan
+	// Metric, when set, decides that metric (measure.Metrics' Name)
+	// instead of throughput, for a MetricVerdict (metrics.go); empty for
+	// throughput, with the run's verdict.metrics decided beside it.
+	Metric string
+	// measured is the throughput verdict a metric's is decided beside:
+	// the levels' pooled figures are taken from it (measureScenario).
+	measured *Verdict
 }
 
 func (o Options) correction() string {
@@ -184,6 +191,9 @@ type Verdict struct {
 	// (Scenario.GPUs, every one known): every comparison between scenarios
 	// and every row's winner are then of throughput per GPU (pergpu.go).
 	PerGPU bool `json:"per_gpu,omitempty"`
+	// Metrics are the campaign's verdict.metrics, each decided per level as
+	// throughput is (metrics.go); empty for throughput alone.
+	Metrics []*MetricVerdict `json:"metrics,omitempty"`
 	// Pareto is every scenario's levels on the plane of throughput per GPU
 	// against output tokens per second per user, with the frontiers
 	// (pareto.go); nil when no level has both.
@@ -314,6 +324,9 @@ func (s *Scenario) Failed() bool { return s.Status == "failed" }
 
 // Level returns the scenario's measurements at concurrency c, or nil.
 func (s *Scenario) Level(c measure.Level) *Level {
+	if s == nil {
+		return nil
+	}
 	for i := range s.Levels {
 		if s.Levels[i].Level == c {
 			return &s.Levels[i]

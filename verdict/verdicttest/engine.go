@@ -105,6 +105,11 @@ type Sweep struct {
 	PromptSet string
 	// Speed compresses time as `bakeoff sim --sim-speed` does.
 	Speed float64
+	// ITL, when set, keeps every stream's inter-token gaps in its records
+	// (measure.Record.ITL), as the load generator writes them: one gap per
+	// chunk after the first, its time since the chunk before over the
+	// tokens it carried.
+	ITL bool
 }
 
 // DefaultSweep is the seeds' sweep: eight levels, auto requests, 200 tokens.
@@ -136,6 +141,8 @@ type seq struct {
 	fresh  bool // waiting for its prefill step
 	// arr follows the tokens' arrival as the load generator's client does.
 	arr measure.ArrivalRecorder
+	// last is when its last chunk came, ns.
+	last int64
 }
 
 type engineRun struct {
@@ -305,6 +312,10 @@ func (r *engineRun) level(level, rep, n, c int, warm bool) {
 			produced += gain
 			q.arr.Add(gain, now)
 			q.rec.Chunks++
+			if r.s.ITL && !q.fresh && gain > 0 {
+				q.rec.ITL = append(q.rec.ITL, (now-q.last)/int64(gain)/int64(measure.ITLUnit))
+			}
+			q.last = now
 			if q.fresh {
 				q.fresh = false
 				q.rec.FirstNs = now
