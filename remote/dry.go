@@ -66,9 +66,9 @@ type DryStart struct {
 
 // The scripts a dry host names in its records.
 var dryHelpers = []DryHelper{
-	{Tag: "scan", Name: "the /proc scan", Text: statScript},
-	{Tag: "stop", Name: "the stop script", Text: stopScript},
-	{Tag: "members", Name: "the group members function", Text: groupMembersFn},
+	{Tag: "procs", Name: "the process table function", Text: procsFn},
+	{Tag: "stop", Name: "the stop script", Text: stopBody},
+	{Tag: "members", Name: "the group members function", Text: membersFn},
 }
 
 // DryStandInPID is the first pid a dry host gives: each pid file gets its

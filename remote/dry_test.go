@@ -120,7 +120,7 @@ func TestDryShowsBothBranchesOfAStop(t *testing.T) {
 				t.Fatalf("%d records, want the snapshot, the stop script and the removal: %+v", len(got), got)
 			}
 			snap, script, rm := got[0], got[1], got[2]
-			if snap.If != "" || snap.Stops != "/w/server.pid" || !hasHelper(snap, "scan") {
+			if snap.If != "" || snap.Stops != "/w/server.pid" || !hasHelper(snap, "procs") || !strings.Contains(snap.Line, statCall) {
 				t.Errorf("the snapshot: %+v", snap)
 			}
 			for _, want := range []string{"g=4243;", "grace=300;", "pidfile=/w/server.pid", `kill -s TERM -- "-$g"`, `kill -s KILL -- "-$g"`} {

@@ -122,21 +122,54 @@ func Start(ctx context.Context, h Host, p ProcessSpec) (int, error) {
 	return pid, nil
 }
 
-// groupMembersFn is a shell function, `members` (G in $g), that prints the
-// pids of the live (not zombie) processes whose process group or session is
-// G, and G itself (a pid file written by other tools may hold a process that
-// leads no group). It
-// reads /proc rather than running ps, which minimal hosts lack; a zombie
-// counts as gone because an init that does not reap would keep it forever.
-const groupMembersFn = `members() {
+// procsFn is a shell function, `procs G TREE PREFIX`, that prints
+// "PREFIXpid ppid pgrp sid starttime" for every live (not zombie) process
+// that is G, is in group or session G, or whose "pid:starttime" is in TREE
+// (a list separated by spaces); for every live process when G is empty.
+// starttime (clock ticks after boot, field 22 of stat) tells a process
+// from a later one that reused its pid. It reads /proc rather than running
+// ps, which minimal hosts lack, and counts a zombie as gone because an init
+// that does not reap would keep it forever.
+//
+// With awk (POSIX; busybox has it) one cat reads every stat file in large
+// reads and awk parses them. The shell's own loop is the fallback: its
+// `read` builtin takes a file a byte at a time, which over a few hundred
+// processes is a few hundred thousand system calls, most of a CPU second on
+// a loaded host, at every look.
+const procsFn = `procs() {
+  if command -v awk >/dev/null 2>&1; then
+    cat /proc/[0-9]*/stat 2>/dev/null | awk -v g="$1" -v tree=" $2 " -v pre="$3" '{
+      s = $0; sub(/^.*\) /, "", s); split(s, f, " ")
+      if (f[1] ~ /^[ZXx]/) next
+      if (g == "" || $1 == g || f[3] == g || f[4] == g || index(tree, " " $1 ":" f[20] " ")) print pre $1, f[2], f[3], f[4], f[20]
+    }'
+    return 0
+  fi
+  pg_=$1 pt_=" $2 " pp_=$3
   for d in /proc/[0-9]*; do
     s=
     read -r s 2>/dev/null < "$d/stat" || continue
-    s=${s##*) }
-    set -- $s
+    r=${s##*) }
+    set -- $r
     case "$1" in Z|X|x) continue ;; esac
-    if [ "$3" = "$g" ] || [ "$4" = "$g" ] || [ "${d#/proc/}" = "$g" ]; then echo "${d#/proc/}"; fi
+    p=${d#/proc/}
+    case "$pt_" in
+      *" $p:${20} "*) ;;
+      *) if [ -n "$pg_" ] && [ "$p" != "$pg_" ] && [ "$3" != "$pg_" ] && [ "$4" != "$pg_" ]; then continue; fi ;;
+    esac
+    echo "$pp_$p $2 $3 $4 ${20}"
   done
+}
+`
+
+// groupMembersFn is a shell function, `members` (G in $g), that prints the
+// pids of the live (not zombie) processes whose process group or session is
+// G, and G itself (a pid file written by other tools may hold a process that
+// leads no group), one a line.
+const groupMembersFn = procsFn + membersFn
+
+const membersFn = `members() {
+  procs "$g" "" "" | while read -r p _; do echo "$p"; done
 }
 `
 
@@ -351,17 +384,10 @@ func (t statTable) members(g int) []int {
 }
 
 // statScript prints "stat pid ppid pgrp sid starttime" for every live (not
-// zombie) process, from /proc alone, as groupMembersFn reads it; starttime
-// (clock ticks after boot, field 22 of stat) tells a process from a later
-// one that reused its pid.
-const statScript = `for d in /proc/[0-9]*; do
-  s=
-  read -r s 2>/dev/null < "$d/stat" || continue
-  r=${s##*) }
-  set -- $r
-  case "$1" in Z|X|x) continue ;; esac
-  echo "stat ${d#/proc/} $2 $3 $4 ${20}"
-done`
+// zombie) process (procsFn).
+const statScript = procsFn + statCall
+
+const statCall = `procs "" "" "stat "`
 
 // stopSnapshotCmd prints the pid file (quoted, as the shell reads it) and,
 // when it names a pid, the process table.
@@ -480,25 +506,14 @@ func centis(d time.Duration) int64 {
 // Only the look that finds them all gone passes over /proc, for members
 // that joined meanwhile; the looks before it read one stat file per member.
 // After SIGKILL, a member found by that pass is killed at once.
-const stopScript = `now() {
+const stopScript = procsFn + stopBody
+
+const stopBody = `now() {
   if read -r up _ 2>/dev/null </proc/uptime; then t=$(( ${up%%.*} * 100 + 1${up#*.} - 100 ))
   else t=$(( $(date +%s) * 100 )); fi
 }
 scan() {
-  all=
-  for d in /proc/[0-9]*; do
-    s=
-    read -r s 2>/dev/null <"$d/stat" || continue
-    r=${s##*) }
-    set -- $r
-    case "$1" in Z|X|x) continue ;; esac
-    p=${d#/proc/}
-    m=
-    if [ "$3" = "$g" ] || [ "$4" = "$g" ] || [ "$p" = "$g" ]; then m=1
-    else for e in $tree; do if [ "$e" = "$p:${20}" ]; then m=1; fi; done
-    fi
-    if [ -n "$m" ]; then all="$all $p:${20}:$3"; fi
-  done
+  all=$(procs "$g" "$tree" "" | while read -r p _ pg _ st; do printf ' %s' "$p:$st:$pg"; done)
 }
 still() {
   kept=
