@@ -75,3 +75,7 @@ const CheckKVTransfer = "kv transfer"
 
 // CheckPrior names the note on the host's noise profile.
 const CheckPrior = "noise profile"
+
+// CheckHost names the host doubts: a GPU held down during a sweep, or a
+// host busy for one side of a round and quiet for the other.
+const CheckHost = "host"

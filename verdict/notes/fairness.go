@@ -46,6 +46,7 @@ func Of(v *verdict.Verdict, in records.Input, energyGaps map[string][]string) []
 	notes = append(notes, checkFigures(v, in)...)
 	notes = append(notes, checkKVTransfer(v, in)...)
 	notes = append(notes, checkITL(v, in)...)
+	notes = append(notes, checkHost(v)...)
 	notes = append(notes, priorNote(v)...)
 	rank := map[string]int{verdict.SeverityRed: 0, verdict.SeverityWarn: 1, verdict.SeverityInfo: 2}
 	slices.SortStableFunc(notes, func(a, b verdict.Note) int { return cmp.Compare(rank[a.Severity], rank[b.Severity]) })
