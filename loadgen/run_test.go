@@ -525,7 +525,10 @@ func TestDispatchLagFromStreamEnd(t *testing.T) {
 		if drain > 0 {
 			seen++
 		}
-		if lag := time.Duration(r.DispatchLagNs); lag < drain {
+		// Up to drainGrace: the client stops waiting for the close then,
+		// and on a loaded machine the 50 ms hold can outlast it (CI read a
+		// drain of 210.9 ms and a lag of 210.6).
+		if lag := time.Duration(r.DispatchLagNs); lag < min(drain, drainGrace) {
 			t.Errorf("request %d: dispatch lag %v, want at least the %v the previous response stayed open after the client read [DONE] (held %v)",
 				r.Seq, lag, drain, hold)
 		}
