@@ -60,7 +60,9 @@ type hPage struct {
 	Red     []hNote
 	Verdict hTable
 	// Energy is the energy table, when power was read.
-	Energy   *hTable
+	Energy *hTable
+	// Metrics are the verdict's metrics beside throughput, a section each.
+	Metrics  []hMetric
 	Legend   []string
 	Sections []hSection
 	Plots    []hPlot
@@ -217,6 +219,7 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 		Legend:   []string{legend(v) + "."},
 		Verdict:  verdictTable(v),
 		Energy:   energyHTML(v),
+		Metrics:  metricsHTML(v),
 		Sections: sentenceSections(v),
 	}
 	if hasHopeless(v) {
@@ -319,13 +322,24 @@ func sentenceSections(v *verdict.Verdict) []hSection {
 // within a laptop's 1280 px without a scroll bar; on a phone each level is
 // a card of its own, each cell labelled with its scenario (Label).
 func verdictTable(v *verdict.Verdict) hTable {
-	t := hTable{ID: "verdict-table", Caption: "Output tokens per second at each level; under each variant, its change against " + v.Baseline}
+	return verdictTableIn(v, tableUnit{id: "verdict-table", unit: "tok/s", field: "throughput",
+		caption: "Output tokens per second at each level; under each variant, its change against " + v.Baseline})
+}
+
+// tableUnit is what a verdict-shaped table measures: throughput, or one of
+// the verdict's metrics (metricVerdictOf) under a field of its own, so
+// that the page's throughput figures are only throughput's.
+type tableUnit struct{ id, unit, field, caption string }
+
+// verdictTableIn is verdictTable for figures in u.
+func verdictTableIn(v *verdict.Verdict, u tableUnit) hTable {
+	t := hTable{ID: u.id, Caption: u.caption}
 	t.Head = append(t.Head, hCell{Parts: []hPart{txt(levelHeader(v))}, Title: "the level: concurrent requests, or arrivals per second"})
 	for _, i := range shown(v) {
 		s := v.Scenarios[i]
-		h := hCell{Scenario: s.Name, Swatch: swatchHTML(scenarioStyle(i)), Parts: []hPart{txt(s.Name)}, Sub: []hPart{txt("tok/s")}}
+		h := hCell{Scenario: s.Name, Swatch: swatchHTML(scenarioStyle(i)), Parts: []hPart{txt(s.Name)}, Sub: []hPart{txt(u.unit)}}
 		if s.Name != v.Baseline {
-			h.Sub = []hPart{txt("tok/s, vs " + v.Baseline)}
+			h.Sub = []hPart{txt(u.unit + ", vs " + v.Baseline)}
 		}
 		t.Head = append(t.Head, h)
 	}
@@ -338,7 +352,7 @@ func verdictTable(v *verdict.Verdict) hTable {
 			if c.Saturated {
 				r.Cells = append(r.Cells, hCell{Class: "saturated", Scenario: s.Name, Parts: []hPart{txt("saturated")}})
 			} else {
-				cell := throughputHTML(s.Name, row.Level, c.Present, c.Throughput)
+				cell := figureHTML(s.Name, row.Level, c.Present, c.Throughput, u)
 				cell.Parts = append(cell.Parts, perGPUParts(s.Name, row.Level, c)...)
 				if s.Name != v.Baseline {
 					d := deltaHTML(s.Name, row.Level, c)
@@ -361,18 +375,19 @@ func verdictTable(v *verdict.Verdict) hTable {
 	return t
 }
 
-// throughputHTML is "773.1 ±1.2%", the interval's bounds in the title.
-func throughputHTML(scenario string, level measure.Level, present bool, e verdict.Estimate) hCell {
+// figureHTML is "773.1 ±1.2%", the interval's bounds in the title, in u's
+// unit and field.
+func figureHTML(scenario string, level measure.Level, present bool, e verdict.Estimate, u tableUnit) hCell {
 	c := hCell{Class: "num", Scenario: scenario}
 	if !present {
 		c.Parts = []hPart{txt("-")}
 		return c
 	}
 	hw := e.HalfWidthPct()
-	c.Title = fmt.Sprintf("%.0f%% interval %.1f to %.1f tok/s, %d launches", 100*e.Confidence, e.Lo, e.Hi, e.N)
+	c.Title = fmt.Sprintf("%.0f%% interval %.1f to %.1f %s, %d launches", 100*e.Confidence, e.Lo, e.Hi, u.unit, e.N)
 	c.Parts = []hPart{
-		num("throughput", scenario, level, 0, e.Center, fmt.Sprintf("%.1f", e.Center)),
-		txt(" ±"), num("throughput-hw", scenario, level, 0, hw, hwText(hw)), txt("%"),
+		num(u.field, scenario, level, 0, e.Center, fmt.Sprintf("%.1f", e.Center)),
+		txt(" ±"), num(u.field+"-hw", scenario, level, 0, hw, hwText(hw)), txt("%"),
 	}
 	return c
 }

@@ -155,3 +155,26 @@ func keptOpen(v *verdict.Verdict, mv *verdict.MetricVerdict) []string {
 	}
 	return out
 }
+
+// hMetric is one of the verdict's metrics on the page: its section, its
+// table and its sentences.
+type hMetric struct {
+	ID, Title, Intro string
+	Table            hTable
+	Lines            []string
+}
+
+// metricsHTML are the page's sections of the verdict's metrics, each after
+// the throughput's table as in the text report.
+func metricsHTML(v *verdict.Verdict) []hMetric {
+	var out []hMetric
+	for _, mv := range v.Metrics {
+		id := "metric-" + mv.Metric
+		out = append(out, hMetric{ID: id, Title: mv.Label,
+			Intro: strings.TrimSuffix(metricHeading(mv), ":") + "; under each variant, its change against " + v.Baseline + ".",
+			Table: verdictTableIn(metricVerdictOf(v, mv), tableUnit{id: id + "-table", unit: mv.Unit, field: mv.Metric,
+				caption: mv.Label + " (" + mv.Unit + ") at each level; under each variant, its change against " + v.Baseline}),
+			Lines: append(metricSentences(v, mv), keptOpen(v, mv)...)})
+	}
+	return out
+}

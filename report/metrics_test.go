@@ -79,3 +79,28 @@ func TestMetricsInMarkdown(t *testing.T) {
 		t.Errorf("markdown: want the throughput table, then TTFT's in ms with its sentence:\n%s", out)
 	}
 }
+
+// TestMetricsOnThePage: the HTML page has a section per metric, linked
+// from its navigation, with the metric's table under its own field, so
+// that the page's throughput figures stay throughput's alone.
+func TestMetricsOnThePage(t *testing.T) {
+	v := metricsShaped(t)
+	p, err := htmlPage(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := htmlTemplate.Execute(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{`<a href="#metric-ttft_p99">TTFT p99</a>`, `<section id="metric-itl_p99">`, `id="metric-user_tps-table"`,
+		`data-field="ttft_p99" data-scenario="eagle3-topk4"`, "TTFT p99: eagle3-topk4 against baseline is worse at C=1"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n, want := strings.Count(page, `data-field="throughput" `), 2*len(v.Rows); n != want {
+		t.Errorf("%d throughput figures on the page, want %d: the verdict table's alone", n, want)
+	}
+}

@@ -244,3 +244,37 @@ func TestOpenWaitsOnMetrics(t *testing.T) {
 		t.Errorf("open %v with every metric closed, want none", got)
 	}
 }
+
+// TestPlanningViewBindsOnMetrics: the planner reads, per cell, the open
+// comparison that needs the most rounds at throughput's margin: a TTFT p99
+// still open with a 10% round spread at its ±10% margin weighs as a 2%
+// spread at throughput's ±2%, more than throughput's own closed 1%; one
+// with a 5% spread weighs less than an open throughput's 1.5%.
+func TestPlanningViewBindsOnMetrics(t *testing.T) {
+	cell := func(open bool, sd float64) Cell {
+		return Cell{Scenario: "eagle3", Compared: true, Comparison: Comparison{Open: open, RoundSDPct: sd, Rounds: 3, DF: 4}}
+	}
+	rows := func(c Cell) []Row {
+		return []Row{{Level: measure.ConcurrencyLevel(1), Cells: []Cell{{Scenario: "baseline"}, c}}}
+	}
+	for _, tc := range []struct {
+		name     string
+		tp, ttft Cell
+		open     bool
+		wantSD   float64
+	}{
+		{"throughput closed, TTFT open", cell(false, 1), cell(true, 10), true, 1.924},
+		{"both open, throughput binds", cell(true, 1.5), cell(true, 5), true, 1.5},
+		{"TTFT closed", cell(false, 1), cell(false, 10), false, 1},
+	} {
+		v := &Verdict{EquivalenceMarginPct: 2, Rows: rows(tc.tp),
+			Metrics: []*MetricVerdict{{Metric: "ttft_p99", MarginPct: 10, Rows: rows(tc.ttft)}}}
+		got := PlanningView(v).Rows[0].Cells[1]
+		if got.Open != tc.open || math.Abs(got.RoundSDPct-tc.wantSD) > 0.001 {
+			t.Errorf("%s: open %v, round sd %.3f%%; want %v, %.3f%%", tc.name, got.Open, got.RoundSDPct, tc.open, tc.wantSD)
+		}
+		if v.Rows[0].Cells[1].RoundSDPct != tc.tp.RoundSDPct {
+			t.Errorf("%s: the view changed the verdict's own cell", tc.name)
+		}
+	}
+}

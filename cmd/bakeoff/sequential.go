@@ -264,7 +264,9 @@ func lookAt(c *campaign.Campaign, run *results.Run, rule *verdict.SequentialPlan
 	if len(look.Open) == 0 || !planned(c) {
 		return look, nil
 	}
-	in := plan.Observed(v, run.Summary.Scenarios, pastRequests(run, v), levelBounds(c, v), openComparison, goalOf(c))
+	// The plan is for the comparison that binds, in throughput or in a
+	// metric the verdict decides beside it.
+	in := plan.Observed(verdict.PlanningView(v), run.Summary.Scenarios, pastRequests(run, v), levelBounds(c, v), openComparison, goalOf(c))
 	in.Scenarios = len(look.Open) + 1
 	var p plan.Plan
 	look.Scale, p, look.Plan = nextRequests(in, left, spread(c))
