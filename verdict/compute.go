@@ -135,6 +135,10 @@ func DecideRun(in records.Input, o Options) (*Verdict, error) {
 		}
 		v.Metrics = append(v.Metrics, mv)
 	}
+	if len(v.Metrics) > 0 {
+		// The rounds asked of each scenario run to the last metric's stop.
+		sequentialRounds(v)
+	}
 	return v, nil
 }
 

@@ -104,14 +104,19 @@ func Cost(v *Verdict, run *results.Run) CampaignCost {
 	last := 0
 	open := false
 	if v.Sequential != nil {
-		for _, vs := range v.Sequential.Variants {
+		// The launches stop with every metric's comparisons (LaunchStops);
+		// the comparisons counted are throughput's.
+		stops := v.LaunchStops()
+		for i, vs := range v.Sequential.Variants {
 			cc.Comparisons += vs.Comparisons
 			cc.Decided += vs.Decided
 			cc.Inconclusive += vs.Inconclusive
 			if vs.Stopped {
 				cc.Doubted += vs.Doubted
-				upTo[vs.Variant] = vs.StoppedAfter
-				last = max(last, vs.StoppedAfter)
+			}
+			if ls := stops[i]; ls.Stopped {
+				upTo[vs.Variant] = ls.StoppedAfter
+				last = max(last, ls.StoppedAfter)
 			} else {
 				open = true
 			}

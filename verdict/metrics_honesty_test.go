@@ -278,3 +278,21 @@ func TestPlanningViewBindsOnMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestLaunchStopsTakeTheLastMetric: the launches a campaign made run to
+// the round the last metric closed, and the cost counts them.
+func TestLaunchStopsTakeTheLastMetric(t *testing.T) {
+	stop := func(after int) *SequentialVerdict {
+		return &SequentialVerdict{MinRounds: 3, MaxRounds: 8, Variants: []VariantStop{{Variant: "pd", Stopped: true, StoppedAfter: after, Comparisons: 3, Decided: 3}}}
+	}
+	v := &Verdict{Baseline: "base", Sequential: stop(4), Metrics: []*MetricVerdict{{Metric: "itl_p99", Sequential: stop(6)}},
+		Scenarios: []Scenario{{Name: "base"}, {Name: "pd"}}}
+	if got := v.LaunchStops(); len(got) != 1 || !got[0].Stopped || got[0].StoppedAfter != 6 {
+		t.Errorf("launch stops %+v, want pd stopped after round 6", got)
+	}
+	for _, name := range []string{"pd", "base"} {
+		if got := v.RoundsAskedOf(name); got != 6 {
+			t.Errorf("rounds asked of %s: %d, want 6", name, got)
+		}
+	}
+}

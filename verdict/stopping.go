@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // What a sequential plan did to each variant: how many rounds it was
@@ -196,15 +197,9 @@ func Open(v *Verdict) []string {
 	if v.Sequential == nil {
 		return nil
 	}
-	open := map[string]bool{}
-	for _, sv := range append([]*SequentialVerdict{v.Sequential}, metricStops(v)...) {
-		for _, vs := range sv.Variants {
-			open[vs.Variant] = open[vs.Variant] || !vs.Stopped
-		}
-	}
 	var out []string
-	for _, vs := range v.Sequential.Variants {
-		if open[vs.Variant] {
+	for _, vs := range v.LaunchStops() {
+		if !vs.Stopped {
 			out = append(out, vs.Variant)
 		}
 	}
@@ -231,7 +226,7 @@ func (v *Verdict) RoundsAskedOf(name string) int {
 		return v.RoundsPlanned
 	}
 	last, open := 0, false
-	for _, vs := range v.Sequential.Variants {
+	for _, vs := range v.LaunchStops() {
 		if vs.Variant == name && vs.Stopped {
 			return vs.StoppedAfter
 		}
@@ -268,4 +263,32 @@ func sequentialRounds(v *Verdict) {
 		short = max(short, v.RoundsAskedOf(s.Name)-v.completedReplicates(s))
 	}
 	v.RoundsCompleted = max(done-short, 0)
+}
+
+// LaunchStops are the variants' stops as the campaign launched them: a
+// variant stopped only once its comparisons in throughput and in every
+// metric the verdict decides (Metrics) had closed, after the latest of
+// those rounds. Each entry is the throughput's (its counts and reason)
+// with Stopped and StoppedAfter taken over every metric; nil under a fixed
+// design.
+func (v *Verdict) LaunchStops() []VariantStop {
+	if v.Sequential == nil {
+		return nil
+	}
+	out := slices.Clone(v.Sequential.Variants)
+	for i := range out {
+		for _, sv := range metricStops(v) {
+			for _, ms := range sv.Variants {
+				if ms.Variant != out[i].Variant {
+					continue
+				}
+				out[i].Stopped = out[i].Stopped && ms.Stopped
+				out[i].StoppedAfter = max(out[i].StoppedAfter, ms.StoppedAfter)
+			}
+		}
+		if !out[i].Stopped {
+			out[i].StoppedAfter = 0
+		}
+	}
+	return out
 }
