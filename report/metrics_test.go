@@ -104,3 +104,18 @@ func TestMetricsOnThePage(t *testing.T) {
 		t.Errorf("%d throughput figures on the page, want %d: the verdict table's alone", n, want)
 	}
 }
+
+// TestStopLineCountsMetricRounds: a variant whose throughput closed after
+// round 4 but whose ITL p99 kept it launching to round 6 reads 6 rounds,
+// with why.
+func TestStopLineCountsMetricRounds(t *testing.T) {
+	stop := func(after int) *verdict.SequentialVerdict {
+		return &verdict.SequentialVerdict{MinRounds: 3, MaxRounds: 6, Variants: []verdict.VariantStop{{Variant: "pd", Stopped: true,
+			StoppedAfter: after, Rounds: after, Reason: fmt.Sprintf("decided after %d rounds", after)}}}
+	}
+	v := &verdict.Verdict{Baseline: "base", Sequential: stop(4), Metrics: []*verdict.MetricVerdict{{Metric: "itl_p99", Sequential: stop(6)}}}
+	lines := sequentialVariantLines(v)
+	if want := "pd: 6 rounds; decided after 4 rounds; launched to round 6 for its metrics (below)"; len(lines) != 1 || lines[0] != want {
+		t.Errorf("stop lines %q, want [%q]", lines, want)
+	}
+}

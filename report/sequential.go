@@ -30,8 +30,21 @@ func sequentialVariantLines(v *verdict.Verdict) []string {
 		return nil
 	}
 	var out []string
-	for _, vs := range v.Sequential.Variants {
-		line := fmt.Sprintf("%s: %d rounds", vs.Variant, vs.Rounds)
+	stops := v.LaunchStops()
+	for i, vs := range v.Sequential.Variants {
+		rounds, reason := vs.Rounds, vs.Reason
+		if ls := stops[i]; vs.Stopped && (!ls.Stopped || ls.StoppedAfter > vs.StoppedAfter) {
+			// A metric the verdict decides beside throughput kept it
+			// launching: the rounds are those it was launched for.
+			if ls.Stopped {
+				rounds = ls.StoppedAfter
+				reason += fmt.Sprintf("; launched to round %d for its metrics (below)", ls.StoppedAfter)
+			} else {
+				rounds = max(rounds, v.RoundsCompleted)
+				reason += "; still launched for its metrics (below)"
+			}
+		}
+		line := fmt.Sprintf("%s: %d rounds", vs.Variant, rounds)
 		if v.Cost != nil {
 			for _, sc := range v.Cost.Scenarios {
 				if h := v.Cost.GPUHours(sc); sc.Scenario == vs.Variant && h > 0 {
@@ -39,7 +52,7 @@ func sequentialVariantLines(v *verdict.Verdict) []string {
 				}
 			}
 		}
-		out = append(out, line+"; "+vs.Reason)
+		out = append(out, line+"; "+reason)
 	}
 	return out
 }
