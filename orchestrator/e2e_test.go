@@ -117,6 +117,7 @@ type campaignOpts struct {
 	rounds        int    // 1 when 0: most tests are about one launch
 	noGPU         bool   // gpu: none in place of the gpu block
 	sweepExtra    string // more keys under sweep:, each line indented by two spaces
+	extra         string // more top-level keys, each line ending in a newline
 }
 
 func (w *world) writeConfig(o campaignOpts) string {
@@ -172,8 +173,8 @@ engine:
 %sbaseline: %s
 scenarios: [%s]
 rounds: %d
-`, o.host, "{bakeoff}", o.speed, w.port, o.healthTimeout, extraEngine, gpu, o.concurrency, o.requests, o.maxTokens,
-		o.sweepExtra, o.scenarios[0], strings.Join(o.scenarios, ", "), o.rounds)
+%s`, o.host, "{bakeoff}", o.speed, w.port, o.healthTimeout, extraEngine, gpu, o.concurrency, o.requests, o.maxTokens,
+		o.sweepExtra, o.scenarios[0], strings.Join(o.scenarios, ", "), o.rounds, o.extra)
 	w.config = filepath.Join(w.root, "configs", "e2e.yaml")
 	if err := os.WriteFile(w.config, []byte(cfg), 0o644); err != nil {
 		w.t.Fatal(err)

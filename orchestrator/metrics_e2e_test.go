@@ -3,7 +3,6 @@ package orchestrator_test
 import (
 	"bytes"
 	"context"
-	"os"
 	"strings"
 	"testing"
 
@@ -23,15 +22,8 @@ func TestVerdictMetricsThroughThePath(t *testing.T) {
 	w := newWorld(t)
 	w.scenario("base", "")
 	w.scenario("slow", "base", "sim-slowdown: 2")
-	cfg := w.writeConfig(campaignOpts{scenarios: []string{"base", "slow"}, rounds: 2, requests: 16, concurrency: "[1, 4]", speed: 20})
-	body, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body = append(body, "verdict:\n  metrics: [ttft_p50, user_tps]\n"...)
-	if err := os.WriteFile(cfg, body, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	w.writeConfig(campaignOpts{scenarios: []string{"base", "slow"}, rounds: 2, requests: 16, concurrency: "[1, 4]", speed: 20,
+		extra: "verdict:\n  metrics: [ttft_p50, user_tps]\n"})
 	out, _, err := w.runInProcess(context.Background(), orchestrator.Options{})
 	if err != nil {
 		t.Fatal(err)

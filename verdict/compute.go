@@ -245,15 +245,23 @@ func (v *Verdict) scenario(name string) *Scenario {
 func (v *Verdict) Scenario(name string) *Scenario { return v.scenario(name) }
 
 // Cell returns the cell of scenario name at level c, or nil.
-func (v *Verdict) Cell(c measure.Level, name string) *Cell {
-	for i := range v.Rows {
-		if v.Rows[i].Level != c {
-			continue
+func (v *Verdict) Cell(c measure.Level, name string) *Cell { return cellIn(v.Rows, c, name) }
+
+// cellIn is the cell of scenario name at level c among rows, or nil.
+func cellIn(rows []Row, c measure.Level, name string) *Cell {
+	for i := range rows {
+		if rows[i].Level == c {
+			return rows[i].Cell(name)
 		}
-		for j := range v.Rows[i].Cells {
-			if v.Rows[i].Cells[j].Scenario == name {
-				return &v.Rows[i].Cells[j]
-			}
+	}
+	return nil
+}
+
+// Cell returns the row's cell of scenario name, or nil.
+func (r *Row) Cell(name string) *Cell {
+	for j := range r.Cells {
+		if r.Cells[j].Scenario == name {
+			return &r.Cells[j]
 		}
 	}
 	return nil

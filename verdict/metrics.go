@@ -112,19 +112,7 @@ func inMetric(c *Cell, m measure.Metric) {
 }
 
 // Cell returns the metric's cell of scenario name at level c, or nil.
-func (mv *MetricVerdict) Cell(c measure.Level, name string) *Cell {
-	for i := range mv.Rows {
-		if mv.Rows[i].Level != c {
-			continue
-		}
-		for j := range mv.Rows[i].Cells {
-			if mv.Rows[i].Cells[j].Scenario == name {
-				return &mv.Rows[i].Cells[j]
-			}
-		}
-	}
-	return nil
-}
+func (mv *MetricVerdict) Cell(c measure.Level, name string) *Cell { return cellIn(mv.Rows, c, name) }
 
 // Metric returns the verdict's decision of the named metric, or nil when
 // the run did not ask for it.

@@ -72,7 +72,7 @@ func (m *metricTally) add(mv *MetricVerdict) {
 	m.campaigns++
 	named := false
 	for _, row := range mv.Rows {
-		c := findCell(row, "variant")
+		c := row.Cell("variant")
 		if c == nil || !c.Compared {
 			continue
 		}
@@ -102,15 +102,6 @@ func (m *metricTally) add(mv *MetricVerdict) {
 func (m metricTally) String() string {
 	return fmt.Sprintf("%d campaigns, %d naming a winner; %d cells: %d better, %d worse, %d tied; 1 in %d of %d intervals",
 		m.campaigns, m.named, m.cells, m.better, m.worse, m.tied, m.covered, m.intervals)
-}
-
-func findCell(row Row, name string) *Cell {
-	for i := range row.Cells {
-		if row.Cells[i].Scenario == name {
-			return &row.Cells[i]
-		}
-	}
-	return nil
 }
 
 // tallyMetrics runs n campaigns of base against variant and tallies each
@@ -198,7 +189,7 @@ func TestMetricFigures(t *testing.T) {
 		t.Fatalf("ttft_p50: %+v", mv)
 	}
 	for _, row := range mv.Rows {
-		b, c := findCell(row, "baseline"), findCell(row, "variant")
+		b, c := row.Cell("baseline"), row.Cell("variant")
 		if !(c.Throughput.Center > b.Throughput.Center) || !(c.Throughput.Lo <= c.Throughput.Center && c.Throughput.Center <= c.Throughput.Hi) {
 			t.Errorf("%s: baseline %+v, variant %+v: want the variant's TTFT higher, inside its interval", measure.LevelName(row.Level), b.Throughput, c.Throughput)
 		}
