@@ -74,6 +74,8 @@ func writeMetrics(w io.Writer, v *verdict.Verdict, width int) error {
 	return nil
 }
 
+// foldWidth is the width prose is folded to: a terminal's, else
+// DefaultWidth.
 func foldWidth(width int) int {
 	if width <= 0 {
 		return DefaultWidth

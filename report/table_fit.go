@@ -206,11 +206,7 @@ func writeVerdictTable(w io.Writer, v *verdict.Verdict, width int) error {
 	}
 	if line := v.PerGPULine(); line != "" {
 		// Above the table, folded to the table's width.
-		fw := width
-		if fw <= 0 {
-			fw = DefaultWidth
-		}
-		s = strings.Join(fold(line, fw, "", "  "), "\n") + "\n" + s
+		s = strings.Join(fold(line, foldWidth(width), "", "  "), "\n") + "\n" + s
 	}
 	_, err = io.WriteString(w, s)
 	return err
