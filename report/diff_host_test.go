@@ -9,7 +9,9 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/hoststate"
 	"github.com/bakeoff-dev/bakeoff/internal/golden"
+	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/rundiff"
 )
 
@@ -59,7 +61,7 @@ func TestDiffHostState(t *testing.T) {
 	new.Manifest.Host.Kernel, new.Manifest.Host.Governor = "6.8.0-49-generic", "performance"
 	set(old, func(int) *hoststate.Launch { return gpuLaunch(700, 0.4) })
 	set(new, func(int) *hoststate.Launch { return gpuLaunch(700, 0.5) })
-	if got := diff(); strings.Contains(got, "! the runs'") || strings.Contains(got, "busier") || strings.Contains(got, "GPU 3") {
+	if got := diff(); strings.Contains(got, "! the runs'") || strings.Contains(got, "busier") || strings.Contains(got, "GPU 3") || strings.Contains(got, "doubted") {
 		t.Errorf("alike runs:\n%s", got)
 	}
 
@@ -76,10 +78,50 @@ func TestDiffHostState(t *testing.T) {
 		"! the new run ran on a busier host: load 9.1 against 0.4",
 		"! the runs' GPUs differ: power limit 700 W → 600 W: a difference may be the GPUs'",
 		"! the new run's GPU 3 hit HW thermal slowdown in 4 of 10 launches; the old run never did: a difference may be the GPUs'",
+		"│ eagle3-topk4 vs baseline │  5 │          −38.8% │          −38.5% │  +0.5% │ doubted: host disturbed in NEW │",
+		"nothing judged: no regression can be named; 12 rows doubted, not judged: host disturbed in NEW",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the diff does not say %q:\n%s", want, got)
 		}
 	}
 	golden.Check(t, filepath.Join("testdata", "diff-host.txt"), []byte(got))
+}
+
+// TestDoubtedRowsCannotRegress: EAGLE-3 10% slower in a new run whose GPU 3
+// ran hot in every launch is REGRESSED when the hot GPU is not known and
+// not when it is: a run that doubted its own comparison cannot vouch for
+// the change its ratio shows, and the last line says which rows were kept
+// out and why, instead of passing in silence.
+func TestDoubtedRowsCannotRegress(t *testing.T) {
+	old, new := slowedNight(t, 1, 1, 81), slowedNight(t, 1, 1.1, 82)
+	d, err := rundiff.Compare(old, new, rundiff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Regressed() {
+		t.Fatalf("a variant 10%% slower with no doubt: not REGRESSED")
+	}
+	for k := range new.Summary.Scenarios {
+		new.Summary.Scenarios[k].HostState = gpuLaunch(700, 0.4, 3)
+	}
+	d, err = rundiff.Compare(old, new, rundiff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := DiffText(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Regressed() {
+		t.Errorf("REGRESSED on rows the new run doubted:\n%s", b.String())
+	}
+	for _, r := range d.Ratios {
+		if r.Outcome != verdict.OutcomeDoubted || !slices.Equal(r.DoubtedIn, []string{"NEW"}) {
+			t.Errorf("%s %s: outcome %s doubted in %v, want doubted in NEW", r.Variant, measure.LevelName(r.Level), r.Outcome, r.DoubtedIn)
+		}
+	}
+	if d.Comparisons() != 0 || !strings.Contains(b.String(), "rows doubted, not judged: host disturbed in NEW") {
+		t.Errorf("%d comparisons judged; the last line does not name the doubted rows:\n%s", d.Comparisons(), b.String())
+	}
 }

@@ -20,12 +20,19 @@ import (
 // the whole run slowed by factor (a run effect), its noise drawn from seed.
 func runEffectNight(t *testing.T, factor float64, seed uint64) *results.Run {
 	t.Helper()
+	return slowedNight(t, factor, factor, seed)
+}
+
+// slowedNight is runEffectNight with the baseline slowed by base and
+// EAGLE-3 by eagle.
+func slowedNight(t *testing.T, base, eagle float64, seed uint64) *results.Run {
+	t.Helper()
 	s := smallSweep()
-	base, eagle := verdicttest.RealisticNoise(verdicttest.Baseline), verdicttest.RealisticNoise(verdicttest.Eagle3TopK4)
-	base.Slowdown, eagle.Slowdown = factor, factor
+	b, e := verdicttest.RealisticNoise(verdicttest.Baseline), verdicttest.RealisticNoise(verdicttest.Eagle3TopK4)
+	b.Slowdown, e.Slowdown = base, eagle
 	const rounds = fixtureRounds
 	per := [][][]measure.Record{make([][]measure.Record, rounds), make([][]measure.Record, rounds)}
-	for _, l := range verdicttest.Campaign([]verdicttest.Engine{base, eagle}, s, rounds, seed) {
+	for _, l := range verdicttest.Campaign([]verdicttest.Engine{b, e}, s, rounds, seed) {
 		per[l.Scenario][l.Round-1] = l.Records
 	}
 	m := verdicttest.Manifest("nightly", "20260101T000000Z", "sha256:aaaa", "baseline", s, "baseline", "eagle3-topk4")

@@ -75,13 +75,15 @@ func DiffText(w io.Writer, d *rundiff.Result) error {
 			delta = verdict.Pct(r.DeltaPct) + " per GPU (" + verdict.PClause(r.PAdjusted) + ")"
 		}
 		outcome, decided := diffOutcome(r.Regression, r.Improvement, r.Outcome)
+		plainDelta := verdict.Pct(r.DeltaPct)
+		if r.PerGPU {
+			plainDelta += " per GPU"
+		}
 		switch {
+		case len(r.DoubtedIn) > 0:
+			delta, outcome = plainDelta, doubtedIn(r.Doubts, r.DoubtedIn)
 		case r.Unjudged:
-			delta = verdict.Pct(r.DeltaPct)
-			if r.PerGPU {
-				delta += " per GPU"
-			}
-			outcome = "not judged: run effect unknown"
+			delta, outcome = plainDelta, "not judged: run effect unknown"
 		case decided:
 		case r.BelowMinEffect:
 			outcome = "inconclusive (under min_effect)"
@@ -143,11 +145,15 @@ func ratiosText(ew *errWriter, d *rundiff.Result) error {
 	t.Header[1] = measure.LevelAxis(d.Ratios[0].Level)
 	for _, r := range d.Ratios {
 		outcome, decided := diffOutcome(r.Regression, r.Improvement, r.Outcome)
-		if !decided {
+		change := verdict.Pct(r.DeltaPct) + " (" + verdict.PClause(r.PAdjusted) + ")"
+		switch {
+		case len(r.DoubtedIn) > 0:
+			outcome, change = doubtedIn(r.Doubts, r.DoubtedIn), verdict.Pct(r.DeltaPct)
+		case !decided:
 			outcome = "no change seen (" + r.MDEClause() + ")"
 		}
 		t.Rows = append(t.Rows, []string{r.Variant + " vs " + r.Baseline, measure.LevelLabel(r.Level),
-			verdict.Pct(r.OldPct), verdict.Pct(r.NewPct), verdict.Pct(r.DeltaPct) + " (" + verdict.PClause(r.PAdjusted) + ")", outcome})
+			verdict.Pct(r.OldPct), verdict.Pct(r.NewPct), change, outcome})
 	}
 	return renderTable(ew, t, nil)
 }
@@ -172,8 +178,9 @@ func judgedLine(d *rundiff.Result) string {
 			}
 		}
 	}
+	doubts := doubtedRows(d)
 	if len(regs) > 0 {
-		return fmt.Sprintf("REGRESSED: %s beyond %.0f%%: %s", plural(len(regs), "regression", "regressions"), 100*d.Threshold, strings.Join(regs, "; "))
+		return fmt.Sprintf("REGRESSED: %s beyond %.0f%%: %s", plural(len(regs), "regression", "regressions"), 100*d.Threshold, strings.Join(regs, "; ")) + doubts
 	}
 	unjudged := 0
 	var worst *rundiff.Row
@@ -187,6 +194,9 @@ func judgedLine(d *rundiff.Result) string {
 		}
 	}
 	line := fmt.Sprintf("no regression beyond %.0f%% in %s", 100*d.Threshold, plural(d.Comparisons(), "judged comparison", "judged comparisons"))
+	if d.Comparisons() == 0 {
+		line = "nothing judged: no regression can be named"
+	}
 	switch {
 	case worst != nil:
 		// Never a silent pass: a fall of a run's own figures beyond the
@@ -196,7 +206,47 @@ func judgedLine(d *rundiff.Result) string {
 	case unjudged > 0:
 		line += fmt.Sprintf("; %s of absolute figures not judged: the run effect needs %d runs of history", plural(unjudged, "row", "rows"), rundiff.MinHistory)
 	}
-	return line
+	return line + doubts
+}
+
+// doubtedIn is a doubted row's outcome: "doubted: host disturbed in NEW".
+func doubtedIn(ds []verdict.Doubt, in []string) string {
+	var words []string
+	for _, k := range verdict.DoubtKinds(ds) {
+		words = append(words, verdict.DoubtWords(k))
+	}
+	return "doubted: " + strings.Join(words, ", ") + " in " + strings.Join(in, " and ")
+}
+
+// doubtedRows is the last line's clause on the rows a run's own doubts
+// kept out of the judgement ("; 4 rows doubted: host disturbed in NEW (its
+// notes above say what to rerun)"), empty when none was: a gate that
+// passed because its rows were doubted says so.
+func doubtedRows(d *rundiff.Result) string {
+	n := 0
+	seen := map[string]bool{}
+	var why []string
+	add := func(ds []verdict.Doubt, in []string) {
+		n++
+		if w := strings.TrimPrefix(doubtedIn(ds, in), "doubted: "); !seen[w] {
+			seen[w] = true
+			why = append(why, w)
+		}
+	}
+	for _, r := range d.Rows {
+		if len(r.DoubtedIn) > 0 {
+			add(r.Doubts, r.DoubtedIn)
+		}
+	}
+	for _, r := range d.Ratios {
+		if len(r.DoubtedIn) > 0 {
+			add(r.Doubts, r.DoubtedIn)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s doubted, not judged: %s (the runs' notes above say what to rerun)", plural(n, "row", "rows"), strings.Join(why, "; "))
 }
 
 // historyRuns is how many runs of history the diff had.

@@ -419,6 +419,10 @@ func doubted(c *Comparison, ds []Doubt) {
 	c.P, c.PAdjusted = 0, 0
 }
 
+// MarkDoubted turns c into a doubted comparison, as the verdict's own are:
+// for a diff, whose rows stand on measurements a run doubted.
+func MarkDoubted(c *Comparison, ds []Doubt) { doubted(c, ds) }
+
 // DoubtKinds are the kinds of ds, once each, in the order first seen.
 func DoubtKinds(ds []Doubt) []string {
 	var out []string

@@ -82,6 +82,12 @@ type Row struct {
 	// member of the family and can be no regression, since a change of a
 	// run's absolute figures cannot be told from the run's own luck.
 	Unjudged bool `json:"unjudged,omitempty"`
+	// DoubtedIn names the runs ("OLD", "NEW") whose measurement of the
+	// scenario at this level its own verdict doubted (Level.Doubts: a
+	// paced client, counts that disagree, a GPU held down): the row is
+	// then OutcomeDoubted with those doubts, no member of the family and
+	// no regression, whatever its change.
+	DoubtedIn []string `json:"doubted_in,omitempty"`
 	// PerGPU is set when the scenario holds different numbers of GPUs in
 	// the two runs (Result.GPUChanges): the comparison, and so the
 	// regression, is of throughput per GPU, OldPerGPU against NewPerGPU;
@@ -207,9 +213,14 @@ type CapacityRow struct {
 // Comparisons is the size of the diff's corrected family: its throughput
 // rows and its capacity rows.
 func (d *Result) Comparisons() int {
-	n := len(d.Ratios)
+	n := 0
+	for _, r := range d.Ratios {
+		if len(r.DoubtedIn) == 0 {
+			n++
+		}
+	}
 	for _, r := range d.Rows {
-		if !r.Unjudged {
+		if !r.Unjudged && len(r.DoubtedIn) == 0 {
 			n++
 		}
 	}
@@ -351,7 +362,13 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 				po, pn := lo.Throughput.Over(float64(so.GPUs)), ln.Throughput.Over(float64(sn.GPUs))
 				row.PerGPU, row.OldPerGPU, row.NewPerGPU = true, &po, &pn
 			}
+			ds, in := sidesDoubts(lo.Doubts, ln.Doubts)
 			switch {
+			case len(in) > 0 && !o.WithinRunOnly:
+				// A run that doubted its own figure cannot vouch for
+				// its change either.
+				verdict.MarkDoubted(c, ds)
+				row.DoubtedIn, row.Comparison = in, *c
 			case o.WithinRunOnly:
 				family = append(family, c)
 			case d.RunEffect.Enough():
@@ -383,7 +400,11 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 		ratios, rcs = ratioRows(vo, vn)
 	}
 	d.Ratios = ratios
-	family = append(family, rcs...)
+	for i, c := range rcs {
+		if len(ratios[i].DoubtedIn) == 0 {
+			family = append(family, c)
+		}
+	}
 	caps := diffCapacity(d, vo, vn)
 	capJudged := o.WithinRunOnly || d.RunEffect.Enough()
 	for _, c := range caps {
@@ -413,7 +434,7 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 	}
 	for i := range d.Rows {
 		r := &d.Rows[i]
-		if r.Unjudged {
+		if r.Unjudged || len(r.DoubtedIn) > 0 {
 			continue
 		}
 		r.Comparison = *judged[i]
@@ -427,6 +448,18 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 		r.Improvement = r.Outcome == verdict.OutcomeFaster && r.DeltaPct >= 100*o.Threshold
 	}
 	return d, nil
+}
+
+// sidesDoubts are the doubts of one measurement in the old and the new run,
+// together, and the runs that had any ("OLD", "NEW").
+func sidesDoubts(old, new []verdict.Doubt) (ds []verdict.Doubt, in []string) {
+	if len(old) > 0 {
+		ds, in = append(ds, old...), append(in, "OLD")
+	}
+	if len(new) > 0 {
+		ds, in = append(ds, new...), append(in, "NEW")
+	}
+	return ds, in
 }
 
 // loudNotes are a run's warnings and errors: what its own report shows

@@ -194,11 +194,28 @@ type RatioRow struct {
 	// Improvement a rise beyond it.
 	Regression  bool `json:"regression,omitempty"`
 	Improvement bool `json:"improvement,omitempty"`
+	// DoubtedIn names the runs ("OLD", "NEW") whose own verdict doubted
+	// the variant against the baseline at this level (a cache one side
+	// cleared, a host busy for one side, a GPU held down, a paced
+	// client): a doubted ratio may carry the very bias the diff would
+	// read as a change, so the row is OutcomeDoubted with those doubts,
+	// outside the family, and can be no regression.
+	DoubtedIn []string `json:"doubted_in,omitempty"`
+}
+
+// cellDoubts are the doubts of v's comparison of scenario name with the
+// baseline at level c, when v doubted it.
+func cellDoubts(v *verdict.Verdict, c measure.Level, name string) []verdict.Doubt {
+	cell := v.Cell(c, name)
+	if cell == nil || cell.Outcome != verdict.OutcomeDoubted {
+		return nil
+	}
+	return cell.Doubts
 }
 
 // ratioRows compares every variant's ratio to the baseline between the
-// runs, at each level both runs paired it; one comparison each, appended to
-// the family in row order.
+// runs, at each level both runs paired it; one comparison each, in row
+// order, a doubted one already OutcomeDoubted.
 func ratioRows(vo, vn *verdict.Verdict) ([]RatioRow, []*verdict.Comparison) {
 	bo, bn := vo.Scenario(vo.Baseline), vn.Scenario(vn.Baseline)
 	if bo == nil || bn == nil || vo.Baseline != vn.Baseline || bo.Failed() || bn.Failed() {
@@ -224,7 +241,12 @@ func ratioRows(vo, vn *verdict.Verdict) ([]RatioRow, []*verdict.Comparison) {
 			if rc == nil {
 				continue
 			}
-			rows = append(rows, RatioRow{Variant: so.Name, Baseline: vo.Baseline, Level: c, OldPct: a.DeltaPct, NewPct: b.DeltaPct})
+			row := RatioRow{Variant: so.Name, Baseline: vo.Baseline, Level: c, OldPct: a.DeltaPct, NewPct: b.DeltaPct}
+			if ds, in := sidesDoubts(cellDoubts(vo, c, so.Name), cellDoubts(vn, c, so.Name)); len(in) > 0 {
+				verdict.MarkDoubted(rc, ds)
+				row.DoubtedIn = in
+			}
+			rows = append(rows, row)
 			family = append(family, rc)
 		}
 	}
