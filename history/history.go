@@ -44,6 +44,11 @@ type Options struct {
 	// Changes tune the change-point search; the zero value is its
 	// defaults.
 	Changes changepoint.Options
+	// SkipUnreadable leaves out a run whose records cannot be read,
+	// listing it in Skipped; without it such a run is an error naming it,
+	// since a history quietly missing a night can hide the night a figure
+	// changed.
+	SkipUnreadable bool
 }
 
 // Point is one run's figures.
@@ -123,6 +128,9 @@ func Of(runs []*results.Run, o Options) (*Series, error) {
 			continue
 		}
 		v, err := decide(r)
+		if err != nil && !o.SkipUnreadable {
+			return nil, &results.UnreadableError{Run: r.Dir, Err: err}
+		}
 		if err != nil {
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s: %v", r.Dir, err))
 			continue

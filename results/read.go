@@ -103,3 +103,17 @@ func readJSON(path string, v any) error {
 	}
 	return nil
 }
+
+// UnreadableError is a run of a history (a diff's, bakeoff history's)
+// that cannot be read: a manifest, summary or records file that does not
+// decode.
+type UnreadableError struct {
+	Run string
+	Err error
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("the run %s of the history cannot be read: %v", e.Run, e.Err)
+}
+
+func (e *UnreadableError) Unwrap() error { return e.Err }

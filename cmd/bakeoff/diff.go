@@ -17,7 +17,7 @@ import (
 )
 
 const diffUsage = `
-Usage: bakeoff diff OLD_DIR NEW_DIR [--threshold 3%] [--alpha 0.05] [--history DIR|none] [--force]
+Usage: bakeoff diff OLD_DIR NEW_DIR [--threshold 3%] [--alpha 0.05] [--history DIR|none] [--force] [--skip-unreadable]
 
 Compares the same scenarios in two runs, level by level, from their raw
 records, with the verdict's statistics (one figure per launch, Holm's
@@ -42,10 +42,14 @@ are shown, not judged.
   --alpha      significance level (default 0.05)
   --history    the folder whose runs are the history (default: NEW's parent), or none
   --force      compare runs whose sweep fingerprints or campaigns differ
+  --skip-unreadable
+               leave out, and list, a run of the history that cannot be
+               read (default: it is an error naming the run)
 
 Exit 0 when nothing regressed, 1 on a significant regression beyond the
-threshold, 2 on bad input or when the runs were measured under different
-sweeps (the message names the settings that differ).`
+threshold, 2 on bad input (a run, or a run of the history, that cannot be
+read; runs of different campaigns) or when the runs were measured under
+different sweeps (the message names the settings that differ).`
 
 func init() {
 	register(&command{
@@ -74,6 +78,7 @@ func parseDiffFlags(e *env, args []string) (*diffFlags, error) {
 	fs.Float64Var(&f.opts.Alpha, "alpha", verdict.DefaultAlpha, "")
 	fs.BoolVar(&f.opts.Force, "force", false, "")
 	fs.StringVar(&f.history, "history", "", "")
+	fs.BoolVar(&f.opts.SkipUnreadable, "skip-unreadable", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return nil, err
@@ -130,13 +135,17 @@ func runDiff(_ context.Context, e *env, args []string) int {
 			fmt.Fprintf(e.Stderr, "bakeoff diff: --history %s: not a folder of runs\n", dir)
 			return exitBadInput
 		}
-		candidates, skipped := readRuns(dir)
+		candidates, skipped, err := readRuns(dir, f.opts.SkipUnreadable)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "bakeoff diff: %v%s\n", err, unreadableHint(err))
+			return exitBadInput
+		}
 		f.opts.History, f.opts.HistorySkipped = rundiff.HistoryOf(runs[0], runs[1], candidates)
 		f.opts.HistorySkipped = append(skipped, f.opts.HistorySkipped...)
 	}
 	d, err := rundiff.Compare(runs[0], runs[1], f.opts)
 	if err != nil {
-		fmt.Fprintf(e.Stderr, "bakeoff diff: %v\n", err)
+		fmt.Fprintf(e.Stderr, "bakeoff diff: %v%s\n", err, unreadableHint(err))
 		return exitBadInput
 	}
 	if err := report.DiffText(e.Stdout, d); err != nil {
@@ -149,13 +158,14 @@ func runDiff(_ context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-// readRuns reads every run in dir (each folder with a manifest), and says
-// which folders with a manifest could not be read, naming the file: a
-// broken run of the history is left out, not fatal to the diff.
-func readRuns(dir string) (runs []*results.Run, skipped []string) {
+// readRuns reads every run in dir (each folder with a manifest). A run that
+// cannot be read is an error naming it (results.UnreadableError) unless
+// skip, when it is left out and listed in skipped: a history quietly
+// missing a night could hide the night a figure changed.
+func readRuns(dir string, skip bool) (runs []*results.Run, skipped []string, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, []string{fmt.Sprintf("%s: %v", dir, err)}
+		return nil, nil, fmt.Errorf("reading the runs in %s: %w", dir, err)
 	}
 	for _, ent := range entries {
 		if !ent.IsDir() {
@@ -166,11 +176,24 @@ func readRuns(dir string) (runs []*results.Run, skipped []string) {
 			continue
 		}
 		r, err := results.ReadRun(run)
+		if err != nil && !skip {
+			return nil, nil, &results.UnreadableError{Run: run, Err: err}
+		}
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%s: %v", run, err))
 			continue
 		}
 		runs = append(runs, r)
 	}
-	return runs, skipped
+	return runs, skipped, nil
+}
+
+// unreadableHint is what to do about a run of a history that cannot be
+// read, after its error; empty for any other error.
+func unreadableHint(err error) string {
+	var u *results.UnreadableError
+	if errors.As(err, &u) {
+		return "; repair or move that run, or pass --skip-unreadable to leave it out"
+	}
+	return ""
 }

@@ -19,7 +19,7 @@ import (
 )
 
 const historyUsage = `
-Usage: bakeoff history CAMPAIGN_DIR [--scenario S] [--level C] [--html FILE] [--json]
+Usage: bakeoff history CAMPAIGN_DIR [--scenario S] [--level C] [--html FILE] [--json] [--skip-unreadable]
 
 Every run of a campaign on one host, oldest first: one scenario's
 throughput at each level with its interval, run by run, and the change
@@ -29,16 +29,20 @@ and how much the figures moved. A nightly baseline-only campaign read this
 way is a regression monitor.
 
 CAMPAIGN_DIR is the folder of the campaign's runs (results/CAMPAIGN). The
-runs followed are those of the newest run's host and sweep; the others, and
-any run that cannot be read, are listed as left out.
+runs followed are those of the newest run's host and sweep; the others are
+listed as left out. A run that cannot be read is an error naming it, since
+a history quietly missing a night could hide the night a figure changed;
+--skip-unreadable leaves it out and lists it instead.
 
   --scenario  the scenario to follow (default: the newest run's baseline)
   --level     one level alone, e.g. 8 or C=8 (default: every level)
   --html      also write the trend as an HTML page with an SVG chart
   --json      print the series as JSON instead of text
+  --skip-unreadable
+              leave out, and list, a run that cannot be read
 
-Exit 0, or 2 on bad input: not a folder of runs, fewer than two runs, an
-unknown scenario or level.`
+Exit 0, or 2 on bad input: not a folder of runs, fewer than two runs, a
+run that cannot be read, an unknown scenario or level.`
 
 func init() {
 	register(&command{
@@ -51,7 +55,7 @@ func init() {
 
 func runHistory(_ context.Context, e *env, args []string) int {
 	var scenario, level, htmlOut string
-	var asJSON bool
+	var asJSON, skipUnreadable bool
 	fs := flag.NewFlagSet("history", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
 	fs.Usage = func() { fmt.Fprintln(e.Stderr, strings.TrimSpace(historyUsage)) }
@@ -59,6 +63,7 @@ func runHistory(_ context.Context, e *env, args []string) int {
 	fs.StringVar(&level, "level", "", "")
 	fs.StringVar(&htmlOut, "html", "", "")
 	fs.BoolVar(&asJSON, "json", false, "")
+	fs.BoolVar(&skipUnreadable, "skip-unreadable", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
@@ -74,7 +79,7 @@ func runHistory(_ context.Context, e *env, args []string) int {
 		return fail(usagef("usage: bakeoff history CAMPAIGN_DIR [--scenario S] [--level C] [--html FILE] [--json]"))
 	}
 	dir := pos[0]
-	o := history.Options{Scenario: scenario}
+	o := history.Options{Scenario: scenario, SkipUnreadable: skipUnreadable}
 	if level != "" {
 		n, err := strconv.Atoi(strings.TrimPrefix(level, "C="))
 		if err != nil || n < 1 {
@@ -86,7 +91,10 @@ func runHistory(_ context.Context, e *env, args []string) int {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return fail(fmt.Errorf("%s: not a folder of runs", dir))
 	}
-	runs, skipped := readRuns(dir)
+	runs, skipped, err := readRuns(dir, skipUnreadable)
+	if err != nil {
+		return fail(fmt.Errorf("%w%s", err, unreadableHint(err)))
+	}
 	if len(runs) == 0 {
 		if _, err := os.Stat(filepath.Join(dir, results.ManifestFile)); err == nil {
 			return fail(fmt.Errorf("%s is one run; give the folder of its campaign's runs (%s)", dir, parentOf(dir)))
@@ -95,7 +103,7 @@ func runHistory(_ context.Context, e *env, args []string) int {
 	}
 	s, err := history.Of(runs, o)
 	if err != nil {
-		return fail(fmt.Errorf("%s: %w%s", dir, err, skippedWords(skipped)))
+		return fail(fmt.Errorf("%s: %w%s%s", dir, err, skippedWords(skipped), unreadableHint(err)))
 	}
 	s.Skipped = append(skipped, s.Skipped...)
 	if htmlOut != "" {

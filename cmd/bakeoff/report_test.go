@@ -164,6 +164,25 @@ func TestDiffCommand(t *testing.T) {
 	for i := range 2 {
 		writeTestRun(t, filepath.Join(root, fmt.Sprintf("night-%d", i)), uint64(20+i), 1, "sha256:aa", 200)
 	}
+	// A folder of history with a run that cannot be read.
+	other := t.TempDir()
+	broken := filepath.Join(other, "broken")
+	if err := os.MkdirAll(broken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(broken, "manifest.json"), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// And one whose run's records have a bad line.
+	badRecords := t.TempDir()
+	bad := writeTestRun(t, filepath.Join(badRecords, "night"), 30, 1, "sha256:aa", 200)
+	records, err := filepath.Glob(filepath.Join(bad, "*", "requests.jsonl"))
+	if err != nil || len(records) == 0 {
+		t.Fatalf("no records to break: %v", err)
+	}
+	if err := os.WriteFile(records[0], []byte("{bad line\n{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -171,11 +190,15 @@ func TestDiffCommand(t *testing.T) {
 		want string
 	}{
 		{"same", []string{old, same}, exitOK, "no regression beyond 3% in"},
+		{"history records unreadable", []string{old, same, "--history", badRecords}, exitBadInput, "the run " + bad + " of the history cannot be read: "},
+		{"history records left out", []string{old, same, "--history", badRecords, "--skip-unreadable"}, exitOK, "not in the history: " + bad},
 		{"slower", []string{old, slower}, exitFailed, "REGRESSION"},
 		{"history named", []string{old, slower, "--history", root}, exitFailed, "learned from 4 runs of this campaign"},
 		{"history skipped", []string{old, slower}, exitFailed, "not in the history: " + unlike + ": another sweep"},
 		// Without history the baseline's own 8% is not judged, and said.
 		{"slower, no history", []string{old, slower, "--history", "none"}, exitOK, "cannot be separated from the run effect without 3 runs of history (have 0)"},
+		{"history unreadable", []string{old, same, "--history", other}, exitBadInput, "the run " + broken + " of the history cannot be read: " + filepath.Join(broken, "manifest.json")},
+		{"history unreadable left out", []string{old, same, "--history", other, "--skip-unreadable"}, exitOK, "not in the history: " + broken},
 		{"history not a folder", []string{old, slower, "--history", filepath.Join(root, "nowhere")}, exitBadInput, "not a folder of runs"},
 		{"slower within a big threshold", []string{old, slower, "--threshold", "20%"}, exitOK, "within threshold"},
 		{"unlike refused", []string{old, unlike}, exitBadInput, "max_tokens: 200 → 256"},

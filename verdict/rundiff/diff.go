@@ -33,6 +33,11 @@ type Options struct {
 	// HistorySkipped says which candidate runs were left out of the
 	// history and why; the diff repeats it.
 	HistorySkipped []string
+	// SkipUnreadable leaves out a run of the history whose records cannot
+	// be read, adding it to HistorySkipped; without it such a run is an
+	// error (results.UnreadableError), since the run effect learned
+	// without it could be another than the campaign's.
+	SkipUnreadable bool
 
 	// WithinRunOnly judges absolute changes with the launches' variance
 	// alone and no ratio rows, as the diff did before it knew the run
@@ -308,6 +313,9 @@ func Compare(old, new *results.Run, o Options) (*Result, error) {
 			in, err := records.Read(h)
 			if err == nil {
 				v, err = verdict.DecideRun(in, verdict.Options{Alpha: o.Alpha})
+			}
+			if err != nil && !o.SkipUnreadable {
+				return nil, &results.UnreadableError{Run: h.Dir, Err: err}
 			}
 			if err != nil {
 				d.HistorySkipped = append(d.HistorySkipped, fmt.Sprintf("%s: %v", h.Dir, err))
