@@ -33,6 +33,7 @@ func load(path string, read func(string) ([]byte, error)) (*Campaign, error) {
 	if err := l.p.err(); err != nil {
 		return nil, err
 	}
+	l.foldPointWarnings(c)
 	c.Warnings = l.p.warningStrings()
 	return c, nil
 }
@@ -795,6 +796,9 @@ func (l *loader) scenarios(c *Campaign, d *doc, nodes campaignNodes) {
 	// their file name), so one broken file does not also fail the baseline.
 	names := map[string]*yaml.Node{}
 	var order []string
+	spaces := map[string][]*Scenario{} // the scenarios written as a space, by name: their points
+	spaceRefused := false
+	firstSpace := "" // the first scenario listed, when it is a space
 	for i, e := range v.Content {
 		e = deref(e)
 		ref, ok := d.word(e, fmt.Sprintf("scenarios[%d]", i))
@@ -813,25 +817,51 @@ func (l *loader) scenarios(c *Campaign, d *doc, nodes campaignNodes) {
 		s := l.scenario(path, d.pos(e), "scenario")
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		if s != nil {
-			l.finish(s)
 			name = s.Name
 			if !isPathRef(ref) && s.Name != ref {
 				l.p.warnf(d.pos(e), "scenarios[%d]: %s names itself %q, not %q; results and baseline use %q", i, path, s.Name, ref, s.Name)
 			}
 		}
-		if first, dup := names[name]; dup {
-			d.errorf(e, "scenarios[%d]: duplicate scenario name %q (first at line %d)", i, name, first.Line)
-			continue
+		// A scenario with a space: is its points, each a scenario of its own.
+		members := []*Scenario{s}
+		if s != nil && s.space != nil {
+			members = l.expandSpace(c, s)
+			spaces[name] = members
+			if members == nil {
+				spaceRefused = true
+			}
+			if i == 0 {
+				firstSpace = name
+			}
 		}
-		names[name] = e
-		order = append(order, name)
-		if s != nil {
-			c.Scenarios = append(c.Scenarios, s)
+		for _, m := range members {
+			mname := name
+			if m != nil {
+				l.finish(m)
+				mname = m.Name
+			}
+			if first, dup := names[mname]; dup {
+				d.errorf(e, "scenarios[%d]: duplicate scenario name %q (first at line %d)", i, mname, first.Line)
+				continue
+			}
+			names[mname] = e
+			order = append(order, mname)
+			if m != nil {
+				c.Scenarios = append(c.Scenarios, m)
+			}
 		}
 	}
 	switch {
+	case spaceRefused:
+		// The baseline may be one of the points not made.
+	case c.Baseline == "" && nodes.baseline == nil && firstSpace != "":
+		l.p.errorf(nodes.root, "baseline: missing, and the first scenario, %s, is a space of %d points; name the baseline: a scenario, or one of the points (%s)",
+			firstSpace, len(spaces[firstSpace]), pointNames(spaces[firstSpace]))
 	case c.Baseline == "" && nodes.baseline == nil && len(order) > 0:
 		c.Baseline = order[0]
+	case nodes.baseline != nil && len(order) > 0 && names[c.Baseline] == nil && spaces[c.Baseline] != nil:
+		d.errorf(nodes.baseline, "baseline: %q is a space of %d points, not one scenario; name one of the points (%s) or another scenario",
+			c.Baseline, len(spaces[c.Baseline]), pointNames(spaces[c.Baseline]))
 	case nodes.baseline != nil && len(order) > 0 && names[c.Baseline] == nil:
 		d.errorf(nodes.baseline, "baseline: %q is not among the scenarios (%s)", c.Baseline, strings.Join(order, ", "))
 	}

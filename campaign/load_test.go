@@ -38,7 +38,7 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown campaign key", memFiles{cfgPath: strings.Replace(goodFiles[cfgPath], "max_tokens: 50", "max_tokenz: 50", 1)},
 			[]string{`c/configs/camp.yaml:6:3: sweep: unknown key "max_tokenz" (known: burstiness, concurrency, endpoint, ignore_eos, max_tokens, percentiles, prompts, rates, repeats, request_timeout, requests, scrape_interval, seed, speeds, temperature, trace, unique_prompts, warmup, workload)`}},
 		{"unknown scenario key", memFiles{basePath: "name: base\nmodel: /m\nflags: {tp: 2}\n"},
-			[]string{`c/scenarios/base.yaml:3:1: scenario: unknown key "flags" (known: args, deployment, description, engine, env, extends, gpus, launch, model, name, prefix_cache)`}},
+			[]string{`c/scenarios/base.yaml:3:1: scenario: unknown key "flags" (known: args, deployment, description, engine, env, extends, gpus, launch, model, name, prefix_cache, space)`}},
 		{"duplicate key", memFiles{basePath: "name: base\nmodel: /m\nmodel: /n\n"},
 			[]string{`c/scenarios/base.yaml:3:1: scenario: duplicate key "model" (first at line 2)`}},
 		{"duplicate scenario listed twice", memFiles{cfgPath: strings.Replace(goodFiles[cfgPath], "[base, spec]", "[base, spec, base]", 1)},
@@ -225,7 +225,7 @@ func TestLoadErrors(t *testing.T) {
 			[]string{
 				`c/configs/camp.yaml:6:15: sweep.max_tokens: must be at least 1, got -1`,
 				`c/scenarios/base.yaml:3:8: args: key "-x": write it without leading dashes ("x")`,
-				`c/scenarios/spec.yaml:2:1: scenario: unknown key "bogus" (known: args, deployment, description, engine, env, extends, gpus, launch, model, name, prefix_cache)`,
+				`c/scenarios/spec.yaml:2:1: scenario: unknown key "bogus" (known: args, deployment, description, engine, env, extends, gpus, launch, model, name, prefix_cache, space)`,
 			}},
 	}
 	for _, tt := range tests {

@@ -33,6 +33,9 @@ type Campaign struct {
 	PromptHash string
 	// Trace is the sweep's trace, read and checked, when it replays one.
 	Trace *prompts.Trace
+	// Spaces are the scenarios written as a `space:` of configurations,
+	// each with what it expanded to; its points are among Scenarios.
+	Spaces []*Space `json:",omitempty"`
 	// Warnings are non-fatal findings (e.g. an unset max-running-requests on a
 	// speculative scenario swept above 48), each prefixed with file:line:col.
 	Warnings []string
@@ -349,6 +352,10 @@ type Scenario struct {
 	File     string // the file the scenario came from
 
 	src *scenarioSrc // where each value was written; nil when built in code
+	// space is the scenario's `space:` (or its parent's) until the
+	// campaign expands it into points; nil for a point and for a
+	// scenario without one.
+	space *space
 }
 
 // Arg is one engine flag. Values holds the rendered values: none for a bare

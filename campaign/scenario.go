@@ -52,6 +52,10 @@ type rawScenario struct {
 	args                       []rawArg
 	env                        []rawEnv
 	deployment                 *rawDeployment // nil when the file has no deployment: key
+	// space is the file's space: (nil when refused, or when null removes
+	// an inherited one); hasSpace says the key was written.
+	space    *space
+	hasSpace bool
 }
 
 var (
@@ -114,7 +118,8 @@ func readMsg(err error) string {
 
 // LoadScenario loads one scenario file on its own, with `extends` resolved
 // (a bare parent NAME is NAME.yaml beside the file), defaults applied and the
-// per-scenario checks run. Problems come back as *Errors.
+// per-scenario checks run. Problems come back as *Errors. A `space:` is not
+// expanded here: a campaign expands it into its points (Load).
 func LoadScenario(path string) (*Scenario, error) {
 	l := newLoader(os.ReadFile)
 	s := l.scenario(filepath.Clean(path), position{file: path}, "scenario")
@@ -199,7 +204,12 @@ func (l *loader) resolve(path string, ref position, what string, stack []string)
 		for _, a := range parent.Args {
 			args[a.Key] = a
 		}
+		s.space = parent.space
 	}
+	if raw.hasSpace {
+		s.space = raw.space
+	}
+	l.spaceOverlaps(s.space, raw)
 	if raw.hasEngine {
 		s.Engine = raw.engine
 	}
@@ -360,6 +370,7 @@ func (d *doc) scenario(root *yaml.Node) *rawScenario {
 			}
 		},
 		"prefix_cache": func(_, v *yaml.Node) { r.prefixCache = d.prefixCache(v, "prefix_cache") },
+		"space":        func(k, v *yaml.Node) { r.space, r.hasSpace = d.space(k, v), true },
 	})
 	return r
 }

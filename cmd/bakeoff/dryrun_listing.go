@@ -146,6 +146,10 @@ func (p *dryPrinter) summary(c *campaign.Campaign, where placement.Plan, n night
 		p.para("", "no GPU (gpu: none): no wait for free GPU memory, no GPU facts, no power sampler")
 	}
 	p.launches(c, where, l)
+	labels, lines := spaceLines(c)
+	for i, line := range lines {
+		p.para(labels[i], line)
+	}
 
 	over := ""
 	if where.Hosts > 1 {

@@ -187,6 +187,7 @@ func printCampaign(w io.Writer, c *campaign.Campaign, bakeoff, root string, now 
 	}
 	fmt.Fprintf(w, "          fingerprint %s\n", c.Fingerprint())
 	fmt.Fprintf(w, "baseline  %s\n", c.Baseline)
+	printSpaces(w, c)
 	printRounds(w, c, root, now)
 	for _, sc := range c.Scenarios {
 		fmt.Fprintf(w, "\nscenario  %s (%s)\n", sc.Name, sc.File)
