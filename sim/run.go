@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/internal/keepalive"
@@ -92,8 +94,8 @@ func Run(ctx context.Context, cfg *cmdline.Config, opt RunOptions) error {
 		log.Printf("bakeoff sim: host drift sigma %g, tau %v (simulated), shared by every server on %s",
 			cfg.Sim.Drift, model.LaunchNoise{Tau: cfg.Sim.DriftTau}.TauOrDefault(), cfg.Sim.StateDir)
 	}
-	if msg := checkConfig(cfg, log); msg != "" {
-		log.Raw(sglog.ConfigErrorTraceback(msg))
+	if exc, msg := checkConfig(cfg, log); msg != "" {
+		log.Raw(sglog.ConfigExceptionTraceback(exc, msg))
 		return &ExitError{Code: 1, Err: errors.New(msg)}
 	}
 	if cfg.FusionRefused() {
@@ -227,13 +229,16 @@ func Run(ctx context.Context, cfg *cmdline.Config, opt RunOptions) error {
 	return nil
 }
 
-// checkConfig logs SGLang's adjustments and returns the message of a
-// configuration SGLang refuses while it builds its server args, or "".
-// Speculative decoding runs the overlap worker with any topk (SGLang
+// checkConfig logs SGLang's adjustments and returns the exception class and
+// message of a configuration SGLang refuses while it builds its server args,
+// or "". Speculative decoding runs the overlap worker with any topk (SGLang
 // dropped the spec-v1 worker and SGLANG_ENABLE_SPEC_V2's topk-1 limit).
-func checkConfig(cfg *cmdline.Config, log *sglog.Logger) string {
+func checkConfig(cfg *cmdline.Config, log *sglog.Logger) (exception, message string) {
+	if exc, msg := cfg.StartupError(); msg != "" {
+		return exc, msg
+	}
 	if msg := cfg.UnknownSpecAlgorithm(); msg != "" {
-		return msg
+		return "ValueError", msg
 	}
 	if _, reset := cfg.RunningCap(); reset {
 		log.Printf("Max running requests is reset to %d for speculative decoding. You can override this by explicitly setting --max-running-requests.", cmdline.SpecMaxRunningRequests)
@@ -241,7 +246,24 @@ func checkConfig(cfg *cmdline.Config, log *sglog.Logger) string {
 	if cfg.Speculative() && cfg.SpecTopK == 1 && cfg.SpecDraftTokens != 0 && cfg.SpecDraftTokens != cfg.SpecSteps+1 {
 		log.Printf("speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1")
 	}
-	return ""
+	if a := cfg.Adaptive; a != nil && a.Strategy == "ema" {
+		first := a.Slots[0]
+		steps := cfg.SpecSteps
+		if !slices.Contains(first.Candidates, steps) {
+			steps = first.Candidates[len(first.Candidates)/2]
+		}
+		log.Printf("AdaptiveSpeculativeParams initialized: steps=%d, candidate_steps=%s", steps, pyList(first.Candidates))
+	}
+	return "", ""
+}
+
+// pyList is a list of ints as Python prints it.
+func pyList(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // startChildren starts one scheduler child per rank of this node, each a re-exec of this

@@ -21,7 +21,8 @@ import (
 // in SGLang's words and the server runs; FlashInfer allreduce fusion asked
 // for on the simulated GPU refuses to start unless the GPU is SM90 or
 // SM10x; SGLANG_ENABLE_SPEC_V2 is only noted; speculative decoding with
-// topk 4 runs on the overlap worker.
+// topk 4 runs on the overlap worker; adaptive speculative decoding runs,
+// falls back to static params, or ends the server as SGLang's hook decides.
 func TestStartupAsSGLang(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -53,6 +54,15 @@ func TestStartupAsSGLang(t *testing.T) {
 		}, nil},
 		{"unknown speculative algorithm", nil, "--speculative-algorithm MEDUSA", 1, []string{
 			"\nValueError: Unknown speculative algorithm name: MEDUSA\n",
+		}, nil},
+		{"adaptive speculative decoding", nil, "--tp 2 --speculative-algorithm EAGLE3 --speculative-adaptive", 0, []string{
+			"] AdaptiveSpeculativeParams initialized: steps=3, candidate_steps=[1, 3, 5, 7]\n",
+		}, nil},
+		{"adaptive with topk 4 falls back", nil, "--tp 2 --speculative-algorithm EAGLE3 --speculative-adaptive --speculative-eagle-topk 4 --speculative-num-draft-tokens 8", 0, []string{
+			"] speculative_adaptive disabled: speculative_eagle_topk=4 (only topk=1 is supported). Falling back to static speculative params.\n",
+		}, nil},
+		{"adaptive config SGLang cannot open", nil, "--speculative-algorithm EAGLE3 --speculative-adaptive --speculative-adaptive-config /nonexistent/adaptive.json", 1, []string{
+			"\nFileNotFoundError: [Errno 2] No such file or directory: '/nonexistent/adaptive.json'\n",
 		}, nil},
 	}
 	for _, tt := range tests {

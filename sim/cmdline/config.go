@@ -66,6 +66,13 @@ type Config struct {
 	SpecSteps       int
 	SpecTopK        int
 	SpecDraftTokens int // 0 when not given
+	// SpecAdaptive is --speculative-adaptive and SpecAdaptiveConfig its
+	// --speculative-adaptive-config file ("" for SGLang's default); Adaptive
+	// is what the server runs of it (adaptive.go), nil when SGLang keeps
+	// static speculative params.
+	SpecAdaptive       bool
+	SpecAdaptiveConfig string
+	Adaptive           *AdaptivePlan
 	// DisableOverlapSchedule is --disable-overlap-schedule: speculative
 	// decoding then runs the synchronous path instead of the overlap worker
 	// (see Overlap).
@@ -124,6 +131,10 @@ type Config struct {
 	ParseWarnings []string
 	Notices       []string
 
+	// startup is an exception SGLang raises while it builds its server args
+	// (StartupError), nil when none.
+	startup error
+
 	// Deploy is where this process stands in a deployment of several
 	// (deploy.go): a node of a multi-node group, a prefill or decode worker.
 	Deploy Deployment
@@ -150,6 +161,10 @@ type SimOptions struct {
 	Slowdown float64
 	// Noise is the relative standard deviation of each step's time.
 	Noise float64
+	// DraftAccept is the probability that the drafter's top-1 guess for a
+	// draft position is accepted (0: the model's default, the seeds'
+	// Kimi-K2.5 drafter); a tree accepts more (model.acceptProb).
+	DraftAccept float64
 	// LaunchSigma is σ of the log of a step-time factor drawn once per
 	// launch; Drift the stationary σ of the log of a slow Ornstein–Uhlenbeck
 	// factor with correlation time DriftTau (simulated time; 0 means

@@ -268,6 +268,15 @@ var simFlags = []flagSpec{
 		set: floatFlag(func(c *Config) *float64 { return &c.Sim.Slowdown })},
 	{names: []string{"sim-noise"}, metavar: "F", help: "sim: relative noise sigma of each step (default 0.02)",
 		set: floatFlag(func(c *Config) *float64 { return &c.Sim.Noise })},
+	{names: []string{"sim-draft-accept"}, metavar: "P", help: "sim: probability that the drafter's top-1 guess for a draft position is accepted (default 0.56); a wider tree accepts more",
+		set: func(c *Config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f <= 0 || f > 1 {
+				return fmt.Errorf("invalid probability value: '%s'", v)
+			}
+			c.Sim.DraftAccept = f
+			return nil
+		}},
 	{names: []string{"sim-launch-sigma"}, metavar: "F", help: "sim: sigma of the log of a step-time factor drawn once per launch from the seed (default 0)",
 		set: nonNegFloatFlag(func(c *Config) *float64 { return &c.Sim.LaunchSigma })},
 	{names: []string{"sim-drift"}, metavar: "F", help: "sim: sigma of a slow drift in the log of step time, an Ornstein-Uhlenbeck process (default 0)",

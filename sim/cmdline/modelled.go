@@ -60,6 +60,8 @@ var modelled = map[string]modelledFlag{
 	"speculative_num_steps":        {kindValue, "int", intFlag(func(c *Config) *int { return &c.SpecSteps })},
 	"speculative_eagle_topk":       {kindValue, "int", intFlag(func(c *Config) *int { return &c.SpecTopK })},
 	"speculative_num_draft_tokens": {kindValue, "int", intFlag(func(c *Config) *int { return &c.SpecDraftTokens })},
+	"speculative_adaptive":         {kindBool, "-", boolFlag(func(c *Config) *bool { return &c.SpecAdaptive })},
+	"speculative_adaptive_config":  {kindValue, "str", strFlag(func(c *Config) *string { return &c.SpecAdaptiveConfig })},
 
 	"attention_backend":         {kindValue, "str", strFlag(func(c *Config) *string { return &c.AttentionBackend })},
 	"cuda_graph_backend_decode": {kindValue, "parse_cuda_graph_backend_arg", strFlag(func(c *Config) *string { return &c.CudaGraphBackendDecode })},

@@ -17,7 +17,9 @@ import (
 //     is gone; python/sglang/srt/arg_groups/speculative_hook.py,
 //     handle_speculative_decoding;
 //   - the speculative algorithm is read in upper case, NEXTN as EAGLE's
-//     alias keeps its name here (the model treats every algorithm alike).
+//     alias keeps its name here (the model treats every algorithm alike);
+//   - --speculative-adaptive is kept, dropped with SGLang's warning, or
+//     refused with the exception SGLang raises (adaptive.go).
 func resolve(c *Config, getenv func(string) string) {
 	if c.EnableFusionDeprecated && c.FusionBackend == "" {
 		c.Notices = append(c.Notices, "--enable-flashinfer-allreduce-fusion is deprecated. Please use --flashinfer-allreduce-fusion-backend=auto instead.")
@@ -27,6 +29,7 @@ func resolve(c *Config, getenv func(string) string) {
 		c.Notices = append(c.Notices, "SGLANG_ENABLE_SPEC_V2 has been removed: speculative decoding always runs the V2 worker. Use --disable-overlap-schedule to select the non-overlap (synchronous) path.")
 	}
 	c.SpecAlgorithm = strings.ToUpper(c.SpecAlgorithm)
+	resolveAdaptive(c)
 }
 
 // UnknownSpecAlgorithm is SGLang's startup error for an algorithm it does

@@ -33,6 +33,8 @@ func ServerArgs(c *Config) map[string]any {
 		"speculative_num_steps":        c.SpecSteps,
 		"speculative_eagle_topk":       c.SpecTopK,
 		"speculative_num_draft_tokens": c.DraftTokens(),
+		"speculative_adaptive":         c.Adaptive != nil,
+		"speculative_adaptive_config":  nilIfEmpty(c.SpecAdaptiveConfig),
 		"disable_overlap_schedule":     c.DisableOverlapSchedule,
 		"cuda_graph_max_bs_decode":     c.CudaGraphMaxBS,
 		"max_running_requests":         maxRun,

@@ -194,6 +194,9 @@ func (e *Engine) Run(ctx context.Context) {
 		e.busy.Add(int64(end.Sub(stepStart)))
 		e.deliver(r, end)
 		e.stats.Step(r, running, waiting, kv)
+		if r.Notice != "" {
+			e.log.Rankf(0, "%s", r.Notice)
+		}
 		if r.Kind == StepPrefill {
 			if e.perf.decodeOnly {
 				continue // a decode worker admits transferred requests without a forward

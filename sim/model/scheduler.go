@@ -2,6 +2,7 @@ package model
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -59,6 +60,12 @@ type StepResult struct {
 	Duration time.Duration // simulated, noise included
 	Batch    int           // requests in the step
 	Emits    []Emit
+	// Steps is the speculative steps a decode step drafted (the adaptive
+	// controller's choice, else the configured steps).
+	Steps int
+	// Notice is a line the scheduler logs after the step ("" for none):
+	// the adaptive controller's change of steps.
+	Notice string
 	// NewTokens is the prompt tokens prefilled (prefill steps), and
 	// CachedTokens the prompt tokens the prefix cache spared them.
 	NewTokens, CachedTokens int
@@ -82,8 +89,11 @@ type Scheduler struct {
 	// cache is the prefix cache; nil when it is off (--disable-radix-cache).
 	cache *PrefixCache
 	// maxAccepted is the most draft tokens one verify step can accept (the
-	// speculative steps), 0 without speculation.
+	// speculative steps, the most of the adaptive candidates), 0 without
+	// speculation.
 	maxAccepted int
+	// adaptive chooses each round's steps (nil: the configured steps).
+	adaptive *adaptiveSteps
 }
 
 // NewScheduler returns a scheduler for the model with a running cap and a
@@ -92,6 +102,10 @@ func NewScheduler(perf Perf, maxRunning, maxPrefillTokens int, rng *rand.Rand) *
 	s := &Scheduler{perf: perf, maxRunning: max(1, maxRunning), maxPrefill: max(1, maxPrefillTokens), rng: rng}
 	if perf.Speculative() {
 		s.maxAccepted = perf.steps
+		if perf.plan != nil {
+			s.adaptive = newAdaptiveSteps(perf)
+			s.maxAccepted = slices.Max(perf.plan.Candidates())
+		}
 	}
 	return s
 }
@@ -222,11 +236,19 @@ func (s *Scheduler) prefill() StepResult {
 
 func (s *Scheduler) decode() StepResult {
 	b := len(s.running)
-	r := StepResult{Kind: StepDecode, Batch: b, Graph: b <= s.perf.graphMaxBS}
-	r.Duration = s.perf.Noisy(s.perf.DecodeStep(b), s.rng)
+	steps := s.perf.steps
+	if s.adaptive != nil {
+		steps = s.adaptive.steps(b)
+	}
+	r := StepResult{Kind: StepDecode, Batch: b, Graph: b <= s.perf.graphMaxBS, Steps: steps}
+	r.Duration = s.perf.Noisy(s.perf.decodeStepAt(b, steps), s.rng)
+	var correct []int
 	keep := s.running[:0]
 	for _, j := range s.running {
-		a := s.perf.DrawAccept(s.rng)
+		a := s.perf.drawAcceptAt(steps, s.rng)
+		if s.adaptive != nil {
+			correct = append(correct, a-1)
+		}
 		r.AcceptSum += a
 		r.AcceptN++
 		n := min(a, j.Target-j.Generated)
@@ -243,6 +265,9 @@ func (s *Scheduler) decode() StepResult {
 	}
 	s.running = keep
 	r.Queued = len(s.waiting)
+	if s.adaptive != nil {
+		r.Notice = s.adaptive.verified(b, correct)
+	}
 	return r
 }
 

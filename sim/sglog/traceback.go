@@ -70,13 +70,16 @@ OSError: [Errno 98] Address already in use
 ` + fmt.Sprintf("ERROR:    [Errno 98] error while attempting to bind on address ('%s', %d): address already in use\n", cfg.Host, cfg.Port)
 }
 
-func ConfigErrorTraceback(msg string) string {
+// ConfigExceptionTraceback is SGLang's traceback when building its server
+// args raises: a ValueError for an unknown speculative algorithm, a
+// FileNotFoundError for an adaptive config it cannot open, ….
+func ConfigExceptionTraceback(exception, msg string) string {
 	return `Traceback (most recent call last):
   File "/sgl-workspace/sglang/python/sglang/launch_server.py", line 25, in <module>
     server_args = prepare_server_args(sys.argv[1:])
   File "/sgl-workspace/sglang/python/sglang/srt/server_args.py", line 4012, in __post_init__
     self._handle_speculative_decoding()
-` + "ValueError: " + msg + "\n"
+` + exception + ": " + msg + "\n"
 }
 
 func OOMTraceback(now func() time.Time, needMiB, freeMiB int) string {
