@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build deps test demo demo-disagg vet fmt bench bench-cpu fuzz faults soak scale slurm sequential contention diff-aa sglang-args clean
+.PHONY: all build deps test demo demo-disagg vet fmt bench bench-cpu fuzz faults soak scale slurm sequential select-study contention diff-aa sglang-args clean
 
 all: build
 
@@ -125,6 +125,16 @@ sequential:
 	BAKEOFF_SEQUENTIAL_CAMPAIGNS=60 $(GO) test -count=1 -v -timeout 60m -run '^TestSequential(Coverage|Power|Savings)$$' ./verdict
 	BAKEOFF_SEQUENTIAL_CAMPAIGNS=40 BAKEOFF_SEQUENTIAL_MAXES=12,16,20,24 $(GO) test -count=1 -v -timeout 60m -run '^TestSequentialSavingsByMax$$' ./verdict
 	BAKEOFF_SEQUENTIAL_CAMPAIGNS=40 $(GO) test -count=1 -v -timeout 60m -run '^TestPriorSequential$$' ./verdict
+
+# The selection procedure's figures in docs/METHOD.md ("Selecting the
+# best"): 2,000 simulated races of each space (slippage, two configurations
+# delta apart, all equal, 24 and 48 candidates, a speculative-decoding
+# space) on each host (launch noise 1-3%, wandering or random-walk drift,
+# t(3) tails), against the fixed designs and the argmax of one launch each;
+# then maxima and wider indifference zones. About 3 minutes on two busy
+# cores; make test runs a few hundred races per hard case.
+select-study:
+	BAKEOFF_SELECTION_RACES=2000 $(GO) test -count=1 -v -timeout 60m -run '^TestSelection(Study|WithoutTheUpdate)$$' ./verdict/selection
 
 # A/A campaigns of the demo's scenarios (the baseline, its fusion-flag
 # variant and an exact twin) under CPU contention the test starts and stops
