@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build deps test demo demo-disagg vet fmt bench bench-cpu fuzz faults soak scale slurm sequential select-study contention diff-aa sglang-args clean
+.PHONY: all build deps test demo demo-disagg demo-select vet fmt bench bench-cpu fuzz faults soak scale slurm sequential select-study contention diff-aa sglang-args clean
 
 all: build
 
@@ -57,6 +57,11 @@ demo: build
 # router) against the aggregated server, on the simulated engine.
 demo-disagg: build
 	./scripts/demo.sh configs/demo-disagg.yaml
+
+# Which EAGLE-3 draft tree to serve per load band: a race of the baseline
+# and twelve trees on the simulated engine, ending with the serving policy.
+demo-select: build
+	./scripts/demo.sh configs/demo-select.yaml
 
 # Every fuzz target in the module, one at a time, FUZZTIME each. A crasher
 # is written to the owning package's testdata/fuzz/ and fails the target;

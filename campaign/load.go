@@ -51,6 +51,8 @@ type campaignNodes struct {
 	sweep              *yaml.Node
 	rates, burstiness  *yaml.Node
 	speeds, trace      *yaml.Node
+	selectKey          *yaml.Node
+	question           *yaml.Node
 	envAt              map[string]position
 	host, hosts        *yaml.Node
 	engine             *yaml.Node
@@ -149,6 +151,8 @@ func (l *loader) campaign(path string) *Campaign {
 		},
 		"slo":      func(_, v *yaml.Node) { c.SLO = d.slo(v) },
 		"verdict":  func(_, v *yaml.Node) { d.verdict(v, c) },
+		"question": func(_, v *yaml.Node) { nodes.question = v; d.question(v, c) },
+		"select":   func(_, v *yaml.Node) { nodes.selectKey = v; d.selectKey(v, c) },
 		"budget":   func(_, v *yaml.Node) { nodes.budget = v; d.budget(v, c) },
 		"deadline": func(_, v *yaml.Node) { nodes.deadline = v; d.deadline(v, c) },
 		"launches_per_host": func(_, v *yaml.Node) {
@@ -218,6 +222,7 @@ func (l *loader) campaign(path string) *Campaign {
 	l.prompts(c, d.pos(nodes.prompts))
 	l.trace(c, d, d.pos(nodes.trace), nodes.trace)
 	l.scenarios(c, d, nodes)
+	checkQuestion(c, d, nodes)
 	l.checkDeployments(c, d, nodes)
 	l.checkRoleCommands(c)
 	l.checkSlots(c, d, nodes)

@@ -58,6 +58,12 @@ type Campaign struct {
 	// (key verdict.metrics), in the campaign's order; nil for throughput
 	// alone.
 	VerdictMetrics []MetricChoice
+	// Question is what the campaign asks (key question): QuestionCompare,
+	// each variant against the baseline, or QuestionSelect, the fastest
+	// configuration at each level. Empty reads as QuestionCompare.
+	Question string
+	// Select tunes a selection campaign's race (key select).
+	Select Select
 	// SLO is the service-level objective (key slo) the verdict measures
 	// capacity and goodput under; nil when the campaign has none.
 	SLO *slo.SLO

@@ -13,6 +13,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/loadgen"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict/selection"
 )
 
 // FingerprintChangedError refuses a resume whose sweep differs from the one
@@ -68,6 +69,9 @@ func (o *orch) openRun() error {
 		SLO: o.c.SLO, Allocation: o.opt.Allocation, ScenarioGPUs: o.c.GPUCounts(), NoisePrior: o.opt.NoisePrior}
 	for _, m := range o.c.VerdictMetrics {
 		o.man.VerdictMetrics = append(o.man.VerdictMetrics, results.VerdictMetric{Name: m.Name, MarginPct: m.MarginPct})
+	}
+	if o.c.Question == campaign.QuestionSelect {
+		o.man.Select = selectInfo(o.c)
 	}
 	o.man.Order, o.man.Replicates = o.layout()
 	for _, s := range o.c.Scenarios {
@@ -319,4 +323,18 @@ func budgetText(c *campaign.Campaign) string {
 		return strings.TrimSuffix(strings.TrimSuffix(c.Budget.String(), "0s"), "0m")
 	}
 	return ""
+}
+
+// selectInfo is a selection campaign's race as its manifest records it,
+// the defaults filled: the indifference zone is the campaign's
+// equivalence margin unless select.delta gives one.
+func selectInfo(c *campaign.Campaign) *results.SelectInfo {
+	info := &results.SelectInfo{DeltaPct: c.Select.DeltaPct, PCS: c.Select.PCS, FirstStage: c.Select.FirstStage}
+	if info.DeltaPct == 0 {
+		info.DeltaPct = c.EquivalenceMarginPct
+	}
+	if info.PCS == 0 {
+		info.PCS = selection.DefaultPCS
+	}
+	return info
 }

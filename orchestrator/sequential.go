@@ -36,6 +36,11 @@ type Look struct {
 	Scale int
 	// Plan is the planner's line, for the log; empty without one.
 	Plan string
+	// Race is set by the look of a selection campaign (question: select):
+	// Open is then every configuration the next round launches, the
+	// baseline among them only while it can still win, since a race has
+	// no baseline to compare with.
+	Race bool
 }
 
 // LookRecord is a look as the journal keeps it, on a PhaseLook line.
@@ -44,6 +49,7 @@ type LookRecord struct {
 	After   int      `json:"after"`
 	Open    []string `json:"open"`
 	Stopped []string `json:"stopped,omitempty"`
+	Race    bool     `json:"race,omitempty"`
 	Scale   int      `json:"scale,omitempty"`
 	Plan    string   `json:"plan,omitempty"`
 }
@@ -70,6 +76,9 @@ func (o *orch) gate(ctx context.Context, j *roundJob) bool {
 		return true
 	}
 	keep := append([]string{o.c.Baseline}, look.Open...)
+	if look.Race {
+		keep = look.Open
+	}
 	byName := map[string]plannedLaunch{}
 	for _, pl := range j.launches {
 		byName[pl.key.Scenario] = pl
@@ -83,7 +92,7 @@ func (o *orch) gate(ctx context.Context, j *roundJob) bool {
 		all = append(all, sc.Name)
 		if slices.Contains(keep, sc.Name) {
 			names = append(names, sc.Name)
-			open = open || sc.Name != o.c.Baseline
+			open = open || sc.Name != o.c.Baseline || look.Race
 		}
 	}
 	if !open {
@@ -132,7 +141,7 @@ func (o *orch) lookBefore(ctx context.Context, r int) (Look, bool) {
 		o.warn("", fmt.Sprintf("the look before round %d failed, so the round runs every scenario: %v", r, err))
 		return look, false
 	}
-	rec := LookRecord{After: r - 1, Open: look.Open, Stopped: look.Stopped, Scale: look.Scale, Plan: look.Plan}
+	rec := LookRecord{After: r - 1, Open: look.Open, Stopped: look.Stopped, Scale: look.Scale, Plan: look.Plan, Race: look.Race}
 	o.journal(JournalEntry{Time: o.now(), Phase: PhaseLook, Event: "end", Round: r, Look: &rec})
 	o.emit(Event{Time: o.now(), Kind: EventLook, Round: r, Rounds: o.replicates(), Message: lookLine(rec)})
 	return look, true
@@ -158,9 +167,14 @@ func (o *orch) replicates() int {
 func lookLine(r LookRecord) string {
 	var parts []string
 	parts = append(parts, r.Stopped...)
-	if len(r.Open) == 0 {
+	switch {
+	case len(r.Open) == 0 && r.Race:
+		parts = append(parts, "the race is over: no more rounds")
+	case len(r.Open) == 0:
 		parts = append(parts, "every variant decided: no more rounds")
-	} else {
+	case r.Race:
+		parts = append(parts, "next: "+strings.Join(r.Open, ", "))
+	default:
 		parts = append(parts, "open: "+strings.Join(r.Open, ", "))
 	}
 	if r.Plan != "" {

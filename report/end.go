@@ -79,6 +79,9 @@ func End(w io.Writer, v *verdict.Verdict, width int, where Where) error {
 	if len(v.Metrics) > 0 && ew.err == nil {
 		ew.err = writeMetrics(ew, v, width)
 	}
+	if v.Selection != nil && ew.err == nil {
+		ew.err = writeSelection(ew, v, width)
+	}
 	if lines := capacityLines(v); len(lines) > 0 {
 		line("")
 		prose(capacityHeading(v)+":", "", "  ")

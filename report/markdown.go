@@ -65,6 +65,17 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 			fmt.Fprintf(ew, "- %s\n", line)
 		}
 	}
+	if res := v.Selection; res != nil {
+		fmt.Fprintf(ew, "\n%s\n\n", selectionHeading(res))
+		if err := renderTable(ew, selectionTable(res), renderer.NewMarkdown()); err != nil {
+			return err
+		}
+		fmt.Fprintln(ew)
+		for _, line := range policyLines(res) {
+			fmt.Fprintf(ew, "- %s\n", line)
+		}
+		fmt.Fprintf(ew, "\nThe race, a column per round (■ launched, c confirmation):\n\n```\n%s\n```\n", strings.Join(raceLines(res, v.Rounds), "\n"))
+	}
 	if lines := capacityLines(v); len(lines) > 0 {
 		fmt.Fprintf(ew, "\n%s:\n\n", capacityHeading(v))
 		for _, line := range lines {

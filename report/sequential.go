@@ -26,7 +26,9 @@ func sequentialLines(v *verdict.Verdict) []string {
 // sequentialVariantLines are sequentialLines without the cost: the end of
 // a run gives the cost a line of its own, under a fixed design too.
 func sequentialVariantLines(v *verdict.Verdict) []string {
-	if v.Sequential == nil {
+	// A race's launches follow the race, not the comparisons with the
+	// baseline: its picture (writeSelection) says when each left.
+	if v.Sequential == nil || v.Selection != nil {
 		return nil
 	}
 	var out []string

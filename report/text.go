@@ -69,6 +69,9 @@ func TextWidth(w io.Writer, v *verdict.Verdict, width int) error {
 	if len(v.Metrics) > 0 && ew.err == nil {
 		ew.err = writeMetrics(ew, v, width)
 	}
+	if v.Selection != nil && ew.err == nil {
+		ew.err = writeSelection(ew, v, width)
+	}
 	if lines := capacityLines(v); len(lines) > 0 {
 		fmt.Fprintf(ew, "\n%s:\n", capacityHeading(v))
 		for _, line := range lines {

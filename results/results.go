@@ -92,6 +92,11 @@ type Manifest struct {
 	// (the campaign's verdict.metrics), each with its tie margin; empty for
 	// throughput alone.
 	VerdictMetrics []VerdictMetric `json:"verdict_metrics,omitempty"`
+	// Select is the campaign's question when it asks for the best
+	// configuration per level (question: select) instead of each variant
+	// against the baseline: the race's indifference zone and probability
+	// of correct selection. nil for a comparison with the baseline.
+	Select *SelectInfo `json:"select,omitempty"`
 	// Order is the scenario names of each round, in launch order; empty in
 	// runs written before rounds, where the campaign order was the only one.
 	Order [][]string `json:"order,omitempty"`
@@ -288,6 +293,18 @@ type Summary struct {
 	Baseline    string           `json:"baseline"`
 	Scenarios   []ScenarioResult `json:"scenarios"`
 	Updated     time.Time        `json:"updated"`
+}
+
+// SelectInfo is a selection campaign's question (Manifest.Select).
+type SelectInfo struct {
+	// DeltaPct is the indifference zone, percent: configurations within it
+	// of the best are as good as the best.
+	DeltaPct float64 `json:"delta_pct"`
+	// PCS is the probability of correct selection asked of each level.
+	PCS float64 `json:"pcs"`
+	// FirstStage is the rounds before any configuration is ruled out; 0
+	// for the race's default.
+	FirstStage int `json:"first_stage,omitempty"`
 }
 
 // VerdictMetric is one metric a run's verdict decides beside throughput

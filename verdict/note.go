@@ -73,6 +73,9 @@ const CheckHosts = "hosts"
 // went from prefill to decode over TCP, its host having no RDMA device.
 const CheckKVTransfer = "kv transfer"
 
+// CheckSelection names the note on a selection campaign's race.
+const CheckSelection = "selection"
+
 // CheckPrior names the note on the host's noise profile.
 const CheckPrior = "noise profile"
 

@@ -29,6 +29,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
+	"github.com/bakeoff-dev/bakeoff/verdict/selection"
 )
 
 // Defaults for Options and for the checks.
@@ -194,6 +195,11 @@ type Verdict struct {
 	// Metrics are the campaign's verdict.metrics, each decided per level as
 	// throughput is (metrics.go); empty for throughput alone.
 	Metrics []*MetricVerdict `json:"metrics,omitempty"`
+	// Selection is the race of a campaign that asks for the best
+	// configuration per level (question: select; package judge replays
+	// it): nil for a comparison with the baseline, or when the race could
+	// not be replayed (a note says why).
+	Selection *selection.Result `json:"selection,omitempty"`
 	// Pareto is every scenario's levels on the plane of throughput per GPU
 	// against output tokens per second per user, with the frontiers
 	// (pareto.go); nil when no level has both.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
@@ -12,7 +15,9 @@ import (
 	"github.com/bakeoff-dev/bakeoff/plan"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"github.com/bakeoff-dev/bakeoff/verdict/records"
+	"github.com/bakeoff-dev/bakeoff/verdict/selection"
 )
 
 // The night's plan: what the CLI tells before a campaign starts, and the
@@ -253,6 +258,9 @@ func lookAt(c *campaign.Campaign, run *results.Run, rule *verdict.SequentialPlan
 	if err != nil {
 		return orchestrator.Look{}, fmt.Errorf("the verdict after %d rounds: %w", rounds, err)
 	}
+	if run.Manifest.Select != nil {
+		return raceLook(v, run.Manifest.Select)
+	}
 	look := orchestrator.Look{Open: verdict.Open(v)}
 	if v.Sequential != nil {
 		for _, vs := range v.Sequential.Variants {
@@ -358,4 +366,52 @@ func pastRequests(run *results.Run, v *verdict.Verdict) [][]int {
 		}
 	}
 	return out
+}
+
+// raceLook is the look of a selection campaign (question: select): the
+// race replayed from the launches so far (judge.Selection) says which
+// configurations can still win at a level not yet decided. Once the race
+// is over, one confirmation round launches each level's selected and
+// runner-up (and the best single configuration), whose figures the race
+// never saw, so that the advantage reported is not the race's own,
+// inflated by the selection; the campaign's last round is the last chance
+// for it.
+func raceLook(v *verdict.Verdict, info *results.SelectInfo) (orchestrator.Look, error) {
+	res, err := judge.Selection(v, info)
+	if err != nil {
+		return orchestrator.Look{}, fmt.Errorf("the race after %d rounds: %w", v.Rounds, err)
+	}
+	look := orchestrator.Look{Race: true}
+	switch {
+	case !res.Done:
+		look.Open = res.Next
+	case v.Rounds == res.Rounds && v.Rounds < v.RoundsPlanned:
+		look.Open = res.Confirm
+		look.Plan = "the race is over after " + strconv.Itoa(res.Rounds) + " rounds: a confirmation round"
+	}
+	if v.Rounds == res.Rounds {
+		// What this look ruled out: launched in the round it saw, and
+		// launched no more.
+		for _, name := range res.Looks[len(res.Looks)-1].Launched {
+			if !slices.Contains(look.Open, name) {
+				look.Stopped = append(look.Stopped, name+": out of the race after round "+strconv.Itoa(res.Rounds)+eliminatedBy(res, name, res.Rounds))
+			}
+		}
+	}
+	return look, nil
+}
+
+// eliminatedBy is ": behind B by 6.1% at C=1; behind A by 3.0% at C=8",
+// each level the configuration was ruled out at by round.
+func eliminatedBy(res *selection.Result, name string, round int) string {
+	var parts []string
+	for _, e := range res.Eliminations {
+		if e.Config == name && e.Round <= round {
+			parts = append(parts, fmt.Sprintf("behind %s by %.1f%% at %s", e.By, selection.BehindPct(e.GapPct), e.Level))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, "; ")
 }

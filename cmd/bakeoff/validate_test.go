@@ -149,6 +149,9 @@ func TestShippedFilesNameTheirEngineVersion(t *testing.T) {
 		for _, s := range c.Scenarios {
 			used[s.Name] = true
 		}
+		for _, sp := range c.Spaces {
+			used[sp.Scenario] = true // its file, expanded into its points
+		}
 		if filepath.Base(cfg) == "demo.yaml" {
 			continue
 		}

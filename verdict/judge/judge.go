@@ -42,5 +42,6 @@ func Records(in records.Input, o verdict.Options) (*verdict.Verdict, error) {
 	gaps := explain.Levels(v, in, o.Slices())
 	explain.Crossovers(v, in.Manifest)
 	v.Notes = notes.Of(v, in, gaps)
+	withSelection(v, in.Manifest)
 	return v, nil
 }

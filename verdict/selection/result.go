@@ -203,6 +203,13 @@ func (r *Racer) names(ids []int) []string {
 // pct turns a log ratio into percent.
 func pct(x float64) float64 { return 100 * math.Expm1(x) }
 
+// BehindPct is how much slower a configuration was than the leader it fell
+// behind, percent of the leader's throughput, from the gap an Elimination
+// records (the leader over it, less one): a gap of +100% is 50% slower.
+func BehindPct(gapPct float64) float64 {
+	return 100 * (1 - 1/(1+math.Abs(gapPct)/100))
+}
+
 // level is level c's result, with the indices of its selected and
 // runner-up (−1 where there is none).
 func (r *Racer) level(c int) (LevelResult, int, int) {

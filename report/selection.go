@@ -1,0 +1,222 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/selection"
+)
+
+// writeSelection writes a selection campaign's answer (question: select):
+// the serving policy, one row per level with the configuration to serve,
+// its runner-up and its advantage measured on the confirmation round, the
+// envelope over the best single configuration, and the race as a picture,
+// a row per configuration and a column per round.
+func writeSelection(w io.Writer, v *verdict.Verdict, width int) error {
+	res := v.Selection
+	if res == nil {
+		return nil
+	}
+	ew := &errWriter{w: w}
+	prose := func(s, first, rest string) {
+		for _, l := range fold(s, foldWidth(width), first, rest) {
+			fmt.Fprintln(ew, l)
+		}
+	}
+	fmt.Fprintln(ew)
+	prose(selectionHeading(res), "", "  ")
+	if err := renderTable(ew, selectionTable(res), nil); err != nil {
+		return err
+	}
+	for _, s := range policyLines(res) {
+		prose(s, "", "  ")
+	}
+	fmt.Fprintln(ew)
+	prose("The race, a column per round (■ launched, c confirmation; a row ends where the configuration left):", "", "  ")
+	for _, l := range raceLines(res, v.Rounds) {
+		fmt.Fprintln(ew, l)
+	}
+	return ew.err
+}
+
+// selectionTable is the serving policy, a row per level: the configuration
+// to serve, its runner-up, the advantage and when the level was decided.
+func selectionTable(res *selection.Result) table {
+	t := table{Header: []string{"level", "serve", "runner-up", "advantage", "decided"}}
+	for _, l := range res.Levels {
+		t.Rows = append(t.Rows, []string{l.Level, servedText(l), orDash(l.RunnerUp), advantageText(l), decidedText(res, l)})
+	}
+	return t
+}
+
+// selectionHeading says what was asked and what the answer guarantees.
+func selectionHeading(res *selection.Result) string {
+	return fmt.Sprintf("The best configuration per level: a race (Kim & Nelson's fully sequential selection) with an indifference zone of ±%s and a %s probability of correct selection at each level, over %d rounds:",
+		trimPct(100*res.Options.Delta), trimPct(100*res.Options.PCS), res.Rounds)
+}
+
+// servedText is the level's selected configuration, with the live ones
+// within the indifference zone of it, which are as good.
+func servedText(l selection.LevelResult) string {
+	if l.Selected == "" {
+		return "–"
+	}
+	s := l.Selected
+	var near []string
+	for _, n := range l.Near {
+		if n != l.Selected {
+			near = append(near, n)
+		}
+	}
+	if len(near) > 0 {
+		s += " (as good: " + strings.Join(near, ", ") + ")"
+	}
+	return s
+}
+
+// advantageText is the selected's lead over the runner-up on the
+// confirmation round, with its interval; the race's own lead, marked as
+// inflated by the selection, when no confirmation ran.
+func advantageText(l selection.LevelResult) string {
+	switch {
+	case l.Advantage != nil:
+		return fmt.Sprintf("%s [%s, %s]", verdict.Pct(l.Advantage.Pct), verdict.Pct(l.Advantage.LoPct), verdict.Pct(l.Advantage.HiPct))
+	case l.RunnerUp != "":
+		return verdict.Pct(l.RaceGapPct) + " in the race (not confirmed; biased up)"
+	}
+	return "–"
+}
+
+// decidedText is when the level's race ended, or why it has not.
+func decidedText(res *selection.Result, l selection.LevelResult) string {
+	switch {
+	case l.Truncated:
+		return "cut at round " + strconv.Itoa(l.DecidedAfter) + " (best of " + strconv.Itoa(len(l.Live)) + " left)"
+	case l.DecidedAfter > 0:
+		return "after round " + strconv.Itoa(l.DecidedAfter)
+	case !res.Done:
+		return "open (" + strconv.Itoa(len(l.Live)) + " left)"
+	}
+	return "–"
+}
+
+// policyLines are the serving policy in words: the load bands in which one
+// configuration is best ("serve A up to C=4, B from C=16"), and what
+// serving the best of each band is worth against the best single
+// configuration (the envelope), on the confirmation round when it ran.
+func policyLines(res *selection.Result) []string {
+	type band struct{ config, from, to string }
+	var bands []band
+	for _, l := range res.Levels {
+		if l.Selected == "" {
+			continue
+		}
+		if n := len(bands); n > 0 && bands[n-1].config == l.Selected {
+			bands[n-1].to = l.Level
+			continue
+		}
+		bands = append(bands, band{l.Selected, l.Level, l.Level})
+	}
+	if len(bands) == 0 {
+		return nil
+	}
+	var parts []string
+	for i, b := range bands {
+		switch {
+		case len(bands) == 1:
+			parts = append(parts, b.config+" at every level")
+		case i == 0:
+			parts = append(parts, b.config+" up to "+b.to)
+		case i == len(bands)-1:
+			parts = append(parts, b.config+" from "+b.from)
+		case b.from == b.to:
+			parts = append(parts, b.config+" at "+b.from)
+		default:
+			parts = append(parts, b.config+" from "+b.from+" to "+b.to)
+		}
+	}
+	out := []string{"Serve " + strings.Join(parts, ", ") + "."}
+	if e := res.Envelope; e != nil && len(bands) > 1 {
+		s := fmt.Sprintf("Serving the best of each band beats the best single configuration, %s, by ", e.Single)
+		if e.Confirmed != nil {
+			s += fmt.Sprintf("%s [%s, %s] on the confirmation round.", verdict.Pct(e.Confirmed.Pct), verdict.Pct(e.Confirmed.LoPct), verdict.Pct(e.Confirmed.HiPct))
+		} else {
+			s += verdict.Pct(e.RacePct) + " in the race (not confirmed; biased up)."
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// raceLines draw the race: a row per configuration, a column per round,
+// ■ where it was launched in the race, c in a confirmation round, then
+// when it left and behind whom.
+func raceLines(res *selection.Result, rounds int) []string {
+	var names []string
+	for _, lk := range res.Looks {
+		for _, n := range lk.Launched {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	wide := 0
+	for _, n := range names {
+		wide = max(wide, len([]rune(n)))
+	}
+	confirmed := res.Done && rounds > res.Rounds
+	var out []string
+	for _, n := range names {
+		var b strings.Builder
+		b.WriteString(n + strings.Repeat(" ", wide-len([]rune(n))) + "  ")
+		last := 0
+		for _, lk := range res.Looks {
+			if slices.Contains(lk.Launched, n) {
+				b.WriteString("■")
+				last = lk.Round
+			} else {
+				b.WriteString(" ")
+			}
+		}
+		if confirmed && slices.Contains(res.Confirm, n) {
+			b.WriteString("c")
+		} else if confirmed {
+			b.WriteString(" ")
+		}
+		if why := leftWhy(res, n, last); why != "" {
+			b.WriteString("  " + why)
+		}
+		out = append(out, strings.TrimRight(b.String(), " "))
+	}
+	return out
+}
+
+// leftWhy is "left after round 3: behind B by 6.1% at C=1, C=4" for a
+// configuration ruled out at every level it could win, empty otherwise.
+func leftWhy(res *selection.Result, name string, last int) string {
+	if slices.Contains(res.Next, name) {
+		return ""
+	}
+	var by []string
+	for _, e := range res.Eliminations {
+		if e.Config == name && e.Round <= last {
+			by = append(by, fmt.Sprintf("%s by %.1f%% at %s", e.By, selection.BehindPct(e.GapPct), e.Level))
+		}
+	}
+	if len(by) < len(res.Levels) {
+		// Live at some level to the end: it did not leave.
+		return ""
+	}
+	return "left after round " + strconv.Itoa(last) + ": behind " + strings.Join(by, "; ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}

@@ -1,0 +1,101 @@
+package judge
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/selection"
+)
+
+// Selection replays a selection campaign's race (question: select) from
+// its verdict: its scenarios as the configurations in campaign order, its
+// levels, and round by round each launch's log throughput at each level.
+// The race decides from the same launches the verdict measured, so a look
+// before a round and the report afterwards read the same race.
+func Selection(v *verdict.Verdict, info *results.SelectInfo) (*selection.Result, error) {
+	configs := make([]string, 0, len(v.Scenarios))
+	for _, s := range v.Scenarios {
+		configs = append(configs, s.Name)
+	}
+	levels := make([]string, 0, len(v.Levels))
+	for _, c := range v.Levels {
+		levels = append(levels, measure.LevelName(c))
+	}
+	rounds := make([]selection.Round, v.Rounds)
+	for r := range rounds {
+		rounds[r] = make(selection.Round, len(configs))
+	}
+	for i := range v.Scenarios {
+		s := &v.Scenarios[i]
+		for _, l := range s.Levels {
+			c := levelIndex(v.Levels, l.Level)
+			if c < 0 {
+				continue
+			}
+			for _, ll := range l.Launches {
+				if ll.Round < 1 || ll.Round > v.Rounds || !(ll.Throughput > 0) {
+					continue
+				}
+				row := rounds[ll.Round-1]
+				if row[i] == nil {
+					row[i] = nanLevels(len(levels))
+				}
+				row[i][c] = math.Log(ll.Throughput)
+			}
+		}
+	}
+	// The race ends by the campaign's last round but one at the latest,
+	// which keeps the last for the confirmation round (a campaign of two
+	// rounds has none to spare); a first stage longer than the race would
+	// never end, so it is cut to the race's rounds (its variance then has
+	// fewer df, and h² grows).
+	planned := max(v.RoundsPlanned, v.Rounds, 2)
+	if planned >= 3 {
+		planned--
+	}
+	o := selection.Options{Delta: info.DeltaPct / 100, PCS: info.PCS, MaxRounds: planned}
+	o.FirstStage = min(selection.DefaultFirstStage(len(configs)), o.MaxRounds)
+	if info.FirstStage > 0 {
+		o.FirstStage = min(info.FirstStage, o.MaxRounds)
+	}
+	res, err := selection.Replay(configs, levels, rounds, o)
+	if err != nil {
+		return nil, fmt.Errorf("replaying the race: %w", err)
+	}
+	return res, nil
+}
+
+func levelIndex(levels []measure.Level, c measure.Level) int {
+	for i, l := range levels {
+		if l == c {
+			return i
+		}
+	}
+	return -1
+}
+
+func nanLevels(n int) []float64 {
+	row := make([]float64, n)
+	for i := range row {
+		row[i] = math.NaN()
+	}
+	return row
+}
+
+// withSelection sets v.Selection for a selection campaign, or a note
+// saying why the race could not be replayed.
+func withSelection(v *verdict.Verdict, m results.Manifest) {
+	if m.Select == nil {
+		return
+	}
+	res, err := Selection(v, m.Select)
+	if err != nil {
+		v.Notes = append(v.Notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckSelection,
+			Text: fmt.Sprintf("the race for the best configuration could not be read from the launches: %v; a launch that failed in a round leaves its configuration without a figure there (rerun it with --only NAME --round K)", err)})
+		return
+	}
+	v.Selection = res
+}
