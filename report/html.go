@@ -219,7 +219,7 @@ func htmlPage(v *verdict.Verdict) (*hPage, error) {
 		Legend:   []string{legend(v) + "."},
 		Verdict:  verdictTable(v),
 		Energy:   energyHTML(v),
-		Metrics:  metricsHTML(v),
+		Metrics:  append(metricsHTML(v), selectionHTML(v)...),
 		Sections: sentenceSections(v),
 	}
 	if hasHopeless(v) {

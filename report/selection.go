@@ -156,14 +156,7 @@ func policyLines(res *selection.Result) []string {
 // ■ where it was launched in the race, c in a confirmation round, then
 // when it left and behind whom.
 func raceLines(res *selection.Result, rounds int) []string {
-	var names []string
-	for _, lk := range res.Looks {
-		for _, n := range lk.Launched {
-			if !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-	}
+	names := raceNames(res)
 	wide := 0
 	for _, n := range names {
 		wide = max(wide, len([]rune(n)))
@@ -203,6 +196,9 @@ func leftWhy(res *selection.Result, name string, last int) string {
 	}
 	var by []string
 	for _, e := range res.Eliminations {
+		if e.Config == name && e.Round <= last && e.Withdrawn {
+			return "withdrawn: its launch in round " + strconv.Itoa(e.Round+1) + " failed"
+		}
 		if e.Config == name && e.Round <= last {
 			by = append(by, fmt.Sprintf("%s by %.1f%% at %s", e.By, selection.BehindPct(e.GapPct), e.Level))
 		}
@@ -219,4 +215,61 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
+}
+
+// selectionHTML is the page's section of a selection campaign's race, after
+// the metrics' as in the text report: the policy table, the policy in
+// words, and when each configuration left; none for a comparison.
+func selectionHTML(v *verdict.Verdict) []hMetric {
+	res := v.Selection
+	if res == nil {
+		return nil
+	}
+	st := selectionTable(res)
+	t := hTable{ID: "selection-table", Caption: "the configuration to serve at each level"}
+	for _, h := range st.Header {
+		t.Head = append(t.Head, hCell{Parts: []hPart{txt(h)}})
+	}
+	for _, row := range st.Rows {
+		r := hRow{}
+		for i, cell := range row {
+			class := ""
+			if i == 0 {
+				class = "level"
+			}
+			r.Cells = append(r.Cells, hCell{Class: class, Parts: []hPart{txt(cell)}})
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	lines := policyLines(res)
+	for _, n := range raceNames(res) {
+		if why := leftWhy(res, n, lastLaunched(res, n)); why != "" {
+			lines = append(lines, n+" "+why)
+		}
+	}
+	return []hMetric{{ID: "selection", Title: "The best configuration per level", Intro: strings.TrimSuffix(selectionHeading(res), ":") + ".", Table: t, Lines: lines}}
+}
+
+// raceNames are the race's configurations in the order first launched.
+func raceNames(res *selection.Result) []string {
+	var names []string
+	for _, lk := range res.Looks {
+		for _, n := range lk.Launched {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
+
+// lastLaunched is the last round of the race that launched name.
+func lastLaunched(res *selection.Result, name string) int {
+	last := 0
+	for _, lk := range res.Looks {
+		if slices.Contains(lk.Launched, name) {
+			last = lk.Round
+		}
+	}
+	return last
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/internal/golden"
@@ -50,4 +51,21 @@ func TestSelectionText(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "selection.txt"), b.Bytes())
+}
+
+// TestSelectionHTML: the page has the race's section, with its table and
+// the configurations that left, each with why.
+func TestSelectionHTML(t *testing.T) {
+	v := raceFixture(t)
+	secs := selectionHTML(v)
+	if len(secs) != 1 || len(secs[0].Table.Rows) != 2 {
+		t.Fatalf("sections %+v", secs)
+	}
+	want := "spec.steps4 left after round 2: behind spec.steps2 by 25.3% at C=1; off by 44.3% at C=64"
+	if !slices.Contains(secs[0].Lines, want) {
+		t.Errorf("lines %q lack %q", secs[0].Lines, want)
+	}
+	if selectionHTML(&verdict.Verdict{}) != nil {
+		t.Error("a comparison has a race section")
+	}
 }

@@ -377,11 +377,14 @@ func pastRequests(run *results.Run, v *verdict.Verdict) [][]int {
 // inflated by the selection; the campaign's last round is the last chance
 // for it.
 func raceLook(v *verdict.Verdict, info *results.SelectInfo) (orchestrator.Look, error) {
-	res, err := judge.Selection(v, info)
+	res, leftOut, err := judge.Selection(v, info)
 	if err != nil {
 		return orchestrator.Look{}, fmt.Errorf("the race after %d rounds: %w", v.Rounds, err)
 	}
 	look := orchestrator.Look{Race: true}
+	for _, name := range leftOut {
+		look.Stopped = append(look.Stopped, name+": out of the race, a launch of its first stage having failed")
+	}
 	switch {
 	case !res.Done:
 		look.Open = res.Next
@@ -406,6 +409,9 @@ func raceLook(v *verdict.Verdict, info *results.SelectInfo) (orchestrator.Look, 
 func eliminatedBy(res *selection.Result, name string, round int) string {
 	var parts []string
 	for _, e := range res.Eliminations {
+		if e.Config == name && e.Round <= round && e.Withdrawn {
+			return ": its launch in round " + strconv.Itoa(e.Round+1) + " failed"
+		}
 		if e.Config == name && e.Round <= round {
 			parts = append(parts, fmt.Sprintf("behind %s by %.1f%% at %s", e.By, selection.BehindPct(e.GapPct), e.Level))
 		}

@@ -193,6 +193,37 @@ func (r *Racer) next() []int {
 	return out
 }
 
+// Withdraw takes configuration name out of the race before the next
+// round, at every level it is live at: a configuration whose launch failed
+// has no figure to rank in that round, and one that fails to launch is no
+// configuration to serve. It cannot be withdrawn during the first stage,
+// whose variance needs every configuration's every round; leave such a
+// configuration out of the race instead.
+func (r *Racer) Withdraw(name string) error {
+	i := slices.Index(r.configs, name)
+	switch {
+	case i < 0:
+		return fmt.Errorf("selection: no configuration %q", name)
+	case r.done:
+		return errors.New("selection: the race is over")
+	case len(r.rounds) < r.o.FirstStage:
+		return fmt.Errorf("selection: %q cannot be withdrawn during the first stage (round %d of %d)", name, len(r.rounds)+1, r.o.FirstStage)
+	}
+	rn := len(r.rounds)
+	for c := range r.levels {
+		if r.live[c][i] && r.closed[c] == 0 {
+			r.live[c][i] = false
+			r.nLive[c]--
+			r.elims = append(r.elims, elimination{config: i, level: c, round: rn, by: -1})
+			if r.nLive[c] <= 1 {
+				r.closed[c] = rn
+			}
+		}
+	}
+	r.done = !slices.Contains(r.closed, 0)
+	return nil
+}
+
 // Add takes the next round's figures and takes the look after it.
 func (r *Racer) Add(round Round) error {
 	if r.done {

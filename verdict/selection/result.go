@@ -88,6 +88,9 @@ type Elimination struct {
 	By           string  `json:"by"`
 	GapPct       float64 `json:"gap_pct"`
 	AllowancePct float64 `json:"allowance_pct"`
+	// Withdrawn is set for a configuration taken out of the race
+	// (Racer.Withdraw) rather than ruled out: By and the gaps are empty.
+	Withdrawn bool `json:"withdrawn,omitempty"`
 }
 
 // Look is the race after one round.
@@ -139,10 +142,11 @@ func (r *Racer) Result(confirm []Round) (*Result, error) {
 		Next: r.Next(), Launches: slices.Clone(r.n),
 	}
 	for _, e := range r.elims {
-		res.Eliminations = append(res.Eliminations, Elimination{
-			Config: r.configs[e.config], Level: r.levels[e.level], Round: e.round, By: r.configs[e.by],
-			GapPct: pct(e.gap), AllowancePct: pct(e.allowance),
-		})
+		el := Elimination{Config: r.configs[e.config], Level: r.levels[e.level], Round: e.round, Withdrawn: e.by < 0}
+		if e.by >= 0 {
+			el.By, el.GapPct, el.AllowancePct = r.configs[e.by], pct(e.gap), pct(e.allowance)
+		}
+		res.Eliminations = append(res.Eliminations, el)
 	}
 	for _, l := range r.looks {
 		lk := Look{Round: l.round, Launched: r.names(l.launched), Live: make([][]string, len(l.live))}

@@ -541,3 +541,38 @@ func TestVarianceUpdate(t *testing.T) {
 		t.Errorf("reported sd %.4f%%, want the first stage's %.4f%%", res.Levels[0].SDPct, want)
 	}
 }
+
+// TestWithdraw: a configuration cannot be withdrawn during the first
+// stage; after it, withdrawing one takes it out at every open level, the
+// next rounds do not want it, and a level left with one configuration is
+// decided.
+func TestWithdraw(t *testing.T) {
+	r, err := NewRacer([]string{"a", "b"}, []string{"C=1"}, Options{FirstStage: 2, MaxRounds: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Withdraw("b"); err == nil {
+		t.Error("withdrawn during the first stage")
+	}
+	for _, y := range [][]float64{{0, 0.01}, {0.01, 0}} {
+		if err := r.Add(Round{{y[0]}, {y[1]}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Withdraw("nobody"); err == nil {
+		t.Error("an unknown configuration withdrawn")
+	}
+	if err := r.Withdraw("b"); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Done() || len(r.Next()) != 0 {
+		t.Errorf("one configuration left: done %v, next %v", r.Done(), r.Next())
+	}
+	res, err := r.Result(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Eliminations) != 1 || !res.Eliminations[0].Withdrawn || res.Levels[0].Selected != "a" {
+		t.Errorf("eliminations %+v, selected %q", res.Eliminations, res.Levels[0].Selected)
+	}
+}

@@ -1,0 +1,73 @@
+package judge
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/bakeoff-dev/bakeoff/measure"
+	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+)
+
+// raceVerdict is a verdict of a race's launches: per configuration its
+// throughput at C=1 and C=8 by round, a zero for a launch that failed.
+func raceVerdict(planned int, figures map[string][][2]float64) *verdict.Verdict {
+	levels := []measure.Level{measure.ConcurrencyLevel(1), measure.ConcurrencyLevel(8)}
+	v := &verdict.Verdict{Levels: levels, RoundsPlanned: planned}
+	for _, name := range []string{"a", "b", "c", "d"} {
+		s := verdict.Scenario{Name: name}
+		for c, lv := range levels {
+			l := verdict.Level{Level: lv}
+			for r, f := range figures[name] {
+				if f[c] > 0 {
+					l.Launches = append(l.Launches, verdict.LaunchLevel{Round: r + 1, Throughput: f[c]})
+				}
+				v.Rounds = max(v.Rounds, r+1)
+			}
+			s.Levels = append(s.Levels, l)
+		}
+		v.Scenarios = append(v.Scenarios, s)
+	}
+	return v
+}
+
+// wobbly is n rounds of figures near (x, y), each a little off, phase
+// setting how.
+func wobbly(n int, x, y, phase float64) [][2]float64 {
+	var out [][2]float64
+	for r := range n {
+		e := 1 + 0.02*math.Sin(float64(3*r+1)+phase)
+		out = append(out, [2]float64{x * e, y / e})
+	}
+	return out
+}
+
+// TestSelectionReplaysFailedLaunches: a configuration whose launch failed
+// in the first stage is left out of the race and named; one whose launch
+// failed after it is withdrawn before that round; the race still ends on
+// the others, b best at C=1 and a at C=8.
+func TestSelectionReplaysFailedLaunches(t *testing.T) {
+	figs := map[string][][2]float64{
+		"a": wobbly(6, 100, 900, 0), "b": wobbly(6, 130, 600, 1), "c": wobbly(6, 102, 880, 2), "d": wobbly(6, 60, 300, 3),
+	}
+	figs["d"][1] = [2]float64{} // d's launch of round 2 failed
+	figs["c"][2] = [2]float64{} // c's launch of round 3 failed
+	res, leftOut, err := Selection(raceVerdict(6, figs), &results.SelectInfo{DeltaPct: 2, PCS: 0.95, FirstStage: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(leftOut, []string{"d"}) {
+		t.Errorf("left out %v, want d", leftOut)
+	}
+	withdrawn := false
+	for _, e := range res.Eliminations {
+		withdrawn = withdrawn || (e.Config == "c" && e.Withdrawn && e.Round == 2)
+	}
+	if !withdrawn {
+		t.Errorf("c not withdrawn before round 3: %+v", res.Eliminations)
+	}
+	if res.Levels[0].Selected != "b" || res.Levels[1].Selected != "a" {
+		t.Errorf("selected %s at C=1 and %s at C=8, want b and a", res.Levels[0].Selected, res.Levels[1].Selected)
+	}
+}
