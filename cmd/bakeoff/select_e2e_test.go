@@ -17,12 +17,12 @@ import (
 
 // TestSelectOverASimRun races three configurations served by `bakeoff sim`
 // (question: select): the baseline and a space of two, twice and three
-// times as slow per step. After the two rounds of the first stage both
-// slow points are out of the race at every level; the race is over, one
-// confirmation round launches the baseline and its runner-up, and no
-// round runs after it. The report names the baseline the configuration to
-// serve at every level, with its advantage measured on the confirmation
-// round.
+// times as slow per step. Each round launches what the race's look before
+// it said; once the race is over (after the first stage's two rounds on a
+// quiet machine, at its cap of three on a loaded one) one confirmation
+// round launches each level's winner and runner-up, and no round runs
+// after it. The report names the baseline the configuration to serve at
+// every level, with its advantage measured on the confirmation round.
 func TestSelectOverASimRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a campaign")
@@ -57,7 +57,7 @@ engine:
 sweep:
   concurrency: [1, 4]
   requests: 8
-  max_tokens: 32
+  max_tokens: 128
   warmup: 1
 question: select
 select: {first_stage: 2}
@@ -72,7 +72,7 @@ rounds: {min: 2, max: 4}
 	if err != nil {
 		t.Fatalf("the campaign: %v\n%s", err, out)
 	}
-	for _, want := range []string{"slow.slowdown3: out of the race after round 2: behind base by", "a confirmation round", "next: base, slow.slowdown2", "Serve base at every level", "slow.slowdown3  ■■   left after round 2: behind base by"} {
+	for _, want := range []string{"out of the race after round", "a confirmation round", "Serve base at every level"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the run does not say %q:\n%s", want, out)
 		}
@@ -88,22 +88,37 @@ rounds: {min: 2, max: 4}
 	if s := run.Manifest.Select; s == nil || s.DeltaPct != 2 || s.PCS != 0.95 || s.FirstStage != 2 {
 		t.Fatalf("the manifest's select: %+v", s)
 	}
-	// Two rounds of all three, the confirmation round of the baseline and
-	// its runner-up, and no fourth round.
-	if o := run.Manifest.Order; len(o) != 4 || len(o[0]) != 3 || len(o[1]) != 3 || len(o[2]) != 2 || !slices.Contains(o[2], "base") || len(o[3]) != 0 {
-		t.Errorf("rounds launched %v, want 3, 3, 2 (the confirmation) and none", o)
-	}
 	v, err := judge.Run(run, verdict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := v.Selection
-	if res == nil || !res.Done || res.Rounds != 2 {
+	if res == nil || !res.Done {
 		t.Fatalf("the race: %+v", res)
+	}
+	// Each round of the race launched what the look before it said, the
+	// confirmation round each level's winner and runner-up, and nothing
+	// ran after it.
+	o := run.Manifest.Order
+	for r, lk := range res.Looks {
+		if !sameSet(o[r], lk.Launched) {
+			t.Errorf("round %d launched %v, the race %v", r+1, o[r], lk.Launched)
+		}
+	}
+	if len(o) != 4 || !sameSet(o[res.Rounds], res.Confirm) || slices.ContainsFunc(o[res.Rounds+1:], func(row []string) bool { return len(row) > 0 }) {
+		t.Errorf("rounds launched %v; the race ran %d rounds, then confirms %v", o, res.Rounds, res.Confirm)
 	}
 	for _, l := range res.Levels {
 		if l.Selected != "base" || l.Advantage == nil || l.Advantage.Pct < 40 {
 			t.Errorf("%s: serve %s, advantage %+v; want base, about 100%% ahead on the confirmation round", l.Level, l.Selected, l.Advantage)
 		}
 	}
+}
+
+// sameSet reports whether a and b hold the same names, in any order.
+func sameSet(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
 }
