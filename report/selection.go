@@ -188,26 +188,18 @@ func raceLines(res *selection.Result, rounds int) []string {
 	return out
 }
 
-// leftWhy is "left after round 3: behind B by 6.1% at C=1, C=4" for a
-// configuration ruled out at every level it could win, empty otherwise.
+// leftWhy is "left after round 3: behind B by 6.1% at C=1; behind A by
+// 3.0% at C=4" for a configuration out of the race at every level it could
+// win, or withdrawn; empty for one still live somewhere.
 func leftWhy(res *selection.Result, name string, last int) string {
 	if slices.Contains(res.Next, name) {
 		return ""
 	}
-	var by []string
-	for _, e := range res.Eliminations {
-		if e.Config == name && e.Round <= last && e.Withdrawn {
-			return "withdrawn: its launch in round " + strconv.Itoa(e.Round+1) + " failed"
-		}
-		if e.Config == name && e.Round <= last {
-			by = append(by, fmt.Sprintf("%s by %.1f%% at %s", e.By, selection.BehindPct(e.GapPct), e.Level))
-		}
-	}
-	if len(by) < len(res.Levels) {
-		// Live at some level to the end: it did not leave.
+	why, levels := res.Why(name, last)
+	if levels < len(res.Levels) {
 		return ""
 	}
-	return "left after round " + strconv.Itoa(last) + ": behind " + strings.Join(by, "; ")
+	return "left after round " + strconv.Itoa(last) + ": " + why
 }
 
 func orDash(s string) string {

@@ -61,7 +61,7 @@ func TestSelectionHTML(t *testing.T) {
 	if len(secs) != 1 || len(secs[0].Table.Rows) != 2 {
 		t.Fatalf("sections %+v", secs)
 	}
-	want := "spec.steps4 left after round 2: behind spec.steps2 by 25.3% at C=1; off by 44.3% at C=64"
+	want := "spec.steps4 left after round 2: behind spec.steps2 by 25.3% at C=1; behind off by 44.3% at C=64"
 	if !slices.Contains(secs[0].Lines, want) {
 		t.Errorf("lines %q lack %q", secs[0].Lines, want)
 	}

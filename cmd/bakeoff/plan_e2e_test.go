@@ -32,16 +32,7 @@ var simBinary = sync.OnceValues(func() (string, error) {
 // the third round's requests.
 func planCampaign(t *testing.T, dir string) string {
 	t.Helper()
-	for _, d := range []string{"configs", "scenarios"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write := func(name, body string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := campaignWriter(t, dir)
 	write("scenarios/base.yaml", "name: base\nengine: sglang\nmodel: /models/test\nargs:\n  tp-size: 2\n  enable-metrics: true\n")
 	write("scenarios/twin.yaml", "name: twin\nextends: base\n")
 	write("configs/plan.yaml", fmt.Sprintf(`campaign: plan
@@ -64,6 +55,23 @@ rounds: {min: 2, max: 3}
 budget: 20m
 `, testbin.FreePort(t)))
 	return filepath.Join(dir, "configs", "plan.yaml")
+}
+
+// campaignWriter makes dir's configs and scenarios folders and returns a
+// function that writes a file below dir.
+func campaignWriter(t *testing.T, dir string) func(name, body string) {
+	t.Helper()
+	for _, d := range []string{"configs", "scenarios"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // simCampaign is planCampaign written into a test's directory, with the

@@ -32,16 +32,7 @@ func TestSelectOverASimRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for _, d := range []string{"configs", "scenarios"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write := func(name, body string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := campaignWriter(t, dir)
 	write("scenarios/base.yaml", "name: base\nengine: sglang\nmodel: /models/test\nargs:\n  tp-size: 2\n")
 	write("scenarios/slow.yaml", "name: slow\nextends: base\nspace:\n  args:\n    sim-slowdown: [2, 3]\n")
 	cfg := filepath.Join(dir, "configs", "select.yaml")

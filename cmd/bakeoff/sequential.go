@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/bakeoff-dev/bakeoff/campaign"
@@ -17,7 +16,6 @@ import (
 	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"github.com/bakeoff-dev/bakeoff/verdict/records"
-	"github.com/bakeoff-dev/bakeoff/verdict/selection"
 )
 
 // The night's plan: what the CLI tells before a campaign starts, and the
@@ -397,27 +395,14 @@ func raceLook(v *verdict.Verdict, info *results.SelectInfo) (orchestrator.Look, 
 		// launched no more.
 		for _, name := range res.Looks[len(res.Looks)-1].Launched {
 			if !slices.Contains(look.Open, name) {
-				look.Stopped = append(look.Stopped, name+": out of the race after round "+strconv.Itoa(res.Rounds)+eliminatedBy(res, name, res.Rounds))
+				line := name + ": out of the race after round " + strconv.Itoa(res.Rounds)
+				if why, _ := res.Why(name, res.Rounds); why != "" {
+					line += ": " + why
+				}
+				look.Stopped = append(look.Stopped, line)
 			}
 		}
 	}
 	return look, nil
 }
 
-// eliminatedBy is ": behind B by 6.1% at C=1; behind A by 3.0% at C=8",
-// each level the configuration was ruled out at by round.
-func eliminatedBy(res *selection.Result, name string, round int) string {
-	var parts []string
-	for _, e := range res.Eliminations {
-		if e.Config == name && e.Round <= round && e.Withdrawn {
-			return ": its launch in round " + strconv.Itoa(e.Round+1) + " failed"
-		}
-		if e.Config == name && e.Round <= round {
-			parts = append(parts, fmt.Sprintf("behind %s by %.1f%% at %s", e.By, selection.BehindPct(e.GapPct), e.Level))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return ": " + strings.Join(parts, "; ")
-}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -206,6 +207,25 @@ func (r *Racer) names(ids []int) []string {
 
 // pct turns a log ratio into percent.
 func pct(x float64) float64 { return 100 * math.Expm1(x) }
+
+// Why says why configuration name left the race by round: "behind B by
+// 6.1% at C=1; behind A by 3.0% at C=8", each level it was ruled out at,
+// or "its launch in round 5 failed"; levels is how many it was out at, so
+// that a caller can tell a configuration out everywhere from one still
+// live somewhere.
+func (res *Result) Why(name string, round int) (why string, levels int) {
+	var parts []string
+	for _, e := range res.Eliminations {
+		switch {
+		case e.Config != name || e.Round > round:
+		case e.Withdrawn:
+			return fmt.Sprintf("its launch in round %d failed", e.Round+1), len(res.Levels)
+		default:
+			parts = append(parts, fmt.Sprintf("behind %s by %.1f%% at %s", e.By, BehindPct(e.GapPct), e.Level))
+		}
+	}
+	return strings.Join(parts, "; "), len(parts)
+}
 
 // BehindPct is how much slower a configuration was than the leader it fell
 // behind, percent of the leader's throughput, from the gap an Elimination
