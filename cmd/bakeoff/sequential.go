@@ -405,4 +405,3 @@ func raceLook(v *verdict.Verdict, info *results.SelectInfo) (orchestrator.Look, 
 	}
 	return look, nil
 }
-
