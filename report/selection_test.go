@@ -32,7 +32,7 @@ func raceFixture(t *testing.T) *verdict.Verdict {
 		}
 		rounds = append(rounds, round)
 	}
-	res, err := selection.Replay(configs, []string{"C=1", "C=64"}, rounds, selection.Options{Delta: 0.02, FirstStage: 2, MaxRounds: 7})
+	res, _, err := selection.Replay(configs, []string{"C=1", "C=64"}, rounds, selection.Options{Delta: 0.02, FirstStage: 2, MaxRounds: 7})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -218,12 +218,12 @@ func TestPriorSequential(t *testing.T) {
 		{"baseline, EAGLE-3, a +0.1% flag and a twin", []verdicttest.Engine{realBaseline, eagle, flag, realBaseline},
 			[]string{"baseline", "variant", "flag", "twin"}},
 	} {
-		for _, max := range []int{12, 20} {
-			plan := SequentialPlan{MinRounds: 3, MaxRounds: max}
+		for _, maxRounds := range []int{12, 20} {
+			plan := SequentialPlan{MinRounds: 3, MaxRounds: maxRounds}
 			var with, without, decidedWith, decidedWithout int
 			k := (n + 1) / 2
 			for seed := range uint64(k) {
-				in := seqInputMax(shape.engines, shape.names, max, 32000+seed)
+				in := seqInputMax(shape.engines, shape.names, maxRounds, 32000+seed)
 				for _, o := range []struct {
 					prior    *NoisePrior
 					sum, dec *int
@@ -232,7 +232,7 @@ func TestPriorSequential(t *testing.T) {
 					base, undecided := 0, false
 					for _, vs := range v.Sequential.Variants {
 						*o.sum += vs.Rounds
-						base = builtinMax(base, vs.Rounds)
+						base = max(base, vs.Rounds)
 						undecided = undecided || vs.Decided < vs.Comparisons
 					}
 					*o.sum += base // the baseline runs while any variant does
@@ -242,17 +242,14 @@ func TestPriorSequential(t *testing.T) {
 				}
 			}
 			t.Logf("%s, max %d: launches to a decided verdict over %d campaigns: %.1f a campaign with a matching profile, %.1f without (%.1f%% fewer); fully decided in %d and %d",
-				shape.name, max, k, float64(with)/float64(k), float64(without)/float64(k), 100*(1-float64(with)/float64(without)), decidedWith, decidedWithout)
+				shape.name, maxRounds, k, float64(with)/float64(k), float64(without)/float64(k), 100*(1-float64(with)/float64(without)), decidedWith, decidedWithout)
 			// The slack that keeps the error rates can widen a late
 			// look's interval, so a campaign may take a round more with
 			// the profile than without; over campaigns it must not cost
 			// launches.
 			if float64(with) > 1.02*float64(without) {
-				t.Errorf("%s, max %d: a matching profile took %d launches, without it %d: it lengthens the night", shape.name, max, with, without)
+				t.Errorf("%s, max %d: a matching profile took %d launches, without it %d: it lengthens the night", shape.name, maxRounds, with, without)
 			}
 		}
 	}
 }
-
-// builtinMax is max for a scope that names a variable max.
-func builtinMax(a, b int) int { return max(a, b) }

@@ -3,7 +3,6 @@ package judge
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
@@ -67,7 +66,7 @@ func Selection(v *verdict.Verdict, info *results.SelectInfo) (res *selection.Res
 	if info.FirstStage > 0 {
 		o.FirstStage = min(info.FirstStage, o.MaxRounds)
 	}
-	return replay(configs, levels, rounds, o)
+	return selection.Replay(configs, levels, rounds, o)
 }
 
 // SelectionNote is the warning on configurations left out of a race
@@ -78,99 +77,6 @@ func SelectionNote(leftOut []string) string {
 	}
 	return fmt.Sprintf("left out of the race for the best configuration, a launch of each having failed in its first stage: %s; rerun it (--only NAME --round K) to race it",
 		strings.Join(leftOut, ", "))
-}
-
-// replay is selection.Replay with failed launches: a configuration with
-// no figure in a round of the first stage is left out of the race from
-// the start (the first stage's variance needs every configuration's every
-// round, and before its end every configuration runs whatever the looks
-// say, so the looks that chose launches are replayed alike), and one with
-// no figure in a later round it was launched for is withdrawn before it.
-func replay(configs, levels []string, rounds []selection.Round, o selection.Options) (*selection.Result, []string, error) {
-	var keep []int
-	var leftOut []string
-	for i := range configs {
-		ok := true
-		for r := 0; r < min(o.FirstStage, len(rounds)); r++ {
-			ok = ok && complete(rounds[r][i])
-		}
-		if ok {
-			keep = append(keep, i)
-		} else {
-			leftOut = append(leftOut, configs[i])
-		}
-	}
-	if len(keep) < len(configs) {
-		var kept []string
-		for _, i := range keep {
-			kept = append(kept, configs[i])
-		}
-		for r, round := range rounds {
-			sub := make(selection.Round, len(keep))
-			for j, i := range keep {
-				sub[j] = round[i]
-			}
-			rounds[r] = sub
-		}
-		configs = kept
-	}
-	race, err := selection.NewRacer(configs, levels, o)
-	if err != nil {
-		return nil, leftOut, fmt.Errorf("replaying the race: %w", err)
-	}
-	k := 0
-	for ; k < len(rounds) && !race.Done(); k++ {
-		for _, name := range race.Next() {
-			if i := slices.Index(configs, name); !complete(rounds[k][i]) {
-				if err := race.Withdraw(name); err != nil {
-					return nil, leftOut, fmt.Errorf("replaying the race: %w", err)
-				}
-			}
-		}
-		if race.Done() {
-			break
-		}
-		if err := race.Add(rounds[k]); err != nil {
-			return nil, leftOut, fmt.Errorf("replaying the race: %w", err)
-		}
-	}
-	// A confirmation round in which a launch the confirmation needs failed
-	// confirms nothing: it is left out, as the race leaves out a round it
-	// cannot rank.
-	var confirm []selection.Round
-	if race.Done() {
-		pre, err := race.Result(nil)
-		if err != nil {
-			return nil, leftOut, fmt.Errorf("replaying the race: %w", err)
-		}
-		for _, round := range rounds[k:] {
-			ok := true
-			for _, name := range pre.Confirm {
-				ok = ok && complete(round[slices.Index(configs, name)])
-			}
-			if ok {
-				confirm = append(confirm, round)
-			}
-		}
-	}
-	res, err := race.Result(confirm)
-	if err != nil {
-		return nil, leftOut, fmt.Errorf("replaying the race: %w", err)
-	}
-	return res, leftOut, nil
-}
-
-// complete reports whether a launch has a figure at every level.
-func complete(row []float64) bool {
-	if row == nil {
-		return false
-	}
-	for _, y := range row {
-		if math.IsNaN(y) {
-			return false
-		}
-	}
-	return true
 }
 
 func levelIndex(levels []measure.Level, c measure.Level) int {
