@@ -819,17 +819,25 @@ func (l *loader) scenarios(c *Campaign, d *doc, nodes campaignNodes) {
 			continue
 		}
 		path := refPath(ref, nameDir, configDir)
+		point := ""
+		if p := l.pointRef(ref, nameDir); p != "" {
+			point, path = ref, p
+		}
 		s := l.scenario(path, d.pos(e), "scenario")
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		if s != nil {
 			name = s.Name
-			if !isPathRef(ref) && s.Name != ref {
+			if !isPathRef(ref) && s.Name != ref && point == "" {
 				l.p.warnf(d.pos(e), "scenarios[%d]: %s names itself %q, not %q; results and baseline use %q", i, path, s.Name, ref, s.Name)
 			}
 		}
 		// A scenario with a space: is its points, each a scenario of its own.
 		members := []*Scenario{s}
-		if s != nil && s.space != nil {
+		switch {
+		case s != nil && point != "":
+			// One point of a space: the others are not the campaign's.
+			members = l.pickPoint(c, d, e, i, s, point)
+		case s != nil && s.space != nil:
 			members = l.expandSpace(c, s)
 			spaces[name] = members
 			if members == nil {
@@ -841,6 +849,9 @@ func (l *loader) scenarios(c *Campaign, d *doc, nodes campaignNodes) {
 		}
 		for _, m := range members {
 			mname := name
+			if point != "" {
+				mname = point
+			}
 			if m != nil {
 				l.finish(m)
 				mname = m.Name

@@ -3,6 +3,7 @@ package campaign
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/expr-lang/expr/vm"
+	"gopkg.in/yaml.v3"
 )
 
 // spaceOverlaps refuses a flag or a variable that a scenario file sets
@@ -436,4 +438,45 @@ func (l *loader) foldPointWarnings(c *Campaign) {
 		}
 	}
 	l.p.warnings = out
+}
+
+// pointRef is the file of the space a scenario reference names one point
+// of ("eagle3.steps3.topk1": scenarios/eagle3.yaml), when no scenario file
+// of that name exists and the part before its first dot names one; "" for
+// any other reference.
+func (l *loader) pointRef(ref, nameDir string) string {
+	dot := strings.IndexByte(ref, '.')
+	if isPathRef(ref) || dot <= 0 {
+		return ""
+	}
+	if _, err := l.read(refPath(ref, nameDir, "")); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	base := refPath(ref[:dot], nameDir, "")
+	if _, err := l.read(base); err != nil {
+		return ""
+	}
+	return base
+}
+
+// pickPoint is the one point of s's space named name, as scenarios[i]
+// lists it; nil, with an error at e, when s has no such point.
+func (l *loader) pickPoint(c *Campaign, d *doc, e *yaml.Node, i int, s *Scenario, name string) []*Scenario {
+	if s.space == nil {
+		d.errorf(e, "scenarios[%d]: %s names no scenario file, and %s has no space: whose point it could be", i, name, s.Name)
+		return []*Scenario{nil}
+	}
+	spaces := len(c.Spaces)
+	points := l.expandSpace(c, s)
+	c.Spaces = c.Spaces[:spaces]
+	if points == nil {
+		return []*Scenario{nil}
+	}
+	for _, p := range points {
+		if p.Name == name {
+			return []*Scenario{p}
+		}
+	}
+	d.errorf(e, "scenarios[%d]: %s is not a point of %s's space, whose %d points are %s", i, name, s.Name, len(points), pointNames(points))
+	return []*Scenario{nil}
 }

@@ -532,3 +532,49 @@ func TestSpaceRemoved(t *testing.T) {
 		t.Errorf("topk %q, %d spaces", v, len(c.Spaces))
 	}
 }
+
+// TestSpacePointRef lists single points of a space by name, as a campaign
+// that checks a serving policy against the configurations it switches
+// between does: only those points are the campaign's, and a name that is
+// no point is an error at the list entry naming the points there are.
+func TestSpacePointRef(t *testing.T) {
+	eagle := eagleHead + "space:\n  args:\n    speculative-num-steps: [1, 2, 3]\n"
+	list := func(names string) memFiles {
+		f := withSpace(eagle)
+		f[cfgPath] = strings.Replace(f[cfgPath], "[base, eagle3]", names, 1)
+		return f
+	}
+	c, errs := loadMem(t, list("[base, eagle3.steps3, eagle3.steps1]"))
+	if errs != nil {
+		t.Fatalf("errors:\n%s", strings.Join(errs, "\n"))
+	}
+	if got := scenarioNames(c); !slices.Equal(got, []string{"base", "eagle3.steps3", "eagle3.steps1"}) {
+		t.Errorf("scenarios %v", got)
+	}
+	if v, _ := c.Scenarios[1].ArgValue("speculative-num-steps"); v != "3" {
+		t.Errorf("eagle3.steps3 runs %q steps", v)
+	}
+	if len(c.Spaces) != 0 {
+		t.Errorf("a point listed alone shows its space: %+v", c.Spaces)
+	}
+	// A file of the dotted name is that file, not a point.
+	f := list("[base, eagle3.steps3]")
+	f["c/scenarios/eagle3.steps3.yaml"] = "name: eagle3.steps3\nextends: base\nargs:\n  speculative-num-steps: 7\n"
+	c, errs = loadMem(t, f)
+	if errs != nil {
+		t.Fatalf("errors:\n%s", strings.Join(errs, "\n"))
+	}
+	if v, _ := c.Scenarios[1].ArgValue("speculative-num-steps"); v != "7" {
+		t.Errorf("the file eagle3.steps3.yaml was not read: %q steps", v)
+	}
+	for _, tc := range []struct{ names, want string }{
+		{"[base, eagle3.steps9]", "c/configs/camp.yaml:8:19: scenarios[1]: eagle3.steps9 is not a point of eagle3's space, whose 3 points are eagle3.steps1, eagle3.steps2, eagle3.steps3"},
+		{"[base, base.steps1]", "c/configs/camp.yaml:8:19: scenarios[1]: base.steps1 names no scenario file, and base has no space: whose point it could be"},
+		{"[base, nothing.steps1]", `c/configs/camp.yaml:8:19: unknown scenario "nothing.steps1": c/scenarios/nothing.steps1.yaml does not exist`},
+	} {
+		_, errs := loadMem(t, list(tc.names))
+		if len(errs) == 0 || !strings.Contains(strings.Join(errs, "\n"), tc.want) {
+			t.Errorf("%s: errors\n%s\nwant %s", tc.names, strings.Join(errs, "\n"), tc.want)
+		}
+	}
+}

@@ -71,7 +71,7 @@ func Markdown(w io.Writer, v *verdict.Verdict) error {
 			return err
 		}
 		fmt.Fprintln(ew)
-		for _, line := range policyLines(res) {
+		for _, line := range policyLines(v) {
 			fmt.Fprintf(ew, "- %s\n", line)
 		}
 		fmt.Fprintf(ew, "\nThe race, a column per round (■ launched, c confirmation):\n\n```\n%s\n```\n", strings.Join(raceLines(res, v.Rounds), "\n"))

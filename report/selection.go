@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/policy"
 	"github.com/bakeoff-dev/bakeoff/verdict/selection"
 )
 
@@ -32,7 +33,7 @@ func writeSelection(w io.Writer, v *verdict.Verdict, width int) error {
 	if err := renderTable(ew, selectionTable(res), nil); err != nil {
 		return err
 	}
-	for _, s := range policyLines(res) {
+	for _, s := range policyLines(v) {
 		prose(s, "", "  ")
 	}
 	fmt.Fprintln(ew)
@@ -105,41 +106,18 @@ func decidedText(res *selection.Result, l selection.LevelResult) string {
 }
 
 // policyLines are the serving policy in words: the load bands in which one
-// configuration is best ("serve A up to C=4, B from C=16"), and what
-// serving the best of each band is worth against the best single
-// configuration (the envelope), on the confirmation round when it ran.
-func policyLines(res *selection.Result) []string {
-	type band struct{ config, from, to string }
-	var bands []band
-	for _, l := range res.Levels {
-		if l.Selected == "" {
-			continue
-		}
-		if n := len(bands); n > 0 && bands[n-1].config == l.Selected {
-			bands[n-1].to = l.Level
-			continue
-		}
-		bands = append(bands, band{l.Selected, l.Level, l.Level})
-	}
+// configuration is best ("serve A up to C=4, B from C=16"), what serving
+// the best of each band is worth against the best single configuration
+// (the envelope), on the confirmation round when it ran, the policy as one
+// engine setting or why it is not one, and, in a race that checks a
+// written policy, whether it delivered the best at every level.
+func policyLines(v *verdict.Verdict) []string {
+	res := v.Selection
+	bands := policy.Bands(res)
 	if len(bands) == 0 {
 		return nil
 	}
-	var parts []string
-	for i, b := range bands {
-		switch {
-		case len(bands) == 1:
-			parts = append(parts, b.config+" at every level")
-		case i == 0:
-			parts = append(parts, b.config+" up to "+b.to)
-		case i == len(bands)-1:
-			parts = append(parts, b.config+" from "+b.from)
-		case b.from == b.to:
-			parts = append(parts, b.config+" at "+b.from)
-		default:
-			parts = append(parts, b.config+" from "+b.from+" to "+b.to)
-		}
-	}
-	out := []string{"Serve " + strings.Join(parts, ", ") + "."}
+	out := []string{policy.Sentence(bands)}
 	if e := res.Envelope; e != nil && len(bands) > 1 {
 		s := fmt.Sprintf("Serving the best of each band beats the best single configuration, %s, by ", e.Single)
 		if e.Confirmed != nil {
@@ -149,8 +127,45 @@ func policyLines(res *selection.Result) []string {
 		}
 		out = append(out, s)
 	}
+	out = append(out, settingLines(v.Policy, bands)...)
+	if c := v.PolicyCheck; c != nil {
+		out = append(out, c.Sentence())
+	}
 	return out
 }
+
+// settingLines say the policy as one engine setting, where the run's
+// folder holds it and how to check it, or why it is not one.
+func settingLines(w *policy.Written, bands []policy.Band) []string {
+	switch {
+	case w == nil:
+		return nil
+	case w.Setting == nil:
+		return []string{"Not one engine setting: " + w.Why + "."}
+	}
+	s := w.Setting
+	var steps []string
+	for _, b := range s.Bands {
+		steps = append(steps, fmt.Sprintf("%d steps from a batch of %d", b.Steps, b.Batch))
+	}
+	var fixed []string
+	for _, b := range bands {
+		if !slices.Contains(fixed, b.Config) {
+			fixed = append(fixed, b.Config)
+		}
+	}
+	out := []string{fmt.Sprintf("As one server: %s, %s (%s and %s in the run's folder). To check it, race %s against %s (question: select).",
+		s.Source, strings.Join(steps, ", "), PolicyDir+"/"+PolicyScenarioFile, PolicyDir+"/"+s.ConfigFile,
+		PolicyDir+"/"+PolicyScenarioFile, strings.Join(fixed, " and "))}
+	return append(out, s.Notes...)
+}
+
+// The run's folder for a written policy: its scenario file, and beside it
+// the setting's own file (Setting.ConfigFile).
+const (
+	PolicyDir          = "serving-policy"
+	PolicyScenarioFile = "policy.yaml"
+)
 
 // raceLines draw the race: a row per configuration, a column per round,
 // ■ where it was launched in the race, c in a confirmation round, then
@@ -233,7 +248,7 @@ func selectionHTML(v *verdict.Verdict) []hMetric {
 		}
 		t.Rows = append(t.Rows, r)
 	}
-	lines := policyLines(res)
+	lines := policyLines(v)
 	for _, n := range raceNames(res) {
 		if why := leftWhy(res, n, lastLaunched(res, n)); why != "" {
 			lines = append(lines, n+" "+why)

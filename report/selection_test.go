@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/internal/golden"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/policy"
 	"github.com/bakeoff-dev/bakeoff/verdict/selection"
 )
 
@@ -68,4 +70,56 @@ func TestSelectionHTML(t *testing.T) {
 	if selectionHTML(&verdict.Verdict{}) != nil {
 		t.Error("a comparison has a race section")
 	}
+}
+
+// TestSelectionPolicyText: the policy as one engine setting, where the
+// run's folder holds it and how to check it; a policy that is not one
+// setting, with why; and a race that checks a written policy. Golden.
+func TestSelectionPolicyText(t *testing.T) {
+	chain := func(name, steps string) policy.Config {
+		return policy.Config{Name: name, Engine: "sglang", Model: "/m", Args: []policy.Arg{
+			{Key: "speculative-algorithm", Values: []string{"EAGLE3"}},
+			{Key: "speculative-num-steps", Values: []string{steps}},
+			{Key: "tp-size", Values: []string{"8"}},
+		}}
+	}
+	off := policy.Config{Name: "off", Engine: "sglang", Model: "/m", Args: []policy.Arg{{Key: "tp-size", Values: []string{"8"}}}}
+	var b bytes.Buffer
+	v := raceFixture(t)
+	configs := map[string]policy.Config{"off": off, "spec.steps2": chain("spec.steps2", "2")}
+	v.Policy = policy.Write(policy.Bands(v.Selection), configs)
+	if v.Policy == nil || v.Policy.Setting == nil {
+		t.Fatalf("not written: %+v", v.Policy)
+	}
+	if err := writeSelection(&b, v, 110); err != nil {
+		t.Fatal(err)
+	}
+	tree := chain("spec.steps2", "2")
+	tree.Args = append(tree.Args, policy.Arg{Key: "speculative-eagle-topk", Values: []string{"4"}})
+	configs["spec.steps2"] = tree
+	v.Policy = policy.Write(policy.Bands(v.Selection), configs)
+	b.WriteString("\n-- not one setting --\n")
+	for _, l := range policyLines(v) {
+		b.WriteString(l + "\n")
+	}
+	// The same race read as a check of a policy named spec.steps2.
+	v.Policy = nil
+	v.PolicyCheck = policy.Check(renamed(v.Selection, "spec.steps2", policy.ScenarioName))
+	b.WriteString("\n-- a check --\n")
+	b.WriteString(v.PolicyCheck.Sentence() + "\n")
+	golden.Check(t, filepath.Join("testdata", "selection-policy.txt"), b.Bytes())
+}
+
+// renamed is res with one configuration's name replaced.
+func renamed(res *selection.Result, from, to string) *selection.Result {
+	data, err := json.Marshal(res)
+	if err != nil {
+		panic(err)
+	}
+	data = bytes.ReplaceAll(data, []byte(`"`+from+`"`), []byte(`"`+to+`"`))
+	var out selection.Result
+	if err := json.Unmarshal(data, &out); err != nil {
+		panic(err)
+	}
+	return &out
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict/policy"
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 	"github.com/bakeoff-dev/bakeoff/verdict/selection"
 )
@@ -200,6 +201,14 @@ type Verdict struct {
 	// it): nil for a comparison with the baseline, or when the race could
 	// not be replayed (a note says why).
 	Selection *selection.Result `json:"selection,omitempty"`
+	// Policy is the finished race's serving policy written as one engine
+	// setting, or why it cannot be (package policy); nil while the race
+	// runs, for a policy of one configuration, and in a race that checks a
+	// policy. PolicyCheck is that check: how the configuration named
+	// "policy" stood against the fixed ones at each level; nil when the
+	// race has none.
+	Policy      *policy.Written `json:"policy,omitempty"`
+	PolicyCheck *policy.Checked `json:"policy_check,omitempty"`
 	// Pareto is every scenario's levels on the plane of throughput per GPU
 	// against output tokens per second per user, with the frontiers
 	// (pareto.go); nil when no level has both.

@@ -10,6 +10,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/judge"
+	"github.com/bakeoff-dev/bakeoff/verdict/policy"
 )
 
 // printVerdict rebuilds the verdict from the run's files on disk (as
@@ -64,7 +65,47 @@ func writeReports(runDir string, v *verdict.Verdict) error {
 	if err := report.WriteAll(runDir, v); err != nil {
 		return fmt.Errorf("writing the reports into %s (rebuild them with bakeoff report): %w", runDir, err)
 	}
+	if err := writePolicy(runDir, v); err != nil {
+		return fmt.Errorf("writing the serving policy into %s (rebuild it with bakeoff report): %w", runDir, err)
+	}
 	return nil
+}
+
+// writePolicy writes a finished race's serving policy, where it is one
+// engine setting, into the run directory: the setting's file and a
+// scenario that serves it, for a later race to check against the fixed
+// configurations (docs/CONFIG.md, "Checking a serving policy").
+func writePolicy(runDir string, v *verdict.Verdict) error {
+	if v.Policy == nil || v.Policy.Setting == nil {
+		return nil
+	}
+	s := v.Policy.Setting
+	dir, err := filepath.Abs(filepath.Join(runDir, report.PolicyDir))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	config := filepath.Join(dir, s.ConfigFile)
+	if err := results.WriteFileAtomic(config, []byte(s.Config)); err != nil {
+		return err
+	}
+	bands := policy.Bands(v.Selection)
+	header := []string{
+		"The serving policy of campaign " + v.Campaign + ", run " + filepath.Base(runDir) + ":",
+		policy.Sentence(bands),
+		"served by one server: " + s.Source + ".",
+		"Race it against the configurations it switches between (question: select)",
+		"to check that it delivers the best of them at every level.",
+		"The setting's file is " + config + ":",
+		"on another host, copy it there and change the path below.",
+	}
+	data, err := s.ScenarioYAML(config, header)
+	if err != nil {
+		return err
+	}
+	return results.WriteFileAtomic(filepath.Join(dir, report.PolicyScenarioFile), data)
 }
 
 // isFile reports whether path is a regular file.

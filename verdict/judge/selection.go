@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"github.com/bakeoff-dev/bakeoff/verdict/policy"
 	"math"
 	"strings"
 
@@ -112,4 +113,8 @@ func withSelection(v *verdict.Verdict, m results.Manifest) {
 		return
 	}
 	v.Selection = res
+	v.PolicyCheck = policy.Check(res)
+	if res.Done && v.PolicyCheck == nil {
+		v.Policy = policy.Write(policy.Bands(res), policy.Configs(m.Resolved))
+	}
 }

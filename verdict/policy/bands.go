@@ -1,0 +1,70 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bakeoff-dev/bakeoff/verdict/selection"
+)
+
+// Band is a run of consecutive levels at which one configuration is the one
+// to serve.
+type Band struct {
+	Config string `json:"config"`
+	// From and To are the band's first and last levels ("C=1").
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Bands are the race's load bands, low load first: consecutive levels with
+// the same selected configuration make one band. Levels without a selection
+// are skipped.
+func Bands(res *selection.Result) []Band {
+	if res == nil {
+		return nil
+	}
+	var bands []Band
+	for _, l := range res.Levels {
+		if l.Selected == "" {
+			continue
+		}
+		if n := len(bands); n > 0 && bands[n-1].Config == l.Selected {
+			bands[n-1].To = l.Level
+			continue
+		}
+		bands = append(bands, Band{Config: l.Selected, From: l.Level, To: l.Level})
+	}
+	return bands
+}
+
+// Sentence is the policy in words: "Serve A up to C=1, B from C=4."
+func Sentence(bands []Band) string {
+	if len(bands) == 0 {
+		return ""
+	}
+	var parts []string
+	for i, b := range bands {
+		switch {
+		case len(bands) == 1:
+			parts = append(parts, b.Config+" at every level")
+		case i == 0:
+			parts = append(parts, b.Config+" up to "+b.To)
+		case i == len(bands)-1:
+			parts = append(parts, b.Config+" from "+b.From)
+		case b.From == b.To:
+			parts = append(parts, b.Config+" at "+b.From)
+		default:
+			parts = append(parts, b.Config+" from "+b.From+" to "+b.To)
+		}
+	}
+	return "Serve " + strings.Join(parts, ", ") + "."
+}
+
+// concurrency reads a level written "C=4"; false for any other level.
+func concurrency(level string) (int, bool) {
+	var c int
+	if n, err := fmt.Sscanf(level, "C=%d", &c); n != 1 || err != nil || c < 1 || fmt.Sprintf("C=%d", c) != level {
+		return 0, false
+	}
+	return c, true
+}
