@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build deps test demo demo-disagg demo-select vet fmt bench bench-cpu fuzz faults soak scale slurm sequential select-study contention diff-aa sglang-args clean
+.PHONY: all build deps test demo demo-disagg demo-select demo-policy vet fmt bench bench-cpu fuzz faults soak scale slurm sequential select-study contention diff-aa sglang-args clean
 
 all: build
 
@@ -62,6 +62,12 @@ demo-disagg: build
 # and twelve trees on the simulated engine, ending with the serving policy.
 demo-select: build
 	./scripts/demo.sh configs/demo-select.yaml
+
+# The policy of a race of EAGLE-3 chains, written as one SGLang server with
+# adaptive speculative decoding, then raced against the configurations it
+# switches between.
+demo-policy: build
+	./scripts/demo-policy.sh
 
 # Every fuzz target in the module, one at a time, FUZZTIME each. A crasher
 # is written to the owning package's testdata/fuzz/ and fails the target;

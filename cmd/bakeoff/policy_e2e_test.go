@@ -151,12 +151,17 @@ rounds: {min: 2, max: 4}
 				t.Errorf("%s: best, but the race selected %s", l.Level, lr.Selected)
 			}
 		case "short":
-			if !ruledOut || slices.Contains(lr.Live, policy.ScenarioName) {
-				t.Errorf("%s: short, but the race did not rule the policy out", l.Level)
+			if !ruledOut || l.GapPct < c.DeltaPct {
+				t.Errorf("%s: short, but the race did not rule the policy out %.0f%% behind (%+v)", l.Level, c.DeltaPct, l)
 			}
-		case "within", "open":
-			if ruledOut || lr.Selected == policy.ScenarioName {
-				t.Errorf("%s: %s, but the race ruled it out or selected it", l.Level, l.Outcome)
+		case "within":
+			near := slices.Contains(lr.Near, policy.ScenarioName)
+			if lr.Selected == policy.ScenarioName || (!near && !(ruledOut && l.GapPct < c.DeltaPct)) {
+				t.Errorf("%s: within, but the race has it neither near the best nor ruled out within %.0f%% (%+v)", l.Level, c.DeltaPct, l)
+			}
+		case "open":
+			if ruledOut || lr.Selected == policy.ScenarioName || !lr.Truncated {
+				t.Errorf("%s: open, but the race ruled it out, selected it or decided the level (%+v)", l.Level, lr)
 			}
 		default:
 			t.Errorf("%s: outcome %q", l.Level, l.Outcome)

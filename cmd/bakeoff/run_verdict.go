@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
@@ -92,21 +94,36 @@ func writePolicy(runDir string, v *verdict.Verdict) error {
 		return err
 	}
 	bands := policy.Bands(v.Selection)
+	scenario := filepath.Join(dir, report.PolicyScenarioFile)
+	var check []string
+	for _, b := range bands {
+		if !slices.Contains(check, b.Config) {
+			check = append(check, b.Config)
+		}
+	}
 	header := []string{
 		"The serving policy of campaign " + v.Campaign + ", run " + filepath.Base(runDir) + ":",
 		policy.Sentence(bands),
 		"served by one server: " + s.Source + ".",
-		"Race it against the configurations it switches between (question: select)",
-		"to check that it delivers the best of them at every level.",
 		"The setting's file is " + config + ":",
 		"on another host, copy it there and change the path below.",
+		"",
+		"To check that it delivers the best of the configurations it switches",
+		"between at every level, race it against them (docs/CONFIG.md,",
+		"\"Checking a serving policy\"):",
+		"  question: select",
+		"  " + policyCheckKey + "[" + strings.Join(append(check, scenario), ", ") + "]",
 	}
 	data, err := s.ScenarioYAML(config, header)
 	if err != nil {
 		return err
 	}
-	return results.WriteFileAtomic(filepath.Join(dir, report.PolicyScenarioFile), data)
+	return results.WriteFileAtomic(scenario, data)
 }
+
+// policyCheckKey starts the line of the policy scenario's header that lists
+// the check's scenarios (scripts/demo-policy.sh reads it).
+const policyCheckKey = "scenarios: "
 
 // isFile reports whether path is a regular file.
 func isFile(path string) bool {

@@ -9,8 +9,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/bakeoff-dev/bakeoff/campaign"
 	"github.com/bakeoff-dev/bakeoff/report"
 	"github.com/bakeoff-dev/bakeoff/results"
+	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/policy"
+	"github.com/bakeoff-dev/bakeoff/verdict/selection"
 )
 
 // TestRunEndsWithTheAnswer: the end of a run writes the report files, then
@@ -69,5 +73,44 @@ func TestReportDetailSaysWhereTheTimeWent(t *testing.T) {
 	e, out, _ = testEnv()
 	if code := run(context.Background(), e, []string{"report", dir}); code != exitOK || strings.Contains(out.String(), "Where the time went") {
 		t.Errorf("exit %d; the end of a run says where the time went:\n%s", code, out)
+	}
+}
+
+// TestWritePolicy: a finished race whose policy is one engine setting
+// leaves it in the run's folder: the setting's file, and a scenario that
+// serves it, naming that file by its absolute path, which loads as a
+// campaign's scenario does. A policy that is not one setting writes
+// nothing.
+func TestWritePolicy(t *testing.T) {
+	dir := t.TempDir()
+	spec := policy.Config{Name: "spec", Engine: "sglang", Model: "/m", Args: []policy.Arg{
+		{Key: "speculative-algorithm", Values: []string{"EAGLE3"}}, {Key: "speculative-num-steps", Values: []string{"2"}}}}
+	bands := []policy.Band{{Config: "spec", From: "C=1", To: "C=1"}, {Config: "off", From: "C=16", To: "C=64"}}
+	v := &verdict.Verdict{Campaign: "race",
+		Selection: &selection.Result{Done: true, Levels: []selection.LevelResult{{Level: "C=1", Selected: "spec"}, {Level: "C=16", Selected: "off"}, {Level: "C=64", Selected: "off"}}},
+		Policy:    policy.Write(bands, map[string]policy.Config{"spec": spec, "off": {Name: "off", Engine: "sglang", Model: "/m"}}),
+	}
+	if err := writePolicy(dir, v); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, report.PolicyDir, "sglang-adaptive.json")
+	data, err := os.ReadFile(config)
+	if err != nil || !strings.Contains(string(data), `"16": {"candidate_steps": [0]}`) {
+		t.Fatalf("the setting's file: %v\n%s", err, data)
+	}
+	s, err := campaign.LoadScenario(filepath.Join(dir, report.PolicyDir, report.PolicyScenarioFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.ArgValue("speculative-adaptive-config"); got != config {
+		t.Errorf("the scenario reads %q, want %q", got, config)
+	}
+	empty := t.TempDir()
+	v.Policy = &policy.Written{Why: "a tree"}
+	if err := writePolicy(empty, v); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(empty, report.PolicyDir)); !os.IsNotExist(err) {
+		t.Errorf("a policy that is not one setting wrote %s (%v)", report.PolicyDir, err)
 	}
 }

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/verdict/selection"
@@ -12,17 +13,21 @@ import (
 // level of a race against fixed configurations.
 type LevelCheck struct {
 	Level string `json:"level"`
-	// Outcome is "best" (selected), "within" (live within the race's delta
-	// of the selected), "short" (ruled out: the Best was ahead by more than
-	// the race allowed) or "open" (live, not within delta by the means).
+	// Outcome is "best" (selected); "within" (not shown to be more than the
+	// race's delta behind the best: live within delta of the selected, or
+	// ruled out less than delta behind the leader, a difference the race
+	// counts as none); "short" (ruled out at least delta behind the leader:
+	// the leader was ahead by more than the noise allows, and by more than
+	// the race counts as equal); or "open" (live, more than delta behind
+	// the selected by the means: the race was cut off).
 	Outcome string `json:"outcome"`
-	// Best is the level's selected configuration, or for "short" the one
-	// that ruled the policy out.
+	// Best is the level's selected configuration, or the one that ruled the
+	// policy out.
 	Best string `json:"best,omitempty"`
-	// GapPct is how far the policy was behind Best, by the race's means
-	// (the elimination's gap for "short").
+	// GapPct is how far Best led the policy (Best over it, less one,
+	// percent), by the means over the rounds until it was ruled out.
 	GapPct float64 `json:"gap_pct,omitempty"`
-	// Round is the round after which it was ruled out ("short").
+	// Round is the round after which it was ruled out; 0 when it was not.
 	Round int `json:"round,omitempty"`
 	// Confirmed is the policy's standing against Best on the confirmation
 	// rounds, when both ran there: the selected's lead over the runner-up,
@@ -34,9 +39,11 @@ type LevelCheck struct {
 // among the fixed ones it switches between: whether it delivers the best
 // of them (their envelope) at every level.
 type Checked struct {
-	Levels []LevelCheck `json:"levels"`
+	// DeltaPct is the race's indifference zone, percent.
+	DeltaPct float64      `json:"delta_pct"`
+	Levels   []LevelCheck `json:"levels"`
 	// Delivers is set when the policy is the best or within delta of it at
-	// every level the race decided.
+	// every level.
 	Delivers bool `json:"delivers"`
 }
 
@@ -46,7 +53,7 @@ func Check(res *selection.Result) *Checked {
 	if res == nil || !slices.Contains(raced(res), ScenarioName) {
 		return nil
 	}
-	out := &Checked{Delivers: true}
+	out := &Checked{DeltaPct: 100 * res.Options.Delta, Delivers: true}
 	for _, l := range res.Levels {
 		lc := LevelCheck{Level: l.Level, Best: l.Selected}
 		switch {
@@ -57,10 +64,15 @@ func Check(res *selection.Result) *Checked {
 				lc.Confirmed = &c
 			}
 		case !slices.Contains(l.Live, ScenarioName):
-			lc.Outcome = "short"
+			// Withdrawn (its launch failed) is not settled either way.
+			lc.Outcome = "open"
 			for _, e := range res.Eliminations {
-				if e.Config == ScenarioName && e.Level == l.Level {
+				if e.Config == ScenarioName && e.Level == l.Level && !e.Withdrawn {
 					lc.Best, lc.GapPct, lc.Round = e.By, e.GapPct, e.Round
+					lc.Outcome = "short"
+					if e.GapPct < out.DeltaPct {
+						lc.Outcome = "within"
+					}
 				}
 			}
 		case slices.Contains(l.Near, ScenarioName):
@@ -82,12 +94,13 @@ func Check(res *selection.Result) *Checked {
 }
 
 // Sentence says the check in one line: "The policy delivers the best of
-// the fixed configurations at every level." or where it falls short.
+// the fixed configurations at every level: …" or where it falls short.
 func (c *Checked) Sentence() string {
+	zone := fmt.Sprintf("±%s%%", strconv.FormatFloat(c.DeltaPct, 'f', -1, 64))
 	if c.Delivers {
-		return "The policy delivers the best of the fixed configurations at every level: the best or within the race's delta of it."
+		return "The policy delivers the best of the fixed configurations at every level: the best or within the race's " + zone + " of it."
 	}
-	var short, open []string
+	var short, open, good []string
 	for _, l := range c.Levels {
 		switch l.Outcome {
 		case "short":
@@ -98,6 +111,8 @@ func (c *Checked) Sentence() string {
 			short = append(short, s+")")
 		case "open":
 			open = append(open, l.Level)
+		default:
+			good = append(good, l.Level)
 		}
 	}
 	var parts []string
@@ -106,6 +121,9 @@ func (c *Checked) Sentence() string {
 	}
 	if len(open) > 0 {
 		parts = append(parts, "is not settled at "+strings.Join(open, ", "))
+	}
+	if len(good) > 0 {
+		parts = append(parts, "is the best or within "+zone+" of it at "+strings.Join(good, ", "))
 	}
 	return "The policy " + strings.Join(parts, "; it ") + "."
 }

@@ -182,11 +182,17 @@ func TestBands(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	conf := &selection.Interval{Pct: 2, LoPct: 1, HiPct: 3, Rounds: 1}
-	res := &selection.Result{Done: true, Levels: []selection.LevelResult{
+	res := &selection.Result{Done: true, Options: selection.Options{Delta: 0.04}, Levels: []selection.LevelResult{
 		{Level: "C=1", Selected: "policy", Live: []string{"policy"}, RunnerUp: "eagle3", Advantage: conf},
 		{Level: "C=4", Selected: "eagle3", Live: []string{"eagle3", "policy"}, Near: []string{"eagle3", "policy"}},
+		// Ruled out when the allowance closed, 0.3% behind: as good as
+		// the best by the race's zone.
+		{Level: "C=16", Selected: "eagle3", Live: []string{"eagle3"}},
 		{Level: "C=64", Selected: "baseline", Live: []string{"baseline"}, RunnerUp: "policy", Advantage: &selection.Interval{Pct: 9, LoPct: 7, HiPct: 11}},
-	}, Eliminations: []selection.Elimination{{Config: "policy", Level: "C=64", Round: 3, By: "baseline", GapPct: 10.5}}}
+	}, Eliminations: []selection.Elimination{
+		{Config: "policy", Level: "C=16", Round: 5, By: "eagle3", GapPct: 0.3},
+		{Config: "policy", Level: "C=64", Round: 3, By: "baseline", GapPct: 10.5},
+	}}
 	c := Check(res)
 	if c == nil || c.Delivers {
 		t.Fatalf("check %+v", c)
@@ -195,19 +201,23 @@ func TestCheck(t *testing.T) {
 	for _, l := range c.Levels {
 		outcomes = append(outcomes, l.Outcome)
 	}
-	if strings.Join(outcomes, " ") != "best within short" {
+	if strings.Join(outcomes, " ") != "best within within short" {
 		t.Errorf("outcomes %v", outcomes)
 	}
-	if l := c.Levels[2]; l.Confirmed == nil || l.Confirmed.Pct != -9 || l.Confirmed.LoPct != -11 {
+	if l := c.Levels[3]; l.Confirmed == nil || l.Confirmed.Pct != -9 || l.Confirmed.LoPct != -11 {
 		t.Errorf("C=64 confirmed %+v", l.Confirmed)
 	}
-	want := "The policy falls short at C=64 (baseline ahead by 10.5%, ruled out after round 3; confirmed -9.0% [-11.0, -7.0])."
+	want := "The policy falls short at C=64 (baseline ahead by 10.5%, ruled out after round 3; confirmed -9.0% [-11.0, -7.0]); it is the best or within ±4% of it at C=1, C=4, C=16."
 	if s := c.Sentence(); s != want {
 		t.Errorf("sentence\n%s\nwant\n%s", s, want)
 	}
-	res.Levels = res.Levels[:2]
-	if c := Check(res); !c.Delivers || !strings.Contains(c.Sentence(), "at every level") {
+	res.Levels, res.Eliminations = res.Levels[:3], res.Eliminations[:1]
+	if c := Check(res); !c.Delivers || c.Sentence() != "The policy delivers the best of the fixed configurations at every level: the best or within the race's ±4% of it." {
 		t.Errorf("delivers: %+v %s", c, c.Sentence())
+	}
+	res.Levels[1].Live, res.Levels[1].Near = []string{"eagle3", "policy"}, []string{"eagle3"}
+	if c := Check(res); c.Delivers || c.Sentence() != "The policy is not settled at C=4; it is the best or within ±4% of it at C=1, C=16." {
+		t.Errorf("open: %s", c.Sentence())
 	}
 	res.Levels[0].Selected, res.Levels[0].Live = "eagle3", []string{"eagle3"}
 	res.Levels[1].Live, res.Eliminations = []string{"eagle3"}, nil
