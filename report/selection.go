@@ -56,7 +56,11 @@ func selectionTable(res *selection.Result) table {
 
 // selectionHeading says what was asked and what the answer guarantees.
 func selectionHeading(res *selection.Result) string {
-	return fmt.Sprintf("The best configuration per level: a race (Kim & Nelson's fully sequential selection) with an indifference zone of ±%s and a %s probability of correct selection at each level, over %d rounds:",
+	what := "The best configuration per level"
+	if slices.ContainsFunc(res.Levels, func(l selection.LevelResult) bool { return l.Level == policy.CapacityLevel }) {
+		what += " and for SLO capacity"
+	}
+	return fmt.Sprintf(what+": a race (Kim & Nelson's fully sequential selection) with an indifference zone of ±%s and a %s probability of correct selection at each level, over %d rounds:",
 		trimPct(100*res.Options.Delta), trimPct(100*res.Options.PCS), res.Rounds)
 }
 

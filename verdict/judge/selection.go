@@ -26,9 +26,14 @@ func Selection(v *verdict.Verdict, info *results.SelectInfo) (res *selection.Res
 	for _, s := range v.Scenarios {
 		configs = append(configs, s.Name)
 	}
-	levels := make([]string, 0, len(v.Levels))
+	levels := make([]string, 0, len(v.Levels)+1)
 	for _, c := range v.Levels {
 		levels = append(levels, measure.LevelName(c))
+	}
+	loads := len(levels)
+	capacity := raceCapacity(v) // nil when the race has no capacity column
+	if capacity != nil {
+		levels = append(levels, policy.CapacityLevel)
 	}
 	rounds := make([]selection.Round, v.Rounds)
 	for r := range rounds {
@@ -52,6 +57,11 @@ func Selection(v *verdict.Verdict, info *results.SelectInfo) (res *selection.Res
 				row[i][c] = math.Log(ll.Throughput)
 			}
 		}
+		for r, x := range capacity[s.Name] {
+			if row := rounds[r-1]; row[i] != nil {
+				row[i][loads] = math.Log(x)
+			}
+		}
 	}
 	// The race ends by the campaign's last round but one at the latest,
 	// which keeps the last for the confirmation round (a campaign of two
@@ -62,12 +72,54 @@ func Selection(v *verdict.Verdict, info *results.SelectInfo) (res *selection.Res
 	if planned >= 3 {
 		planned--
 	}
-	o := selection.Options{Delta: info.DeltaPct / 100, PCS: info.PCS, MaxRounds: planned}
+	o := selection.Options{Delta: info.DeltaPct / 100, PCS: info.PCS, MaxRounds: planned, LoadLevels: loads}
 	o.FirstStage = min(selection.DefaultFirstStage(len(configs)), o.MaxRounds)
 	if info.FirstStage > 0 {
 		o.FirstStage = min(info.FirstStage, o.MaxRounds)
 	}
 	return selection.Replay(configs, levels, rounds, o)
+}
+
+// raceCapacity is each scenario's SLO capacity by round, for the race's
+// capacity column: the capacity is raced like a level (the configuration
+// with the most users, or requests a second, under the objective), a
+// launch whose capacity is only a bound counted at its edge, as the
+// capacity comparison counts it. Nil without an objective, and when some
+// launch the race reads has no capacity (the objective's metrics missing
+// from it), since the race cannot rank a configuration by a figure some of
+// its launches lack: the note then says so (capacityNote).
+func raceCapacity(v *verdict.Verdict) map[string]map[int]float64 {
+	if v.Capacity == nil {
+		return nil
+	}
+	out := map[string]map[int]float64{}
+	for _, sc := range v.Capacity.Scenarios {
+		out[sc.Scenario] = map[int]float64{}
+		for _, l := range sc.Launches {
+			if l.Capacity > 0 && l.Round >= 1 && l.Round <= v.Rounds {
+				out[sc.Scenario][l.Round] = l.Capacity
+			}
+		}
+	}
+	for _, s := range v.Scenarios {
+		for _, l := range s.Levels {
+			for _, ll := range l.Launches {
+				if _, ok := out[s.Name][ll.Round]; ll.Throughput > 0 && !ok && ll.Round >= 1 && ll.Round <= v.Rounds {
+					return nil
+				}
+			}
+		}
+	}
+	return out
+}
+
+// capacityNote says why a race under an objective left the capacity out;
+// empty when it raced it or has no objective.
+func capacityNote(v *verdict.Verdict) string {
+	if v.Capacity == nil || raceCapacity(v) != nil {
+		return ""
+	}
+	return "the race for the best configuration ranks the levels only, not the SLO capacity: some launches have no capacity under the objective (a metric it names missing from their levels)"
 }
 
 // SelectionNote is the warning on configurations left out of a race
@@ -104,8 +156,10 @@ func withSelection(v *verdict.Verdict, m results.Manifest) {
 		return
 	}
 	res, leftOut, err := Selection(v, m.Select)
-	if note := SelectionNote(leftOut); note != "" {
-		v.Notes = append(v.Notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckSelection, Text: note})
+	for _, note := range []string{SelectionNote(leftOut), capacityNote(v)} {
+		if note != "" {
+			v.Notes = append(v.Notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckSelection, Text: note})
+		}
 	}
 	if err != nil {
 		v.Notes = append(v.Notes, verdict.Note{Severity: verdict.SeverityWarn, Check: verdict.CheckSelection,

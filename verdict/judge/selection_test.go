@@ -8,6 +8,8 @@ import (
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/results"
 	"github.com/bakeoff-dev/bakeoff/verdict"
+	"github.com/bakeoff-dev/bakeoff/verdict/policy"
+	"github.com/bakeoff-dev/bakeoff/verdict/selection"
 )
 
 // raceVerdict is a verdict of a race's launches: per configuration its
@@ -69,5 +71,54 @@ func TestSelectionReplaysFailedLaunches(t *testing.T) {
 	}
 	if res.Levels[0].Selected != "b" || res.Levels[1].Selected != "a" {
 		t.Errorf("selected %s at C=1 and %s at C=8, want b and a", res.Levels[0].Selected, res.Levels[1].Selected)
+	}
+}
+
+// TestSelectionRacesCapacity: under an objective the race has one more
+// column, the SLO capacity, raced like a level: c, never the fastest, has
+// the most capacity and is selected there, and stays in the race for it;
+// the policy's bands and the envelope are over the loads alone. A launch
+// without a capacity leaves the column out, and the note says why.
+func TestSelectionRacesCapacity(t *testing.T) {
+	figs := map[string][][2]float64{
+		"a": wobbly(6, 100, 900, 0), "b": wobbly(6, 130, 600, 1), "c": wobbly(6, 90, 800, 2), "d": wobbly(6, 60, 300, 3),
+	}
+	caps := map[string]float64{"a": 20, "b": 12, "c": 40, "d": 5}
+	v := raceVerdict(6, figs)
+	v.Capacity = &verdict.CapacityVerdict{}
+	for _, name := range []string{"a", "b", "c", "d"} {
+		sc := verdict.ScenarioCapacity{Scenario: name}
+		for r := range 6 {
+			sc.Launches = append(sc.Launches, verdict.LaunchCapacity{Round: r + 1, Capacity: caps[name] * (1 + 0.02*math.Cos(float64(r)+float64(len(name))))})
+		}
+		v.Capacity.Scenarios = append(v.Capacity.Scenarios, sc)
+	}
+	res, _, err := Selection(v, &results.SelectInfo{DeltaPct: 2, PCS: 0.95, FirstStage: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Levels) != 3 || res.Levels[2].Level != policy.CapacityLevel || res.Levels[2].Selected != "c" {
+		t.Fatalf("levels %+v", res.Levels)
+	}
+	if res.Levels[0].Selected != "b" || res.Levels[1].Selected != "a" {
+		t.Errorf("selected %s and %s, want b and a", res.Levels[0].Selected, res.Levels[1].Selected)
+	}
+	if got := policy.Sentence(policy.Bands(res)); got != "Serve b up to C=1, a from C=8." {
+		t.Errorf("policy %q", got)
+	}
+	withdrawn := slices.ContainsFunc(res.Eliminations, func(e selection.Elimination) bool { return e.Config == "c" && e.Level == policy.CapacityLevel })
+	if withdrawn {
+		t.Errorf("c, the most capacity, ruled out there: %+v", res.Eliminations)
+	}
+	if capacityNote(v) != "" {
+		t.Errorf("a note on a race that has its capacity: %s", capacityNote(v))
+	}
+	v.Capacity.Scenarios[3].Launches = v.Capacity.Scenarios[3].Launches[1:] // d's round 1 has none
+	res, _, err = Selection(v, &results.SelectInfo{DeltaPct: 2, PCS: 0.95, FirstStage: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Levels) != 2 || capacityNote(v) == "" {
+		t.Errorf("levels %d, note %q: want the capacity left out, and said", len(res.Levels), capacityNote(v))
 	}
 }

@@ -16,16 +16,21 @@ type Band struct {
 	To   string `json:"to"`
 }
 
+// CapacityLevel names the race's column of SLO capacity (package judge
+// adds it under an objective): raced like a level, but not a load, so no
+// band of the policy.
+const CapacityLevel = "SLO capacity"
+
 // Bands are the race's load bands, low load first: consecutive levels with
 // the same selected configuration make one band. Levels without a selection
-// are skipped.
+// are skipped, and so is the capacity.
 func Bands(res *selection.Result) []Band {
 	if res == nil {
 		return nil
 	}
 	var bands []Band
 	for _, l := range res.Levels {
-		if l.Selected == "" {
+		if l.Selected == "" || l.Level == CapacityLevel {
 			continue
 		}
 		if n := len(bands); n > 0 && bands[n-1].Config == l.Selected {

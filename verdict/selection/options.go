@@ -42,6 +42,12 @@ type Options struct {
 	// MaxRounds caps the race; 0 leaves it to end by itself, which it does
 	// once the allowance reaches zero (LevelResult.CloseRound).
 	MaxRounds int `json:"max_rounds,omitempty"`
+	// LoadLevels is how many of the levels, from the first, are loads: the
+	// envelope and the best single configuration are over those alone. A
+	// level after them is raced like any other, but is another figure of
+	// the configuration (its SLO capacity), not a load it could be served
+	// at. 0 means every level is a load.
+	LoadLevels int `json:"load_levels,omitempty"`
 }
 
 // DefaultFirstStage is the first stage for k configurations: two rounds,

@@ -330,7 +330,7 @@ func (r *Racer) single() int {
 	best, bestScore := 0, math.Inf(-1)
 	for i := range r.configs {
 		var score float64
-		for c := range r.levels {
+		for c := range r.loads() {
 			score += r.adjustedMean(i, ref, c)
 		}
 		if score > bestScore {
@@ -408,10 +408,10 @@ func (r *Racer) envelope(conf []Round, sel []int, single int) *Envelope {
 			ref = i
 		}
 	}
-	nl := float64(len(r.levels))
+	nl := float64(r.loads())
 	env := &Envelope{Single: r.configs[single]}
 	var race float64
-	for c := range r.levels {
+	for c := range r.loads() {
 		race += (r.adjustedMean(sel[c], ref, c) - r.adjustedMean(single, ref, c)) / nl
 	}
 	env.RacePct = pct(race)
@@ -419,7 +419,7 @@ func (r *Racer) envelope(conf []Round, sel []int, single int) *Envelope {
 		return env
 	}
 	var d, sd float64
-	for c := range r.levels {
+	for c := range r.loads() {
 		if sel[c] == single {
 			continue
 		}
@@ -438,4 +438,13 @@ func (r *Racer) envelope(conf []Round, sel []int, single int) *Envelope {
 func (r *Racer) interval(est, se float64, rounds int) *Interval {
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(r.df)}.Quantile(1 - (1-Confidence)/2)
 	return &Interval{Pct: pct(est), LoPct: pct(est - t*se), HiPct: pct(est + t*se), Rounds: rounds, DF: r.df}
+}
+
+// loads is how many of the levels, from the first, are loads
+// (Options.LoadLevels).
+func (r *Racer) loads() int {
+	if n := r.o.LoadLevels; n > 0 && n < len(r.levels) {
+		return n
+	}
+	return len(r.levels)
 }

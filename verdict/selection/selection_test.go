@@ -576,3 +576,53 @@ func TestWithdraw(t *testing.T) {
 		t.Errorf("eliminations %+v, selected %q", res.Eliminations, res.Levels[0].Selected)
 	}
 }
+
+// TestLoadLevels: a level after the loads (the SLO capacity) is raced, but
+// the envelope and the best single configuration are over the loads alone:
+// the same as a race of the loads, though the extra level's best is another
+// configuration by far.
+func TestLoadLevels(t *testing.T) {
+	wob := []float64{0.004, -0.006, 0.002, -0.001, 0.005, -0.003}
+	truth := [][]float64{{100, 900, 10}, {104, 800, 10}, {80, 500, 90}}
+	build := func(levels int) Race {
+		race := Race{Configs: []string{"a", "b", "c"}, Levels: []string{"C=1", "C=64", "capacity"}[:levels]}
+		for r := range 8 {
+			round := make(Round, 3)
+			for i := range 3 {
+				for c := range levels {
+					round[i] = append(round[i], math.Log(truth[i][c])+wob[(r+2*i+c)%len(wob)])
+				}
+			}
+			if r < 6 {
+				race.Rounds = append(race.Rounds, round)
+			} else {
+				race.Confirm = append(race.Confirm, round)
+			}
+		}
+		return race
+	}
+	o := Options{Delta: 0.02, FirstStage: 2, MaxRounds: 6}
+	loads, err := Run(build(2), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.LoadLevels = 2
+	all, err := Run(build(3), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Levels[2].Selected != "c" {
+		t.Errorf("the extra level selected %s, want c", all.Levels[2].Selected)
+	}
+	if loads.Envelope == nil || all.Envelope == nil || all.Envelope.Single != loads.Envelope.Single || all.Envelope.RacePct != loads.Envelope.RacePct {
+		t.Errorf("envelope %+v with the extra level, %+v without", all.Envelope, loads.Envelope)
+	}
+	o.LoadLevels = 0
+	mixed, err := Run(build(3), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mixed.Envelope.RacePct == loads.Envelope.RacePct {
+		t.Errorf("the extra level counted as a load changed nothing: the test cannot tell")
+	}
+}
