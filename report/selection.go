@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bakeoff-dev/bakeoff/engine"
 	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/policy"
 	"github.com/bakeoff-dev/bakeoff/verdict/selection"
@@ -148,9 +149,17 @@ func settingLines(w *policy.Written, bands []policy.Band) []string {
 		return []string{"Not one engine setting: " + w.Why + "."}
 	}
 	s := w.Setting
+	unit := "steps"
+	if s.Engine == engine.VLLM {
+		unit = "tokens"
+	}
 	var steps []string
 	for _, b := range s.Bands {
-		steps = append(steps, fmt.Sprintf("%d steps from a batch of %d", b.Steps, b.Batch))
+		steps = append(steps, fmt.Sprintf("%d %s from a batch of %d", b.Steps, unit, b.Batch))
+	}
+	files := PolicyDir + "/" + PolicyScenarioFile
+	if s.ConfigFile != "" {
+		files += " and " + PolicyDir + "/" + s.ConfigFile
 	}
 	var fixed []string
 	for _, b := range bands {
@@ -158,9 +167,8 @@ func settingLines(w *policy.Written, bands []policy.Band) []string {
 			fixed = append(fixed, b.Config)
 		}
 	}
-	out := []string{fmt.Sprintf("As one server: %s, %s (%s and %s in the run's folder). To check it, race %s against %s (question: select).",
-		s.Source, strings.Join(steps, ", "), PolicyDir+"/"+PolicyScenarioFile, PolicyDir+"/"+s.ConfigFile,
-		PolicyDir+"/"+PolicyScenarioFile, strings.Join(fixed, " and "))}
+	out := []string{fmt.Sprintf("As one server: %s, %s (%s in the run's folder). To check it, race %s against %s (question: select).",
+		s.Source, strings.Join(steps, ", "), files, PolicyDir+"/"+PolicyScenarioFile, strings.Join(fixed, " and "))}
 	return append(out, s.Notes...)
 }
 

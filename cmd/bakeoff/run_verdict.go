@@ -89,9 +89,12 @@ func writePolicy(runDir string, v *verdict.Verdict) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	config := filepath.Join(dir, s.ConfigFile)
-	if err := results.WriteFileAtomic(config, []byte(s.Config)); err != nil {
-		return err
+	config := ""
+	if s.ConfigFile != "" {
+		config = filepath.Join(dir, s.ConfigFile)
+		if err := results.WriteFileAtomic(config, []byte(s.Config)); err != nil {
+			return err
+		}
 	}
 	bands := policy.Bands(v.Selection)
 	scenario := filepath.Join(dir, report.PolicyScenarioFile)
@@ -105,15 +108,19 @@ func writePolicy(runDir string, v *verdict.Verdict) error {
 		"The serving policy of campaign " + v.Campaign + ", run " + filepath.Base(runDir) + ":",
 		policy.Sentence(bands),
 		"served by one server: " + s.Source + ".",
-		"The setting's file is " + config + ":",
-		"on another host, copy it there and change the path below.",
+	}
+	if config != "" {
+		header = append(header, "The setting's file is "+config+":",
+			"on another host, copy it there and change the path below.")
+	}
+	header = append(header,
 		"",
 		"To check that it delivers the best of the configurations it switches",
 		"between at every level, race it against them (docs/CONFIG.md,",
 		"\"Checking a serving policy\"):",
 		"  question: select",
-		"  " + policyCheckKey + "[" + strings.Join(append(check, scenario), ", ") + "]",
-	}
+		"  "+policyCheckKey+"["+strings.Join(append(check, scenario), ", ")+"]",
+	)
 	data, err := s.ScenarioYAML(config, header)
 	if err != nil {
 		return err

@@ -105,6 +105,25 @@ func TestWritePolicy(t *testing.T) {
 	if got, _ := s.ArgValue("speculative-adaptive-config"); got != config {
 		t.Errorf("the scenario reads %q, want %q", got, config)
 	}
+	// vLLM's setting is all in the scenario's flags: no file beside it.
+	vdir := t.TempDir()
+	vspec := policy.Config{Name: "spec", Engine: "vllm", Model: "/m", Args: []policy.Arg{
+		{Key: "speculative-config", Values: []string{`{"method": "eagle3", "model": "/d", "num_speculative_tokens": 3}`}}}}
+	v.Policy = policy.Write(bands, map[string]policy.Config{"spec": vspec, "off": {Name: "off", Engine: "vllm", Model: "/m"}})
+	if err := writePolicy(vdir, v); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(vdir, report.PolicyDir))
+	if len(entries) != 1 || entries[0].Name() != report.PolicyScenarioFile {
+		t.Errorf("vLLM's policy wrote %v", entries)
+	}
+	vs, err := campaign.LoadScenario(filepath.Join(vdir, report.PolicyDir, report.PolicyScenarioFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := vs.ArgValue("speculative-config"); !strings.Contains(got, `"num_speculative_tokens_per_batch_size":[[1,15,3],[16,16,0]]`) {
+		t.Errorf("vLLM's speculative config %s", got)
+	}
 	empty := t.TempDir()
 	v.Policy = &policy.Written{Why: "a tree"}
 	if err := writePolicy(empty, v); err != nil {

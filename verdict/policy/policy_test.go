@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -60,7 +61,7 @@ func TestWrite(t *testing.T) {
 	otherDraft.Args[2].Values = []string{"/models/other"}
 	wide := baseline
 	wide.Name, wide.Args = "wide", args("tp-size", "4")
-	vllm := Config{Name: "v", Engine: "vllm"}
+	vllmConfig := Config{Name: "v", Engine: "vllm"}
 	dp := chain(1, "enable-dp-attention", "true")
 	for _, tc := range []struct {
 		name    string
@@ -86,7 +87,9 @@ func TestWrite(t *testing.T) {
 		{name: "no speculation", bands: bandsOf("baseline", "C=1", "C=1", "wide", "C=4", "C=64"),
 			configs: set(baseline, wide), why: "no band speculates"},
 		{name: "another engine", bands: bandsOf("v", "C=1", "C=1", "baseline", "C=4", "C=64"),
-			configs: set(vllm, baseline), why: "SGLang's adaptive speculative decoding only, and v runs vllm"},
+			configs: set(vllmConfig, baseline), why: "baseline runs sglang, and the server that switches is vllm's"},
+		{name: "an engine without a switch", bands: bandsOf("t", "C=1", "C=1", "u", "C=4", "C=64"),
+			configs: set(Config{Name: "t", Engine: "trtllm"}, Config{Name: "u", Engine: "trtllm"}), why: "and t runs trtllm"},
 		{name: "DP attention", bands: bandsOf("eagle3.steps1.topk1", "C=1", "C=1", "baseline", "C=4", "C=64"),
 			configs: set(dp, baseline), why: "attention DP is not supported"},
 		{name: "unrecorded", bands: bandsOf("eagle3.steps1.topk1", "C=1", "C=1", "gone", "C=4", "C=64"),
@@ -223,5 +226,56 @@ func TestCheck(t *testing.T) {
 	res.Levels[1].Live, res.Eliminations = []string{"eagle3"}, nil
 	if c := Check(res); c != nil {
 		t.Errorf("a race without a policy checked: %+v", c)
+	}
+}
+
+// vllmSpec is a vLLM EAGLE-3 configuration drafting k tokens (none for 0).
+func vllmSpec(name string, k int, extra ...string) Config {
+	c := Config{Name: name, Engine: "vllm", Model: "/m", Args: args(append([]string{"tensor-parallel-size", "8", "max-num-seqs", "256"}, extra...)...)}
+	if k > 0 {
+		c.Args = append(c.Args, Arg{Key: "speculative-config", Values: []string{
+			fmt.Sprintf(`{"method": "eagle3", "model": "/d", "num_speculative_tokens": %d}`, k)}})
+	}
+	return c
+}
+
+// TestWriteVLLM: a vLLM policy is one --speculative-config whose
+// num_speculative_tokens_per_batch_size gives each band its tokens (the
+// last range one batch long: vLLM carries its K to every larger batch) and
+// num_speculative_tokens the most of them; configurations that differ in
+// anything but the tokens are refused with the difference named.
+func TestWriteVLLM(t *testing.T) {
+	w := Write(bandsOf("k4", "C=1", "C=1", "k2", "C=4", "C=16", "off", "C=64", "C=64"),
+		set(vllmSpec("k4", 4), vllmSpec("k2", 2), vllmSpec("off", 0)))
+	if w == nil || w.Setting == nil {
+		t.Fatalf("not written: %+v", w)
+	}
+	var cfg string
+	for _, a := range w.Setting.Args {
+		if a.Key == "speculative-config" {
+			cfg = a.Values[0]
+		}
+	}
+	want := `{"method":"eagle3","model":"/d","num_speculative_tokens":4,"num_speculative_tokens_per_batch_size":[[1,3,4],[4,63,2],[64,64,0]]}`
+	if cfg != want || w.Setting.ConfigFile != "" {
+		t.Errorf("speculative config %s (file %q)\nwant %s", cfg, w.Setting.ConfigFile, want)
+	}
+	for _, tc := range []struct {
+		name    string
+		configs map[string]Config
+		why     string
+	}{
+		{"another drafter", set(vllmSpec("k4", 4), vllmSpec("k2", 0, "speculative-config", `{"method": "ngram", "num_speculative_tokens": 2}`), vllmSpec("off", 0)),
+			"k4 and k2 run different speculative configs"},
+		{"another flag", set(vllmSpec("k4", 4), vllmSpec("k2", 2), vllmSpec("off", 0, "enforce-eager", "true")),
+			"differ in --enforce-eager"},
+		{"unreadable", set(vllmSpec("k4", 0, "speculative-config", "{method: eagle3"), vllmSpec("k2", 2), vllmSpec("off", 0)),
+			"k4's --speculative-config is not a JSON object"},
+		{"no speculation", set(vllmSpec("k4", 0), vllmSpec("k2", 0), vllmSpec("off", 0)), "no band speculates"},
+	} {
+		w := Write(bandsOf("k4", "C=1", "C=1", "k2", "C=4", "C=16", "off", "C=64", "C=64"), tc.configs)
+		if w == nil || w.Setting != nil || !strings.Contains(w.Why, tc.why) {
+			t.Errorf("%s: %+v, want why containing %q", tc.name, w, tc.why)
+		}
 	}
 }

@@ -14,10 +14,11 @@ import (
 // Setting is the engine setting that serves a policy from one server: the
 // engine switches between the bands' configurations by its running batch.
 type Setting struct {
-	// Engine is the engine profile's name (sglang).
+	// Engine is the engine profile's name (sglang, vllm).
 	Engine string `json:"engine"`
 	// Bands are the policy's bands, each with the running batch it starts
-	// at (Batch) and the speculative steps it runs (Steps, 0 for none).
+	// at (Batch) and the speculative steps (SGLang) or tokens (vLLM) it
+	// drafts (Steps, 0 for none).
 	Bands []BandSetting `json:"bands"`
 	// Args are the policy's scenario's engine flags: the bands' common
 	// flags and the switch's, with ConfigToken where the path of
@@ -28,7 +29,8 @@ type Setting struct {
 	Model    string            `json:"model,omitempty"`
 	GPUCount int               `json:"gpus,omitempty"`
 	// ConfigFile names the file the switch reads (sglang-adaptive.json),
-	// Config its contents.
+	// Config its contents; both empty where the setting is all in Args
+	// (vLLM's).
 	ConfigFile string `json:"config_file"`
 	Config     string `json:"config"`
 	// Notes say what the setting chooses that the race did not measure
@@ -77,15 +79,20 @@ func Write(bands []Band, configs map[string]Config) *Written {
 	if engine == "" {
 		engine = campaign.DefaultEngine
 	}
+	var s *Setting
+	var why string
 	switch engine {
 	case sglang:
-		s, why := sglangAdaptive(bands, configs)
-		if why != "" {
-			return &Written{Why: why}
-		}
-		return &Written{Setting: s}
+		s, why = sglangAdaptive(bands, configs)
+	case vllm:
+		s, why = vllmDynamic(bands, configs)
+	default:
+		why = fmt.Sprintf("bakeoff writes a switch by load for SGLang's adaptive and vLLM's dynamic speculative decoding, and %s runs %s", bands[0].Config, engine)
 	}
-	return &Written{Why: fmt.Sprintf("bakeoff writes a switch by load for SGLang's adaptive speculative decoding only, and %s runs %s", bands[0].Config, engine)}
+	if why != "" {
+		return &Written{Why: why}
+	}
+	return &Written{Setting: s}
 }
 
 // ScenarioYAML is the scenario file that serves the setting, with

@@ -71,14 +71,8 @@ func sglangAdaptive(bands []Band, configs map[string]Config) (*Setting, string) 
 		if i == 0 {
 			s.Model, s.Env, s.GPUCount = c.Model, c.Env, c.GPUCount
 		}
-		first := bands[0].Config
-		switch {
-		case c.Model != s.Model:
-			return nil, fmt.Sprintf("%s serves %s and %s serves %s: one server serves one model", first, s.Model, b.Config, c.Model)
-		case !sameEnv(c.Env, s.Env):
-			return nil, fmt.Sprintf("%s and %s run with different environments, and one server has one", first, b.Config)
-		case c.GPUCount != s.GPUCount:
-			return nil, fmt.Sprintf("%s and %s use different GPU counts, and one server has one", first, b.Config)
+		if why := sameServer(bands[0].Config, c, s); why != "" {
+			return nil, why
 		}
 		if steps > 0 && spec == nil {
 			spec = &c
@@ -116,16 +110,46 @@ func sglangAdaptive(bands []Band, configs map[string]Config) (*Setting, string) 
 	return s, ""
 }
 
-// sglangServable is why a configuration cannot be a band of an adaptive
-// server ("" when it can).
-func sglangServable(c Config) string {
+// servable is why a configuration cannot be a band of one server of
+// engine ("" when it can).
+func servable(c Config, engine string) string {
 	switch {
-	case c.Engine != "" && c.Engine != sglang:
-		return fmt.Sprintf("%s runs %s, and an adaptive server is SGLang's", c.Name, c.Engine)
+	case c.Engine != "" && c.Engine != engine || c.Engine == "" && engine != sglang:
+		return fmt.Sprintf("%s runs %s, and the server that switches is %s's", c.Name, orDefault(c.Engine), engine)
 	case len(c.Launch) > 0:
 		return fmt.Sprintf("%s replaces the launch command, so bakeoff cannot tell its flags", c.Name)
 	case len(c.Deployment) > 0 && string(c.Deployment) != "null":
 		return fmt.Sprintf("%s is a deployment of several processes, not one server", c.Name)
+	}
+	return ""
+}
+
+func orDefault(engine string) string {
+	if engine == "" {
+		return sglang
+	}
+	return engine
+}
+
+// sameServer is why c cannot run in one server with the first band's
+// configuration, named first, whose model, environment and GPUs s holds.
+func sameServer(first string, c Config, s *Setting) string {
+	switch {
+	case c.Model != s.Model:
+		return fmt.Sprintf("%s serves %s and %s serves %s: one server serves one model", first, s.Model, c.Name, c.Model)
+	case !sameEnv(c.Env, s.Env):
+		return fmt.Sprintf("%s and %s run with different environments, and one server has one", first, c.Name)
+	case c.GPUCount != s.GPUCount:
+		return fmt.Sprintf("%s and %s use different GPU counts, and one server has one", first, c.Name)
+	}
+	return ""
+}
+
+// sglangServable is why a configuration cannot be a band of an adaptive
+// SGLang server ("" when it can).
+func sglangServable(c Config) string {
+	if why := servable(c, sglang); why != "" {
+		return why
 	}
 	for _, a := range c.Args {
 		if why, ok := sglangUnsupported[a.Key]; ok {
@@ -187,9 +211,10 @@ func firstSteps(bands []BandSetting) int {
 	return 0
 }
 
-// sglangNotes say where the setting chose what the race did not measure,
-// and what a band without speculation costs.
-func sglangNotes(bands []BandSetting) []string {
+// bandNotes say where the setting put each switch that the race did not
+// measure, and how the engine picks a band; what is counts the bands'
+// setting ("steps", "tokens").
+func bandNotes(bands []BandSetting, what string) []string {
 	var notes []string
 	for i := 1; i < len(bands); i++ {
 		prev, b := bands[i-1], bands[i]
@@ -197,12 +222,19 @@ func sglangNotes(bands []BandSetting) []string {
 			notes = append(notes, fmt.Sprintf("The switch to %s is set at a batch of %d, the band's first level: the race measured no load between %s and %s.", b.Config, b.Batch, prev.To, b.From))
 		}
 	}
+	return append(notes, "The engine picks a step's "+what+" by its running batch; under a closed loop the batch is at most the concurrency.")
+}
+
+// sglangNotes are bandNotes, with SGLang's padding of the batch and what
+// a band without speculation costs there.
+func sglangNotes(bands []BandSetting) []string {
+	notes := bandNotes(bands, "steps")
+	notes[len(notes)-1] = "SGLang picks a round's band by its running batch, padded to the next CUDA-graph size; under a closed loop the batch is at most the concurrency."
 	for _, b := range bands {
 		if b.Steps == 0 {
-			notes = append(notes, fmt.Sprintf("The band of %s runs 0 steps, which SGLang serves with its draft extend still running: slower than %s itself; a check measures by how much.", b.Config, b.Config))
+			notes = append(notes[:len(notes)-1], fmt.Sprintf("The band of %s runs 0 steps, which SGLang serves with its draft extend still running: slower than %s itself; a check measures by how much.", b.Config, b.Config), notes[len(notes)-1])
 			break
 		}
 	}
-	notes = append(notes, "SGLang picks a round's band by its running batch, padded to the next CUDA-graph size; under a closed loop the batch is at most the concurrency.")
 	return notes
 }
