@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -142,13 +144,33 @@ func seqInputMax(engines []verdicttest.Engine, names []string, max int, seed uin
 	return verdicttest.CampaignInput(names, s, max, verdicttest.Campaign(engines, s, max, seed))
 }
 
+// priorHost is e on the host of make sequential's study of the profile:
+// the repository's realistic noise unless BAKEOFF_PRIOR_LAUNCH_SIGMA
+// (a launch's sd, e.g. 0.02) and BAKEOFF_PRIOR_DRIFT (the drift's sd, with
+// BAKEOFF_PRIOR_DRIFT_TAU its correlation time in seconds) say a noisier
+// one; the profile is then learned on that host too, so that it matches.
+func priorHost(e verdicttest.Engine) verdicttest.Engine {
+	for _, v := range []struct {
+		name string
+		to   *float64
+	}{{"BAKEOFF_PRIOR_LAUNCH_SIGMA", &e.LaunchSigma}, {"BAKEOFF_PRIOR_DRIFT", &e.Drift}, {"BAKEOFF_PRIOR_DRIFT_TAU", &e.DriftTau}} {
+		if s := os.Getenv(v.name); s != "" {
+			if x, err := strconv.ParseFloat(s, 64); err == nil && x >= 0 {
+				*v.to = x
+			}
+		}
+	}
+	return e
+}
+
 // learnedPrior is the noise profile two earlier A/A campaigns of rounds
 // rounds on the synthetic host leave, as package noise pools them.
 func learnedPrior(t *testing.T, rounds int) *NoisePrior {
 	t.Helper()
 	var ss, df float64
 	for seed := range uint64(2) {
-		in := seqInputMax([]verdicttest.Engine{realBaseline, realBaseline}, []string{"baseline", "variant"}, rounds, 30000+seed)
+		base := priorHost(realBaseline)
+		in := seqInputMax([]verdicttest.Engine{base, base}, []string{"baseline", "variant"}, rounds, 30000+seed)
 		v := mustVerdict(t, in, Options{})
 		if v.Noise == nil {
 			t.Fatal("a campaign of rounds measured no noise")
@@ -185,7 +207,8 @@ func TestPriorSequential(t *testing.T) {
 	}
 	tallies := make([]seqTally, len(ratios))
 	for seed := range uint64(n) {
-		in := seqInputMax([]verdicttest.Engine{realBaseline, realBaseline}, []string{"baseline", "variant"}, seqPlan.MaxRounds, 31000+seed)
+		host := priorHost(realBaseline)
+		in := seqInputMax([]verdicttest.Engine{host, host}, []string{"baseline", "variant"}, seqPlan.MaxRounds, 31000+seed)
 		for i, r := range ratios {
 			p := *prior
 			p.Var /= r.ratio
@@ -204,18 +227,19 @@ func TestPriorSequential(t *testing.T) {
 		// besides: make sequential measures it, at max 12 and 20.
 		return
 	}
-	eagle := verdicttest.RealisticNoise(verdicttest.Eagle3TopK4)
-	flag := realBaseline
+	eagle := priorHost(verdicttest.RealisticNoise(verdicttest.Eagle3TopK4))
+	base := priorHost(realBaseline)
+	flag := base
 	flag.Slowdown = 1 / 1.001
 	for _, shape := range []struct {
 		name    string
 		engines []verdicttest.Engine
 		names   []string
 	}{
-		{"baseline and EAGLE-3", []verdicttest.Engine{realBaseline, eagle}, []string{"baseline", "variant"}},
+		{"baseline and EAGLE-3", []verdicttest.Engine{base, eagle}, []string{"baseline", "variant"}},
 		// The seeds' campaign with its A/A twin: two comparisons that
 		// are ties, waiting on their df, beside one decided early.
-		{"baseline, EAGLE-3, a +0.1% flag and a twin", []verdicttest.Engine{realBaseline, eagle, flag, realBaseline},
+		{"baseline, EAGLE-3, a +0.1% flag and a twin", []verdicttest.Engine{base, eagle, flag, base},
 			[]string{"baseline", "variant", "flag", "twin"}},
 	} {
 		for _, maxRounds := range []int{12, 20} {
