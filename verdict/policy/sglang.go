@@ -46,36 +46,14 @@ var sglangUnsupported = map[string]string{
 // cannot.
 func sglangAdaptive(bands []Band, configs map[string]Config) (*Setting, string) {
 	s := &Setting{Engine: sglang, ConfigFile: "sglang-adaptive.json", Source: sglangSource}
+	cs, why := fillBands(s, bands, configs, "SGLang", sglangServable, sglangSteps)
+	if why != "" {
+		return nil, why
+	}
 	var spec *Config // the first band that speculates
-	for i, b := range bands {
-		c, ok := configs[b.Config]
-		if !ok {
-			return nil, fmt.Sprintf("the run does not record %s's flags", b.Config)
-		}
-		if why := sglangServable(c); why != "" {
-			return nil, why
-		}
-		batch := 1
-		if i > 0 {
-			n, ok := concurrency(b.From)
-			if !ok {
-				return nil, fmt.Sprintf("the band from %s is not at a concurrency, and SGLang switches by the running batch", b.From)
-			}
-			batch = n
-		}
-		steps, why := sglangSteps(c)
-		if why != "" {
-			return nil, why
-		}
-		s.Bands = append(s.Bands, BandSetting{Band: b, Batch: batch, Steps: steps})
-		if i == 0 {
-			s.Model, s.Env, s.GPUCount = c.Model, c.Env, c.GPUCount
-		}
-		if why := sameServer(bands[0].Config, c, s); why != "" {
-			return nil, why
-		}
-		if steps > 0 && spec == nil {
-			spec = &c
+	for i, b := range s.Bands {
+		if b.Steps > 0 && spec == nil {
+			spec = &cs[i]
 		}
 	}
 	if spec == nil {
@@ -108,6 +86,45 @@ func sglangAdaptive(bands []Band, configs map[string]Config) (*Setting, string) 
 	s.Config = "{\n" + strings.Join(entries, ",\n") + "\n}\n"
 	s.Notes = sglangNotes(s.Bands)
 	return s, ""
+}
+
+// fillBands sets s's bands from the race's, each with the running batch it
+// starts at and what it drafts (drafts: 0 for none, or why the engine's
+// switch cannot run the configuration), and the model, environment and
+// GPUs the bands share; it returns the bands' configurations, or why they
+// are not one server of s.Engine (engineTitle in the words).
+func fillBands(s *Setting, bands []Band, configs map[string]Config, engineTitle string, servable func(Config) string, drafts func(Config) (int, string)) ([]Config, string) {
+	var cs []Config
+	for i, b := range bands {
+		c, ok := configs[b.Config]
+		if !ok {
+			return nil, fmt.Sprintf("the run does not record %s's flags", b.Config)
+		}
+		if why := servable(c); why != "" {
+			return nil, why
+		}
+		batch := 1
+		if i > 0 {
+			n, ok := concurrency(b.From)
+			if !ok {
+				return nil, fmt.Sprintf("the band from %s is not at a concurrency, and %s switches by the running batch", b.From, engineTitle)
+			}
+			batch = n
+		}
+		k, why := drafts(c)
+		if why != "" {
+			return nil, why
+		}
+		s.Bands = append(s.Bands, BandSetting{Band: b, Batch: batch, Steps: k})
+		if i == 0 {
+			s.Model, s.Env, s.GPUCount = c.Model, c.Env, c.GPUCount
+		}
+		if why := sameServer(bands[0].Config, c, s); why != "" {
+			return nil, why
+		}
+		cs = append(cs, c)
+	}
+	return cs, ""
 }
 
 // servable is why a configuration cannot be a band of one server of

@@ -30,39 +30,22 @@ const vllmSource = "vLLM's dynamic speculative decoding (num_speculative_tokens_
 // the same other flags.
 func vllmDynamic(bands []Band, configs map[string]Config) (*Setting, string) {
 	s := &Setting{Engine: vllm, Source: vllmSource}
+	tokens := func(c Config) (int, string) {
+		k, _, why := vllmTokens(c)
+		return k, why
+	}
+	cs, why := fillBands(s, bands, configs, "vLLM", func(c Config) string { return servable(c, vllm) }, tokens)
+	if why != "" {
+		return nil, why
+	}
 	var spec *Config
 	var specJSON map[string]any
-	for i, b := range bands {
-		c, ok := configs[b.Config]
-		if !ok {
-			return nil, fmt.Sprintf("the run does not record %s's flags", b.Config)
-		}
-		if why := servable(c, vllm); why != "" {
-			return nil, why
-		}
-		batch := 1
-		if i > 0 {
-			n, ok := concurrency(b.From)
-			if !ok {
-				return nil, fmt.Sprintf("the band from %s is not at a concurrency, and vLLM switches by the running batch", b.From)
-			}
-			batch = n
-		}
-		k, cfg, why := vllmTokens(c)
-		if why != "" {
-			return nil, why
-		}
-		s.Bands = append(s.Bands, BandSetting{Band: b, Batch: batch, Steps: k})
-		if i == 0 {
-			s.Model, s.Env, s.GPUCount = c.Model, c.Env, c.GPUCount
-		}
-		if why := sameServer(bands[0].Config, c, s); why != "" {
-			return nil, why
-		}
+	for i, c := range cs {
+		_, cfg, _ := vllmTokens(c)
 		switch {
-		case k == 0:
+		case s.Bands[i].Steps == 0:
 		case spec == nil:
-			spec, specJSON = &c, cfg
+			spec, specJSON = &cs[i], cfg
 		case !maps.EqualFunc(withoutTokens(cfg), withoutTokens(specJSON), jsonEqual):
 			return nil, fmt.Sprintf("%s and %s run different speculative configs, and vLLM's dynamic speculative decoding switches num_speculative_tokens alone", spec.Name, c.Name)
 		}
