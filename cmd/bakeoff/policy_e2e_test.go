@@ -88,14 +88,14 @@ engine:
 sweep:
   concurrency: [1, 32]
   requests: 32
-  max_tokens: 128
+  max_tokens: 96
   warmup: 1
 question: select
 select: {first_stage: 2}
 equivalence_margin: 4%%
 baseline: base
 scenarios: [base, chain.steps3, ../serving-policy/policy.yaml]
-rounds: {min: 2, max: 4}
+rounds: {min: 2, max: 3}
 `, testbin.FreePort(t)))
 	root := filepath.Join(dir, "results")
 	cmd := exec.Command(bin, "run", cfg, "--results", root)
