@@ -146,14 +146,16 @@ func seqInputMax(engines []verdicttest.Engine, names []string, max int, seed uin
 
 // priorHost is e on the host of make sequential's study of the profile:
 // the repository's realistic noise unless BAKEOFF_PRIOR_LAUNCH_SIGMA
-// (a launch's sd, e.g. 0.02) and BAKEOFF_PRIOR_DRIFT (the drift's sd, with
+// (a launch's sd, e.g. 0.02; BAKEOFF_PRIOR_LAUNCH_TDF=3 draws it with
+// t(3) tails) and BAKEOFF_PRIOR_DRIFT (the drift's sd, with
 // BAKEOFF_PRIOR_DRIFT_TAU its correlation time in seconds) say a noisier
 // one; the profile is then learned on that host too, so that it matches.
 func priorHost(e verdicttest.Engine) verdicttest.Engine {
 	for _, v := range []struct {
 		name string
 		to   *float64
-	}{{"BAKEOFF_PRIOR_LAUNCH_SIGMA", &e.LaunchSigma}, {"BAKEOFF_PRIOR_DRIFT", &e.Drift}, {"BAKEOFF_PRIOR_DRIFT_TAU", &e.DriftTau}} {
+	}{{"BAKEOFF_PRIOR_LAUNCH_SIGMA", &e.LaunchSigma}, {"BAKEOFF_PRIOR_LAUNCH_TDF", &e.LaunchTailDF},
+		{"BAKEOFF_PRIOR_DRIFT", &e.Drift}, {"BAKEOFF_PRIOR_DRIFT_TAU", &e.DriftTau}} {
 		if s := os.Getenv(v.name); s != "" {
 			if x, err := strconv.ParseFloat(s, 64); err == nil && x >= 0 {
 				*v.to = x

@@ -42,6 +42,11 @@ type Engine struct {
 	// drawn once per launch and kept for the launch's whole life: what a
 	// restart changes (memory layout, kernel autotuning, clocks at start).
 	LaunchSigma float64
+	// LaunchTailDF, above 2, draws the launch factor's log from Student's t
+	// with that many degrees of freedom, scaled to LaunchSigma's standard
+	// deviation: a launch now and then far off, as real ones are. 0 draws
+	// it normal.
+	LaunchTailDF float64
 	// Drift is the standard deviation of a slow log-normal factor with
 	// correlation time DriftTau, s (thermal and clock drift): an
 	// Ornstein–Uhlenbeck process in the log of the step time, stationary
@@ -237,7 +242,7 @@ func simulateOn(m *Machine, e Engine, s Sweep, seed uint64) ([]measure.Record, m
 	if math.IsNaN(m.Drift) {
 		m.Drift = e.Drift * r.rng.NormFloat64()
 	}
-	r.launch = e.LaunchSigma * r.rng.NormFloat64()
+	r.launch = e.LaunchSigma * launchDraw(r.rng, e.LaunchTailDF)
 	if s.Warmup > 0 && len(s.Concurrency) > 0 {
 		r.level(s.Concurrency[0], 0, s.Warmup, min(s.Warmup, s.Concurrency[0]), true)
 		r.m.T += levelGap
@@ -378,4 +383,21 @@ func Concurrencies(cs ...int) []measure.Level {
 		out[i] = measure.ConcurrencyLevel(c)
 	}
 	return out
+}
+
+// launchDraw is a draw of unit variance: normal, or with df > 2 Student's
+// t with df degrees of freedom (a normal over the root of a chi-square
+// over its df; df a whole number), scaled by √((df−2)/df).
+func launchDraw(rng *rand.Rand, df float64) float64 {
+	z := rng.NormFloat64()
+	if df <= 2 {
+		return z
+	}
+	n := int(math.Round(df))
+	var chi float64
+	for range n {
+		x := rng.NormFloat64()
+		chi += x * x
+	}
+	return z / math.Sqrt(chi/float64(n)) * math.Sqrt(float64(n-2)/float64(n))
 }
