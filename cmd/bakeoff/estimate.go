@@ -225,6 +225,9 @@ func printRounds(w io.Writer, c *campaign.Campaign, root string, now time.Time) 
 // requests the rounds send.
 func printNight(w io.Writer, c *campaign.Campaign, n night) {
 	fmt.Fprintf(w, "plan      %s\n", n.head())
+	if r := n.race(); r != "" {
+		fmt.Fprintf(w, "race      %s\n", r)
+	}
 	fmt.Fprintf(w, "          %s\n", n.costs())
 	fmt.Fprintf(w, "          %s\n", n.noise())
 	lo := n.in.At(0, 1)

@@ -230,3 +230,30 @@ func TestPriorSources(t *testing.T) {
 		t.Errorf("twice the noise, yet no more rounds nor a larger MDE: %s against %s", noisy.head(), n.head())
 	}
 }
+
+// TestRaceForecast: validate says what a race spends before any round: its
+// first stage, its most, and the rounds the guarantee needs on the host's
+// noise; a comparison with the baseline has no such line.
+func TestRaceForecast(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for cfg, want := range map[string]string{
+		"../../configs/demo-select.yaml": "race      13 configurations: a first stage of 2 rounds (26 launches), then only those that can still win, to round 6 at most (78 launches), and a confirmation round; on noise of ",
+		"../../configs/demo.yaml":        "",
+	} {
+		c, err := campaign.Load(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		printNight(&b, c, planNight(c, t.TempDir(), now))
+		got := ""
+		for _, l := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(l, "race") {
+				got = l
+			}
+		}
+		if !strings.HasPrefix(got, want) || (want == "") != (got == "") {
+			t.Errorf("%s: race line %q, want %q…", cfg, got, want)
+		}
+	}
+}

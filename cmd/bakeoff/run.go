@@ -205,6 +205,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if c.Sequential() || c.Budget > 0 || c.Deadline != nil {
 		fmt.Fprintln(e.Stderr, night)
 	}
+	if r := night.race(); r != "" {
+		fmt.Fprintln(e.Stderr, "race: "+r)
+	}
 	if f.dryRun {
 		return runDry(ctx, e, c, opt)
 	}

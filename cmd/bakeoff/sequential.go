@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -16,6 +17,7 @@ import (
 	"github.com/bakeoff-dev/bakeoff/verdict"
 	"github.com/bakeoff-dev/bakeoff/verdict/judge"
 	"github.com/bakeoff-dev/bakeoff/verdict/records"
+	"github.com/bakeoff-dev/bakeoff/verdict/selection"
 )
 
 // The night's plan: what the CLI tells before a campaign starts, and the
@@ -158,6 +160,41 @@ func (n night) head() string {
 		return fmt.Sprintf("%s; MDE %s at the end, short of the margin ±%s%%", s, mde, fmtPct(p.MarginPct))
 	}
 	return fmt.Sprintf("%s, to bring the MDE to %s (the margin ±%s%%)", s, mde, fmtPct(p.MarginPct))
+}
+
+// race is what a campaign that asks for the best configuration (question:
+// select) spends before any round: the first stage every configuration
+// runs, the most the race can run, and the rounds the guarantee needs on
+// the noise the plan takes, against the race's own; "" for a comparison
+// with the baseline, whose forecast head gives.
+func (n night) race() string {
+	c := n.campaign
+	if c.Question != campaign.QuestionSelect {
+		return ""
+	}
+	k := len(c.Scenarios)
+	rounds := max(c.Rounds, 2)
+	if rounds >= 3 {
+		rounds-- // the last round is the confirmation's (judge.Selection)
+	}
+	first := min(cmp.Or(c.Select.FirstStage, selection.DefaultFirstStage(k)), rounds)
+	delta := cmp.Or(c.Select.DeltaPct, c.EquivalenceMarginPct)
+	pairVar := n.prior.RoundVar
+	if pairVar <= 0 {
+		pairVar = plan.AssumedLaunchSD*plan.AssumedLaunchSD + plan.AssumedWithinSD*plan.AssumedWithinSD
+	}
+	s := fmt.Sprintf("%d configurations: a first stage of %s (%d launches), then only those that can still win, to round %d at most (%d launches), and a confirmation round",
+		k, plural(first, "round"), k*first, rounds, k*rounds)
+	need := selection.GuaranteeRounds(k, first, c.Select.PCS, delta/100, pairVar)
+	if need == 0 {
+		return s
+	}
+	noise := fmt.Sprintf("%.1f%% a round", 100*math.Expm1(math.Sqrt(pairVar)))
+	if need <= rounds {
+		return fmt.Sprintf("%s; on noise of %s the guarantee at ±%s%% closes a level of near-tied configurations by about round %d (noisier launches tonight take longer)", s, noise, fmtPct(delta), need)
+	}
+	return fmt.Sprintf("%s; on noise of %s the guarantee at ±%s%% needs about %d rounds where configurations are near-tied, so such a level ends at round %d on its best mean, without the guarantee (a wider select.delta or more rounds keep it)",
+		s, noise, fmtPct(delta), need, rounds)
 }
 
 // costs is one launch's expected time at the campaign's requests and

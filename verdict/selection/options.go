@@ -110,3 +110,17 @@ func allowance(r int, h2, s2, delta float64) float64 {
 func closeRound(h2, s2, delta float64) int {
 	return max(1, int(math.Ceil(h2*2*s2/(delta*delta))))
 }
+
+// GuaranteeRounds is the round by which a race of k configurations, with a
+// first stage of firstStage rounds and a round's paired log difference of
+// variance pairVar (a host's noise profile, before any round measured it),
+// closes a level by its allowance alone: where the guarantee ends a level
+// that near-tied configurations keep open. A planner's figure: the race
+// itself uses the first stage's own variance.
+func GuaranteeRounds(k, firstStage int, pcs, delta, pairVar float64) int {
+	o, err := Options{PCS: pcs, Delta: delta, FirstStage: firstStage}.normalise(k)
+	if err != nil || k < 2 || !(pairVar > 0) {
+		return 0
+	}
+	return closeRound(h2(k, (k-1)*(o.FirstStage-1), o.PCS), pairVar/2, o.Delta)
+}

@@ -626,3 +626,21 @@ func TestLoadLevels(t *testing.T) {
 		t.Errorf("the extra level counted as a load changed nothing: the test cannot tell")
 	}
 }
+
+// TestGuaranteeRounds: the planner's figure is the race's own close round
+// for a pair variance it is told: h² of k configurations and the first
+// stage's pooled df, times the pair variance over delta².
+func TestGuaranteeRounds(t *testing.T) {
+	pairVar := 2 * 0.02 * 0.02 // two launches of 2% each
+	want := closeRound(h2(24, 23, 0.95), pairVar/2, 0.02)
+	if got := GuaranteeRounds(24, 2, 0.95, 0.02, pairVar); got != want || got != 28 {
+		t.Errorf("24 configurations at 2%%: %d rounds, want %d (h² %.1f × 2 × 0.0004 / 0.0004)", got, want, h2(24, 23, 0.95))
+	}
+	// A wider zone closes sooner, by its square.
+	if a, b := GuaranteeRounds(24, 2, 0, 0.02, pairVar), GuaranteeRounds(24, 2, 0, 0.04, pairVar); b != (a+3)/4 && b != a/4+1 {
+		t.Errorf("delta 2%%: %d rounds, 4%%: %d; want about a quarter", a, b)
+	}
+	if GuaranteeRounds(1, 2, 0.95, 0.02, pairVar) != 0 || GuaranteeRounds(24, 2, 0.95, 0.02, 0) != 0 {
+		t.Error("a figure without two configurations or a variance")
+	}
+}
