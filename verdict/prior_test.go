@@ -148,8 +148,10 @@ func seqInputMax(engines []verdicttest.Engine, names []string, max int, seed uin
 // the repository's realistic noise unless BAKEOFF_PRIOR_LAUNCH_SIGMA
 // (a launch's sd, e.g. 0.02; BAKEOFF_PRIOR_LAUNCH_TDF=3 draws it with
 // t(3) tails) and BAKEOFF_PRIOR_DRIFT (the drift's sd, with
-// BAKEOFF_PRIOR_DRIFT_TAU its correlation time in seconds) say a noisier
-// one; the profile is then learned on that host too, so that it matches.
+// BAKEOFF_PRIOR_DRIFT_TAU its correlation time in seconds, or with
+// BAKEOFF_PRIOR_DRIFT_WALK=1 the time it takes a random walk to move by it)
+// say a noisier one; the profile is then learned on that host too, so that
+// it matches.
 func priorHost(e verdicttest.Engine) verdicttest.Engine {
 	for _, v := range []struct {
 		name string
@@ -162,6 +164,7 @@ func priorHost(e verdicttest.Engine) verdicttest.Engine {
 			}
 		}
 	}
+	e.DriftWalk = os.Getenv("BAKEOFF_PRIOR_DRIFT_WALK") == "1"
 	return e
 }
 

@@ -74,10 +74,7 @@ func CampaignRounds(engines []Engine, sweeps []Sweep, seed uint64) []Launch {
 			recs := SimulateOn(m, e, s, rng.Uint64())
 			out = append(out, Launch{Scenario: i, Round: r, Order: len(out), Records: recs})
 			m.T += DefaultLaunchGap
-			if e.Drift > 0 && e.DriftTau > 0 {
-				a := math.Exp(-DefaultLaunchGap / e.DriftTau)
-				m.Drift = a*m.Drift + math.Sqrt(1-a*a)*e.Drift*rng.NormFloat64()
-			}
+			m.Drift = e.drifted(m.Drift, DefaultLaunchGap, rng)
 		}
 	}
 	return out
@@ -113,10 +110,7 @@ func FleetCampaign(engines []Engine, s Sweep, rounds int, hosts []FleetHost, pla
 			recs := SimulateOn(m, e, s, rng.Uint64())
 			out = append(out, Launch{Scenario: i, Round: r, Order: len(out), Host: hosts[h].Name, Records: recs})
 			m.T += DefaultLaunchGap
-			if e.Drift > 0 && e.DriftTau > 0 {
-				a := math.Exp(-DefaultLaunchGap / e.DriftTau)
-				m.Drift = a*m.Drift + math.Sqrt(1-a*a)*e.Drift*rng.NormFloat64()
-			}
+			m.Drift = e.drifted(m.Drift, DefaultLaunchGap, rng)
 		}
 	}
 	return out
@@ -143,10 +137,7 @@ func FleetLayout(engines []Engine, s Sweep, order [][]int, hosts []FleetHost, pl
 			recs := SimulateOn(m, e, s, rng.Uint64())
 			out = append(out, Launch{Scenario: i, Round: k + 1, Order: len(out), Host: hosts[h].Name, Records: recs})
 			m.T += DefaultLaunchGap
-			if e.Drift > 0 && e.DriftTau > 0 {
-				a := math.Exp(-DefaultLaunchGap / e.DriftTau)
-				m.Drift = a*m.Drift + math.Sqrt(1-a*a)*e.Drift*rng.NormFloat64()
-			}
+			m.Drift = e.drifted(m.Drift, DefaultLaunchGap, rng)
 		}
 	}
 	return out

@@ -53,6 +53,10 @@ type Engine struct {
 	// from the first step, that carries on from one launch to the next when
 	// the launches run on one Machine.
 	Drift, DriftTau float64
+	// DriftWalk makes the drift a random walk instead: it moves by Drift
+	// over every DriftTau seconds and never returns, as a host that slowly
+	// heats or throttles over a night does.
+	DriftWalk bool
 	// Slowdown multiplies every step time (1.05 is a variant truly 5%
 	// slower); 0 means 1.
 	Slowdown float64
@@ -299,8 +303,7 @@ func (r *engineRun) level(level, rep, n, c int, warm bool) {
 		}
 		dt *= r.m.stepFactor() * r.e.slowdown() * math.Exp(r.launch+r.e.Noise*r.rng.NormFloat64()-r.e.Noise*r.e.Noise/2)
 		if r.e.Drift > 0 && r.e.DriftTau > 0 {
-			a := math.Exp(-dt / r.e.DriftTau)
-			r.m.Drift = a*r.m.Drift + math.Sqrt(1-a*a)*r.e.Drift*r.rng.NormFloat64()
+			r.m.Drift = r.e.drifted(r.m.Drift, dt, r.rng)
 			dt *= math.Exp(r.m.Drift)
 		}
 		r.m.T += dt
@@ -400,4 +403,17 @@ func launchDraw(rng *rand.Rand, df float64) float64 {
 		chi += x * x
 	}
 	return z / math.Sqrt(chi/float64(n)) * math.Sqrt(float64(n-2)/float64(n))
+}
+
+// drifted is the log drift dt seconds after drift: the Ornstein–Uhlenbeck
+// step, or the random walk's (DriftWalk); unchanged without a drift.
+func (e Engine) drifted(drift, dt float64, rng *rand.Rand) float64 {
+	if e.Drift <= 0 || e.DriftTau <= 0 {
+		return drift
+	}
+	if e.DriftWalk {
+		return drift + e.Drift*math.Sqrt(dt/e.DriftTau)*rng.NormFloat64()
+	}
+	a := math.Exp(-dt / e.DriftTau)
+	return a*drift + math.Sqrt(1-a*a)*e.Drift*rng.NormFloat64()
 }

@@ -34,3 +34,33 @@ func TestLaunchDraw(t *testing.T) {
 		}
 	}
 }
+
+// TestDrifted: the Ornstein–Uhlenbeck drift keeps its sd however long it
+// runs; the random walk's variance grows with time, by Drift² every
+// DriftTau.
+func TestDrifted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const hosts, steps = 4000, 20
+	for _, walk := range []bool{false, true} {
+		e := Engine{Drift: 0.01, DriftTau: 600, DriftWalk: walk}
+		var ss float64
+		for range hosts {
+			d := e.Drift * rng.NormFloat64()
+			for range steps {
+				d = e.drifted(d, 600, rng)
+			}
+			ss += d * d
+		}
+		sd := math.Sqrt(ss / hosts)
+		want := 0.01
+		if walk {
+			want = 0.01 * math.Sqrt(steps+1)
+		}
+		if math.Abs(sd/want-1) > 0.05 {
+			t.Errorf("walk %v: sd after %d taus %.4f, want %.4f", walk, steps, sd, want)
+		}
+	}
+	if d := (Engine{}).drifted(0.3, 10, rng); d != 0.3 {
+		t.Errorf("no drift moved it to %v", d)
+	}
+}
