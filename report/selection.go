@@ -161,14 +161,8 @@ func settingLines(w *policy.Written, bands []policy.Band) []string {
 	if s.ConfigFile != "" {
 		files += " and " + PolicyDir + "/" + s.ConfigFile
 	}
-	var fixed []string
-	for _, b := range bands {
-		if !slices.Contains(fixed, b.Config) {
-			fixed = append(fixed, b.Config)
-		}
-	}
 	out := []string{fmt.Sprintf("As one server: %s, %s (%s in the run's folder). To check it, race %s against %s (question: select).",
-		s.Source, strings.Join(steps, ", "), files, PolicyDir+"/"+PolicyScenarioFile, strings.Join(fixed, " and "))}
+		s.Source, strings.Join(steps, ", "), files, PolicyDir+"/"+PolicyScenarioFile, strings.Join(policy.Fixed(bands), " and "))}
 	return append(out, s.Notes...)
 }
 

@@ -108,6 +108,17 @@ func (sc simCampaign) run(t *testing.T) []byte {
 	return out
 }
 
+// onlyRun is the one run directory of campaign name under the results
+// root.
+func (sc simCampaign) onlyRun(t *testing.T, name string) string {
+	t.Helper()
+	runs, err := filepath.Glob(filepath.Join(sc.root, name, "*"))
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs under %s: %v (%v)", sc.root, runs, err)
+	}
+	return runs[0]
+}
+
 // lookRequestsRE reads a look's requests per level: "C=1 300, C=4 300".
 var lookRequestsRE = regexp.MustCompile(`C=(\d+) (\d+)`)
 
@@ -123,17 +134,14 @@ func TestPlanOverASimRun(t *testing.T) {
 		t.Skip("runs a campaign")
 	}
 	pc := newPlanCampaign(t)
-	c, root := pc.c, pc.root
+	c := pc.c
 	out := pc.run(t)
-	runs, err := filepath.Glob(filepath.Join(root, "plan", "*"))
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("runs under %s: %v (%v)", root, runs, err)
-	}
-	run, err := results.ReadRun(runs[0])
+	runDir := pc.onlyRun(t, "plan")
+	run, err := results.ReadRun(runDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := orchestrator.ReadJournal(filepath.Join(runs[0], results.JournalFile))
+	entries, err := orchestrator.ReadJournal(filepath.Join(runDir, results.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}

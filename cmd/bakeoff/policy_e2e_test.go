@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -97,23 +96,15 @@ baseline: base
 scenarios: [base, chain.steps3, ../serving-policy/policy.yaml]
 rounds: {min: 2, max: 3}
 `, testbin.FreePort(t)))
-	root := filepath.Join(dir, "results")
-	cmd := exec.Command(bin, "run", cfg, "--results", root)
-	cmd.Env = append(os.Environ(), "TMPDIR="+dir, "BAKEOFF_SIM_STATE="+filepath.Join(dir, "sim-state"))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the campaign: %v\n%s", err, out)
-	}
-	runs, err := filepath.Glob(filepath.Join(root, "check", "*"))
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("runs %v: %v", runs, err)
-	}
-	logs, _ := filepath.Glob(filepath.Join(runs[0], policy.ScenarioName, "*", results.ServerLog))
+	sc := simCampaign{bin: bin, dir: dir, cfg: cfg, root: filepath.Join(dir, "results")}
+	out := sc.run(t)
+	runDir := sc.onlyRun(t, "check")
+	logs, _ := filepath.Glob(filepath.Join(runDir, policy.ScenarioName, "*", results.ServerLog))
 	if len(logs) == 0 {
-		logs, _ = filepath.Glob(filepath.Join(runs[0], policy.ScenarioName, results.ServerLog))
+		logs, _ = filepath.Glob(filepath.Join(runDir, policy.ScenarioName, results.ServerLog))
 	}
 	if len(logs) == 0 {
-		t.Fatalf("no server log of the policy's launches under %s", runs[0])
+		t.Fatalf("no server log of the policy's launches under %s", runDir)
 	}
 	for _, l := range logs {
 		b, err := os.ReadFile(l)
@@ -121,7 +112,7 @@ rounds: {min: 2, max: 3}
 			t.Errorf("%s does not show the adaptive bands (%v)", l, err)
 		}
 	}
-	run, err := results.ReadRun(runs[0])
+	run, err := results.ReadRun(runDir)
 	if err != nil {
 		t.Fatal(err)
 	}

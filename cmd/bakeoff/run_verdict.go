@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/report"
@@ -98,12 +97,6 @@ func writePolicy(runDir string, v *verdict.Verdict) error {
 	}
 	bands := policy.Bands(v.Selection)
 	scenario := filepath.Join(dir, report.PolicyScenarioFile)
-	var check []string
-	for _, b := range bands {
-		if !slices.Contains(check, b.Config) {
-			check = append(check, b.Config)
-		}
-	}
 	header := []string{
 		"The serving policy of campaign " + v.Campaign + ", run " + filepath.Base(runDir) + ":",
 		policy.Sentence(bands),
@@ -119,7 +112,7 @@ func writePolicy(runDir string, v *verdict.Verdict) error {
 		"between at every level, race it against them (docs/CONFIG.md,",
 		"\"Checking a serving policy\"):",
 		"  question: select",
-		"  "+policyCheckKey+"["+strings.Join(append(check, scenario), ", ")+"]",
+		"  "+policyCheckKey+"["+strings.Join(append(policy.Fixed(bands), scenario), ", ")+"]",
 	)
 	data, err := s.ScenarioYAML(config, header)
 	if err != nil {

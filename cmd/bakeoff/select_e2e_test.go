@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,23 +54,15 @@ baseline: base
 scenarios: [base, slow]
 rounds: {min: 2, max: 4}
 `, testbin.FreePort(t)))
-	root := filepath.Join(dir, "results")
-	cmd := exec.Command(bin, "run", cfg, "--results", root)
-	cmd.Env = append(os.Environ(), "TMPDIR="+dir, "BAKEOFF_SIM_STATE="+filepath.Join(dir, "sim-state"))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the campaign: %v\n%s", err, out)
-	}
+	sc := simCampaign{bin: bin, dir: dir, cfg: cfg, root: filepath.Join(dir, "results")}
+	out := sc.run(t)
 	for _, want := range []string{"out of the race after round", "a confirmation round", "Serve base at every level"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the run does not say %q:\n%s", want, out)
 		}
 	}
-	runs, err := filepath.Glob(filepath.Join(root, "race", "*"))
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("runs %v: %v", runs, err)
-	}
-	run, err := results.ReadRun(runs[0])
+	runDir := sc.onlyRun(t, "race")
+	run, err := results.ReadRun(runDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/bakeoff-dev/bakeoff/verdict/selection"
@@ -40,6 +41,18 @@ func Bands(res *selection.Result) []Band {
 		bands = append(bands, Band{Config: l.Selected, From: l.Level, To: l.Level})
 	}
 	return bands
+}
+
+// Fixed is the configurations a policy switches between, each once, in
+// band order: what a race that checks it races it against.
+func Fixed(bands []Band) []string {
+	var out []string
+	for _, b := range bands {
+		if !slices.Contains(out, b.Config) {
+			out = append(out, b.Config)
+		}
+	}
+	return out
 }
 
 // Sentence is the policy in words: "Serve A up to C=1, B from C=4."

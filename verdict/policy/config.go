@@ -67,10 +67,13 @@ func (c Config) arg(key string) (string, bool) {
 	return "", false
 }
 
-// without is the config's args other than those drop keeps.
-func (c Config) without(drop func(key string) bool) []Arg {
+// without is the config's args but those drop names.
+func (c Config) without(drop func(key string) bool) []Arg { return argsWithout(c.Args, drop) }
+
+// argsWithout is args but those drop names.
+func argsWithout(args []Arg, drop func(key string) bool) []Arg {
 	var out []Arg
-	for _, a := range c.Args {
+	for _, a := range args {
 		if !drop(a.Key) {
 			out = append(out, a)
 		}

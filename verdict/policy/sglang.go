@@ -207,13 +207,7 @@ func sglangSteps(c Config) (int, string) {
 
 // nonSpec is args without the speculative flags.
 func nonSpec(args []Arg) []Arg {
-	var out []Arg
-	for _, a := range args {
-		if !strings.HasPrefix(a.Key, "speculative-") {
-			out = append(out, a)
-		}
-	}
-	return out
+	return argsWithout(args, func(k string) bool { return strings.HasPrefix(k, "speculative-") })
 }
 
 // firstSteps is the steps of the first band that speculates, what the
@@ -228,10 +222,9 @@ func firstSteps(bands []BandSetting) int {
 	return 0
 }
 
-// bandNotes say where the setting put each switch that the race did not
-// measure, and how the engine picks a band; what is counts the bands'
-// setting ("steps", "tokens").
-func bandNotes(bands []BandSetting, what string) []string {
+// switchNotes say where the setting put each switch that the race did not
+// measure: between two levels, at the later one's concurrency.
+func switchNotes(bands []BandSetting) []string {
 	var notes []string
 	for i := 1; i < len(bands); i++ {
 		prev, b := bands[i-1], bands[i]
@@ -239,19 +232,16 @@ func bandNotes(bands []BandSetting, what string) []string {
 			notes = append(notes, fmt.Sprintf("The switch to %s is set at a batch of %d, the band's first level: the race measured no load between %s and %s.", b.Config, b.Batch, prev.To, b.From))
 		}
 	}
-	return append(notes, "The engine picks a step's "+what+" by its running batch; under a closed loop the batch is at most the concurrency.")
+	return notes
 }
 
-// sglangNotes are bandNotes, with SGLang's padding of the batch and what
-// a band without speculation costs there.
+// sglangNotes are switchNotes, what a band without speculation costs on
+// SGLang, and how SGLang picks a round's band.
 func sglangNotes(bands []BandSetting) []string {
-	notes := bandNotes(bands, "steps")
-	notes[len(notes)-1] = "SGLang picks a round's band by its running batch, padded to the next CUDA-graph size; under a closed loop the batch is at most the concurrency."
-	for _, b := range bands {
-		if b.Steps == 0 {
-			notes = append(notes[:len(notes)-1], fmt.Sprintf("The band of %s runs 0 steps, which SGLang serves with its draft extend still running: slower than %s itself; a check measures by how much.", b.Config, b.Config), notes[len(notes)-1])
-			break
-		}
+	notes := switchNotes(bands)
+	if i := slices.IndexFunc(bands, func(b BandSetting) bool { return b.Steps == 0 }); i >= 0 {
+		b := bands[i]
+		notes = append(notes, fmt.Sprintf("The band of %s runs 0 steps, which SGLang serves with its draft extend still running: slower than %s itself; a check measures by how much.", b.Config, b.Config))
 	}
-	return notes
+	return append(notes, "SGLang picks a round's band by its running batch, padded to the next CUDA-graph size; under a closed loop the batch is at most the concurrency.")
 }

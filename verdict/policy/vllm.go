@@ -30,8 +30,10 @@ const vllmSource = "vLLM's dynamic speculative decoding (num_speculative_tokens_
 // the same other flags.
 func vllmDynamic(bands []Band, configs map[string]Config) (*Setting, string) {
 	s := &Setting{Engine: vllm, Source: vllmSource}
+	var read []map[string]any // each band's speculative config, nil for none
 	tokens := func(c Config) (int, string) {
-		k, _, why := vllmTokens(c)
+		k, cfg, why := vllmTokens(c)
+		read = append(read, cfg)
 		return k, why
 	}
 	cs, why := fillBands(s, bands, configs, "vLLM", func(c Config) string { return servable(c, vllm) }, tokens)
@@ -41,7 +43,7 @@ func vllmDynamic(bands []Band, configs map[string]Config) (*Setting, string) {
 	var spec *Config
 	var specJSON map[string]any
 	for i, c := range cs {
-		_, cfg, _ := vllmTokens(c)
+		cfg := read[i]
 		switch {
 		case s.Bands[i].Steps == 0:
 		case spec == nil:
@@ -73,19 +75,20 @@ func vllmDynamic(bands []Band, configs map[string]Config) (*Setting, string) {
 	out := maps.Clone(specJSON)
 	out["num_speculative_tokens"] = most
 	out["num_speculative_tokens_per_batch_size"] = ranges
-	text, err := marshalSorted(out)
+	text, err := json.Marshal(out) // one line, the keys sorted
 	if err != nil {
 		return nil, fmt.Sprintf("writing the speculative config: %v", err)
 	}
-	s.Args = append(slices.Clone(common), Arg{Key: "speculative-config", Values: []string{text}})
+	s.Args = append(slices.Clone(common), Arg{Key: "speculative-config", Values: []string{string(text)}})
 	slices.SortFunc(s.Args, func(a, b Arg) int { return strings.Compare(a.Key, b.Key) })
-	s.Notes = bandNotes(s.Bands, "tokens")
+	s.Notes = switchNotes(s.Bands)
 	for _, b := range s.Bands {
 		if b.Steps == 0 {
 			s.Notes = append(s.Notes, fmt.Sprintf("The band of %s drafts 0 tokens on a server that loads the drafter: whether vLLM then runs as fast as %s itself was not read; a check measures it.", b.Config, b.Config))
 			break
 		}
 	}
+	s.Notes = append(s.Notes, "vLLM picks a step's tokens by its running batch; under a closed loop the batch is at most the concurrency.")
 	return s, ""
 }
 
@@ -124,11 +127,4 @@ func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
-}
-
-// marshalSorted is cfg as one line of JSON, its keys sorted (Go's maps
-// marshal so).
-func marshalSorted(cfg map[string]any) (string, error) {
-	b, err := json.Marshal(cfg)
-	return string(b), err
 }

@@ -36,8 +36,9 @@ type Result struct {
 	Eliminations []Elimination `json:"eliminations,omitempty"`
 	// Looks is the race after each round.
 	Looks []Look `json:"looks"`
-	// Envelope is how much the best configuration of each level beats the
-	// best single configuration; nil before the race is over.
+	// Envelope is how much the best configuration of each load level beats
+	// the best single configuration (Options.LoadLevels); nil before the
+	// race is over.
 	Envelope *Envelope `json:"envelope,omitempty"`
 }
 
@@ -119,7 +120,7 @@ type Interval struct {
 }
 
 // Envelope is how much the best configuration of each level beats the best
-// single configuration over all levels: the geometric mean over levels of
+// single configuration over the load levels: the geometric mean over them of
 // the ratio of their throughputs.
 type Envelope struct {
 	// Single is the configuration with the best geometric mean over levels
