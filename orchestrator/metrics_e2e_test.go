@@ -20,10 +20,14 @@ import (
 // screen shows each table.
 func TestVerdictMetricsThroughThePath(t *testing.T) {
 	w := newWorld(t)
-	w.scenario("base", "")
+	w.scenario("base", "", "sim-load-time: 5s")
 	w.scenario("slow", "base", "sim-slowdown: 2")
-	w.writeConfig(campaignOpts{scenarios: []string{"base", "slow"}, rounds: 2, requests: 16, concurrency: "[1, 4]", speed: 20,
-		extra: "verdict:\n  metrics: [ttft_p50, user_tps]\n"})
+	// Long prompts at a low speed: the TTFT is then mostly the sim's
+	// prefill (about 75 ms at C=1, twice that slowed), not the HTTP path
+	// and the scheduler's few ms, which a busy machine can turn either way.
+	w.writeConfig(campaignOpts{scenarios: []string{"base", "slow"}, rounds: 2, requests: 16, concurrency: "[1, 4]", speed: 5,
+		sweepExtra: "  prompts:\n    synthetic:\n      count: 16\n      input_tokens: 1500\n      output_tokens: 8\n",
+		extra:      "verdict:\n  metrics: [ttft_p50, user_tps]\n"})
 	out, _, err := w.runInProcess(context.Background(), orchestrator.Options{})
 	if err != nil {
 		t.Fatal(err)

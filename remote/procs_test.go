@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestProcsWithoutAwk: the process table read by one cat into awk and the
@@ -40,16 +41,21 @@ func TestProcsWithoutAwk(t *testing.T) {
 		slices.Sort(lines)
 		return lines
 	}
-	// The session member outside the group, by its pid:starttime.
+	// The session member outside the group, by its pid:starttime. Start
+	// returns once the group's leader runs; the child's setsid comes when
+	// the scheduler gets to it, later on a busy machine, so the table is
+	// read until the child has left the group.
 	var tree string
-	for _, l := range run(statScript, true) {
-		f := strings.Fields(l)
-		if len(f) == 6 && f[2] == g && f[3] != g {
-			tree = f[1] + ":" + f[5]
+	for deadline := time.Now().Add(20 * time.Second); tree == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for _, l := range run(statScript, true) {
+			f := strings.Fields(l)
+			if len(f) == 6 && f[2] == g && f[3] != g {
+				tree = f[1] + ":" + f[5]
+			}
 		}
 	}
 	if tree == "" {
-		t.Fatalf("no child of %s outside its group in the table", g)
+		t.Fatalf("no child of %s outside its group in the table after 20s", g)
 	}
 	for _, tc := range []struct {
 		name, script string
