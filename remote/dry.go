@@ -222,11 +222,12 @@ func (d *Dry) Run(_ context.Context, cmd string) ([]byte, []byte, error) {
 		switch cmd {
 		case readPIDCmd(file):
 			return []byte(strconv.Itoa(pr.pid) + "\n"), nil, nil
-		case groupMembersCmd(pr.pid):
+		case aliveCmd(file):
 			if pr.spec.ExitFile != "" {
-				return nil, nil, nil // a job has ended
+				// A job has ended: its leader and its group are gone.
+				return []byte(fmt.Sprintf("pidfile %d\n", pr.pid)), nil, nil
 			}
-			return []byte(strconv.Itoa(pr.pid) + "\n"), nil, nil
+			return []byte(fmt.Sprintf("pidfile %d\nlive\n", pr.pid)), nil, nil
 		case removePIDCmd(file):
 			delete(d.procs, file)
 			return nil, nil, nil

@@ -200,8 +200,6 @@ func readPIDCmd(pidFile string) string {
 	return fmt.Sprintf("if [ -s %[1]s ]; then cat %[1]s; fi", QuotePath(pidFile))
 }
 
-func groupMembersCmd(g int) string { return fmt.Sprintf("%sg=%d; members", groupMembersFn, g) }
-
 func removePIDCmd(pidFile string) string { return "rm -f " + QuotePath(pidFile) }
 
 // ExitStatus reads the exit status a job (ProcessSpec.ExitFile) wrote when
@@ -231,15 +229,6 @@ const hasCommandPrefix = "command -v "
 
 func hasCommandCmd(name string) string {
 	return hasCommandPrefix + Quote(name) + " >/dev/null 2>&1 && echo yes || true"
-}
-
-// groupMembers returns the live processes in the process group or session g.
-func groupMembers(ctx context.Context, h Host, g int) ([]int, error) {
-	out, _, err := h.Run(ctx, groupMembersCmd(g))
-	if err != nil {
-		return nil, fmt.Errorf("%s: listing the processes of group %d: %w", h.Name(), g, err)
-	}
-	return parsePIDs(out), nil
 }
 
 // lastLine returns the last non-blank line of out, trimmed: what a command
@@ -274,13 +263,57 @@ func Started(ctx context.Context, h Host, pidFile string) (bool, error) {
 
 // Alive reports whether the process group named by pidFile on h still has a
 // live process. A missing pid file is not alive.
+//
+// It is one command on the host (aliveCmd), and it reads the whole process
+// table only when the group's leader is gone: a launch looks at every
+// health poll and every turn of following its sweep, and a command that
+// read the pid file, then a second that read every process's stat file,
+// were most of what a launch on a quiet host cost its CPU.
 func Alive(ctx context.Context, h Host, pidFile string) (bool, error) {
-	pid, ok, err := readPID(ctx, h, pidFile)
-	if err != nil || !ok {
-		return false, err
+	out, _, err := h.Run(ctx, aliveCmd(pidFile))
+	if err != nil {
+		return false, fmt.Errorf("%s: looking at the process group of %s: %w", h.Name(), pidFile, err)
 	}
-	m, err := groupMembers(ctx, h, pid)
-	return len(m) > 0, err
+	return parseAlive(out, h.Name(), pidFile)
+}
+
+// aliveCmd prints "pidfile CONTENT" when pidFile is not empty, then, when
+// CONTENT is a pid, "live" if that process (the group's leader) runs and is
+// no zombie, else the group's members (groupMembersFn), one a line. A
+// leader that runs is a member, so the table adds nothing then.
+func aliveCmd(pidFile string) string {
+	return fmt.Sprintf(`%sif [ -s %[2]s ]; then
+  g=; read -r g < %[2]s || :
+  echo "pidfile $g"
+  case "$g" in ''|*[!0-9]*) exit 0 ;; esac
+  s=; read -r s 2>/dev/null < "/proc/$g/stat" || :
+  r=${s##*) }
+  case "$r" in ''|Z*|X*|x*) members ;; *) echo live ;; esac
+fi`, groupMembersFn, QuotePath(pidFile))
+}
+
+// parseAlive reads aliveCmd's answer.
+func parseAlive(out []byte, host, pidFile string) (bool, error) {
+	var pidText string
+	seen := false
+	var rest []byte
+	for _, line := range strings.Split(string(out), "\n") {
+		// Anything a chatty login script printed comes before.
+		if t, ok := strings.CutPrefix(strings.TrimSpace(line), "pidfile"); ok && !seen {
+			pidText, seen = strings.TrimSpace(t), true
+			continue
+		}
+		if seen {
+			rest = append(append(rest, line...), '\n')
+		}
+	}
+	if !seen {
+		return false, nil
+	}
+	if pid, err := strconv.Atoi(pidText); err != nil || pid <= 1 {
+		return false, fmt.Errorf("%s: pid file %s holds %q, not a pid", host, pidFile, shorten(pidText, 40))
+	}
+	return slices.Contains(strings.Fields(string(rest)), "live") || len(parsePIDs(rest)) > 0, nil
 }
 
 // Stop ends the process group (and session) named by pidFile on h: SIGTERM

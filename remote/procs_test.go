@@ -1,6 +1,9 @@
 package remote
 
 import (
+	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -82,5 +85,60 @@ func TestProcsWithoutAwk(t *testing.T) {
 	}
 	if a, b := pick(run(statScript, true)), pick(run(statScript, false)); len(a) != 3 || !slices.Equal(a, b) {
 		t.Errorf("the table's rows of the group: awk %q, the shell's loop %q; want the same three", a, b)
+	}
+}
+
+// groupMembers lists the live processes of the group or session g on h
+// (groupMembersFn), for tests that wait on a group's children.
+func groupMembers(ctx context.Context, h Host, g int) ([]int, error) {
+	out, _, err := h.Run(ctx, fmt.Sprintf("%sg=%d; members", groupMembersFn, g))
+	return parsePIDs(out), err
+}
+
+// TestAliveReadsTheTableOnlyWithoutItsLeader: a group whose leader has
+// exited still lives while a member does (the look then reads the whole
+// table), a pid file that names no pid is an error that names it, and the
+// answer after a chatty login script's lines reads the same.
+func TestAliveReadsTheTableOnlyWithoutItsLeader(t *testing.T) {
+	ctx := testCtx(t)
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "server.pid")
+	kid := filepath.Join(dir, "kid")
+	// The leader starts a child in its group, then exits.
+	_, err := Start(ctx, NewLocal(), ProcessSpec{Command: fmt.Sprintf(`sleep 300 & echo $! > %s`, kid), LogFile: filepath.Join(dir, "log"), PIDFile: pidFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { Stop(context.Background(), NewLocal(), pidFile, 0) })
+	waitFor(t, "the child's pid", func() bool { return len(readPIDs(t, kid)) == 1 })
+	pid, _, err := readPID(ctx, NewLocal(), pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the leader to exit", func() bool { return !pidAlive(pid) })
+	if alive, err := Alive(ctx, NewLocal(), pidFile); err != nil || !alive {
+		t.Errorf("Alive with the leader gone and its child running = %v, %v; want true", alive, err)
+	}
+	out, _, err := NewLocal().Run(ctx, aliveCmd(pidFile))
+	if err != nil || strings.Contains(string(out), "live") {
+		t.Errorf("the look without a leader answered %q, %v; want the members", out, err)
+	}
+	if err := Stop(ctx, NewLocal(), pidFile, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if alive, err := Alive(ctx, NewLocal(), pidFile); err != nil || alive {
+		t.Errorf("Alive after Stop = %v, %v; want false", alive, err)
+	}
+	// A stale pid file: the answer names the pid and no member; a login
+	// banner's lines before it count for nothing.
+	os.WriteFile(pidFile, []byte(fmt.Sprintf("%d\n", pid)), 0o644)
+	out, _, err = NewLocal().Run(ctx, aliveCmd(pidFile))
+	if alive, perr := parseAlive(append([]byte("Welcome!\nlive\n4242\n"), out...), "h", pidFile); err != nil || perr != nil || alive {
+		t.Errorf("a stale pid file after a login banner: %q, alive %v, %v %v", out, alive, err, perr)
+	}
+	bad := filepath.Join(dir, "bad.pid")
+	os.WriteFile(bad, []byte("not-a-pid\n"), 0o644)
+	if _, err := Alive(ctx, NewLocal(), bad); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "not a pid") {
+		t.Errorf("Alive on %q: %v; want an error naming the file", "not-a-pid", err)
 	}
 }
