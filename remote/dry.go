@@ -69,6 +69,7 @@ var dryHelpers = []DryHelper{
 	{Tag: "procs", Name: "the process table function", Text: procsFn},
 	{Tag: "stop", Name: "the stop script", Text: stopBody},
 	{Tag: "members", Name: "the group members function", Text: membersFn},
+	{Tag: "alive", Name: "the liveness look", Text: aliveFn},
 }
 
 // DryStandInPID is the first pid a dry host gives: each pid file gets its

@@ -277,20 +277,26 @@ func Alive(ctx context.Context, h Host, pidFile string) (bool, error) {
 	return parseAlive(out, h.Name(), pidFile)
 }
 
-// aliveCmd prints "pidfile CONTENT" when pidFile is not empty, then, when
-// CONTENT is a pid, "live" if that process (the group's leader) runs and is
-// no zombie, else the group's members (groupMembersFn), one a line. A
-// leader that runs is a member, so the table adds nothing then.
+// aliveCmd runs aliveFn on pidFile.
 func aliveCmd(pidFile string) string {
-	return fmt.Sprintf(`%sif [ -s %[2]s ]; then
-  g=; read -r g < %[2]s || :
+	return groupMembersFn + aliveFn + "alive " + QuotePath(pidFile)
+}
+
+// aliveFn is a shell function, `alive FILE`, that prints "pidfile CONTENT"
+// when FILE is not empty, then, when CONTENT is a pid, "live" if that
+// process (the group's leader) runs and is no zombie, else the group's
+// members (membersFn), one a line. A leader that runs is a member, so the
+// table would add nothing then.
+const aliveFn = `alive() {
+  [ -s "$1" ] || return 0
+  g=; read -r g < "$1" || :
   echo "pidfile $g"
-  case "$g" in ''|*[!0-9]*) exit 0 ;; esac
+  case "$g" in ''|*[!0-9]*) return 0 ;; esac
   s=; read -r s 2>/dev/null < "/proc/$g/stat" || :
   r=${s##*) }
   case "$r" in ''|Z*|X*|x*) members ;; *) echo live ;; esac
-fi`, groupMembersFn, QuotePath(pidFile))
 }
+`
 
 // parseAlive reads aliveCmd's answer.
 func parseAlive(out []byte, host, pidFile string) (bool, error) {
