@@ -14,20 +14,20 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/bakeoff
 
 # The whole suite: unit, end-to-end (real processes, real sshd on 127.0.0.1).
-# Seven test binaries at a time on two cores: the end-to-end tests mostly
-# wait on the servers they launch (the orchestrator's 81 tests use 14 s of
-# CPU in two minutes), so the cores have room while they wait. Beside the
-# packages (three at a time, verdict named first so that its CPU-bound
-# honesty campaigns start first and the rest fill the cores around them)
-# run: the orchestrator's tests in three binaries, which are serial within
-# one (each sets its own PATH and TMPDIR): ORCH_PART, its longest
-# end-to-end tests, and the rest split by name at ORCH_HALF into two halves
-# of about a minute each on a quiet machine; and VERDICT_PART, the
-# verdict's end-to-end tests with real sims, which wait on their sims while
-# the package's synthetic campaigns keep the cores busy. Each name in the
-# parts is its package's test alone, so -skip drops nothing elsewhere
-# (TestPartNamesAreUnique). Package times against their timeouts:
-# docs/PERFORMANCE.md, "The test suite's time".
+# Eight test binaries at a time on two cores: the end-to-end tests mostly
+# wait on the servers they launch (the orchestrator's tests use 163 s of
+# CPU in 494 s run one after another), so the cores have room while they
+# wait. Beside the other packages (three at a time) run: the
+# orchestrator's tests in three binaries, which are serial within one
+# (each sets its own PATH and TMPDIR): ORCH_PART, its longest end-to-end
+# tests, and the rest split by name at ORCH_HALF into two halves of under
+# three minutes each on a quiet machine; VERDICT_PART, the verdict's
+# end-to-end tests with real sims; and the verdict's synthetic honesty
+# campaigns, pure computation, niced so that a test waiting on its server
+# gets a core when it needs one. Each name in the parts is its package's
+# test alone, so -skip drops nothing elsewhere (TestPartNamesAreUnique).
+# Package times against their timeouts: docs/PERFORMANCE.md, "The test
+# suite's time".
 TEST_TIMEOUT ?= 16m
 ORCH_PART := ^(TestSlotsAA|TestSequentialCampaign|TestTraceCampaign|TestEnergyThroughThePath|TestGPUHeldByStranger|TestSessionsOpenLoopSaturated|TestRounds|TestLinkDropDuringSweep)$$
 ORCH_HALF := ^Test[A-L]
