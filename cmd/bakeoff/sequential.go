@@ -423,7 +423,7 @@ func raceLook(v *verdict.Verdict, info *results.SelectInfo) (orchestrator.Look, 
 	switch {
 	case !res.Done:
 		look.Open = res.Next
-	case v.Rounds == res.Rounds && v.Rounds < v.RoundsPlanned:
+	case v.Rounds == res.Rounds && v.Rounds < judge.LastRound(v):
 		look.Open = res.Confirm
 		look.Plan = "the race is over after " + strconv.Itoa(res.Rounds) + " rounds: a confirmation round"
 	}

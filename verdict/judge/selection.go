@@ -68,7 +68,7 @@ func Selection(v *verdict.Verdict, info *results.SelectInfo) (res *selection.Res
 	// rounds has none to spare); a first stage longer than the race would
 	// never end, so it is cut to the race's rounds (its variance then has
 	// fewer df, and h² grows).
-	planned := max(v.RoundsPlanned, v.Rounds, 2)
+	planned := max(LastRound(v), 2)
 	if planned >= 3 {
 		planned--
 	}
@@ -78,6 +78,20 @@ func Selection(v *verdict.Verdict, info *results.SelectInfo) (res *selection.Res
 		o.FirstStage = min(info.FirstStage, o.MaxRounds)
 	}
 	return selection.Replay(configs, levels, rounds, o)
+}
+
+// LastRound is the campaign's last round as a race counts it: the plan's
+// maximum under a sequential plan, else the rounds planned, and at least
+// the rounds run. Not v.RoundsPlanned under a plan: the comparisons with the
+// baseline shrink that to the round after which the last variant stopped
+// once they are all decided, which a race does not wait on, and a race
+// that read it ended one round early and lost its confirmation round.
+func LastRound(v *verdict.Verdict) int {
+	last := max(v.RoundsPlanned, v.Rounds)
+	if v.Sequential != nil {
+		last = max(last, v.Sequential.MaxRounds)
+	}
+	return last
 }
 
 // raceCapacity is each scenario's SLO capacity by round, for the race's

@@ -122,3 +122,32 @@ func TestSelectionRacesCapacity(t *testing.T) {
 		t.Errorf("levels %d, note %q: want the capacity left out, and said", len(res.Levels), capacityNote(v))
 	}
 }
+
+// TestSelectionRacesToThePlansLastRound: under a sequential plan the race
+// runs to the plan's last round but one, whatever the comparisons with the
+// baseline have done to the rounds planned. Once those are all decided the
+// verdict's RoundsPlanned is the round after which the last variant
+// stopped (here 3 of 6); a race that read it was cut at round 2 with two
+// configurations near-tied, launched nothing more, and took its third
+// round, a round of the race, for its confirmation.
+func TestSelectionRacesToThePlansLastRound(t *testing.T) {
+	figs := map[string][][2]float64{
+		"a": wobbly(3, 100, 900, 0), "b": wobbly(3, 130, 600, 1), "c": wobbly(3, 101, 895, 2), "d": wobbly(3, 60, 300, 3),
+	}
+	v := raceVerdict(3, figs)
+	v.Sequential = &verdict.SequentialVerdict{MinRounds: 2, MaxRounds: 6}
+	if got := LastRound(v); got != 6 {
+		t.Errorf("LastRound %d, want the plan's 6", got)
+	}
+	res, _, err := Selection(v, &results.SelectInfo{DeltaPct: 2, PCS: 0.95, FirstStage: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Done || !slices.Contains(res.Next, "a") || !slices.Contains(res.Next, "c") {
+		t.Errorf("after 3 of 6 rounds: done %v, next %v; want the race on, a and c still in it", res.Done, res.Next)
+	}
+	v.Sequential = nil // a fixed design of 3 rounds: the race ends at round 2
+	if res, _, _ := Selection(v, &results.SelectInfo{DeltaPct: 2, PCS: 0.95, FirstStage: 2}); !res.Done || res.Rounds != 2 {
+		t.Errorf("a fixed design of 3 rounds: done %v after %d rounds, want done after 2", res.Done, res.Rounds)
+	}
+}
