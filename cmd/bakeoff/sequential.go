@@ -173,10 +173,7 @@ func (n night) race() string {
 		return ""
 	}
 	k := len(c.Scenarios)
-	rounds := max(c.Rounds, 2)
-	if rounds >= 3 {
-		rounds-- // the last round is the confirmation's (judge.Selection)
-	}
+	rounds := selection.RaceRounds(c.Rounds)
 	first := min(cmp.Or(c.Select.FirstStage, selection.DefaultFirstStage(k)), rounds)
 	delta := cmp.Or(c.Select.DeltaPct, c.EquivalenceMarginPct)
 	pairVar := n.prior.RoundVar

@@ -68,10 +68,7 @@ func Selection(v *verdict.Verdict, info *results.SelectInfo) (res *selection.Res
 	// rounds has none to spare); a first stage longer than the race would
 	// never end, so it is cut to the race's rounds (its variance then has
 	// fewer df, and h² grows).
-	planned := max(LastRound(v), 2)
-	if planned >= 3 {
-		planned--
-	}
+	planned := selection.RaceRounds(LastRound(v))
 	o := selection.Options{Delta: info.DeltaPct / 100, PCS: info.PCS, MaxRounds: planned, LoadLevels: loads}
 	o.FirstStage = min(selection.DefaultFirstStage(len(configs)), o.MaxRounds)
 	if info.FirstStage > 0 {

@@ -124,3 +124,15 @@ func GuaranteeRounds(k, firstStage int, pcs, delta, pairVar float64) int {
 	}
 	return closeRound(h2(k, (k-1)*(o.FirstStage-1), o.PCS), pairVar/2, o.Delta)
 }
+
+// RaceRounds is the rounds a race may run in a campaign of lastRound
+// rounds: every round but the last, which is kept for the confirmation
+// round; a campaign of two rounds or fewer has none to spare, and races
+// two.
+func RaceRounds(lastRound int) int {
+	r := max(lastRound, 2)
+	if r >= 3 {
+		r--
+	}
+	return r
+}
