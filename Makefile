@@ -32,15 +32,22 @@ TEST_TIMEOUT ?= 16m
 ORCH_PART := ^(TestSlotsAA|TestSequentialCampaign|TestTraceCampaign|TestEnergyThroughThePath|TestGPUHeldByStranger|TestSessionsOpenLoopSaturated|TestRounds|TestLinkDropDuringSweep)$$
 ORCH_HALF := ^Test[A-L]
 VERDICT_PART := ^(TestEndToEndAA|TestEndToEndPower|TestAcceptEndToEnd|TestLiveLinesAgreeWithReport)$$
+# One compile for all: -trimpath, as make build and the tests' own build of
+# bakeoff (internal/testbin) use, lets vet and the test binaries reuse the
+# packages make build compiled. On a cold build cache (CI's fresh machine)
+# that took vet from 98 s to 33 s and the tests' compile from 77 s to 68 s;
+# -vet=off because go vet ./... has already run every analyzer go test's
+# own vet would.
+test: export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 test: build deps
 	$(GO) vet ./...
 	@rc=0; pkgs=$$($(GO) list ./... | grep -v '/orchestrator$$'); \
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(ORCH_PART)' ./orchestrator/ & orch=$$!; \
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(ORCH_HALF)' -skip '$(ORCH_PART)' ./orchestrator/ & half1=$$!; \
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -skip '$(ORCH_PART)|$(ORCH_HALF)' ./orchestrator/ & half2=$$!; \
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(VERDICT_PART)' ./verdict/ & verd=$$!; \
-	nice -n 10 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -skip '$(VERDICT_PART)' ./verdict/ & synth=$$!; \
-	$(GO) test -p 3 -count=1 -timeout $(TEST_TIMEOUT) $$(echo "$$pkgs" | grep -v '/verdict$$') || rc=$$?; \
+	$(GO) test -vet=off -count=1 -timeout $(TEST_TIMEOUT) -run '$(ORCH_PART)' ./orchestrator/ & orch=$$!; \
+	$(GO) test -vet=off -count=1 -timeout $(TEST_TIMEOUT) -run '$(ORCH_HALF)' -skip '$(ORCH_PART)' ./orchestrator/ & half1=$$!; \
+	$(GO) test -vet=off -count=1 -timeout $(TEST_TIMEOUT) -skip '$(ORCH_PART)|$(ORCH_HALF)' ./orchestrator/ & half2=$$!; \
+	$(GO) test -vet=off -count=1 -timeout $(TEST_TIMEOUT) -run '$(VERDICT_PART)' ./verdict/ & verd=$$!; \
+	nice -n 10 $(GO) test -vet=off -count=1 -timeout $(TEST_TIMEOUT) -skip '$(VERDICT_PART)' ./verdict/ & synth=$$!; \
+	$(GO) test -vet=off -p 3 -count=1 -timeout $(TEST_TIMEOUT) $$(echo "$$pkgs" | grep -v '/verdict$$') || rc=$$?; \
 	for p in $$orch $$half1 $$half2 $$verd $$synth; do wait $$p || rc=$$?; done; \
 	exit $$rc
 

@@ -60,7 +60,7 @@ func (w *world) traceCampaign(out string) {
 	// send time more than three standard errors from none over the rows
 	// after the first quarter, 0.73 of 18 rows from 24, which a loaded
 	// machine's late sends blurred below it; 0.51 of 36 rows.
-	writeTrace(w.t, filepath.Join(w.root, "configs", "trace.jsonl"), 8, 6, 16, 40, 12)
+	writeTrace(w.t, filepath.Join(w.root, "configs", "trace.jsonl"), 8, 6, 16, 40, 24)
 	speeds := make([]string, len(traceSpeeds))
 	for i, s := range traceSpeeds {
 		speeds[i] = fmt.Sprint(s)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict"
@@ -23,7 +24,11 @@ const HTMLFile = "index.html"
 //go:embed html.tmpl
 var htmlSource string
 
-var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
+// htmlTemplate is parsed on first use: every bakeoff process links this
+// package, and most (sweeps, sims) never write a page.
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(htmlSource))
+})
 
 // HTML writes the report as one self-contained HTML page: no script, no
 // network; the plots are the same plots as the SVG files, inline.
@@ -43,7 +48,7 @@ func HTML(w io.Writer, v *verdict.Verdict) error {
 	if err != nil {
 		return err
 	}
-	if err := htmlTemplate.Execute(w, page); err != nil {
+	if err := htmlTemplate().Execute(w, page); err != nil {
 		return fmt.Errorf("writing HTML: %w", err)
 	}
 	return nil

@@ -90,7 +90,7 @@ func TestMetricsOnThePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := htmlTemplate.Execute(&buf, p); err != nil {
+	if err := htmlTemplate().Execute(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()

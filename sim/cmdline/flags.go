@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -314,8 +315,10 @@ var simFlags = []flagSpec{
 }
 
 // flagTable is every action in the parser's order: SGLang's (help first,
-// as argparse adds it), then the sim's knobs.
-var flagTable = func() []*flagSpec {
+// as argparse adds it), then the sim's knobs. Built on first use, not at
+// init: every bakeoff process links this package (the sweep, the CLI, the
+// fake nvidia-smi), and only the sim reads the table.
+var flagTable = sync.OnceValue(func() []*flagSpec {
 	sg, err := parseSGLangArgs(sglangArgsTSV)
 	if err != nil {
 		panic("sim: " + err.Error())
@@ -333,12 +336,12 @@ var flagTable = func() []*flagSpec {
 		out = append(out, &simFlags[i])
 	}
 	return out
-}()
+})
 
 // optionIndex maps every option string ("--tp-size", "-h") to its action.
-var optionIndex = func() map[string]*flagSpec {
+var optionIndex = sync.OnceValue(func() map[string]*flagSpec {
 	m := map[string]*flagSpec{}
-	for _, f := range flagTable {
+	for _, f := range flagTable() {
 		for _, o := range f.optionStrings() {
 			if _, dup := m[o]; dup {
 				panic("sim: option " + o + " registered twice")
@@ -347,4 +350,4 @@ var optionIndex = func() map[string]*flagSpec {
 		}
 	}
 	return m
-}()
+})

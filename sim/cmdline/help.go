@@ -36,7 +36,7 @@ func Usage(columns int) string {
 	width := columns - 2
 	const prefix = "usage: "
 	var parts []string
-	for _, f := range flagTable {
+	for _, f := range flagTable() {
 		if !f.hidden {
 			parts = append(parts, "["+usagePart(f)+"]")
 		}
@@ -69,7 +69,7 @@ func Help(columns int) string {
 	width := columns - 2
 	const indent = 2
 	longest := 0
-	for _, f := range flagTable {
+	for _, f := range flagTable() {
 		if !f.hidden {
 			longest = max(longest, len(invocation(f))+indent)
 		}
@@ -80,7 +80,7 @@ func Help(columns int) string {
 	b.WriteString("\noptions:\n")
 	helpWidth := max(width-helpPos, 11)
 	actionWidth := helpPos - indent - 2
-	for _, f := range flagTable {
+	for _, f := range flagTable() {
 		if f.hidden {
 			continue
 		}

@@ -65,7 +65,7 @@ func readHelp(t *testing.T, help string) []helpOption {
 func TestHelpRoundTrip(t *testing.T) {
 	read := readHelp(t, Help(terminalWidth))
 	var want []*flagSpec
-	for _, f := range flagTable {
+	for _, f := range flagTable() {
 		if !f.hidden {
 			want = append(want, f)
 		}
@@ -79,7 +79,7 @@ func TestHelpRoundTrip(t *testing.T) {
 			t.Errorf("action %d read back as %+v, table has %v", i, got, f.names)
 		}
 		for _, o := range got.opts {
-			if optionIndex[o] != f {
+			if optionIndex()[o] != f {
 				t.Errorf("%s from the help is not the table's", o)
 			}
 		}

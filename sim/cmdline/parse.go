@@ -298,13 +298,13 @@ func isNegativeNumber(a string) bool {
 // prefix of. More than one is "ambiguous option"; none leaves the string
 // over (nil spec). option is the option string matched.
 func matchOption(a string) (spec *flagSpec, option, val string, hasVal bool, err error) {
-	if f, ok := optionIndex[a]; ok {
+	if f, ok := optionIndex()[a]; ok {
 		return f, a, "", false, nil
 	}
 	name := a
 	if k, v, ok := strings.Cut(a, "="); ok {
 		name, val, hasVal = k, v, true
-		if f, ok := optionIndex[name]; ok {
+		if f, ok := optionIndex()[name]; ok {
 			return f, name, val, true, nil
 		}
 	}
@@ -314,7 +314,7 @@ func matchOption(a string) (spec *flagSpec, option, val string, hasVal bool, err
 		return nil, "", "", false, nil
 	}
 	var matches []string
-	for _, f := range flagTable {
+	for _, f := range flagTable() {
 		for _, o := range f.optionStrings() {
 			if strings.HasPrefix(o, name) {
 				matches = append(matches, o)
@@ -325,7 +325,7 @@ func matchOption(a string) (spec *flagSpec, option, val string, hasVal bool, err
 	case 0:
 		return nil, "", "", false, nil
 	case 1:
-		return optionIndex[matches[0]], matches[0], val, hasVal, nil
+		return optionIndex()[matches[0]], matches[0], val, hasVal, nil
 	}
 	return nil, "", "", false, &ArgError{fmt.Sprintf("ambiguous option: %s could match %s", a, strings.Join(matches, ", "))}
 }

@@ -51,7 +51,7 @@ func TestTableMatchesPreflightFixture(t *testing.T) {
 	arity := map[flagKind]string{kindHelp: "flag", kindBool: "flag", kindBoolOpt: "flag", kindValue: "value",
 		kindOptional: "optional value", kindList: "values", kindListStar: "values"}
 	var want []string
-	for _, f := range flagTable {
+	for _, f := range flagTable() {
 		if f.sim || f.hidden {
 			continue
 		}

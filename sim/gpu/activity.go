@@ -65,6 +65,12 @@ func activityPath(dir string, pid int) string {
 // RecordActivity writes the activity file of the server with process id
 // pid every tick until ctx ends, then removes it. busy returns the engine's
 // busy wall time so far; speed is the server's --sim-speed.
+//
+// An idle engine's file is written until it shows a whole window without
+// work, then left until the engine works again: Utilization reads 0 from
+// that file at any age, and Busy its unchanged total. A sim mostly waits
+// (loading, health polls, between levels), and a file renamed into place
+// every 50 ms was most of what an idle sim cost its host's CPU.
 func RecordActivity(ctx context.Context, dir string, pid int, gpus []int, speed float64, busy func() time.Duration, now func() time.Time) {
 	a := Activity{PID: pid, GPUs: gpus, Speed: speed}
 	path := activityPath(dir, a.PID)
@@ -72,14 +78,22 @@ func RecordActivity(ctx context.Context, dir string, pid int, gpus []int, speed 
 	window := a.window()
 	tick := time.NewTicker(min(max(window/4, minActivityTick), maxActivityTick))
 	defer tick.Stop()
+	var quietFrom int64 // when busy last changed
+	shownQuiet := false // the file on disk already shows a window without work
 	for {
-		t := now().UnixNano()
-		a.Marks = append(a.Marks, [2]int64{t, int64(busy())})
+		t, b := now().UnixNano(), int64(busy())
+		if n := len(a.Marks); n == 0 || a.Marks[n-1][1] != b {
+			quietFrom, shownQuiet = t, false
+		}
+		a.Marks = append(a.Marks, [2]int64{t, b})
 		for len(a.Marks) > 2 && t-a.Marks[1][0] >= 2*int64(window) {
 			a.Marks = a.Marks[1:]
 		}
-		if b, err := json.Marshal(a); err == nil {
-			_ = WriteAtomic(dir, path, b) // a missed mark only coarsens the next reading
+		if !shownQuiet {
+			if js, err := json.Marshal(a); err == nil && WriteAtomic(dir, path, js) == nil {
+				// A missed write only coarsens the next reading.
+				shownQuiet = t-quietFrom >= int64(window)
+			}
 		}
 		select {
 		case <-ctx.Done():

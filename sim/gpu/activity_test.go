@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -73,3 +74,90 @@ func TestNvidiaSMIPower(t *testing.T) {
 		t.Errorf("ModelPowerW(0.5) = %v", ModelPowerW(0.5))
 	}
 }
+
+// TestRecordActivityRestsWhenIdle: an engine with no work has its file
+// written until it shows a window without work, then left alone (the same
+// file, no rename) while the engine stays idle; work writes it again, and
+// every reading on the way is what the engine did.
+func TestRecordActivityRestsWhenIdle(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var busy time.Duration
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		RecordActivity(ctx, dir, os.Getpid(), []int{0}, 20, func() time.Duration {
+			mu.Lock()
+			defer mu.Unlock()
+			return busy
+		}, time.Now)
+	}()
+	defer func() { cancel(); <-done }()
+	path := activityPath(dir, os.Getpid())
+	stat := func() os.FileInfo {
+		t.Helper()
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	util := func() float64 {
+		t.Helper()
+		a, err := LiveActivity(dir, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a[0].Util
+	}
+	// waitRest waits until the file stays the same file for five ticks.
+	waitRest := func() os.FileInfo {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			before := stat()
+			time.Sleep(5 * minActivityTick)
+			if os.SameFile(before, stat()) {
+				return before
+			}
+		}
+		t.Fatal("the activity file of an idle engine is still being rewritten after 20 s")
+		return nil
+	}
+	for !fileExists(path) {
+		time.Sleep(minActivityTick)
+	}
+	rest := waitRest()
+	if u := util(); u != 0 {
+		t.Errorf("idle engine at rest: utilisation %v, want 0", u)
+	}
+	time.Sleep(10 * minActivityTick)
+	if !os.SameFile(rest, stat()) {
+		t.Error("an idle engine's file was rewritten after it showed a window without work")
+	}
+	// Work: the engine is busy for a while, and the file shows it.
+	stop := time.Now().Add(time.Second)
+	for time.Now().Before(stop) && util() == 0 {
+		mu.Lock()
+		busy += 10 * time.Millisecond
+		mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if u := util(); u == 0 {
+		t.Fatal("a busy engine's utilisation still reads 0 after a second of work")
+	}
+	mu.Lock()
+	total := busy
+	mu.Unlock()
+	waitRest()
+	a, err := LiveActivity(dir, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a[0].Util != 0 || a[0].Busy != total {
+		t.Errorf("idle again at rest: %+v, want utilisation 0 and busy %v", a[0], total)
+	}
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
