@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build deps test demo demo-disagg demo-select demo-policy vet fmt bench bench-cpu fuzz faults soak scale slurm sequential select-study contention diff-aa sglang-args clean
+.PHONY: all build deps test demo demo-disagg demo-select demo-policy vet fmt bench bench-cpu fuzz faults soak scale slurm sequential covariate-study select-study contention diff-aa sglang-args clean
 
 all: build
 
@@ -152,6 +152,14 @@ sequential:
 # t(3) tails), against the fixed designs and the argmax of one launch each;
 # then maxima and wider indifference zones. About 3 minutes on two busy
 # cores; make test runs a few hundred races per hard case.
+# A drift covariate (the launches' positions in their round) in place of the
+# serial widening: size, false ties and power of the plain, widened and
+# covariate estimates on the same comparisons (docs/METHOD.md, "A drift
+# covariate"). About ten minutes on two cores at 4000 a figure.
+COVARIATE_COMPARISONS ?= 4000
+covariate-study:
+	BAKEOFF_COVARIATE_COMPARISONS=$(COVARIATE_COMPARISONS) $(GO) test -count=1 -v -timeout 60m -run '^TestCovariateStudy$$' ./verdict
+
 select-study:
 	BAKEOFF_SELECTION_RACES=2000 $(GO) test -count=1 -v -timeout 60m -run '^TestSelection(Study|WithoutTheUpdate)$$' ./verdict/selection
 
