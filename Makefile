@@ -6,7 +6,7 @@ LDFLAGS  := -s -w -X github.com/bakeoff-dev/bakeoff/internal/buildinfo.version=$
 # Static, so the same binary can be uploaded to a Linux GPU host and run there.
 export CGO_ENABLED ?= 0
 
-.PHONY: all build deps test demo demo-disagg demo-select demo-policy vet fmt bench bench-cpu fuzz faults soak scale slurm sequential covariate-study select-study contention diff-aa sglang-args clean
+.PHONY: all build deps test demo demo-disagg demo-select demo-policy vet fmt bench bench-cpu fuzz faults soak scale slurm sequential prior-slack-study covariate-study select-study contention diff-aa sglang-args clean
 
 all: build
 
@@ -136,22 +136,30 @@ slurm: build deps
 # over 60; the savings and the A/A rate at maxima of 12 to 24 rounds over
 # 40; a host noise profile's A/A rates and savings over 40; a single
 # comparison's size and false-tie rate over 4,000 comparisons in each of six
-# kinds of launch noise and drift. About 20 minutes on two cores; make test
-# runs the same tests on fewer campaigns (and the size on the worst kind).
+# kinds of launch noise and drift; the four-scenario campaign's launches
+# against the rule given the true variance, on the default host and a 2%
+# one, over 40. About 28 minutes on two cores; make test runs the same tests
+# on fewer campaigns (and the size on the worst kind), the floor's oracle
+# alone.
 sequential:
 	BAKEOFF_SEQUENTIAL_CAMPAIGNS=200 $(GO) test -count=1 -v -timeout 60m -run '^TestComparisonSizeOrderDrift$$' ./verdict
 	BAKEOFF_SEQUENTIAL_CAMPAIGNS=200 $(GO) test -count=1 -v -timeout 60m -run '^TestSequentialAA$$' ./verdict
 	BAKEOFF_SEQUENTIAL_CAMPAIGNS=60 $(GO) test -count=1 -v -timeout 60m -run '^TestSequential(Coverage|Power|Savings)$$' ./verdict
 	BAKEOFF_SEQUENTIAL_CAMPAIGNS=40 BAKEOFF_SEQUENTIAL_MAXES=12,16,20,24 $(GO) test -count=1 -v -timeout 60m -run '^TestSequentialSavingsByMax$$' ./verdict
 	BAKEOFF_SEQUENTIAL_CAMPAIGNS=40 $(GO) test -count=1 -v -timeout 60m -run '^TestPriorSequential$$' ./verdict
+	BAKEOFF_FLOOR_CAMPAIGNS=40 $(GO) test -count=1 -v -timeout 60m -run '^TestSeedsShapedRuleFloor$$' ./verdict
+	BAKEOFF_FLOOR_CAMPAIGNS=40 BAKEOFF_PRIOR_LAUNCH_SIGMA=0.02 $(GO) test -count=1 -v -timeout 60m -run '^TestSeedsShapedRuleFloor$$' ./verdict
 
-# The selection procedure's figures in docs/METHOD.md ("Selecting the
-# best"): 2,000 simulated races of each space (slippage, two configurations
-# delta apart, all equal, 24 and 48 candidates, a speculative-decoding
-# space) on each host (launch noise 1-3%, wandering or random-walk drift,
-# t(3) tails), against the fixed designs and the argmax of one launch each;
-# then maxima and wider indifference zones. About 3 minutes on two busy
-# cores; make test runs a few hundred races per hard case.
+# A host's noise profile on the sequential rule (docs/METHOD.md, "On the
+# sequential rule: the loan only where it narrows"): single comparisons'
+# size, false ties, ties and rounds to close with a profile lent at every
+# look at slack 1 to 2, and lent only where it narrows a test's boundary,
+# tonight as noisy as the host or twice as noisy. About six minutes on two
+# cores at 4000 a figure.
+PRIOR_SLACK_COMPARISONS ?= 4000
+prior-slack-study:
+	BAKEOFF_PRIOR_SLACK_STUDY=$(PRIOR_SLACK_COMPARISONS) $(GO) test -count=1 -v -timeout 60m -run '^TestPriorSlackSequential$$' ./verdict
+
 # A drift covariate (the launches' positions in their round) in place of the
 # serial widening: size, false ties and power of the plain, widened and
 # covariate estimates on the same comparisons (docs/METHOD.md, "A drift
@@ -160,6 +168,13 @@ COVARIATE_COMPARISONS ?= 4000
 covariate-study:
 	BAKEOFF_COVARIATE_COMPARISONS=$(COVARIATE_COMPARISONS) $(GO) test -count=1 -v -timeout 60m -run '^TestCovariateStudy$$' ./verdict
 
+# The selection procedure's figures in docs/METHOD.md ("Selecting the
+# best"): 2,000 simulated races of each space (slippage, two configurations
+# delta apart, all equal, 24 and 48 candidates, a speculative-decoding
+# space) on each host (launch noise 1-3%, wandering or random-walk drift,
+# t(3) tails), against the fixed designs and the argmax of one launch each;
+# then maxima and wider indifference zones. About 3 minutes on two busy
+# cores; make test runs a few hundred races per hard case.
 select-study:
 	BAKEOFF_SELECTION_RACES=2000 $(GO) test -count=1 -v -timeout 60m -run '^TestSelection(Study|WithoutTheUpdate)$$' ./verdict/selection
 

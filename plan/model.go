@@ -135,7 +135,7 @@ func (g Goal) withDefaults() Goal {
 // not at all. Whether the night ends by a round is closes' to say
 // (stopping.go), which also knows the estimates and the wins and losses.
 func (g Goal) factor(rounds int, m float64) float64 {
-	df := g.df(rounds)
+	df := g.df(2*g.Alpha, rounds)
 	if df <= 0 {
 		return math.Inf(1)
 	}

@@ -31,9 +31,11 @@ import (
 //     read 1 to 3), and taken as it stood it called the margin out of reach
 //     where the rule went on to decide;
 //   - the df: the pooled launch variance's per round (rule.PooledVar) and
-//     what a host's noise profile lends at every look, with the variance
-//     its loan carries, which weighs less as tonight's df grow (verdict's
-//     combine: verdict.NoisePrior.LentDF, LentVar);
+//     what a host's noise profile lends, with the variance its loan
+//     carries, which weighs less as tonight's df grow (verdict's combine:
+//     verdict.NoisePrior.LentDF, LentVar), taken by a tie's test and by a
+//     win's or loss's only where it narrows that test's boundary
+//     (verdict.LoanNarrows);
 //   - a variant launched until all its comparisons with the baseline have
 //     closed, the baseline until the last variant stops (verdict.Open).
 
@@ -74,9 +76,28 @@ func (g Goal) looked(rounds int) bool {
 }
 
 // df is the degrees of freedom of a comparison's variance after rounds
-// rounds: the rounds' own and the profile's loan.
-func (g Goal) df(rounds int) float64 {
-	return g.DFPerRound*float64(rounds-1) + g.LentDF
+// rounds for a test at level: the rounds' own, and the profile's loan where
+// the rule takes it (lends).
+func (g Goal) df(level float64, rounds int) float64 {
+	own := g.DFPerRound * float64(rounds-1)
+	if g.lends(level, rounds) {
+		return own + g.LentDF
+	}
+	return own
+}
+
+// lends reports whether the rule takes the profile's loan for a test at
+// level after rounds rounds: a fixed design at its one look whenever there
+// is a loan, the sequential rule only where the loan narrows the test's
+// boundary (verdict.LoanNarrows).
+func (g Goal) lends(level float64, rounds int) bool {
+	if g.LentDF <= 0 {
+		return false
+	}
+	if g.fixed() {
+		return true
+	}
+	return verdict.LoanNarrows(g.rulePlan(), g.looks(rounds), level, g.DFPerRound*float64(rounds-1), g.LentDF)
 }
 
 // critical is the rule's critical |t| after rounds rounds for a test
@@ -85,7 +106,7 @@ func (g Goal) critical(alpha float64, rounds int) float64 {
 	if rounds < 1 {
 		return math.Inf(1)
 	}
-	return g.rulePlan().Critical(alpha, g.looks(rounds), g.df(rounds))
+	return g.rulePlan().Critical(alpha, g.looks(rounds), g.df(alpha, rounds))
 }
 
 // tieCritical is the half-width, in standard errors, of the (1 − 2α)
@@ -126,13 +147,24 @@ func (in Inputs) closing(z Noise, past float64, r int, v float64, b boundaries) 
 	k := float64(r - done)
 	w := b.widening
 	ruleVar, ownVar := b.lent(past, done)
-	se := math.Sqrt(ruleVar*w*(past+k*v)) / float64(r)
-	lo, hi := b.lo+b.tie*se, b.hi-b.tie*se // a tie: the estimate in [lo, hi]
+	// A tie and a win or loss each take the loan only where it narrows
+	// their boundary (boundaries.tieLent, rejectLent); without it a test
+	// stands on tonight's variance alone.
+	tieVar, rejectVar := ownVar, ownVar
+	if b.tieLent {
+		tieVar = ruleVar
+	}
+	if b.rejectLent {
+		rejectVar = ruleVar
+	}
+	tieSE := math.Sqrt(tieVar*w*(past+k*v)) / float64(r)
+	se := math.Sqrt(rejectVar*w*(past+k*v)) / float64(r)
+	lo, hi := b.lo+b.tie*tieSE, b.hi-b.tie*tieSE // a tie: the estimate in [lo, hi]
 	if !z.Measured || done == 0 {
 		if lo > hi {
 			return 0
 		}
-		t := distuv.StudentsT{Mu: 0, Sigma: se, Nu: b.df}
+		t := distuv.StudentsT{Mu: 0, Sigma: tieSE, Nu: b.df}
 		return t.CDF(hi) - t.CDF(lo)
 	}
 	spread := math.Sqrt(ownVar * w * (k*v + k*k*past/float64(done*done)) / float64(r*r))
@@ -147,9 +179,12 @@ func (in Inputs) closing(z Noise, past float64, r int, v float64, b boundaries) 
 // interval's half-width a tie is read from and the |t| a win or loss needs,
 // in standard errors.
 type boundaries struct {
-	lo, hi, tie, reject, df float64
+	lo, hi, tie, reject, df float64 // df: the tie's
 	widening                float64 // Goal.widening
 	look                    bool    // false before the first look: nothing closes
+	// tieLent and rejectLent: the tie's test and the win's or loss's take
+	// the profile's loan at this look (Goal.lends).
+	tieLent, rejectLent bool
 	// The df of tonight's rounds now and at the look, and the profile's
 	// loan (Goal.LentDF, LentVar), for lent.
 	ownNow, ownAt, lentDF, lentVar float64
@@ -176,8 +211,10 @@ func (b boundaries) lent(past float64, done int) (rule, own float64) {
 func (in Inputs) boundariesAt(g Goal, r int) boundaries {
 	lo, hi := rule.TieBounds(g.MarginPct)
 	own := func(r int) float64 { return g.DFPerRound * float64(r-1) }
+	tieLevel, rejectLevel := 2*g.Alpha, g.Alpha/float64(max(in.holm(g), 1))
 	return boundaries{lo: lo, hi: hi, tie: g.tieCritical(r), reject: g.rejectCritical(r, in.holm(g)),
-		df: g.df(r), widening: g.widening(), look: r >= 1 && g.df(r) > 0 && g.looked(r),
+		df: g.df(tieLevel, r), widening: g.widening(), look: r >= 1 && g.df(tieLevel, r) > 0 && g.looked(r),
+		tieLent: g.lends(tieLevel, r), rejectLent: g.lends(rejectLevel, r),
 		ownNow: own(len(in.Past)), ownAt: own(r), lentDF: g.LentDF, lentVar: g.LentVar}
 }
 

@@ -100,6 +100,30 @@ func TestLentVarianceFades(t *testing.T) {
 	}
 }
 
+// TestLoanWhereTheRuleTakesIt: the forecast lends the profile's df where
+// the rule takes them (verdict.LoanNarrows): a sequential plan's first
+// look, not its last, where the tie stands on tonight's rounds; a fixed
+// design's one look whenever there is a loan.
+func TestLoanWhereTheRuleTakesIt(t *testing.T) {
+	seq := Goal{MinRounds: 3, MaxRounds: 12, DFPerRound: 2, LentDF: 12, LentVar: 1e-4}.withDefaults()
+	tie := 2 * seq.Alpha
+	if !seq.lends(tie, 3) || seq.df(tie, 3) != 4+12 {
+		t.Errorf("first look: lends %v, df %g; want the loan, 16 df", seq.lends(tie, 3), seq.df(tie, 3))
+	}
+	if seq.lends(tie, 12) || seq.df(tie, 12) != 22 {
+		t.Errorf("last look: lends %v, df %g; want tonight's 22 df alone", seq.lends(tie, 12), seq.df(tie, 12))
+	}
+	b := Inputs{Goal: seq}.boundariesAt(seq, 12)
+	if b.tieLent || b.df != 22 {
+		t.Errorf("last look's boundaries: tie lent %v, df %g", b.tieLent, b.df)
+	}
+	fixed := seq
+	fixed.Fixed = true
+	if !fixed.lends(tie, 12) || fixed.df(tie, 12) != 34 {
+		t.Errorf("fixed design: lends %v, df %g; want the loan, 34 df", fixed.lends(tie, 12), fixed.df(tie, 12))
+	}
+}
+
 // TestStops: a variant the next look surely closes stops after it, one
 // that all but never closes (no tie within reach, a win or loss only by a
 // lucky draw past the boundary, 3% at a look) runs to the maximum, and the

@@ -92,7 +92,9 @@ func comparePaired(ps []levelPair, conf float64, prior *NoisePrior) (map[measure
 			own.levels[p.c] = row
 		}
 	}
+	tonight := lv
 	lv, own.prior = prior.combine(lv)
+	lent := own.prior != nil && own.prior.Agreed
 	serial := rule.SerialInflation(table)
 	out := map[measure.Level]*Comparison{}
 	for i, p := range ps {
@@ -106,6 +108,10 @@ func comparePaired(ps []levelPair, conf float64, prior *NoisePrior) (map[measure
 		c.WithinShare = withinShare(p, v)
 		c.NoisyLevel = noisy
 		c.serial = serial
+		if lent && !noisy {
+			vo, dfo, _ := rule.LevelVar(table, i, tonight)
+			c.own = rule.Diff{D: mean, SE: math.Sqrt(vo / float64(n)), DF: dfo}
+		}
 		out[p.c] = &c
 	}
 	return out, own
@@ -261,6 +267,9 @@ func comparePairs(v *Verdict, upTo int) (pairs map[pairKey]*Comparison, family [
 				la, lb = v.throughBaseline(la, bl), v.throughBaseline(lb, bl)
 			}
 			cs, own := compareLevels(la, lb, true, v.Confidence, v.Prior)
+			if v.truth != nil {
+				v.truth.apply(a.Name, b.Name, cs, v.Confidence)
+			}
 			if upTo == 0 && own != nil {
 				v.noteNoise(a.Name, b.Name, own)
 			}

@@ -51,6 +51,7 @@ func DecideRun(in records.Input, o Options) (*Verdict, error) {
 	}
 	v.replicates, v.Parts = newReplicateOf(in.Manifest.Replicates), len(in.Manifest.Replicates)
 	v.Prior = o.Prior
+	v.truth = o.truth
 	if v.Prior == nil && in.Manifest.NoisePrior != nil {
 		// The prior the run started with, so that the report replays the
 		// looks the run took.

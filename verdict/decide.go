@@ -135,6 +135,11 @@ type Comparison struct {
 	Open bool `json:"open,omitempty"`
 
 	est rule.Diff
+	// own is est on tonight's rounds alone, where a host's noise profile
+	// lent est its df (prior.go); zero without a loan. The sequential rule
+	// takes, for each test and interval, whichever of the two the loan
+	// narrows by its df alone (judged).
+	own rule.Diff
 	// serial is the factor by which the variance of the mean over rounds
 	// exceeds the round variance over the rounds, estimated from the
 	// correlation of consecutive rounds (rule.SerialInflation); 0 or 1: none.

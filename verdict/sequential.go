@@ -45,6 +45,9 @@ func sequentialView(c *Comparison) *Comparison {
 	}
 	cc := *c
 	cc.est = c.est.Widened(c.serial)
+	if c.own.OK() {
+		cc.own = c.own.Widened(c.serial)
+	}
 	return &cc
 }
 
@@ -178,7 +181,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 		}
 		alive = holmLook(plan, v.Alpha, now, alive)
 		for _, h := range now {
-			tie := plan.Ties(h.at.est, h.looks, v.Alpha, tieLo, tieHi) && h.callable(OutcomeTie)
+			tie := plan.Ties(h.at.judged(plan, h.looks, 2*v.Alpha), h.looks, v.Alpha, tieLo, tieHi) && h.callable(OutcomeTie)
 			switch {
 			case tie:
 				h.at.Outcome = OutcomeTie
@@ -251,7 +254,7 @@ func compareSequential(v *Verdict, plan SequentialPlan) {
 func holmLook(plan SequentialPlan, alpha float64, now []*hypothesis, alive int) int {
 	ps := map[*hypothesis]float64{}
 	for _, h := range now {
-		ps[h] = plan.RepeatedP(h.at.est, h.looks, 0)
+		ps[h] = plan.RepeatedP(h.at.judged(plan, h.looks, alpha/float64(alive)), h.looks, 0)
 	}
 	now = slices.Clone(now)
 	slices.SortStableFunc(now, func(a, b *hypothesis) int { return cmp.Compare(ps[a], ps[b]) })
@@ -264,7 +267,7 @@ func holmLook(plan SequentialPlan, alpha float64, now []*hypothesis, alive int) 
 			}
 			level := alpha / float64(alive)
 			h.alive = alive
-			h.passed = plan.Rejects(h.at.est, h.looks, level)
+			h.passed = plan.Rejects(h.at.judged(plan, h.looks, level), h.looks, level)
 			if h.passed && h.callable(h.direction()) {
 				// A rejection's adjusted p is needed now, in order: it
 				// raises the floor of every later one at this look. An
@@ -285,7 +288,8 @@ func holmLook(plan SequentialPlan, alpha float64, now []*hypothesis, alive int) 
 // unrejected then (h.alive) times its repeated p at that test's level.
 func adjustedP(plan SequentialPlan, h *hypothesis, alpha float64) float64 {
 	alive := max(h.alive, 1)
-	return math.Min(1, float64(alive)*plan.RepeatedP(h.at.est, h.looks, alpha/float64(alive)))
+	level := alpha / float64(alive)
+	return math.Min(1, float64(alive)*plan.RepeatedP(h.at.judged(plan, h.looks, level), h.looks, level))
 }
 
 // settleOpen closes, undecided, after the look at round k, the comparisons
@@ -342,8 +346,11 @@ func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Com
 		c.PAdjusted = 1
 		return c
 	}
-	if crit := plan.Critical(1-v.Confidence, looks, c.DF); !math.IsInf(crit, 1) {
-		c.SpeedupLo, c.SpeedupHi = math.Exp(c.est.D-crit*c.est.SE), math.Exp(c.est.D+crit*c.est.SE)
+	// Each interval and test takes the estimate its level takes at these
+	// looks (judged: the profile's loan where it narrows the boundary).
+	if e := c.judged(plan, looks, 1-v.Confidence); !math.IsInf(plan.Critical(1-v.Confidence, looks, e.DF), 1) {
+		crit := plan.Critical(1-v.Confidence, looks, e.DF)
+		c.SpeedupLo, c.SpeedupHi = math.Exp(e.D-crit*e.SE), math.Exp(e.D+crit*e.SE)
 	} else {
 		c.SpeedupLo, c.SpeedupHi = 0, math.Inf(1)
 	}
@@ -354,12 +361,13 @@ func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Com
 		level = v.Alpha / float64(max(h.alive, 1))
 	}
 	c.OutcomeConfidence = 1 - level
-	if crit := plan.Critical(level, looks, c.DF); !math.IsInf(crit, 1) {
-		c.OutcomeLo, c.OutcomeHi = math.Exp(c.est.D-crit*c.est.SE), math.Exp(c.est.D+crit*c.est.SE)
+	if e := c.judged(plan, looks, level); !math.IsInf(plan.Critical(level, looks, e.DF), 1) {
+		crit := plan.Critical(level, looks, e.DF)
+		c.OutcomeLo, c.OutcomeHi = math.Exp(e.D-crit*e.SE), math.Exp(e.D+crit*e.SE)
 	} else {
 		c.OutcomeLo, c.OutcomeHi = 0, math.Inf(1)
 	}
-	c.P = plan.RepeatedP(c.est, looks, 0)
+	c.P = plan.RepeatedP(c.judged(plan, looks, v.Alpha/float64(max(h.alive, 1))), looks, 0)
 	c.PAdjusted = h.pAdj
 	if !h.rejected && len(h.looks) > 0 {
 		c.PAdjusted = adjustedP(plan, h, v.Alpha)
@@ -368,9 +376,10 @@ func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Com
 		c.PAdjusted = math.Min(1, c.P*float64(max(h.alive, 1)))
 	}
 	c.MDEPct = 0
-	if crit := plan.Critical(v.Alpha/float64(max(m, 1)), looks, c.DF); !math.IsInf(crit, 1) {
-		power := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}.Quantile(DefaultPower)
-		c.MDEPct = pctOf((crit + power) * c.est.SE)
+	mde := v.Alpha / float64(max(m, 1))
+	if e := c.judged(plan, looks, mde); !math.IsInf(plan.Critical(mde, looks, e.DF), 1) {
+		power := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: e.DF}.Quantile(DefaultPower)
+		c.MDEPct = pctOf((plan.Critical(mde, looks, e.DF) + power) * e.SE)
 	}
 	return c
 }

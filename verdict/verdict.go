@@ -87,6 +87,9 @@ type Options struct {
 	// measured is the throughput verdict a metric's is decided beside:
 	// the levels' pooled figures are taken from it (measureScenario).
 	measured *Verdict
+	// known, when set, replaces the launch-paired comparisons' variance
+	// with the truth (truenoise.go): the validation's floor. Tests only.
+	truth trueNoise
 }
 
 func (o Options) correction() string {
@@ -216,6 +219,7 @@ type Verdict struct {
 
 	replicates replicateOf // each results round's replicate; nil when not split
 	priorUses  []*PriorUse // how the prior served each pair, on all rounds
+	truth      trueNoise   // Options.truth
 	// doubted are the comparisons left out of the family because a side's
 	// measurement is doubted (doubt.go), for the table.
 	doubted map[pairKey]*Comparison

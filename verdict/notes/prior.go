@@ -30,8 +30,15 @@ func priorNote(v *verdict.Verdict) []verdict.Note {
 	case agreed+refused == 0:
 		return []verdict.Note{{Severity: verdict.SeverityInfo, Check: verdict.CheckPrior, Text: head + ": no comparison had two rounds to test it against, so it was not used"}}
 	case refused == 0:
+		// A sequential rule takes the loan only for the tests and
+		// intervals whose boundary it narrows (verdict.LoanNarrows): the
+		// first looks, in practice.
+		where := "every comparison"
+		if v.Sequential != nil {
+			where = "each look's tests where it narrows their boundary"
+		}
 		return []verdict.Note{{Severity: verdict.SeverityInfo, Check: verdict.CheckPrior, Text: fmt.Sprintf(
-			"%s: tonight's noise agreed with it in all %d pairs of scenarios, so it lent up to %.0f df (its variance taken %.2f× larger) to every look", head, agreed, verdict.PriorMaxDF, verdict.PriorSlack)}}
+			"%s: tonight's noise agreed with it in all %d pairs of scenarios, so it lent up to %.0f df (its variance taken %.2f× larger) to %s", head, agreed, verdict.PriorMaxDF, verdict.PriorSlack, where)}}
 	}
 	return []verdict.Note{{Severity: verdict.SeverityWarn, Check: verdict.CheckPrior, Text: fmt.Sprintf(
 		"%s: tonight was noisier in %d of %d pairs of scenarios (variance up to %.1f× the profile's), so those were judged on tonight's noise alone; the host may have changed",
