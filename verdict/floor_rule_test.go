@@ -10,6 +10,7 @@ import (
 
 	"github.com/bakeoff-dev/bakeoff/measure"
 	"github.com/bakeoff-dev/bakeoff/verdict/records"
+	"github.com/bakeoff-dev/bakeoff/verdict/rule"
 	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
@@ -58,7 +59,7 @@ func trueRoundVar(t *testing.T, ins []records.Input) trueNoise {
 					if len(d) < 2 {
 						continue
 					}
-					mean, _ := meanOf(d)
+					mean, _ := rule.RowMean(d)
 					k := pairLevel{a, b, c}
 					if sums[k] == nil {
 						sums[k] = &acc{}
@@ -79,14 +80,6 @@ func trueRoundVar(t *testing.T, ins []records.Input) trueNoise {
 		v, ok := truth[pairLevel{a, b, c}]
 		return v, ok
 	}
-}
-
-func meanOf(x []float64) (float64, int) {
-	var s float64
-	for _, y := range x {
-		s += y
-	}
-	return s / float64(len(x)), len(x)
 }
 
 // floorCampaigns is how many campaigns TestSeedsShapedRuleFloor judges per

@@ -38,7 +38,7 @@ func hostRoundVar(nz sizeNoise, rounds, sims int, seed uint64) float64 {
 			for r := range rounds {
 				d[r] = math.Log(v[c].Launches[r].Throughput) - math.Log(b[c].Launches[r].Throughput)
 			}
-			m, _ := meanOf(d)
+			m, _ := rule.RowMean(d)
 			for _, x := range d {
 				ss += (x - m) * (x - m)
 			}
