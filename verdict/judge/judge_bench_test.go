@@ -52,3 +52,17 @@ func BenchmarkDecideRunSequential(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecideRunSequentialProfile is BenchmarkDecideRunSequential with
+// a host's noise profile, whose loan each test of a look takes only where
+// it narrows the boundary (verdict.LoanNarrows): the choice's price.
+func BenchmarkDecideRunSequentialProfile(b *testing.B) {
+	in := benchInput(b)
+	o := verdict.Options{Sequential: &verdict.SequentialPlan{MinRounds: 3, MaxRounds: 8},
+		Prior: &verdict.NoisePrior{Var: 0.02 * 0.02, DF: 40, Source: "bench"}}
+	for b.Loop() {
+		if _, err := verdict.DecideRun(in, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
