@@ -85,7 +85,10 @@ type Comparison struct {
 	OutcomeLo         float64 `json:"outcome_lo,omitempty"`
 	OutcomeHi         float64 `json:"outcome_hi,omitempty"`
 	OutcomeConfidence float64 `json:"outcome_confidence,omitempty"`
-	// DF is the t-test's degrees of freedom.
+	// DF is the t-test's degrees of freedom; under a sequential plan with a
+	// host's noise profile, those of the estimate the outcome was decided
+	// on (tonight's alone where the profile's loan did not narrow that
+	// test, loan.go).
 	DF float64 `json:"df"`
 	// P is the two-sided p-value of no difference; PAdjusted is P corrected
 	// for every comparison of the family (Verdict.Correction).
