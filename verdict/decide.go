@@ -85,10 +85,10 @@ type Comparison struct {
 	OutcomeLo         float64 `json:"outcome_lo,omitempty"`
 	OutcomeHi         float64 `json:"outcome_hi,omitempty"`
 	OutcomeConfidence float64 `json:"outcome_confidence,omitempty"`
-	// DF is the t-test's degrees of freedom; under a sequential plan with a
-	// host's noise profile, those of the estimate the outcome was decided
-	// on (tonight's alone where the profile's loan did not narrow that
-	// test, loan.go).
+	// DF is the t-test's degrees of freedom: with a host's noise profile,
+	// the pooled estimate's, the loan's included, even where a sequential
+	// look judged a test on tonight's rounds alone (loan.go); the planner
+	// takes tonight's df per round from it less the loan (plan/observe.go).
 	DF float64 `json:"df"`
 	// P is the two-sided p-value of no difference; PAdjusted is P corrected
 	// for every comparison of the family (Verdict.Correction).

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/bakeoff-dev/bakeoff/verdict/rule"
-	"github.com/bakeoff-dev/bakeoff/verdict/verdicttest"
 )
 
 // TestLoanNarrows: the loan narrows a first look's boundary, whose level is
@@ -72,29 +71,3 @@ func TestMatchingProfileCostsNoRounds(t *testing.T) {
 	}
 }
 
-// TestLateTieShowsTonightsDF: a tie closed at a late look, where the loan
-// does not narrow the boundary, is decided on tonight's rounds alone, and
-// its df say so: those of the same campaign judged without the profile.
-func TestLateTieShowsTonightsDF(t *testing.T) {
-	s := verdicttest.DefaultSweep()
-	s.Concurrency = []int{1, 10, 70}
-	names := []string{"baseline", "same"}
-	in := verdicttest.CampaignInput(names, s, 12, verdicttest.Campaign([]verdicttest.Engine{realBaseline, realBaseline}, s, 12, 2))
-	plan := SequentialPlan{MinRounds: 3, MaxRounds: 12}
-	without := mustVerdict(t, in, Options{Sequential: &plan})
-	with := mustVerdict(t, in, Options{Sequential: &plan, Prior: &NoisePrior{Var: 0.015 * 0.015, DF: 40}})
-	late := 0
-	for _, row := range with.Rows {
-		c, o := with.Cell(row.Level, "same"), without.Cell(row.Level, "same")
-		if c.Outcome != OutcomeTie || c.DecidedAtRound < 6 || o.DecidedAtRound != c.DecidedAtRound {
-			continue
-		}
-		late++
-		if c.DF != o.DF {
-			t.Errorf("%s: a tie at round %d shows %.1f df with the profile, %.1f without: it was decided on tonight's", row.Level, c.DecidedAtRound, c.DF, o.DF)
-		}
-	}
-	if late == 0 {
-		t.Fatal("no tie closed at a late look in this campaign: the test sees nothing")
-	}
-}

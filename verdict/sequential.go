@@ -361,7 +361,6 @@ func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Com
 		level = v.Alpha / float64(max(h.alive, 1))
 	}
 	c.OutcomeConfidence = 1 - level
-	c.DF = c.judged(plan, looks, level).DF
 	if e := c.judged(plan, looks, level); !math.IsInf(plan.Critical(level, looks, e.DF), 1) {
 		crit := plan.Critical(level, looks, e.DF)
 		c.OutcomeLo, c.OutcomeHi = math.Exp(e.D-crit*e.SE), math.Exp(e.D+crit*e.SE)
