@@ -70,4 +70,3 @@ func TestMatchingProfileCostsNoRounds(t *testing.T) {
 		t.Errorf("the profile moved the size by %.1f points", 100*d)
 	}
 }
-
