@@ -96,7 +96,8 @@ type Goal struct {
 	Fixed bool
 	// DFPerRound is the effective df each round past the first adds
 	// (DefaultDFPerRound when zero). LentDF is the df a host's noise
-	// profile lends at every look (verdict.NoisePrior.LentDF), 0 without
+	// profile lends (verdict.NoisePrior.LentDF; a sequential look takes it
+	// only where it narrows a test's boundary, Goal.lends), 0 without
 	// one, and LentVar the variance of one round the loan carries, log²
 	// (verdict.NoisePrior.LentVar).
 	DFPerRound float64

@@ -27,7 +27,7 @@ import (
 //     the round variance over levels);
 //   - each one's estimate, from which the rule's forecast starts (Stops);
 //   - the effective df per round from those comparisons, less what a host's
-//     noise profile lends at every look (Goal.LentDF), and the count Holm
+//     noise profile lends (Goal.LentDF), and the count Holm
 //     divides alpha among at the next look (Goal.Holm).
 //
 // past is the requests each level took in each round so far (v.Levels

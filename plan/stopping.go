@@ -79,12 +79,14 @@ func (g Goal) looked(rounds int) bool {
 // rounds for a test at level: the rounds' own, and the profile's loan where
 // the rule takes it (lends).
 func (g Goal) df(level float64, rounds int) float64 {
-	own := g.DFPerRound * float64(rounds-1)
 	if g.lends(level, rounds) {
-		return own + g.LentDF
+		return g.ownDF(rounds) + g.LentDF
 	}
-	return own
+	return g.ownDF(rounds)
 }
+
+// ownDF is the df tonight's rounds give after rounds rounds.
+func (g Goal) ownDF(rounds int) float64 { return g.DFPerRound * float64(rounds-1) }
 
 // lends reports whether the rule takes the profile's loan for a test at
 // level after rounds rounds: a fixed design at its one look whenever there
@@ -97,7 +99,7 @@ func (g Goal) lends(level float64, rounds int) bool {
 	if g.fixed() {
 		return true
 	}
-	return verdict.LoanNarrows(g.rulePlan(), g.looks(rounds), level, g.DFPerRound*float64(rounds-1), g.LentDF)
+	return verdict.LoanNarrows(g.rulePlan(), g.looks(rounds), level, g.ownDF(rounds), g.LentDF)
 }
 
 // critical is the rule's critical |t| after rounds rounds for a test
@@ -210,12 +212,11 @@ func (b boundaries) lent(past float64, done int) (rule, own float64) {
 // boundariesAt are the rule's boundaries at the look after r rounds.
 func (in Inputs) boundariesAt(g Goal, r int) boundaries {
 	lo, hi := rule.TieBounds(g.MarginPct)
-	own := func(r int) float64 { return g.DFPerRound * float64(r-1) }
 	tieLevel, rejectLevel := 2*g.Alpha, g.Alpha/float64(max(in.holm(g), 1))
 	return boundaries{lo: lo, hi: hi, tie: g.tieCritical(r), reject: g.rejectCritical(r, in.holm(g)),
 		df: g.df(tieLevel, r), widening: g.widening(), look: r >= 1 && g.df(tieLevel, r) > 0 && g.looked(r),
 		tieLent: g.lends(tieLevel, r), rejectLent: g.lends(rejectLevel, r),
-		ownNow: own(len(in.Past)), ownAt: own(r), lentDF: g.LentDF, lentVar: g.LentVar}
+		ownNow: g.ownDF(len(in.Past)), ownAt: g.ownDF(r), lentDF: g.LentDF, lentVar: g.LentVar}
 }
 
 // holm is the count Holm divides Alpha among: Goal.Holm, or the family.

@@ -29,52 +29,31 @@ type pairLevel struct {
 // launches' effects, the drift, the requests' sampling noise.
 func trueRoundVar(t *testing.T, ins []records.Input) trueNoise {
 	t.Helper()
-	type acc struct{ ss, df float64 }
-	sums := map[pairLevel]*acc{}
+	// Each campaign's round differences of a pair at a level are one row,
+	// built as the rule builds them (comparePaired); rule.PooledVar pools
+	// the rows about their own means.
+	rows := map[pairLevel][][]float64{}
 	for _, in := range ins {
 		v := mustVerdict(t, in, Options{})
-		logs := map[string]map[measure.Level]map[int]float64{}
-		for _, s := range v.Scenarios {
-			logs[s.Name] = map[measure.Level]map[int]float64{}
-			for _, l := range s.Levels {
-				byRound := map[int]float64{}
-				for _, ll := range l.Launches {
-					if ll.Throughput > 0 {
-						byRound[ll.Round] = math.Log(ll.Throughput)
-					}
-				}
-				logs[s.Name][l.Level] = byRound
-			}
-		}
 		for i := range v.Scenarios {
 			for j := i + 1; j < len(v.Scenarios); j++ {
-				a, b := v.Scenarios[i].Name, v.Scenarios[j].Name
-				for c, ra := range logs[a] {
-					var d []float64
-					for r, xa := range ra {
-						if xb, ok := logs[b][c][r]; ok {
-							d = append(d, xb-xa)
-						}
+				a, b := &v.Scenarios[i], &v.Scenarios[j]
+				for _, p := range commonLevels(a.Levels, b.Levels) {
+					rounds := roundIndex([]Level{*p.a, *p.b})
+					ra, rb := launchRow(p.a, rounds), launchRow(p.b, rounds)
+					d := make([]float64, len(ra))
+					for k := range d {
+						d[k] = rb[k] - ra[k] // NaN unless both launched in that round
 					}
-					if len(d) < 2 {
-						continue
-					}
-					mean, _ := rule.RowMean(d)
-					k := pairLevel{a, b, c}
-					if sums[k] == nil {
-						sums[k] = &acc{}
-					}
-					for _, x := range d {
-						sums[k].ss += (x - mean) * (x - mean)
-					}
-					sums[k].df += float64(len(d) - 1)
+					key := pairLevel{a.Name, b.Name, p.c}
+					rows[key] = append(rows[key], d)
 				}
 			}
 		}
 	}
 	truth := map[pairLevel]float64{}
-	for k, s := range sums {
-		truth[k] = s.ss / s.df
+	for k, x := range rows {
+		truth[k] = rule.PooledVar(x).Var
 	}
 	return func(a, b string, c measure.Level) (float64, bool) {
 		v, ok := truth[pairLevel{a, b, c}]

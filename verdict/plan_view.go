@@ -21,8 +21,9 @@ func SerialMargin() float64 {
 }
 
 // LentDF is the degrees of freedom the host's profile lends a comparison
-// at every look where tonight's noise agrees with it (combine): its own,
-// at most PriorMaxDF; 0 without a usable profile.
+// where tonight's noise agrees with it (combine): its own, at most
+// PriorMaxDF; 0 without a usable profile. A sequential look's test takes
+// the loan only where it narrows its boundary (LoanNarrows).
 func (p *NoisePrior) LentDF() float64 {
 	if p == nil || !(p.Var > 0) || !(p.DF > 0) {
 		return 0

@@ -30,7 +30,7 @@ import (
 // rounds rounds: what a host's profile learns of it.
 func hostRoundVar(nz sizeNoise, rounds, sims int, seed uint64) float64 {
 	rng := rand.New(rand.NewPCG(seed, 0x9a1))
-	var ss, df float64
+	var rows [][]float64 // a level of a comparison's round differences each
 	for range sims {
 		b, v := simComparison(rng, nz, rounds, 0)
 		for c := range b {
@@ -38,14 +38,10 @@ func hostRoundVar(nz sizeNoise, rounds, sims int, seed uint64) float64 {
 			for r := range rounds {
 				d[r] = math.Log(v[c].Launches[r].Throughput) - math.Log(b[c].Launches[r].Throughput)
 			}
-			m, _ := rule.RowMean(d)
-			for _, x := range d {
-				ss += (x - m) * (x - m)
-			}
-			df += float64(rounds - 1)
+			rows = append(rows, d)
 		}
 	}
-	return ss / df
+	return rule.PooledVar(rows).Var
 }
 
 // slackTally is what a rule did over simulated comparisons: sizeTally, and

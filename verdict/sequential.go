@@ -348,8 +348,8 @@ func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Com
 	}
 	// Each interval and test takes the estimate its level takes at these
 	// looks (judged: the profile's loan where it narrows the boundary).
-	if e := c.judged(plan, looks, 1-v.Confidence); !math.IsInf(plan.Critical(1-v.Confidence, looks, e.DF), 1) {
-		crit := plan.Critical(1-v.Confidence, looks, e.DF)
+	e := c.judged(plan, looks, 1-v.Confidence)
+	if crit := plan.Critical(1-v.Confidence, looks, e.DF); !math.IsInf(crit, 1) {
 		c.SpeedupLo, c.SpeedupHi = math.Exp(e.D-crit*e.SE), math.Exp(e.D+crit*e.SE)
 	} else {
 		c.SpeedupLo, c.SpeedupHi = 0, math.Inf(1)
@@ -361,8 +361,8 @@ func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Com
 		level = v.Alpha / float64(max(h.alive, 1))
 	}
 	c.OutcomeConfidence = 1 - level
-	if e := c.judged(plan, looks, level); !math.IsInf(plan.Critical(level, looks, e.DF), 1) {
-		crit := plan.Critical(level, looks, e.DF)
+	e = c.judged(plan, looks, level)
+	if crit := plan.Critical(level, looks, e.DF); !math.IsInf(crit, 1) {
 		c.OutcomeLo, c.OutcomeHi = math.Exp(e.D-crit*e.SE), math.Exp(e.D+crit*e.SE)
 	} else {
 		c.OutcomeLo, c.OutcomeHi = 0, math.Inf(1)
@@ -377,9 +377,10 @@ func finishHypothesis(v *Verdict, plan SequentialPlan, h *hypothesis, m int) Com
 	}
 	c.MDEPct = 0
 	mde := v.Alpha / float64(max(m, 1))
-	if e := c.judged(plan, looks, mde); !math.IsInf(plan.Critical(mde, looks, e.DF), 1) {
+	e = c.judged(plan, looks, mde)
+	if crit := plan.Critical(mde, looks, e.DF); !math.IsInf(crit, 1) {
 		power := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: e.DF}.Quantile(DefaultPower)
-		c.MDEPct = pctOf((plan.Critical(mde, looks, e.DF) + power) * e.SE)
+		c.MDEPct = pctOf((crit + power) * e.SE)
 	}
 	return c
 }

@@ -87,7 +87,7 @@ type Options struct {
 	// measured is the throughput verdict a metric's is decided beside:
 	// the levels' pooled figures are taken from it (measureScenario).
 	measured *Verdict
-	// known, when set, replaces the launch-paired comparisons' variance
+	// truth, when set, replaces the launch-paired comparisons' variance
 	// with the truth (truenoise.go): the validation's floor. Tests only.
 	truth trueNoise
 }
