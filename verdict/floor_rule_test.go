@@ -61,6 +61,11 @@ func trueRoundVar(t *testing.T, ins []records.Input) trueNoise {
 	}
 }
 
+// minFloorCampaigns is the fewest campaigns whose launches
+// TestSeedsShapedRuleFloor holds to the 1.15 target: over two, the rule's
+// launches swing by a fifth of the truth's.
+const minFloorCampaigns = 20
+
 // floorCampaigns is how many campaigns TestSeedsShapedRuleFloor judges per
 // figure: BAKEOFF_FLOOR_CAMPAIGNS, else n.
 func floorCampaigns(n int) int {
@@ -85,8 +90,8 @@ func floorCampaigns(n int) int {
 // A measurement of a few minutes: make sequential runs it on 40 campaigns
 // (BAKEOFF_FLOOR_CAMPAIGNS=N), with BAKEOFF_PRIOR_LAUNCH_SIGMA and the
 // other variables of priorHost for a noisier host; make test checks the
-// oracle itself (TestTrueNoiseReplacesEstimate). It fails when the rule
-// takes more than 1.15 times the launches of the rule given the true
+// oracle itself (TestTrueNoiseReplacesEstimate). Over minFloorCampaigns
+// or more, it fails when the rule takes more than 1.15 times the launches of the rule given the true
 // variance, or fewer than 0.97 times (a rule that beats its own
 // known-variance self stops on luck), or when the oracle names the A/A
 // twin different in more than a tenth of campaigns.
@@ -150,7 +155,9 @@ func TestSeedsShapedRuleFloor(t *testing.T) {
 		if got[2].wrong > max(1, n/10) {
 			t.Errorf("max %d: the rule given the true variance called the A/A twin different in %d of %d campaigns", maxRounds, got[2].wrong, n)
 		}
-		if r := float64(got[0].launches) / float64(got[2].launches); r > 1.15 || r < 0.97 {
+		// The ±15% bound is for a mean over tens of campaigns; over a few
+		// the table is a look, not a measurement.
+		if r := float64(got[0].launches) / float64(got[2].launches); n >= minFloorCampaigns && (r > 1.15 || r < 0.97) {
 			t.Errorf("max %d: the rule took %.2f times the launches of the rule given the true variance, want 0.97 to 1.15", maxRounds, r)
 		}
 	}
